@@ -1,0 +1,52 @@
+"""The ``gpassk-oc`` command: one entry point, one subcommand per tool."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+from . import __version__
+
+# subcommand name -> (module path, help); modules are imported lazily so that
+# `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+
+
+def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],
+                                     Callable[[argparse.Namespace], int]]:
+    import importlib
+
+    module = importlib.import_module(module_path)
+    return module.add_arguments, module.run
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpassk-oc",
+        description="G-Pass@k and LiveMathBench for OpenCompass.",
+    )
+    parser.add_argument("--version", action="version", version=f"gpassk-oc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_path, help_text) in SUBCOMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] in SUBCOMMANDS:
+        module_path, help_text = SUBCOMMANDS[argv[0]]
+        add_arguments, run = _load(module_path)
+        sub = argparse.ArgumentParser(prog=f"gpassk-oc {argv[0]}", description=help_text)
+        add_arguments(sub)
+        return int(run(sub.parse_args(argv[1:])) or 0)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

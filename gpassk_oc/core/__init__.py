@@ -1,0 +1,1 @@
+"""Pure core: answer checking, judge client, caches, statistics. Never imports OpenCompass."""

@@ -1,0 +1,103 @@
+"""The config / abbr naming convention, both directions (pure core).
+
+``{model}_t{T}_p{TOP_P}_k{TOP_K}_rp{REP_PEN}_rs{SEED}_l{MAX_OUT_LEN}@{dataset}`` where
+``dataset = LiveMathBench-v{VERSION}-k{K1_K2_..}-r{REPLICATION}`` and every '.' in a
+value is written '-', e.g.
+``deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3``.
+The part before '@' is the model abbr, the part after it the dataset abbr.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence, Union
+
+Number = Union[int, float]
+
+_MODEL_RE = re.compile(
+    r"^(?P<model>.+)_t(?P<temperature>\d+(?:-\d+)?)_p(?P<top_p>\d+(?:-\d+)?)"
+    r"_k(?P<top_k>-?\d+)_rp(?P<repetition_penalty>\d+(?:-\d+)?)_rs(?P<seed>-?\d+)"
+    r"_l(?P<max_out_len>\d+)$"
+)
+_DATASET_RE = re.compile(
+    r"^(?P<name>.+)-v(?P<version>[0-9A-Za-z]+)-k(?P<ks>\d+(?:_\d+)*)-r(?P<replication>\d+)$"
+)
+
+
+def format_value(value: Number) -> str:
+    """Write a value for a name: floats as their shortest repr with '.' → '-' (0.3 → 0-3,
+    1.0 → 1-0), ints as digits. Exponent notation is refused: names must stay readable."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {value!r}")
+    if isinstance(value, int):
+        return str(value)
+    text = repr(float(value))
+    if "e" in text or "inf" in text or "nan" in text:
+        raise ValueError(f"value {value!r} cannot be written in a config name")
+    return text.replace(".", "-")
+
+
+def parse_value(text: str) -> float:
+    """Inverse of :func:`format_value` for the non-negative floats used in names."""
+    return float(text.replace("-", "."))
+
+
+def model_abbr(model: str, temperature: float, top_p: float, top_k: int,
+               repetition_penalty: float, seed: int, max_out_len: int) -> str:
+    """Model half of the name; *model* is a path or hub id, only its basename is used."""
+    base = model.rstrip("/").rsplit("/", 1)[-1]
+    return (f"{base}_t{format_value(float(temperature))}_p{format_value(float(top_p))}"
+            f"_k{int(top_k)}_rp{format_value(float(repetition_penalty))}_rs{int(seed)}"
+            f"_l{int(max_out_len)}")
+
+
+def dataset_abbr(version: str, ks: Sequence[int], replication: int,
+                 name: str = "LiveMathBench") -> str:
+    return f"{name}-v{version}-k{'_'.join(str(int(k)) for k in ks)}-r{int(replication)}"
+
+
+def config_stem(model_part: str, dataset_part: str) -> str:
+    return f"{model_part}@{dataset_part}"
+
+
+@dataclass(frozen=True)
+class ModelSetting:
+    model: str
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
+    seed: int
+    max_out_len: int
+
+
+@dataclass(frozen=True)
+class DatasetSetting:
+    name: str
+    version: str
+    ks: tuple[int, ...]
+    replication: int
+
+    @property
+    def n(self) -> int:
+        return self.replication * max(self.ks)
+
+
+def parse_model_abbr(abbr: str) -> ModelSetting | None:
+    """Inverse of :func:`model_abbr`; None when *abbr* does not follow the convention."""
+    match = _MODEL_RE.match(abbr)
+    if not match:
+        return None
+    g = match.groupdict()
+    return ModelSetting(g["model"], parse_value(g["temperature"]), parse_value(g["top_p"]),
+                        int(g["top_k"]), parse_value(g["repetition_penalty"]),
+                        int(g["seed"]), int(g["max_out_len"]))
+
+
+def parse_dataset_abbr(abbr: str) -> DatasetSetting | None:
+    match = _DATASET_RE.match(abbr)
+    if not match:
+        return None
+    g = match.groupdict()
+    return DatasetSetting(g["name"], g["version"],
+                          tuple(int(k) for k in g["ks"].split("_")), int(g["replication"]))
