@@ -1,0 +1,1 @@
+"""The offline demo: bundled problems, a simulated endpoint, the real OpenCompass CLI."""
