@@ -454,6 +454,25 @@ def test_stable_and_accurate_at_n_10000(fresh_odd_k_warnings):
                - float(exact_mg_integral(n, 7000, 100))) <= 1e-9
 
 
+def test_table_and_arrays_above_exact_limit_map_each_question_to_its_row():
+    # above EXACT_N_MAX rows are built per distinct count; repeated and unsorted counts
+    # must still land on their own question
+    n = 2000
+    counts = np.array([1000, 0, 3, 2000, 3, 1999, 1000, 777])
+    table = g_pass_table(n, counts, ks=[16, 5], thresholds=["1/2", 1], mg_mode="integral")
+    for k in (16, 5):
+        for literal, key in (("1/2", f"G-Pass@{k}_0.5"), ("1", f"G-Pass@{k}_1.0")):
+            m = threshold_m(k, literal)
+            expected = [float(exact_g(n, int(c), k, m)) for c in counts]
+            assert np.allclose(table.per_question[key], expected, rtol=0, atol=1e-12)
+            assert np.allclose(g_pass_at_k(n, counts, k, literal), expected, rtol=0, atol=1e-12)
+            assert math.isclose(table.means[key], math.fsum(expected) / len(expected), abs_tol=1e-12)
+        expected_mg = [float(exact_mg_integral(n, int(c), k)) for c in counts]
+        assert np.allclose(table.per_question[f"mG-Pass@{k}"], expected_mg, rtol=0, atol=1e-12)
+        assert np.allclose(mg_pass_at_k(n, counts.reshape(2, 4), k, mode="integral"),
+                           np.reshape(expected_mg, (2, 4)), rtol=0, atol=1e-12)
+
+
 # ----------------------------------------------------------------- import hygiene
 def test_import_is_light_and_does_not_import_opencompass():
     code = (
