@@ -115,7 +115,10 @@ def as_fraction(tau: Threshold, name: str = "tau") -> Fraction:
         elif isinstance(tau, (float, np.floating)):
             if not math.isfinite(tau):
                 raise ValueError
-            frac = Fraction(repr(float(tau)))
+            if isinstance(tau, float):  # Python float and np.float64
+                frac = Fraction(repr(float(tau)))
+            else:  # float32/float16: shortest string at *their* precision, not float64's
+                frac = Fraction(np.format_float_positional(tau, unique=True))
         elif isinstance(tau, Decimal):
             frac = Fraction(tau)
         elif isinstance(tau, str):

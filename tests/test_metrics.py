@@ -93,6 +93,17 @@ def test_threshold_count_is_exact_rational_ceiling():
             assert metrics.threshold_count(k, literal) == threshold_m(k, literal)
 
 
+def test_numpy_float_thresholds_are_read_at_their_own_precision():
+    # np.float32(0.55) widened to float64 is 0.550000011920929 -> m = 56 at k = 100;
+    # its shortest float32 string is "0.55", like a Python float's
+    for tau in (np.float32(0.55), np.float16(0.55), np.float64(0.55)):
+        assert metrics.threshold_count(100, tau) == 55, type(tau)
+        assert g_pass_at_k(200, 110, 100, tau) == float(exact_g(200, 110, 100, 55))
+    assert metrics.threshold_count(10, np.float32(0.7)) == 7
+    table = g_pass_table(16, [8], ks=[4], thresholds=np.array([0.25, 0.5], dtype=np.float32))
+    assert list(table.means) == ["G-Pass@4_0.25", "G-Pass@4_0.5", "mG-Pass@4"]
+
+
 # ----------------------------------------------------------------- exact fractions, n <= 512
 def _exact_cases():
     rng = random.Random(20241217)
