@@ -132,11 +132,10 @@ def test_exact_fraction_oracle_grid_up_to_n512():
 
 def test_exact_fraction_oracle_vectorised_n512():
     cs = np.arange(513)
-    for k in (512, 300, 17):
-        for literal in ("0.5", "0.55", "1"):
-            m = threshold_m(k, literal)
-            expected = np.array([float(exact_g(512, c, k, m)) for c in range(513)])
-            assert np.array_equal(g_pass_at_k(512, cs, k, literal), expected)
+    for k, literal in ((512, "1"), (511, "0.999"), (300, "0.55"), (17, "0.5"), (17, "1/3")):
+        m = threshold_m(k, literal)
+        expected = np.array([float(exact_g(512, c, k, m)) for c in range(513)])
+        assert np.array_equal(g_pass_at_k(512, cs, k, literal), expected), (k, literal)
 
 
 def test_just_above_exact_limit_uses_a_close_approximation():
@@ -158,7 +157,7 @@ def test_pass_at_k_matches_oracle():
 
 # ----------------------------------------------------------------- mG-Pass@k
 @pytest.mark.parametrize("n,ks", [(8, range(1, 9)), (16, range(1, 17)), (48, (2, 4, 5, 8, 16, 47, 48)),
-                                  (257, (3, 64, 129))])
+                                  (129, (3, 64, 65))])
 def test_mg_pass_both_modes_match_oracles(n, ks, fresh_odd_k_warnings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # odd k documented warns; tested below
@@ -363,7 +362,6 @@ def test_g_pass_table_keys_values_means_and_percent():
         assert math.isclose(table.means[key], float(np.mean(table.per_question[key])), rel_tol=1e-12)
     assert table.percent() == {key: 100.0 * value for key, value in table.means.items()}
     assert set(table.percent()) == set(expected_keys)
-    assert table.percent()["G-Pass@4_0.0"] == pytest.approx(100 * table.means["G-Pass@4_0.0"])
 
 
 def test_g_pass_table_integral_mode_and_custom_thresholds():
