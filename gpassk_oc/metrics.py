@@ -19,7 +19,8 @@ integer division, so it equals the exact rational value rounded to a double. Abo
 no overflow), because exact integers grow with n.
 
 Only n + 1 values of c exist, so the batch API builds one tail table per (n, k) —
-O(n·k) — and then indexes it per question — O(#questions).
+O(n·k) — and then indexes it per question — O(#questions). Above ``EXACT_N_MAX`` scipy
+costs ~30 µs per value, so only the rows for the counts actually present are computed.
 """
 from __future__ import annotations
 
@@ -114,7 +115,10 @@ def as_fraction(tau: Threshold, name: str = "tau") -> Fraction:
         elif isinstance(tau, (float, np.floating)):
             if not math.isfinite(tau):
                 raise ValueError
-            frac = Fraction(repr(float(tau)))
+            if isinstance(tau, float):  # Python float and np.float64
+                frac = Fraction(repr(float(tau)))
+            else:  # float32/float16: shortest string at *their* precision, not float64's
+                frac = Fraction(np.format_float_positional(tau, unique=True))
         elif isinstance(tau, Decimal):
             frac = Fraction(tau)
         elif isinstance(tau, str):
@@ -212,27 +216,29 @@ class _KTable:
 
 @lru_cache(maxsize=256)
 def _k_table(n: int, k: int) -> _KTable:
-    cs = np.arange(n + 1)
-    mg: dict[str, np.ndarray] = {}
-    if n <= EXACT_N_MAX:
-        tails = np.empty((n + 1, k + 2))
-        mg_int = {mode: np.empty(n + 1) for mode in MG_MODES}
-        weights = {mode: _mg_weights(k, mode) for mode in MG_MODES}
-        for c in range(n + 1):
-            row, total = _exact_tail_row(n, k, c)
-            tails[c] = [t / total for t in row]  # int / int is correctly rounded
-            for mode, w in weights.items():
-                mg_int[mode][c] = sum(wm * t for wm, t in zip(w, row)) / (k * total)
-        mg = mg_int
-    else:
-        tails = _scipy_tail_rows(n, k, cs)
-        for mode in MG_MODES:
-            w = np.asarray(_mg_weights(k, mode) + [0], dtype=float)
-            mg[mode] = tails @ w / k
+    """Exact rows for every c in 0..n (n <= EXACT_N_MAX only)."""
+    tails = np.empty((n + 1, k + 2))
+    mg = {mode: np.empty(n + 1) for mode in MG_MODES}
+    weights = {mode: _mg_weights(k, mode) for mode in MG_MODES}
+    for c in range(n + 1):
+        row, total = _exact_tail_row(n, k, c)
+        tails[c] = [t / total for t in row]  # int / int is correctly rounded
+        for mode, w in weights.items():
+            mg[mode][c] = sum(wm * t for wm, t in zip(w, row)) / (k * total)
     tails.setflags(write=False)
     for arr in mg.values():
         arr.setflags(write=False)
     return _KTable(tails, mg)
+
+
+def _float_table(n: int, k: int, cs: np.ndarray) -> tuple[_KTable, np.ndarray]:
+    """scipy rows for the distinct counts in *cs* only (n > EXACT_N_MAX), and where each
+    entry of *cs* sits among them. A full 0..n table would cost (n+1)·(k+2) scipy calls."""
+    uniq, index = np.unique(cs, return_inverse=True)
+    tails = _scipy_tail_rows(n, k, uniq)
+    mg = {mode: tails @ np.asarray(_mg_weights(k, mode) + [0], dtype=float) / k
+          for mode in MG_MODES}
+    return _KTable(tails, mg), index.reshape(np.shape(cs))
 
 
 def _row_value(n: int, k: int, c: int, m: int) -> float:
@@ -246,6 +252,8 @@ def _lookup(n: int, k: int, c: Counts, pick) -> Union[float, np.ndarray]:
     arr, scalar = _check_c(c, n)
     if scalar:
         return pick(None, int(arr))
+    if n > EXACT_N_MAX:
+        return pick(*_float_table(n, k, arr))
     return pick(_k_table(n, k), arr)
 
 
@@ -280,7 +288,7 @@ def mg_pass_at_k(n: int, c: Counts, k: int, mode: str = "documented") -> Union[f
             if n <= EXACT_N_MAX:
                 row, total = _exact_tail_row(n, k, cs)
                 return sum(w * t for w, t in zip(weights, row)) / (k * total)
-            return float(_k_table(n, k).mg[mode][cs])
+            return float(_float_table(n, k, np.array([cs]))[0].mg[mode][0])
         return table.mg[mode][cs]
 
     return _lookup(n, k, c, pick)
@@ -331,7 +339,8 @@ def g_pass_table(
     """Compute G-Pass@k_τ for every k × τ, and mG-Pass@k, for all questions at once.
 
     Cost: one O(n·k) table per k (cached), then O(#questions) indexing per metric; the
-    means come from a histogram of c, so they cost O(n) each.
+    means come from a histogram of c, so they cost O(n) each. Above EXACT_N_MAX only the
+    rows for the distinct counts present are computed (uncached).
     """
     ks = tuple(dict.fromkeys(_check_n_k(n, k)[1] for k in ks))
     if not ks:
@@ -343,18 +352,18 @@ def g_pass_table(
     cs = cs.ravel()
     if cs.size == 0:
         raise ValueError("c must hold at least one question's count")
-    histogram = np.bincount(cs, minlength=n + 1) / cs.size
     per_question: dict[str, np.ndarray] = {}
     means: dict[str, float] = {}
     for k in ks:
-        table = _k_table(n, k)
+        table, index = _float_table(n, k, cs) if n > EXACT_N_MAX else (_k_table(n, k), cs)
+        histogram = np.bincount(index, minlength=len(table.tails)) / cs.size
         for tau in taus:
             column = table.tails[:, threshold_count(k, tau)]
             key = g_pass_key(k, tau)
-            per_question[key] = column[cs]
+            per_question[key] = column[index]
             means[key] = float(histogram @ column)
         _warn_odd_k(k, mg_mode)
         key = mg_pass_key(k)
-        per_question[key] = table.mg[mg_mode][cs]
+        per_question[key] = table.mg[mg_mode][index]
         means[key] = float(histogram @ table.mg[mg_mode])
     return GPassTable(n, ks, taus, mg_mode, per_question, means)
