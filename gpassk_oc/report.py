@@ -378,9 +378,8 @@ def default_k(rows: Sequence[Row]) -> int | None:
     return best
 
 
-def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: float = DEFAULT_LEVEL,
-                 n_boot: int = DEFAULT_RESAMPLES, seed: int = 0, pool_seeds: bool = True) -> Report:
-    """Read, group and compute everything the outputs need."""
+def collect(paths: Sequence[str | Path], pool_seeds: bool = True) -> tuple[list[Row], list[Run], list[str]]:
+    """Find, load, cross-check and group every results file under *paths*."""
     files, notes = find_result_files(paths)
     runs: list[Run] = []
     for path in files:
@@ -390,7 +389,13 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
             runs.append(run)
             notes += cross_check(run)
     rows, greedy, group_notes = group_runs(runs, pool_seeds)
-    notes += group_notes
+    return rows, greedy, notes + group_notes
+
+
+def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: float = DEFAULT_LEVEL,
+                 n_boot: int = DEFAULT_RESAMPLES, seed: int = 0, pool_seeds: bool = True) -> Report:
+    """Read, group and compute everything the outputs need."""
+    rows, greedy, notes = collect(paths, pool_seeds)
     if k is None:
         k = default_k(rows) or 1
     specs = metric_keys(k)
