@@ -43,6 +43,8 @@ __all__ = [
     "compare",
     "metric_per_c",
     "parse_metric",
+    "rerun_se",
+    "rerun_variance",
     "resample_counts",
     "sampling_se",
     "summarize",
@@ -229,35 +231,48 @@ def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     return np.exp(log_comb + log_p + log_q)
 
 
-def _per_atom_rerun_variance(atoms: Atoms, specs: Sequence[MetricSpec],
-                             rates: np.ndarray | None = None) -> np.ndarray:
-    """(A × M) variance of each atom's estimator under a rerun c' ~ Binomial(n, p),
-    p = c/n unless *rates* (per atom) is given. NaN where the metric is undefined."""
-    p_all = atoms.c / np.maximum(atoms.n, 1) if rates is None else np.asarray(rates, float)
-    out = np.full((len(atoms.n), len(specs)), np.nan)
-    for n in np.unique(atoms.n):
-        rows = np.flatnonzero(atoms.n == n)
-        cols = [(j, metric_per_c(s, int(n))) for j, s in enumerate(specs)]
+def rerun_variance(n: np.ndarray, p: np.ndarray, specs: Sequence[MetricSpec]) -> np.ndarray:
+    """(len(n) × M) variance of a question's estimator f(c') when its samples are redrawn,
+    c' ~ Binomial(n, p) (fresh i.i.d. samples, hence binomial, not hypergeometric).
+    NaN where the metric is undefined (k > n)."""
+    n = np.asarray(n, dtype=np.int64)
+    p = np.asarray(p, dtype=float)
+    out = np.full((len(n), len(specs)), np.nan)
+    for n_value in np.unique(n):
+        rows = np.flatnonzero(n == n_value)
+        cols = [(j, metric_per_c(s, int(n_value))) for j, s in enumerate(specs)]
         cols = [(j, f) for j, f in cols if f is not None]
         if not cols:
             continue
         f = np.stack([f for _, f in cols], axis=1)  # (n+1) × M'
-        pmf = _binomial_pmf(int(n), p_all[rows])  # A_n × (n+1)
+        pmf = _binomial_pmf(int(n_value), p[rows])  # rows × (n+1)
         mean = pmf @ f
-        var = np.maximum(pmf @ (f * f) - mean * mean, 0.0)
-        out[np.ix_(rows, [j for j, _ in cols])] = var
+        out[np.ix_(rows, [j for j, _ in cols])] = np.maximum(pmf @ (f * f) - mean * mean, 0.0)
     return out
 
 
-def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec],
-                rates: np.ndarray | None = None) -> np.ndarray:
-    """Standard error of each metric's mean over questions from a rerun on the same
-    questions (see module docstring). *rates* overrides the plug-in c/n per atom."""
-    var = _per_atom_rerun_variance(atoms, specs, rates)
+def _se_from_variance(weight: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """sqrt(Σ_q Var_q) / Q over the questions where the metric is defined."""
     valid = ~np.isnan(var)
-    q_valid = atoms.weight @ valid
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt(atoms.weight @ np.where(valid, var, 0.0)) / q_valid
+        return np.sqrt(weight @ np.where(valid, var, 0.0)) / (weight @ valid)
+
+
+def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
+    """Rerun standard error of each metric's mean, with the plug-in rate p = c/n per
+    question (see module docstring; zero for questions with c = 0 or c = n)."""
+    return _se_from_variance(atoms.weight, rerun_variance(atoms.n, atoms.c / np.maximum(atoms.n, 1), specs))
+
+
+def rerun_se(n: Union[int, Sequence[int], np.ndarray], p: Sequence[float] | np.ndarray,
+             metrics: Iterable[Union[str, MetricSpec]]) -> dict[str, float]:
+    """Rerun standard error of each metric's mean for questions with *known* success
+    rates *p* (for simulations and planning: how many samples n make the SE small?)."""
+    specs = _specs(metrics)
+    p = np.asarray(p, dtype=float).ravel()
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), p.shape)
+    se = _se_from_variance(np.ones(len(p), dtype=np.int64), rerun_variance(n, p, specs))
+    return {s.key: float(v) for s, v in zip(specs, se)}
 
 
 # --------------------------------------------------------------------------- high level
@@ -342,11 +357,11 @@ def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.
             p_value = np.full(len(specs), np.nan)
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
-    var_a = _per_atom_rerun_variance(atoms_a, specs)[pairs[:, 0]]
-    var_b = _per_atom_rerun_variance(atoms_b, specs)[pairs[:, 1]]
+    # reruns of A and B are independent, so the variances add per question
+    var_a = rerun_variance(atoms_a.n, atoms_a.c / np.maximum(atoms_a.n, 1), specs)[pairs[:, 0]]
+    var_b = rerun_variance(atoms_b.n, atoms_b.c / np.maximum(atoms_b.n, 1), specs)[pairs[:, 1]]
+    se = _se_from_variance(weight, np.where(both, var_a + var_b, np.nan))
     q_both = weight @ both
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(weight @ np.where(both, var_a + var_b, 0.0)) / q_both
     return {s.key: Difference(float(mean_a[j]), float(mean_b[j]), float(point[j]),
                               float(low[j]), float(high[j]), float(se[j]),
                               float(p_value[j]), int(q_both[j]))
