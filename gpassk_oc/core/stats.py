@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterable, Sequence, Union
@@ -196,7 +197,9 @@ def _percentiles(means: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarra
         return nan, nan.copy()
     alpha = (1 - level) / 2
     if np.isnan(means).any():  # a resample with no valid question for some metric
-        low, high = np.nanquantile(means, [alpha, 1 - alpha], axis=0)
+        with warnings.catch_warnings():  # all-NaN columns (metric never defined) stay NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanquantile(means, [alpha, 1 - alpha], axis=0)
     else:
         low, high = np.quantile(means, [alpha, 1 - alpha], axis=0)
     return low, high
