@@ -66,10 +66,12 @@ class Run:
 
     @property
     def is_greedy(self) -> bool:
-        """Greedy = temperature 0 by name, or a single sample per question."""
-        if self.setting is not None and self.setting.temperature == 0:
+        """Greedy = one sample per question, or temperature 0 on a k=[1] dataset. A
+        temperature-0 run with many samples stays a table row (its G-Pass is meaningful)."""
+        if bool(len(self.n)) and int(self.n.max()) <= 1:
             return True
-        return bool(len(self.n)) and int(self.n.max()) <= 1
+        return (self.setting is not None and self.setting.temperature == 0
+                and self.dataset is not None and self.dataset.ks == (1,))
 
 
 @dataclass
