@@ -15,7 +15,6 @@ import argparse
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
