@@ -20,8 +20,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from .core.stats import Difference, compare as paired_compare
-from .report import (DASH, Row, add_common_arguments, collect, default_k, write_output,
-                     _key_diff)
+from .report import (DASH, Row, add_common_arguments, collect, default_k, describe_key_difference,
+                     subset_name, write_output)
 
 
 class CompareError(Exception):
@@ -67,7 +67,7 @@ def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     """(n_a, c_a, n_b, c_b) in A's question order; CompareError if the sets differ."""
     if set(a.keys) != set(b.keys):
         raise CompareError("refusing a paired comparison: the question sets differ "
-                           f"(A {_key_diff(a.keys, b.keys)}; A={a.label}, B={b.label})")
+                           f"(A {describe_key_difference(a.keys, b.keys)}; A={a.label}, B={b.label})")
     order = {key: i for i, key in enumerate(b.keys)}
     idx = np.array([order[key] for key in a.keys])
     return a.n, a.c, b.n[idx], b.c[idx]
@@ -79,8 +79,8 @@ def compare_rows(a: Row, b: Row, metrics: Sequence[str], *, by_split: bool = Fal
     n_a, c_a, n_b, c_b = aligned(a, b)
     subsets = {"overall": np.ones(len(a.keys), dtype=bool)}
     if by_split:
-        for split, lang in sorted({(k[0], k[1]) for k in a.keys}):
-            subsets[f"{split}/{lang}"] = np.array([k[0] == split and k[1] == lang for k in a.keys])
+        for name in sorted({subset_name(k) for k in a.keys} - {""}):
+            subsets[name] = np.array([subset_name(k) == name for k in a.keys])
     return {name: paired_compare(n_a[m], c_a[m], n_b[m], c_b[m], metrics, n_boot=n_boot,
                                  level=level, seed=seed)
             for name, m in subsets.items()}

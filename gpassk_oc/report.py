@@ -98,10 +98,6 @@ class Row:
     def seeds(self) -> list[int]:
         return sorted({r.setting.seed for r in self.runs if r.setting})
 
-    def subset(self, split: str, language: str) -> tuple[np.ndarray, np.ndarray]:
-        mask = np.array([k[0] == split and k[1] == language for k in self.keys], dtype=bool)
-        return self.n[mask], self.c[mask]
-
 
 def question_key(detail: dict[str, Any], position: int) -> QuestionKey:
     """(split, language, index, hash of the question text) — the hash catches two runs
@@ -224,25 +220,37 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
     return run, []
 
 
+def subset_name(key: QuestionKey) -> str:
+    """``split/language`` of a question ('' when the details carry neither)."""
+    return f"{key[0]}/{key[1]}" if (key[0] or key[1]) else ""
+
+
 def cross_check(run: Run) -> list[str]:
-    """Compare the file's top-level overall metrics with the recomputation."""
-    specs: dict[str, MetricSpec] = {}
+    """Compare the file's top-level metrics (overall, and ``{split}_{lang}/…`` per split
+    and language) with the recomputation from the details."""
+    by_prefix: dict[str, np.ndarray] = {"": np.ones(len(run.keys), dtype=bool)}
+    for name in sorted({(k[0], k[1]) for k in run.keys}):
+        by_prefix[f"{name[0]}_{name[1]}"] = np.array([(k[0], k[1]) == name for k in run.keys])
+    wanted: dict[str, dict[str, MetricSpec]] = {}
     for key, value in run.top.items():
-        if "/" in key or not isinstance(value, (int, float)) or isinstance(value, bool):
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        prefix, _, metric = key.rpartition("/")
+        if prefix not in by_prefix:
             continue
         try:
-            specs[key] = parse_metric(key)
+            wanted.setdefault(prefix, {})[key] = parse_metric(metric)
         except ValueError:
             continue
-    if not specs:
-        return []
-    est = summarize(run.n, run.c, list(specs.values()), n_boot=0)
     out = []
-    for key, spec in specs.items():
-        mine = 100 * est[spec.key].value
-        if math.isfinite(mine) and abs(mine - float(run.top[key])) > CROSS_CHECK_TOLERANCE:
-            out.append(f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
-                       f"{float(run.top[key]):.2f} but the details give {mine:.2f}")
+    for prefix, specs in wanted.items():
+        mask = by_prefix[prefix]
+        est = summarize(run.n[mask], run.c[mask], list(specs.values()), n_boot=0)
+        for key, spec in specs.items():
+            mine = 100 * est[spec.key].value
+            if math.isfinite(mine) and abs(mine - float(run.top[key])) > CROSS_CHECK_TOLERANCE:
+                out.append(f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
+                           f"{float(run.top[key]):.2f} but the details give {mine:.2f}")
     return out
 
 
@@ -254,7 +262,8 @@ def _setting_label(run: Run, seeds: Sequence[int] | None = None) -> str:
     return f"{head}_rs{'+'.join(str(s) for s in seeds)}_{tail}"
 
 
-def _key_diff(a: Sequence[QuestionKey], b: Sequence[QuestionKey]) -> str:
+def describe_key_difference(a: Sequence[QuestionKey], b: Sequence[QuestionKey]) -> str:
+    """How two question sets differ, for refusal messages."""
     sa, sb = set(a), set(b)
     return f"{len(sa)} vs {len(sb)} questions, {len(sa - sb)} only in the first, {len(sb - sa)} only in the second"
 
@@ -288,7 +297,7 @@ def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row],
         if differing:
             notes.append(
                 f"{first.model_abbr} and {len(members) - 1} other seed(s) on {dataset_abbr}: NOT pooled "
-                f"because their question sets differ ({_key_diff(first.keys, differing[0].keys)}); "
+                f"because their question sets differ ({describe_key_difference(first.keys, differing[0].keys)}); "
                 "shown as separate rows")
             for m in members:
                 rows.append(Row(m.model_abbr, dataset_abbr, [m], m.keys, m.n, m.c, list(m.notes)))
@@ -424,8 +433,8 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
                 else:
                     row.notes.append(f"{undefined} questions have fewer than k={k} judged samples; "
                                      f"@{k} metrics average the other {len(row.n) - undefined}")
-        pairs = sorted({(key[0], key[1]) for key in union})
-        subsets[dataset_abbr] = ["overall"] + [f"{s}/{lang}" for s, lang in pairs]
+        # per split × language tables only when the details name them
+        subsets[dataset_abbr] = ["overall"] + sorted({subset_name(q) for q in union} - {""})
         for row in members:
             g_run, why = pick_greedy(row, greedy)
             if why:
@@ -437,8 +446,7 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
                 if subset == "overall":
                     mask = np.ones(len(row.keys), dtype=bool)
                 else:
-                    split, lang = subset.split("/", 1)
-                    mask = np.array([q[0] == split and q[1] == lang for q in row.keys], dtype=bool)
+                    mask = np.array([subset_name(q) == subset for q in row.keys], dtype=bool)
                 if not mask.any():
                     continue
                 est = summarize(row.n[mask], row.c[mask], specs, n_boot=n_boot, level=level, seed=seed)

@@ -335,3 +335,24 @@ def test_compare_refuses_different_question_sets_and_ambiguity(workdir, capsys):
     assert code == 2 and "question sets differ" in err
     code, _, err = run_cli(capsys, "compare", root, other)
     assert code == 2 and "--model-a" in err
+
+
+def test_per_split_top_level_numbers_are_cross_checked(tmp_path, capsys):
+    qs = questions()
+    cs = np.random.default_rng(5).integers(0, N + 1, len(qs))
+    amc_en = [(N, int(c)) for q, c in zip(qs, cs) if (q[0], q[1]) == ("AMC", "en")]
+    good = oracle_mean("G-Pass@16_1.0", amc_en)
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, cs, N,
+              top={"AMC_en/G-Pass@16_1.0": good, "AMC_en/mG-Pass@16": 99.0})
+    _, err = report_json(capsys, tmp_path)
+    assert "top-level AMC_en/mG-Pass@16 = 99.00" in err and "AMC_en/G-Pass@16_1.0" not in err
+
+
+def test_details_without_split_or_language_give_only_the_overall_table(tmp_path, capsys):
+    qs = [("", "", i, f"problem {i}") for i in range(10)]
+    write_run(tmp_path, "plain-model", "my-dataset", list(range(10)), N, qs=qs)
+    rows, _ = report_json(capsys, tmp_path)
+    assert rows[0]["model"] == "plain-model" and rows[0]["setting"] is None
+    assert rows[0]["splits"] == {} and rows[0]["k"] == 16
+    code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "100")
+    assert code == 0 and out.count("## my-dataset") == 1 and "| plain-model | — | 48 | 10 |" in out
