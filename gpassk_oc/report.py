@@ -146,12 +146,17 @@ def _missing_results(path: Path) -> list[str]:
             continue
         results_dir = pred_dir.parent / "results"
         for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
-            datasets = {p.stem.rsplit("_", 1)[0] if p.stem.rsplit("_", 1)[-1].isdigit() else p.stem
-                        for p in model_dir.glob("*.json")}
-            for dataset in sorted(datasets):
-                if not (results_dir / model_dir.name / f"{dataset}.json").exists():
-                    notes.append(f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
-                                 "but no results file (evaluation missing or failed)")
+            missing: set[str] = set()
+            for pred in model_dir.glob("*.json"):
+                if pred.name.startswith("tmp_"):  # inference still running / interrupted
+                    continue
+                head, _, tail = pred.stem.rpartition("_")
+                names = {pred.stem} | ({head} if head and tail.isdigit() else set())  # shards: _0, _1…
+                if not any((results_dir / model_dir.name / f"{name}.json").exists() for name in names):
+                    missing.add(min(names, key=len))
+            for dataset in sorted(missing):
+                notes.append(f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
+                             "but no results file (evaluation missing or failed)")
     return notes
 
 
@@ -460,8 +465,12 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
     for g in greedy:
         if g.model_abbr not in used_greedy:
             notes.append(f"{g.model_abbr}/{g.dataset_abbr}: greedy run not matched to any sampled row")
+    for g in greedy:
+        notes += g.notes
     for row in rows:
-        notes += [f"{row.label} on {row.dataset_abbr}: {note}" for note in row.notes]
+        prefixes = tuple(f"{r.model_abbr}/" for r in row.runs)  # run notes name their file already
+        notes += [note if note.startswith(prefixes) else f"{row.label} on {row.dataset_abbr}: {note}"
+                  for note in row.notes]
     return Report(k, level, n_boot, seed, rows, greedy_runs, cells, subsets, notes)
 
 
