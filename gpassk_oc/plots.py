@@ -57,7 +57,8 @@ def _curve(report: "Report", row: "Row", label: str, x: Sequence[float],
            specs: Sequence[MetricSpec]) -> Curve:
     est = summarize(row.n, row.c, specs, n_boot=report.n_boot, level=report.level, seed=report.seed)
     values = [est[s.key] for s in specs]
-    return {"label": label, "model": row.label, "dataset": row.dataset_abbr, "x": list(x),
+    return {"label": label, "model": row.label, "group": row.base_model,
+            "dataset": row.dataset_abbr, "x": list(x),
             "y": _pct_list([e.value for e in values]),
             "ci_low": _pct_list([e.ci_low for e in values]),
             "ci_high": _pct_list([e.ci_high for e in values])}
@@ -116,24 +117,36 @@ def _draw(curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: 
     matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.8), constrained_layout=True)
-    for i, curve in enumerate(curves):
-        color = plt.get_cmap("tab10")(i % 10)
+    many = len(curves) > 6
+    fig, ax = plt.subplots(figsize=(10.5 if many else 7.5, 5.2 if many else 4.8),
+                           constrained_layout=True)
+    # one colour per base model, one line style per setting of that model, so that a
+    # model's curves read as a family even with a dozen of them
+    groups = list(dict.fromkeys(curve.get("group", curve["label"]) for curve in curves))
+    cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
+    seen: dict[str, int] = {}
+    for curve in curves:
+        group = curve.get("group", curve["label"])
+        color = cmap(groups.index(group) % cmap.N)
+        rank = seen[group] = seen.get(group, -1) + 1
         x = np.asarray(curve["x"], dtype=float)
         y, lo, hi = (np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
                      for name in ("y", "ci_low", "ci_high"))
         style = {"drawstyle": "steps-pre"} if steps else {}
-        ax.plot(x, y, marker="o", markersize=3, color=color, label=curve["label"], **style)
+        ax.plot(x, y, marker="osD^v"[rank % 5], markersize=3, color=color, label=curve["label"],
+                linestyle=("-", "--", ":", "-.")[rank % 4], **style)
         if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
             ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, capsize=4, linestyle="none")
         elif np.isfinite(lo).any():
-            ax.fill_between(x, lo, hi, color=color, alpha=0.18, linewidth=0,
+            ax.fill_between(x, lo, hi, color=color, alpha=0.08 if many else 0.18, linewidth=0,
                             step="pre" if steps else None)
     ax.set_title(title, fontsize="medium")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
-    if curves:
+    if many:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif curves:
         ax.legend(fontsize="small", loc="best")
     written = []
     for ext in ("png", "svg"):
