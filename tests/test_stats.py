@@ -255,3 +255,20 @@ def test_core_import_is_pure_and_fast():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) < 1.0
+
+
+def test_paired_ci_coverage_by_simulation():
+    """Two models on the same questions (B's rate is A's shifted down): the paired 95%
+    interval covers the population difference 90–99% of the time."""
+    pool = np.random.default_rng(7).beta(0.8, 0.8, size=5000)
+    pool_b = np.clip(pool - 0.1 * pool * (1 - pool) * 4, 0, 1)
+    key = "G-Pass@8_0.75"
+    truth = population_truth(pool, key) - population_truth(pool_b, key)
+    rng = np.random.default_rng(8)
+    covered = 0
+    for trial in range(200):
+        idx = rng.integers(0, len(pool), size=120)
+        c_a, c_b = rng.binomial(16, pool[idx]), rng.binomial(16, pool_b[idx])
+        d = stats.compare(16, c_a, 16, c_b, [key], n_boot=4000, seed=trial)[key]
+        covered += d.ci_low <= truth <= d.ci_high
+    assert 0.90 <= covered / 200 <= 0.99, covered / 200
