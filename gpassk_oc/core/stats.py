@@ -1,5 +1,6 @@
 """Uncertainty for G-Pass@k tables: bootstrap CIs, sampling standard error, paired
-comparison (pure core — numpy/scipy only, never imports OpenCompass).
+comparison (pure core: numpy only, never imports OpenCompass; scipy only via the metric
+core, for n > 1024).
 
 Two kinds of uncertainty are reported, because they answer different questions:
 
