@@ -9,7 +9,12 @@ from . import __version__
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
-SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "report": ("gpassk_oc.report",
+               "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
+    "compare": ("gpassk_oc.compare",
+                "paired comparison of two runs on the same questions (difference with CI)"),
+}
 
 
 def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],

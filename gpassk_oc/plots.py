@@ -1,0 +1,191 @@
+"""Figures for ``gpassk-oc report --plots DIR`` (matplotlib, Agg backend, imported lazily).
+
+Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.json``
+(the plotted data: one entry per curve with ``label``, ``x``, ``y``, ``ci_low``,
+``ci_high``; y in percent):
+
+* ``gpass_vs_tau`` — G-Pass@k_τ against τ on the grid τ = i/k (the paper's signature
+  figure). G-Pass@k_τ is a step function of τ, constant on ((i−1)/k, i/k], so it is
+  drawn as steps; τ = 0 is pass@k.
+* ``mg_vs_temperature`` — mG-Pass@k against temperature, one line per base model (and
+  per other setting, e.g. top_p, when those vary).
+* ``stability_gap`` — pass@k′ − G-Pass@k′_1.0 against k′ = 1..k: how much "can solve it
+  once" overstates "solves it every time" as k′ grows.
+
+Bands are the report's percentile-bootstrap intervals over questions.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from fractions import Fraction
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from .core.stats import MetricSpec, summarize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .report import Report, Row
+
+Curve = dict[str, Any]
+
+
+def _pct_list(values: Sequence[float]) -> list[float | None]:
+    return [round(100 * v, 4) if math.isfinite(v) else None for v in values]
+
+
+def short_label(row: "Row") -> str:
+    s = row.setting
+    if s is None:
+        return row.label
+    return f"{s.model} T={s.temperature:g} top_p={s.top_p:g}"
+
+
+def _labels(rows: Sequence["Row"]) -> dict[str, str]:
+    """Readable legend labels; the full abbr where the short form would be ambiguous."""
+    short = {row.label: short_label(row) for row in rows}
+    counts: dict[str, int] = {}
+    for text in short.values():
+        counts[text] = counts.get(text, 0) + 1
+    return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
+
+
+def _curve(report: "Report", row: "Row", label: str, x: Sequence[float],
+           specs: Sequence[MetricSpec]) -> Curve:
+    est = summarize(row.n, row.c, specs, n_boot=report.n_boot, level=report.level, seed=report.seed)
+    values = [est[s.key] for s in specs]
+    return {"label": label, "model": row.label, "group": row.base_model,
+            "dataset": row.dataset_abbr, "x": list(x),
+            "y": _pct_list([e.value for e in values]),
+            "ci_low": _pct_list([e.ci_low for e in values]),
+            "ci_high": _pct_list([e.ci_high for e in values])}
+
+
+def gpass_vs_tau_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+    k = report.k
+    taus = [Fraction(i, k) for i in range(k + 1)]
+    specs = [MetricSpec("G", k, tau) for tau in taus]
+    labels = _labels(rows)
+    return [_curve(report, row, labels[row.label], [float(t) for t in taus], specs)
+            for row in rows if int(row.n.max()) >= k]
+
+
+def mg_vs_temperature_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+    """One curve per (base model, settings other than temperature and seed)."""
+    k = report.k
+    groups: dict[tuple, list["Row"]] = {}
+    for row in rows:
+        s = row.setting
+        if s is None or int(row.n.max()) < k:
+            continue
+        groups.setdefault((s.model, s.top_p, s.top_k, s.repetition_penalty, s.max_out_len), []).append(row)
+    per_model: dict[str, int] = {}
+    for key in groups:
+        per_model[key[0]] = per_model.get(key[0], 0) + 1
+    curves = []
+    spec = MetricSpec("mG", k)
+    for key, members in groups.items():
+        members = sorted(members, key=lambda r: r.setting.temperature)
+        label = key[0] if per_model[key[0]] == 1 else (
+            f"{key[0]} top_p={key[1]:g} top_k={key[2]} rp={key[3]:g} len={key[4]}")
+        points = [_curve(report, r, label, [r.setting.temperature], [spec]) for r in members]
+        curves.append({"label": label, "model": [r.label for r in members],
+                       "dataset": members[0].dataset_abbr,
+                       "x": [p["x"][0] for p in points], "y": [p["y"][0] for p in points],
+                       "ci_low": [p["ci_low"][0] for p in points],
+                       "ci_high": [p["ci_high"][0] for p in points]})
+    return curves
+
+
+def stability_gap_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+    labels = _labels(rows)
+    curves = []
+    for row in rows:
+        top = min(report.k, int(row.n.max()))
+        ks = list(range(1, top + 1))
+        curves.append(_curve(report, row, labels[row.label], ks, [MetricSpec("gap", k) for k in ks]))
+    return curves
+
+
+def _draw(curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str,
+          steps: bool = False) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
+    import matplotlib.pyplot as plt
+
+    many = len(curves) > 6
+    fig, ax = plt.subplots(figsize=(10.5 if many else 7.5, 5.2 if many else 4.8),
+                           constrained_layout=True)
+    # one colour per base model, one line style per setting of that model, so that a
+    # model's curves read as a family even with a dozen of them
+    groups = list(dict.fromkeys(curve.get("group", curve["label"]) for curve in curves))
+    cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
+    seen: dict[str, int] = {}
+    for curve in curves:
+        group = curve.get("group", curve["label"])
+        color = cmap(groups.index(group) % cmap.N)
+        rank = seen[group] = seen.get(group, -1) + 1
+        x = np.asarray(curve["x"], dtype=float)
+        y, lo, hi = (np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
+                     for name in ("y", "ci_low", "ci_high"))
+        style = {"drawstyle": "steps-pre"} if steps else {}
+        ax.plot(x, y, marker="osD^v"[rank % 5], markersize=3, color=color, label=curve["label"],
+                linestyle=("-", "--", ":", "-.")[rank % 4], **style)
+        if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
+            ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, capsize=4, linestyle="none")
+        elif np.isfinite(lo).any():
+            ax.fill_between(x, lo, hi, color=color, alpha=0.08 if many else 0.18, linewidth=0,
+                            step="pre" if steps else None)
+    ax.set_title(title, fontsize="medium")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    if many:
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    elif curves:
+        ax.legend(fontsize="small", loc="best")
+    written = []
+    for ext in ("png", "svg"):
+        path = stem.with_suffix(f".{ext}")
+        fig.savefig(path, dpi=150)
+        written.append(path)
+    plt.close(fig)
+    data_path = stem.with_suffix(".json")
+    for curve in curves:
+        curve.update({"xlabel": xlabel, "ylabel": ylabel})
+    data_path.write_text(json.dumps(list(curves), indent=1, ensure_ascii=False) + "\n")
+    written.append(data_path)
+    return written
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+def write_all(report: "Report", out_dir: Path) -> list[Path]:
+    """Write every figure for every dataset of *report*; returns the files written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    several = len(report.subsets) > 1
+    band = f"{100 * report.level:g}% bootstrap CI"
+    k = report.k
+    for dataset_abbr in report.subsets:
+        rows = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
+        suffix = f"__{_slug(dataset_abbr)}" if several else ""
+        written += _draw(gpass_vs_tau_curves(report, rows), out_dir / f"gpass_vs_tau{suffix}",
+                         f"G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
+                         "threshold τ (fraction of the k samples that must be correct)",
+                         f"G-Pass@{k}$_\\tau$ (%)", steps=True)
+        written += _draw(mg_vs_temperature_curves(report, rows),
+                         out_dir / f"mg_vs_temperature{suffix}",
+                         f"mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
+                         "sampling temperature", f"mG-Pass@{k} (%)")
+        written += _draw(stability_gap_curves(report, rows), out_dir / f"stability_gap{suffix}",
+                         f"Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
+                         "k (samples drawn)", "pass@k − G-Pass@k$_{1.0}$ (percentage points)")
+    return written
