@@ -9,7 +9,9 @@ from . import __version__
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
-SUBCOMMANDS: dict[str, tuple[str, str]] = {}
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
+}
 
 
 def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],
