@@ -802,9 +802,6 @@ def _legacy_configs(path: Path, name: str,
             raise TemplateError(f"duplicate config name {stem!r}: two model/dataset pairs "
                                 "have the same abbrs")
         seen[stem] = stem
-        if "_" in dataset_part:
-            warnings.append(f"dataset abbr {dataset_part!r} contains '_': OpenCompass "
-                            "groups per-subdivision rows by abbr.split('_')[0]")
         model = _strip_secrets(dict(model, abbr=model_part), warnings, model_part)
         dataset = _strip_secrets(dict(dataset, abbr=dataset_part), warnings, dataset_part)
         chosen: dict[str, Ref] = {}
