@@ -791,7 +791,7 @@ def _legacy_configs(path: Path, name: str,
                 raise TemplateError(f"{key}[{i}] must be a dict with a string 'abbr'")
         lists[key] = items
     out: list[GeneratedConfig] = []
-    seen: dict[str, str] = {}
+    seen: set[str] = set()
     for model, dataset in itertools.product(lists["models"], lists["datasets"]):
         model_part = model["abbr"].replace(".", "-")
         dataset_part = dataset["abbr"].replace(".", "-")
@@ -801,7 +801,7 @@ def _legacy_configs(path: Path, name: str,
         if stem in seen:
             raise TemplateError(f"duplicate config name {stem!r}: two model/dataset pairs "
                                 "have the same abbrs")
-        seen[stem] = stem
+        seen.add(stem)
         model = _strip_secrets(dict(model, abbr=model_part), warnings, model_part)
         dataset = _strip_secrets(dict(dataset, abbr=dataset_part), warnings, dataset_part)
         chosen: dict[str, Ref] = {}

@@ -207,7 +207,6 @@ def test_shipped_template_counts(tmp_path):
 
 
 def test_demo_is_offline_and_small(tmp_path):
-    files = sorted((tmp_path / "demo").glob("*.py")) or None
     out = tmp_path / "demo"
     configgen.write_configs(generate(TEMPLATES / "demo.py"), out)
     files = sorted(out.glob("*.py"))
