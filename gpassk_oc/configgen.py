@@ -376,8 +376,12 @@ def _parse_llm_infos(value: Any) -> list[ModelSpec]:
             raise TemplateError(f"llm_infos[{i}] must be (path, tensor parallel, batch size), "
                                 f"got {info!r}")
         path, tp, batch_size = info
-        if not isinstance(path, str) or not _model_base(path):
-            raise TemplateError(f"llm_infos[{i}]: model path must be a non-empty string")
+        if not isinstance(path, str) or not _model_base(path) or not path.isprintable():
+            raise TemplateError(f"llm_infos[{i}]: model path must be a non-empty one-line "
+                                f"string, got {path!r}")
+        if "@" in _model_base(path):  # '@' separates the two halves of a config name
+            raise TemplateError(f"llm_infos[{i}]: model basename {_model_base(path)!r} "
+                                "contains '@'")
         for what, number in (("tensor parallel", tp), ("batch size", batch_size)):
             if not _is_int(number) or number < 1:
                 raise TemplateError(f"llm_infos[{i}] ({path}): {what} must be a positive "
@@ -402,8 +406,9 @@ def _parse_api_models(value: Any) -> list[ModelSpec]:
             if key not in entry:
                 raise TemplateError(f"api_models[{i}] needs {key!r}")
         path = entry["path"]
-        if not isinstance(path, str) or not path:
-            raise TemplateError(f"api_models[{i}]: path must be a non-empty string")
+        if not isinstance(path, str) or not _model_base(path) or not path.isprintable():
+            raise TemplateError(f"api_models[{i}]: path must be a non-empty one-line string, "
+                                f"got {path!r}")
         bases = entry["openai_api_base"]
         urls = [bases] if isinstance(bases, str) else bases
         if not isinstance(urls, (list, tuple)) or not urls or not all(
@@ -439,9 +444,8 @@ def _pick(variables: dict[str, Any], plural: str) -> tuple[str, Any] | None:
         return plural, variables[plural]
     if singular in variables:
         value = variables[singular]
-        if plural == "ks":
-            value = [value] if _is_int(value) else value
-            return singular, [value]
+        if plural == "ks" and _is_int(value):  # GPassK allowed `k = 16`
+            value = [value]
         return singular, [value]
     return None
 

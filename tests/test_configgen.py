@@ -113,6 +113,11 @@ def test_n_alias_gives_one_replication_per_k_list(tmp_path):
     ])
 
 
+def test_integer_k_alias(tmp_path):
+    path = write(tmp_path, BASE.replace("ks = [[4, 8, 16]]", "k = 16"))
+    assert [c.name for c in generate(path)] == [EXAMPLE.replace("-k4_8_16-", "-k16-")]
+
+
 def test_gpassk_scalar_aliases(tmp_path):
     path = write(tmp_path, """
         llm_infos = [('org/m', 1, 8)]
@@ -357,6 +362,12 @@ ERRORS = {
     "both n and replications": ("n = 48\n", "set either n or replications, not both"),
     "alias and plural": ("top_p = 0.8\n", "set either top_p or top_ps, not both"),
     "unnameable value": ("temperatures = [1e-05]\n", "cannot be written in a config name"),
+    "at sign in model name": ("llm_infos = [('org/a@b', 1, 8)]\n", "contains '@'"),
+    "unknown api model key": ("api_models = [dict(path='m', openai_api_base='http://x/v1', "
+                              "tokenizer='t')]\n",
+                              "api_models[0]: unknown key 'tokenizer'; did you mean "
+                              "'tokenizer_path'?"),
+    "missing grid axis": ("del ks\n", "missing variable 'ks' (or k)"),
 }
 
 
