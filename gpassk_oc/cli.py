@@ -10,6 +10,7 @@ from . import __version__
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
     "report": ("gpassk_oc.report",
                "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
     "compare": ("gpassk_oc.compare",
