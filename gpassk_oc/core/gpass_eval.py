@@ -8,6 +8,7 @@ returns (percent values, like OpenCompass).
 """
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any, Optional, Sequence
 
 from ..metrics import DEFAULT_THRESHOLDS, format_threshold, g_pass_table
@@ -51,15 +52,24 @@ def group_replicas(values: Sequence[Any], n: int,
 
 def _percent_table(n: int, counts: Sequence[int], ks: Sequence[int],
                    thresholds: Sequence[Any], mg_mode: str) -> dict[str, float]:
+    """Mean × 100 per metric, rounded once.
+
+    Each per-question value from the core is the exact rational rounded to a double;
+    summing those doubles as Fractions and scaling by 100/q in rationals leaves a single
+    final rounding, so e.g. a mean of exactly 3/5 is reported as 60.0, not
+    59.999999999999986 (float dot product, then × 100).
+    """
     table = g_pass_table(n, list(counts), ks=ks, thresholds=thresholds, mg_mode=mg_mode)
-    return {key: float(value) for key, value in table.percent().items()}
+    q = len(counts)
+    return {key: float(sum(Fraction(float(v)) for v in values) * 100 / q)
+            for key, values in table.per_question.items()}
 
 
 def _metrics(n: int, ks: Sequence[int], thresholds: Sequence[Any], mg_mode: str,
              correct: Sequence[Sequence[Optional[bool]]]) -> dict[str, float]:
     counts = [sum(1 for v in row if v is True) for row in correct]
     samples = n * len(correct)
-    pass1 = 100.0 * sum(counts) / samples
+    pass1 = 100 * sum(counts) / samples  # int / int: correctly rounded
     if n == 1:
         return {"accuracy": pass1, "pass@1": pass1}
     out = _percent_table(n, counts, ks, thresholds, mg_mode)
