@@ -9,11 +9,14 @@ results with values computed independently from the chosen ``c_q``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from fractions import Fraction
+from itertools import combinations
 from pathlib import Path
 from typing import Optional
 
@@ -69,6 +72,23 @@ def write_layout(root: Path, rows, version: str = "202412") -> Path:
 def livemath_dir(tmp_path: Path) -> Path:
     """A small local LiveMathBench tree (v202412, AMC/CCEE × en/cn)."""
     return write_layout(tmp_path / "LiveMathBench", E2E_QUESTIONS)
+
+
+# --------------------------------------------------------------------------- oracle (independent of gpassk_oc.metrics)
+def brute_g_pass(n: int, c: int, k: int, tau: str) -> Fraction:
+    """P(at least max(ceil(τk), 1) correct among k of n drawn without replacement)."""
+    m = max(math.ceil(Fraction(tau) * k), 1)
+    subsets = list(combinations(range(n), k))
+    good = sum(1 for s in subsets if sum(1 for i in s if i < c) >= m)
+    return Fraction(good, len(subsets))
+
+
+def brute_mg_pass(n: int, c: int, k: int) -> Fraction:
+    """Documented mG-Pass@k = (2/k) Σ_{i=ceil(k/2)+1}^{k} P(X >= i)."""
+    total = Fraction(0)
+    for i in range(math.ceil(k / 2) + 1, k + 1):
+        total += brute_g_pass(n, c, k, str(Fraction(i, k)))
+    return 2 * total / k
 
 
 # --------------------------------------------------------------------------- CLI helpers

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import shutil
 from fractions import Fraction
-from itertools import combinations
 from pathlib import Path
 
 import pytest
 
-from conftest import (E2E_DATASET_ABBR, E2E_KS, E2E_MODEL_ABBR, E2E_N, E2E_QUESTIONS,
+from conftest import (brute_g_pass, brute_mg_pass, E2E_DATASET_ABBR, E2E_KS, E2E_MODEL_ABBR, E2E_N, E2E_QUESTIONS,
                       E2E_TEMPERATURE, E2E_TOP_P, e2e_config, offline_env, run_cli)
 
 pytestmark = pytest.mark.e2e
@@ -24,23 +22,6 @@ THRESHOLDS = ["0.0", "0.25", "0.5", "0.75", "1.0"]
 DETAIL_SCHEMA = {"index": int, "question_id": str, "split": str, "language": str,
                  "question_type": str, "question": str, "gold": str, "extracted": list,
                  "correct": list, "c": int, "n": int}
-
-
-# --------------------------------------------------------------------------- oracle
-def brute_g_pass(n: int, c: int, k: int, tau: str) -> Fraction:
-    """P(at least max(ceil(τk), 1) correct among k of n drawn without replacement)."""
-    m = max(math.ceil(Fraction(tau) * k), 1)
-    subsets = list(combinations(range(n), k))
-    good = sum(1 for s in subsets if sum(1 for i in s if i < c) >= m)
-    return Fraction(good, len(subsets))
-
-
-def brute_mg_pass(n: int, c: int, k: int) -> Fraction:
-    """Documented mG-Pass@k = (2/k) Σ_{i=ceil(k/2)+1}^{k} P(X >= i)."""
-    total = Fraction(0)
-    for i in range(math.ceil(k / 2) + 1, k + 1):
-        total += brute_g_pass(n, c, k, str(Fraction(i, k)))
-    return 2 * total / k
 
 
 def expected_metrics(counts: list[int]) -> dict[str, float]:
