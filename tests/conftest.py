@@ -221,8 +221,8 @@ def oc_run(tmp_path_factory, sim_endpoint) -> CliRun:
     write_layout(cwd / "data" / "LiveMathBench", E2E_QUESTIONS)
     (cwd / "cfg.py").write_text(e2e_config(sim_endpoint.url))
     start = time.monotonic()
-    proc = run_cli(cwd, ["cfg.py", "-w", "outputs", "--dump-eval-details",
-                         "--max-num-workers", "1"], offline_env())
+    # exactly the command a user types (default LocalRunner, one worker)
+    proc = run_cli(cwd, ["cfg.py", "-w", "outputs", "--dump-eval-details"], offline_env())
     seconds = time.monotonic() - start
     work_dir = cwd / "outputs"
     stamps = sorted(p.name for p in work_dir.iterdir() if p.is_dir()) if work_dir.exists() else []
@@ -240,7 +240,7 @@ def oc_rerun(oc_run: CliRun) -> CliRun:
     mtime = oc_run.results_file.stat().st_mtime_ns
     start = time.monotonic()
     proc = run_cli(oc_run.cwd, ["cfg.py", "-w", "outputs", "--dump-eval-details",
-                                "--max-num-workers", "1", "-r", oc_run.timestamp],
+                                "-r", oc_run.timestamp],
                    offline_env())
     seconds = time.monotonic() - start
     run = CliRun(oc_run.cwd, oc_run.work_dir, oc_run.timestamp, proc, seconds,
