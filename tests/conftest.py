@@ -123,15 +123,60 @@ def run_cli(cwd: Path, args: list[str], env: dict[str, str], timeout: int = 300
                           timeout=timeout)
 
 
-def e2e_config(url: str, evaluator_type: str = "GPassKEvaluator") -> str:
-    """The user-style config of the e2e run (relative data path: tasks run in the cwd)."""
+_MODEL_BLOCK = """
+models = [dict(
+    type=OpenAICompatible,
+    abbr={abbr!r},
+    path='sim-model',
+    openai_api_base={url!r},
+    key='ENV',
+    temperature={temperature},
+    top_p={top_p},
+    query_per_second=200,
+    retry=1,
+    max_seq_len=4096,
+    max_out_len=512,
+    batch_size=24,
+    run_cfg=dict(num_gpus=0),
+)]
+"""
+
+
+def e2e_config(url: str, evaluator_type: Optional[str] = None) -> str:
+    """The user-style config of the e2e runs (relative data path: tasks run in the cwd).
+
+    By default it starts from our ready config through ``read_base()`` and adapts it,
+    as a user would. With *evaluator_type* (e.g. a dotted string) it spells the dataset
+    out with direct imports instead and uses that evaluator type.
+    """
+    model = _MODEL_BLOCK.format(abbr=E2E_MODEL_ABBR, url=url, temperature=E2E_TEMPERATURE,
+                                top_p=E2E_TOP_P)
+    if evaluator_type is None:
+        return f'''
+from mmengine.config import read_base
+
+from gpassk_oc.models import OpenAICompatible
+
+with read_base():
+    from gpassk_oc.configs.livemathbench_gen import livemathbench_datasets
+
+livemathbench_datasets[0].update(dict(
+    abbr={E2E_DATASET_ABBR!r},
+    path='data/LiveMathBench',
+    dataset_splits={E2E_SPLITS!r},
+    dataset_languages={E2E_LANGUAGES!r},
+    k={E2E_KS!r},
+    n={E2E_N},
+))
+livemathbench_datasets[0]['infer_cfg']['inferencer']['max_out_len'] = 512
+datasets = livemathbench_datasets
+''' + model
     return f'''
 from opencompass.openicl.icl_inferencer import GenInferencer
 from opencompass.openicl.icl_prompt_template import PromptTemplate
 from opencompass.openicl.icl_retriever import ZeroRetriever
 
 from gpassk_oc.datasets import LiveMathBenchDataset
-from gpassk_oc.evaluators import GPassKEvaluator
 from gpassk_oc.models import OpenAICompatible
 
 datasets = [dict(
@@ -153,23 +198,7 @@ datasets = [dict(
     ),
     eval_cfg=dict(evaluator=dict(type={evaluator_type})),
 )]
-
-models = [dict(
-    type=OpenAICompatible,
-    abbr={E2E_MODEL_ABBR!r},
-    path='sim-model',
-    openai_api_base={url!r},
-    key='ENV',
-    temperature={E2E_TEMPERATURE},
-    top_p={E2E_TOP_P},
-    query_per_second=200,
-    retry=1,
-    max_seq_len=4096,
-    max_out_len=512,
-    batch_size=24,
-    run_cfg=dict(num_gpus=0),
-)]
-'''
+''' + model
 
 
 @dataclass

@@ -260,3 +260,16 @@ def test_config_split_selection_is_valid():
                 namespace[key] = eval(value)  # literal list
         livemath_data.check_selection(version, namespace["dataset_splits"],
                                       namespace["dataset_languages"])
+
+
+def test_core_modules_never_import_opencompass():
+    import subprocess
+    import sys
+
+    code = ("import sys; import gpassk_oc.core.livemath_data, gpassk_oc.core.gpass_eval, "
+            "gpassk_oc.core.sim_endpoint; "
+            "print([m for m in sys.modules if m.split('.')[0] == 'opencompass'])")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[]"
