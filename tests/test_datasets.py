@@ -11,8 +11,7 @@ from gpassk_oc.core import livemath_data
 from gpassk_oc.core.livemath_data import LiveMathDataError, build_prompt, load_records
 from gpassk_oc.core.naming import dataset_abbr, parse_dataset_abbr
 
-oc_datasets = pytest.importorskip("gpassk_oc.datasets")
-LiveMathBenchDataset = oc_datasets.LiveMathBenchDataset
+from gpassk_oc.datasets import LiveMathBenchDataset
 
 READER = dict(input_columns=["prompt"], output_column="answer")
 

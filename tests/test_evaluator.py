@@ -8,10 +8,8 @@ import pytest
 
 from conftest import E2E_QUESTIONS, brute_g_pass, brute_mg_pass
 
-oc_eval = pytest.importorskip("gpassk_oc.evaluators")
-from gpassk_oc.datasets import LiveMathBenchDataset  # noqa: E402
-
-GPassKEvaluator = oc_eval.GPassKEvaluator
+from gpassk_oc.datasets import LiveMathBenchDataset
+from gpassk_oc.evaluators import GPassKEvaluator
 READER = dict(input_columns=["prompt"], output_column="answer")
 
 

@@ -13,8 +13,8 @@ from gpassk_oc.core.answers import extract_final_answer
 from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder,
                                          ProbabilityResponder, SimEndpoint, SimQuestion)
 
-models = pytest.importorskip("gpassk_oc.models")
-OpenAICompatible = models.OpenAICompatible
+from gpassk_oc import models
+from gpassk_oc.models import OpenAICompatible
 
 QUESTIONS = [SimQuestion("Compute 7 + 5.", "12"),
              SimQuestion("Compute 7 + 5. Then double it.", "24"),
@@ -103,7 +103,6 @@ def test_exact_counts_under_concurrency():
     lock = threading.Lock()
 
     def worker(question):
-        gold = question.gold
         reply = responder("m", chat(question.text), {})
         ok = extract_final_answer(reply) not in (None, WRONG_ANSWER)
         with lock:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-pp = pytest.importorskip("gpassk_oc.postprocessors")
+from gpassk_oc import postprocessors as pp
 
 
 @pytest.mark.parametrize("reply, verdict", [
