@@ -137,3 +137,11 @@ def test_broken_plugin_import_is_reported_in_task_log(oc_run, tmp_path):
     assert "gpassk_oc: importing gpassk_oc.evaluators failed" in text
     assert not (cwd / "outputs" / oc_run.timestamp / "results" / E2E_MODEL_ABBR /
                 f"{E2E_DATASET_ABBR}.json").exists()
+
+
+def test_relative_data_path_resolved_in_the_cli_cwd(oc_run):
+    """Task subprocesses run in the directory the CLI was started in."""
+    assert "path='data/LiveMathBench'" in (oc_run.cwd / "cfg.py").read_text()
+    assert Path.cwd() != oc_run.cwd and not (Path.cwd() / "data" / "LiveMathBench").exists()
+    assert oc_run.results_file.exists()
+    assert (oc_run.cwd / "tmp").is_dir()  # LocalRunner's params files live in the cwd too

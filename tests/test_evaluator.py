@@ -193,3 +193,39 @@ def test_mmengine_swallows_plain_import_errors(tmp_path, monkeypatch):
     (tmp_path / "brokenplugin_xyz.py").write_text("raise ImportError('real cause')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     assert get_object_from_string("brokenplugin_xyz.Evaluator") is None
+
+
+# --------------------------------------------------------------------------- property
+import warnings  # noqa: E402
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from gpassk_oc.core.gpass_eval import build_results, group_replicas  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_core_results_match_brute_force_for_random_counts(data):
+    n = data.draw(st.integers(2, 7), label="n")
+    ks = sorted(set(data.draw(st.lists(st.integers(1, n), min_size=1, max_size=3), label="ks")))
+    counts = data.draw(st.lists(st.integers(0, n), min_size=1, max_size=6), label="counts")
+    q = len(counts)
+    # replica-major flat layout, as BaseDataset produces it
+    flat = [r < counts[i] for r in range(n) for i in range(q)]
+    ids = [f"AMC_en_{i}" for _ in range(n) for i in range(q)]
+    correct = group_replicas(flat, n, ids)
+    rows = [dict(question_id=f"AMC_en_{i}", split="AMC", language="en", question="q",
+                 answer="1") for i in range(q)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # odd-k mG-Pass notice
+        result = build_results(n=n, ks=ks, rows=rows, extracted=[["1"] * n] * q,
+                               correct=correct)
+    for k in ks:
+        for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):
+            exact = sum(brute_g_pass(n, c, k, tau) for c in counts) / q
+            assert result[f"G-Pass@{k}_{tau}"] == pytest.approx(float(exact * 100), abs=1e-12)
+            assert result[f"AMC_en/G-Pass@{k}_{tau}"] == result[f"G-Pass@{k}_{tau}"]
+        exact_mg = sum(brute_mg_pass(n, c, k) for c in counts) / q
+        assert result[f"mG-Pass@{k}"] == pytest.approx(float(exact_mg * 100), abs=1e-12)
+    assert [d["c"] for d in result["details"]] == counts
+
