@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, Optional
 
 from ._plugin import guarded_import, missing_name_hook
 
