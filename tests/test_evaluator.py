@@ -229,3 +229,21 @@ def test_core_results_match_brute_force_for_random_counts(data):
         assert result[f"mG-Pass@{k}"] == pytest.approx(float(exact_mg * 100), abs=1e-12)
     assert [d["c"] for d in result["details"]] == counts
 
+
+
+def test_opencompass_own_evaluator_crashes_where_ours_works(livemath_dir, tmp_path):
+    """The issue's premise, kept as a regression fence: OpenCompass 0.5.4's
+    LiveMathBenchEvaluator reads the language from `subdivision`, which BaseDataset has
+    overwritten with the abbr, and fails on a local-data run."""
+    from opencompass.datasets.livemathbench import LiveMathBenchEvaluator
+
+    test_set = LiveMathBenchDataset(path=str(livemath_dir), dataset_splits=["AMC"],
+                                    dataset_languages=["en"], k=1, n=1,
+                                    abbr="LiveMathBench-v202412", reader_cfg=READER).test
+    preds = [f"\\boxed{{{a}}}" for a in test_set["answer"]]
+    theirs = LiveMathBenchEvaluator(model_name="", url=[])
+    theirs._out_dir = str(tmp_path / "oc")
+    with pytest.raises(IndexError):
+        theirs.score(preds, test_set["answer"], test_set)
+    ours = run(GPassKEvaluator(), test_set, preds, 1, 1)
+    assert ours["accuracy"] == 100.0
