@@ -11,7 +11,8 @@ import pytest
 
 from gpassk_oc.core.answers import extract_final_answer
 from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder,
-                                         ProbabilityResponder, SimEndpoint, SimQuestion)
+                                         ProbabilityResponder, SimEndpoint, SimQuestion,
+                                         questions_from_records)
 
 from gpassk_oc import models
 from gpassk_oc.models import OpenAICompatible
@@ -149,3 +150,16 @@ def test_http_routes():
             body = json.load(resp)
         assert body["choices"][0]["message"]["role"] == "assistant"
         assert endpoint.num_requests == 2
+
+
+def test_questions_from_records_and_probability_extremes(livemath_dir):
+    from gpassk_oc.core.livemath_data import load_records
+
+    records = load_records(str(livemath_dir), ["AMC"], ["en"])
+    questions = questions_from_records(records + records)
+    assert [q.text for q in questions] == [r["question"] for r in records]
+    probs = {"good": {q.text: 1.0 for q in questions}, "bad": {q.text: 0.0 for q in questions}}
+    responder = ProbabilityResponder(questions, probs, seed=1)
+    for q in questions:
+        assert extract_final_answer(responder("good", chat(q.text), {})) == q.gold
+        assert extract_final_answer(responder("bad", chat(q.text), {})) in (None, WRONG_ANSWER)

@@ -34,6 +34,7 @@ __all__ = [
     "SimEndpoint",
     "SimQuestion",
     "WRONG_ANSWER",
+    "questions_from_records",
 ]
 
 Responder = Callable[[str, list, dict], str]
@@ -56,6 +57,16 @@ class SimQuestion:
 
     def forms(self) -> tuple[str, ...]:
         return self.correct_forms or (self.gold,)
+
+
+def questions_from_records(records: Sequence[Mapping[str, Any]]) -> list[SimQuestion]:
+    """SimQuestions from LiveMathBench rows (``question``/``answer``), e.g. the output of
+    :func:`gpassk_oc.core.livemath_data.load_records`; duplicates are dropped."""
+    seen: dict[str, SimQuestion] = {}
+    for row in records:
+        text = str(row["question"])
+        seen.setdefault(text, SimQuestion(text=text, gold=str(row["answer"])))
+    return list(seen.values())
 
 
 def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
