@@ -240,7 +240,6 @@ def sim_endpoint():
     counts = {q: c for _split, _lang, q, _gold, _forms, c in E2E_QUESTIONS}
     responder = ExactCountsResponder(questions, counts, n=E2E_N)
     with SimEndpoint(responder, models=["sim-model"]) as endpoint:
-        endpoint.responder_obj = responder
         yield endpoint
 
 
@@ -257,7 +256,7 @@ def oc_run(tmp_path_factory, sim_endpoint) -> CliRun:
     work_dir = cwd / "outputs"
     stamps = sorted(p.name for p in work_dir.iterdir() if p.is_dir()) if work_dir.exists() else []
     run = CliRun(cwd, work_dir, stamps[-1] if stamps else "", proc, seconds, sim_endpoint,
-                 sim_endpoint.responder_obj, sim_endpoint.num_requests)
+                 sim_endpoint.responder, sim_endpoint.num_requests)
     if proc.returncode != 0 or not stamps or not run.results_file.exists():
         pytest.fail(f"opencompass run failed (rc={proc.returncode}):\n{run.logs()[-8000:]}")
     return run
