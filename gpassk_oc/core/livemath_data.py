@@ -1,0 +1,265 @@
+"""LiveMathBench data: known versions, path resolution, strict loading, prompts (pure core).
+
+Never imports OpenCompass; :mod:`gpassk_oc.datasets` wraps this in a ``BaseDataset``.
+
+Layouts
+-------
+* local: ``{root}/{version}/{split}_{lang}.jsonl``, one JSON object per line with at least
+  ``question`` and ``answer`` (``question_type`` optional);
+* hub: ``datasets.load_dataset(hub_id, f"v{version}_{split}_{lang}", split="test")``.
+
+Every failure is a :class:`LiveMathDataError` whose message is one line naming the file,
+the line and the field at fault.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+__all__ = [
+    "KNOWN_VERSIONS",
+    "COLUMNS",
+    "LiveMathDataError",
+    "ResolvedPath",
+    "build_prompt",
+    "load_records",
+    "read_jsonl",
+    "resolve_path",
+    "validate_k_n",
+]
+
+#: version -> (splits, languages) published for that version.
+KNOWN_VERSIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "202412": (("CNMO", "CCEE", "AMC", "WLPMC", "hard"), ("cn", "en")),
+    "202505": (("all", "hard"), ("en",)),
+}
+
+#: Columns of every loaded row, in order. ``split``/``language`` are our own columns
+#: because OpenCompass's BaseDataset overwrites ``subdivision`` and ``idx``.
+COLUMNS = ("question_id", "split", "language", "question_type", "question", "answer",
+           "prompt", "version")
+
+#: OpenCompass maps this hub id to ``./data/LiveMathBench/`` under COMPASS_DATA_CACHE.
+_OC_HUB_ID = "opencompass/LiveMathBench"
+_OC_LOCAL_ALIAS = os.path.join("data", "LiveMathBench")
+_HUB_ID_RE = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+class LiveMathDataError(ValueError):
+    """Bad LiveMathBench input; the message is one line naming file, line and field."""
+
+
+# --------------------------------------------------------------------------- prompts
+_PROMPT_EN = ("Solve the following math problem{cot}. Put your final answer in "
+              "\\boxed{{}}.\n\n{question}")
+_PROMPT_CN = "请解答下面的数学题{cot}，并把最终答案写在 \\boxed{{}} 中。\n\n{question}"
+_COT = {"en": " step by step", "cn": "，请逐步推理"}
+
+
+def build_prompt(question: str, language: str, cot: bool = True) -> str:
+    """Our prompt: English or Chinese, optional step-by-step request, answer in ``\\boxed{}``."""
+    template = _PROMPT_CN if language == "cn" else _PROMPT_EN
+    return template.format(cot=_COT["cn" if language == "cn" else "en"] if cot else "",
+                           question=question)
+
+
+# --------------------------------------------------------------------------- validation
+def _as_list(value: Any, name: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise LiveMathDataError(f"{name} must be a non-empty list of strings, got {value!r}")
+
+
+def check_selection(version: Any, splits: Sequence[str], languages: Sequence[str]
+                    ) -> tuple[str, list[str], list[str]]:
+    """Validate version/splits/languages against :data:`KNOWN_VERSIONS`."""
+    version = str(version)
+    if version not in KNOWN_VERSIONS:
+        raise LiveMathDataError(
+            f"unknown LiveMathBench version {version!r}; known: {sorted(KNOWN_VERSIONS)}")
+    known_splits, known_langs = KNOWN_VERSIONS[version]
+    splits = _as_list(splits, "dataset_splits")
+    languages = _as_list(languages, "dataset_languages")
+    for split in splits:
+        if split not in known_splits:
+            raise LiveMathDataError(
+                f"unknown split {split!r} for version {version}; known: {list(known_splits)}")
+    for lang in languages:
+        if lang not in known_langs:
+            raise LiveMathDataError(
+                f"unknown language {lang!r} for version {version}; known: {list(known_langs)}")
+    return version, splits, languages
+
+
+def validate_k_n(k: Any, n: Any) -> tuple[list[int], int]:
+    """ks as a list and n, checked: positive ints and max(k) <= n."""
+    ks = list(k) if isinstance(k, (list, tuple)) else [k]
+    for value in ks + [n]:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise LiveMathDataError(f"k and n must be positive integers, got k={k!r}, n={n!r}")
+    if max(ks) > n:
+        raise LiveMathDataError(
+            f"n={n} is smaller than max(k)={max(ks)}: every question needs at least "
+            f"max(k) samples (n = replication x max(k))")
+    return ks, n
+
+
+# --------------------------------------------------------------------------- paths
+@dataclass(frozen=True)
+class ResolvedPath:
+    """Where the data comes from: a local root directory or a hub dataset id."""
+
+    kind: str  # "local" | "hub"
+    location: str
+
+
+def resolve_path(path: str, cwd: Optional[str] = None,
+                 cache_dir: Optional[str] = None) -> ResolvedPath:
+    """Resolve *path* to a local root or a hub id.
+
+    Order: an absolute path is used as is; a relative path is looked up against the
+    current directory (OpenCompass task subprocesses run in the CLI's cwd), then against
+    ``COMPASS_DATA_CACHE``; ``opencompass/LiveMathBench`` also tries OpenCompass's own
+    local alias ``data/LiveMathBench`` in both places; otherwise an ``owner/name``
+    string is a hub id. Anything else fails, listing the places tried.
+    """
+    if not isinstance(path, str) or not path.strip():
+        raise LiveMathDataError(f"path must be a non-empty string, got {path!r}")
+    path = os.path.expanduser(path.strip())
+    if os.path.isabs(path):
+        return ResolvedPath("local", path)
+    cwd = cwd if cwd is not None else os.getcwd()
+    cache_dir = cache_dir if cache_dir is not None else os.environ.get("COMPASS_DATA_CACHE", "")
+    names = [path] + ([_OC_LOCAL_ALIAS] if path.rstrip("/") == _OC_HUB_ID else [])
+    bases = [cwd] + ([cache_dir] if cache_dir else [])
+    tried = []
+    for name in names:
+        for base in bases:
+            candidate = os.path.join(base, name)
+            tried.append(candidate)
+            if os.path.isdir(candidate):
+                return ResolvedPath("local", os.path.abspath(candidate))
+    if _HUB_ID_RE.match(path):
+        return ResolvedPath("hub", path)
+    raise LiveMathDataError(
+        f"LiveMathBench path {path!r} not found; tried {tried} "
+        "(relative paths resolve against the cwd, then COMPASS_DATA_CACHE)")
+
+
+# --------------------------------------------------------------------------- reading
+def _listing(directory: Path) -> str:
+    if not directory.is_dir():
+        return "(missing)"
+    entries = sorted(p.name + ("/" if p.is_dir() else "") for p in directory.iterdir())
+    return ", ".join(entries) if entries else "(empty)"
+
+
+def _check_row(row: Any, where: str) -> dict:
+    if not isinstance(row, dict):
+        raise LiveMathDataError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    for name in ("question", "answer"):
+        if name not in row or row[name] is None:
+            raise LiveMathDataError(f"{where}: missing field {name!r}")
+        value = row[name]
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise LiveMathDataError(
+                f"{where}: field {name!r} must be a string or number, got {type(value).__name__}")
+        if not str(value).strip():
+            raise LiveMathDataError(f"{where}: field {name!r} is empty")
+    qtype = row.get("question_type", "")
+    if qtype is None:
+        qtype = ""
+    if not isinstance(qtype, str):
+        raise LiveMathDataError(f"{where}: field 'question_type' must be a string")
+    return {"question": str(row["question"]), "answer": str(row["answer"]),
+            "question_type": qtype}
+
+
+def read_jsonl(file: Path) -> list[dict]:
+    """Rows of a JSONL file, validated; blank lines are skipped."""
+    rows = []
+    with open(file, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{file}:{lineno}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise LiveMathDataError(f"{where}: malformed JSON ({exc.msg} at column "
+                                        f"{exc.colno})") from None
+            rows.append(_check_row(row, where))
+    return rows
+
+
+def _read_local(root: str, version: str, split: str, lang: str) -> list[dict]:
+    root_dir = Path(root)
+    if not root_dir.is_dir():
+        raise LiveMathDataError(f"LiveMathBench directory {root_dir} does not exist; "
+                                f"{root_dir.parent} holds: {_listing(root_dir.parent)}")
+    version_dir = root_dir / version
+    if not version_dir.is_dir():
+        raise LiveMathDataError(f"no version directory {version_dir}; {root_dir} holds: "
+                                f"{_listing(root_dir)}")
+    file = version_dir / f"{split}_{lang}.jsonl"
+    if not file.is_file():
+        raise LiveMathDataError(f"missing data file {file}; {version_dir} holds: "
+                                f"{_listing(version_dir)}")
+    return read_jsonl(file)
+
+
+def _read_hub(hub_id: str, version: str, split: str, lang: str,
+              loader: Optional[Callable[..., Iterable[dict]]] = None) -> list[dict]:
+    config = f"v{version}_{split}_{lang}"
+    if loader is None:
+        import datasets  # honours HF_DATASETS_OFFLINE / the local cache by itself
+
+        loader = datasets.load_dataset
+    try:
+        data = loader(hub_id, config, split="test")
+    except Exception as exc:  # network, gating, missing cache: say which config and why
+        raise LiveMathDataError(
+            f"could not load hub dataset {hub_id!r} config {config!r}: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
+            "(offline? download it once or point `path` at a local copy)") from exc
+    return [_check_row(dict(row), f"{hub_id}[{config}] row {i}") for i, row in enumerate(data)]
+
+
+def load_records(path: str, dataset_splits: Sequence[str], dataset_languages: Sequence[str],
+                 cot: bool = True, version: str = "202412",
+                 hub_loader: Optional[Callable[..., Iterable[dict]]] = None) -> list[dict]:
+    """All rows for split × language (splits outer, languages inner), with our columns.
+
+    ``question_id`` is ``f"{split}_{lang}_{i}"`` with i the 0-based row index in its
+    file (blank lines not counted), so it survives OpenCompass's replication.
+    """
+    version, splits, languages = check_selection(version, dataset_splits, dataset_languages)
+    source = resolve_path(path)
+    records = []
+    for split in splits:
+        for lang in languages:
+            if source.kind == "local":
+                rows = _read_local(source.location, version, split, lang)
+            else:
+                rows = _read_hub(source.location, version, split, lang, hub_loader)
+            for i, row in enumerate(rows):
+                records.append({
+                    "question_id": f"{split}_{lang}_{i}",
+                    "split": split,
+                    "language": lang,
+                    "question_type": row["question_type"],
+                    "question": row["question"],
+                    "answer": row["answer"],
+                    "prompt": build_prompt(row["question"], lang, bool(cot)),
+                    "version": version,
+                })
+    if not records:
+        raise LiveMathDataError(f"no LiveMathBench rows for version {version}, splits "
+                                f"{splits}, languages {languages} under {source.location}")
+    return records

@@ -1,0 +1,273 @@
+"""A simulated OpenAI-compatible chat endpoint for offline runs and tests (pure core).
+
+``SimEndpoint`` serves ``POST /v1/chat/completions`` and ``GET /v1/models`` on
+127.0.0.1 (port 0 = any free port) from a :class:`http.server.ThreadingHTTPServer`
+in a daemon thread; what it answers is decided by a pluggable *responder*, a callable
+``(model, messages, params) -> str``.
+
+Two responders simulate models on a known question set:
+
+* :class:`ExactCountsResponder` answers question q correctly in exactly ``c_q`` of
+  every ``n`` calls for it, whatever the order or concurrency of the calls, so the
+  expected G-Pass@k of a run is known in advance;
+* :class:`ProbabilityResponder` answers correctly with a per-model, per-question
+  probability, reproducibly (the draw for the j-th call is seeded by
+  ``(seed, model, question, j)``).
+
+Questions are recognised as substrings of the last user message (the longest match
+wins, so a question that contains another is not confused with it).
+"""
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+__all__ = [
+    "ExactCountsResponder",
+    "ProbabilityResponder",
+    "SimEndpoint",
+    "SimQuestion",
+    "WRONG_ANSWER",
+    "questions_from_records",
+]
+
+Responder = Callable[[str, list, dict], str]
+
+#: The wrong final answer simulated models give; equal to no gold in our data.
+WRONG_ANSWER = "-987654321"
+
+
+@dataclass(frozen=True)
+class SimQuestion:
+    """A question the simulated model recognises, its gold answer, and its behaviour.
+
+    ``correct_forms`` are the ways a correct answer is written (cycled per call), e.g.
+    ``("\\frac{1}{2}", "\\dfrac{1}{2}")``; by default the gold itself.
+    """
+
+    text: str
+    gold: str
+    correct_forms: tuple[str, ...] = ()
+
+    def forms(self) -> tuple[str, ...]:
+        return self.correct_forms or (self.gold,)
+
+
+def questions_from_records(records: Sequence[Mapping[str, Any]]) -> list[SimQuestion]:
+    """SimQuestions from LiveMathBench rows (``question``/``answer``), e.g. the output of
+    :func:`gpassk_oc.core.livemath_data.load_records`; duplicates are dropped."""
+    seen: dict[str, SimQuestion] = {}
+    for row in records:
+        text = str(row["question"])
+        seen.setdefault(text, SimQuestion(text=text, gold=str(row["answer"])))
+    return list(seen.values())
+
+
+def _last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
+    for message in reversed(list(messages)):
+        if message.get("role") == "user":
+            content = message.get("content", "")
+            if isinstance(content, list):  # multimodal parts
+                return "\n".join(p.get("text", "") for p in content if isinstance(p, dict))
+            return str(content)
+    return ""
+
+
+class _QuestionMatcher:
+    def __init__(self, questions: Sequence[SimQuestion]):
+        self._by_text = {q.text: q for q in questions}
+        # longest first: a question that contains another must win
+        self._order = sorted(self._by_text, key=len, reverse=True)
+
+    def match(self, prompt: str) -> Optional[SimQuestion]:
+        for text in self._order:
+            if text in prompt:
+                return self._by_text[text]
+        return None
+
+
+def _answer(correct: bool, question: SimQuestion, call: int) -> str:
+    if correct:
+        forms = question.forms()
+        return f"Working step by step we find the result.\n\nFinal: $\\boxed{{{forms[call % len(forms)]}}}$"
+    if call % 2:  # half of the wrong answers state no boxed answer at all
+        return "I am not sure how to finish this problem."
+    return f"After some algebra the answer is $\\boxed{{{WRONG_ANSWER}}}$."
+
+
+class ExactCountsResponder:
+    """Correct in exactly ``counts[text]`` of every ``n`` calls for a question.
+
+    Call j (0-based, per question, counted under a lock) is correct iff ``j % n <
+    c_q``; over n calls that is exactly c_q correct answers regardless of which
+    thread arrives first. A prompt with no known question raises (HTTP 500).
+    """
+
+    def __init__(self, questions: Sequence[SimQuestion], counts: Mapping[str, int], n: int):
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        self.n = n
+        self.counts = dict(counts)
+        for q in questions:
+            c = self.counts.get(q.text)
+            if c is None or not 0 <= c <= n:
+                raise ValueError(f"count for {q.text[:40]!r} must lie in [0, {n}], got {c!r}")
+        self._matcher = _QuestionMatcher(questions)
+        self._calls: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def calls(self, text: str) -> int:
+        """How many calls question *text* has received."""
+        with self._lock:
+            return self._calls[text]
+
+    def __call__(self, model: str, messages: list, params: dict) -> str:
+        question = self._matcher.match(_last_user_text(messages))
+        if question is None:
+            raise LookupError("prompt contains no known question")
+        with self._lock:
+            call = self._calls[question.text]
+            self._calls[question.text] += 1
+        return _answer(call % self.n < self.counts[question.text], question, call)
+
+
+class ProbabilityResponder:
+    """Correct with probability ``probabilities[model][text]`` (seeded, reproducible).
+
+    The j-th call for (model, question) draws from ``random.Random(f"{seed}|{model}|
+    {text}|{j}")``, so the multiset of outcomes does not depend on call order. A model
+    missing from *probabilities* uses the ``"*"`` entry if present.
+    """
+
+    def __init__(self, questions: Sequence[SimQuestion],
+                 probabilities: Mapping[str, Mapping[str, float]], seed: int = 0):
+        self.probabilities = {m: dict(p) for m, p in probabilities.items()}
+        self.seed = seed
+        self._matcher = _QuestionMatcher(questions)
+        self._calls: Counter = Counter()
+        self._lock = threading.Lock()
+
+    def __call__(self, model: str, messages: list, params: dict) -> str:
+        question = self._matcher.match(_last_user_text(messages))
+        if question is None:
+            raise LookupError("prompt contains no known question")
+        table = self.probabilities.get(model, self.probabilities.get("*"))
+        if table is None:
+            raise LookupError(f"no probabilities for model {model!r}")
+        with self._lock:
+            call = self._calls[(model, question.text)]
+            self._calls[(model, question.text)] += 1
+        draw = random.Random(f"{self.seed}|{model}|{question.text}|{call}").random()
+        return _answer(draw < float(table.get(question.text, 0.0)), question, call)
+
+
+class SimEndpoint:
+    """OpenAI-compatible HTTP endpoint on 127.0.0.1 backed by a responder.
+
+    Use as a context manager (or call :meth:`start` / :meth:`stop`). ``url`` is the
+    ``openai_api_base`` to configure (``http://127.0.0.1:PORT/v1/``); ``requests``
+    records every chat request body (thread-safe) so callers can check what a client
+    sent, e.g. its temperature and top_p.
+    """
+
+    def __init__(self, responder: Responder, host: str = "127.0.0.1", port: int = 0,
+                 models: Sequence[str] = ("sim-model",)):
+        self.responder = responder
+        self.models = list(models)
+        self.requests: list[dict] = []
+        self._lock = threading.Lock()
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, body: dict) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server API)
+                if self.path.rstrip("/") == "/v1/models":
+                    self._send(200, {"object": "list", "data": [
+                        {"id": m, "object": "model", "owned_by": "gpassk-sim"}
+                        for m in endpoint.models]})
+                else:
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError:
+                    self._send(400, {"error": {"message": "malformed JSON body"}})
+                    return
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._send(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                with endpoint._lock:
+                    endpoint.requests.append(body)
+                model = str(body.get("model", ""))
+                try:
+                    text = endpoint.responder(model, body.get("messages") or [], body)
+                except Exception as exc:  # the client sees a 500 with the reason
+                    self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}",
+                                               "type": "server_error"}})
+                    return
+                self._send(200, {
+                    "id": f"chatcmpl-sim-{len(endpoint.requests)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": text}}],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                })
+
+        self._server = ThreadingHTTPServer((host, port), Handler)
+        self._server.daemon_threads = True
+        self._thread: Optional[threading.Thread] = None
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self._server.server_address[0]}:{self.port}/v1/"
+
+    @property
+    def num_requests(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def start(self) -> "SimEndpoint":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._server.serve_forever,
+                                            name="gpassk-sim-endpoint", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._server.shutdown()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self._server.server_close()
+
+    def __enter__(self) -> "SimEndpoint":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,109 @@
+"""Offline-safe OpenAI-compatible API model: ``gpassk_oc.models.OpenAICompatible``.
+
+OpenCompass's ``OpenAISDK`` builds a tokenizer eagerly in ``__init__``
+(``AutoTokenizer.from_pretrained(tokenizer_path or path)``, then tiktoken's 'gpt-4'
+BPE, which is *downloaded*), so an offline task crashes before sending a request.
+This subclass, registered in ``MODELS`` as ``GPassKOpenAICompatible``:
+
+* never downloads: with ``tokenizer_path`` it loads that tokenizer with
+  ``local_files_only=True`` (a local directory or an already cached hub id) and fails
+  clearly if it cannot; without it, token counts are *approximated* by
+  :func:`approx_token_count` (used only for OpenCompass's max_seq_len bookkeeping);
+* passes sampling settings to every request: ``temperature`` (as OpenAISDK does),
+  ``top_p`` and ``seed`` as standard OpenAI fields, ``top_k`` and
+  ``repetition_penalty`` in ``extra_body`` (understood by vLLM, LMDeploy, SGLang).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Dict, Optional
+
+from ._plugin import guarded_import, missing_name_hook
+
+try:
+    from opencompass.models import OpenAISDK
+    from opencompass.registry import MODELS
+except ImportError as _exc:  # surface the real cause in the task log (see _plugin)
+    raise guarded_import(__name__, _exc) from _exc
+
+__all__ = ["OpenAICompatible", "approx_token_count"]
+
+_CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+#: Characters per token assumed for non-CJK text. BPE tokenizers average ~4 characters
+#: per token on English prose and fewer on LaTeX/digits; 3 slightly over-counts, which
+#: only makes OpenCompass trim the output budget a little earlier (the safe side).
+CHARS_PER_TOKEN = 3.0
+
+
+def approx_token_count(text: str) -> int:
+    """Approximate token count: one per CJK character, ceil(other chars / 3)."""
+    if not text:
+        return 0
+    cjk = len(_CJK_RE.findall(text))
+    return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
+
+
+@MODELS.register_module(name="GPassKOpenAICompatible", force=False)
+class OpenAICompatible(OpenAISDK):
+    """``OpenAISDK`` that works offline and forwards top_p / top_k / seed / repetition_penalty.
+
+    Args (beyond OpenAISDK's, e.g. ``path``, ``openai_api_base``, ``key``,
+    ``query_per_second``, ``retry``, ``max_seq_len``, ``timeout``):
+        tokenizer_path: local tokenizer directory (or cached hub id); loaded with
+            ``local_files_only=True``. None → :func:`approx_token_count`.
+        temperature, top_p, seed: sent as request fields when not None.
+        top_k, repetition_penalty: sent in ``extra_body`` when not None.
+    """
+
+    def __init__(self, path: str = "gpt-3.5-turbo", *, tokenizer_path: Optional[str] = None,
+                 temperature: Optional[float] = None, top_p: Optional[float] = None,
+                 top_k: Optional[int] = None, repetition_penalty: Optional[float] = None,
+                 seed: Optional[int] = None, extra_body: Optional[Dict[str, Any]] = None,
+                 openai_extra_kwargs: Optional[Dict[str, Any]] = None,
+                 **kwargs: Any) -> None:
+        # read by _init_tokenizer, which OpenAI.__init__ calls
+        self._local_tokenizer_path = tokenizer_path
+        body = dict(extra_body or {})
+        if top_k is not None:
+            body["top_k"] = int(top_k)
+        if repetition_penalty is not None:
+            body["repetition_penalty"] = float(repetition_penalty)
+        request = dict(openai_extra_kwargs or {})
+        if top_p is not None:
+            request["top_p"] = float(top_p)
+        if seed is not None:
+            request["seed"] = int(seed)
+        super().__init__(path=path, tokenizer_path=tokenizer_path,
+                         temperature=None if temperature is None else float(temperature),
+                         extra_body=body or None, openai_extra_kwargs=request or None,
+                         **kwargs)
+        self.top_p, self.top_k, self.seed = top_p, top_k, seed
+        self.repetition_penalty = repetition_penalty
+
+    def _init_tokenizer(self) -> None:
+        """Replaces OpenAI._init_tokenizer: local tokenizer or approximation, no network."""
+        path = getattr(self, "_local_tokenizer_path", None)
+        if not path:
+            self.tokenizer, self.tokenizer_type = None, "approx"
+            return
+        from transformers import AutoTokenizer
+
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(
+                path, local_files_only=True, trust_remote_code=True)
+        except Exception as exc:
+            raise ValueError(
+                f"OpenAICompatible: cannot load tokenizer_path={path!r} from local files "
+                f"({type(exc).__name__}: {exc}); give a local tokenizer directory or "
+                "leave tokenizer_path unset to use the approximate token count") from exc
+        self.tokenizer_type = "hf"
+
+    def get_token_len(self, prompt: str) -> int:
+        """Token count of *prompt*: exact with a local tokenizer, else approximate."""
+        if self.tokenizer_type == "hf" and self.tokenizer is not None:
+            return len(self.tokenizer(prompt).input_ids)
+        return approx_token_count(prompt)
+
+
+__getattr__ = missing_name_hook(__name__, __all__)
