@@ -1,75 +1,156 @@
 """Final-answer extraction, canonical forms and rule-based equivalence (pure core).
 
-* :func:`extract_final_answer` takes the content of the last ``\\boxed{...}`` or
-  ``\\fbox{...}`` (nested braces allowed); when the response has no box it falls back to
-  an explicit "final answer is ..." / "答案是 ..." statement, and otherwise returns None
-  (no guessing from the last number: a wrong guess would be scored, a None is visible).
-* :func:`canonical_answer` is a cheap normal form used to deduplicate answers before any
-  expensive check (whitespace, ``\\left``/``\\right``, ``\\dfrac``, trailing period, …).
-* :func:`answers_equivalent` decides with math-verify whether a prediction equals the gold
-  answer.
+Extraction (:func:`extract_final_answer`)
+    1. The content of the *last* ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces,
+       ``\\boxed 5`` without braces, ``\\boxed{{5}}`` double braces).
+    2. If the line holding that last box holds several boxes, they are one answer to a
+       multi-part question and are joined as a comma list: ``\\boxed{1}, \\boxed{2}`` →
+       ``"1, 2"`` (math-verify reads a comma list as a set/tuple). Boxes on earlier lines are
+       intermediate results and are ignored.
+    3. Without any box: the last explicit statement "final answer is X" / "the answer is X" /
+       "Final Answer: X" / "答案是 X" / "最终答案为 X" (rest of that line, ``$`` and a trailing
+       period stripped).
+    4. Otherwise ``None`` — we never guess the last number: a guessed answer is scored
+       silently, a ``None`` is visible and counted (and scored wrong without a judge call).
+    An empty box yields ``None``.
+
+Canonical form (:func:`canonical_answer`)
+    A cheap, *certainly answer-preserving* normal form used to deduplicate answers before any
+    expensive check: whitespace, ``$``, ``\\left``/``\\right``, spacing macros,
+    ``\\displaystyle``, ``\\dfrac``/``\\tfrac`` → ``\\frac``, ``\\frac12`` → ``\\frac{1}{2}``,
+    empty ``\\text{}``, a trailing period. Two answers with equal canonical forms are the
+    same answer; different canonical forms may still be equivalent (that is what the rule
+    check and the judge decide).
+
+Rule check (:func:`check_answer`, :func:`answers_equivalent`)
+    Outcome ``'equal'``, ``'wrong'`` (confidently wrong) or ``'undecided'``, in this order:
+
+    * equal canonical forms → ``'equal'``;
+    * both sides exact rationals (integers, decimals, ``a/b``, ``\\frac{a}{b}``, optional sign,
+      no other characters) → compared exactly as :class:`fractions.Fraction`, definitive;
+    * both sides multiple-choice letter sets (``A``, ``BD``, ``A,C``; letters A–G only) →
+      compared as sets, definitive;
+    * otherwise math-verify ``parse``/``verify`` runs in a separate worker *process* with a
+      per-call deadline (:class:`MathVerifyPool`). math-verify's own timeouts use SIGALRM,
+      which only works in the main thread of the main interpreter; a worker process works
+      from any thread or process and a stuck worker is killed (SIGKILL) and replaced.
+      ``verify`` true → ``'equal'``. ``verify`` false is ``'wrong'`` only when both answers
+      are *plain math* — the canonical string contains no letters except whitelisted LaTeX
+      commands (``\\frac \\sqrt \\pi \\infty \\cup \\cdot`` …) so math-verify cannot have
+      extracted a fragment of a sentence — and both parse to closed numeric values (no free
+      symbols), or intervals / finite sets / unions / tuples of them. Everything else
+      (symbolic expressions with variables, equations, matrices, text, parse failures,
+      timeouts) is ``'undecided'`` and goes to the judge in cascade mode.
+    * a missing answer (``None`` / empty) is ``'wrong'``.
 """
 from __future__ import annotations
 
+import atexit
+import json
+import os
+import queue
 import re
+import select
+import subprocess
+import sys
 import threading
-from functools import lru_cache
-from typing import Optional
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterable, Literal, Optional, Sequence
 
-_BOX_RE = re.compile(r"\\(?:boxed|fbox)\s*")
+Outcome = Literal["equal", "wrong", "undecided"]
+
+# ----------------------------------------------------------------------------- extraction
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 _FALLBACK_RES = (
-    re.compile(r"(?:final answer|the answer)\s*(?:is|:)\s*(.+?)\s*(?:\.\s*)?$", re.I | re.M),
-    re.compile(r"(?:最终答案|答案)\s*(?:是|为|:|：)\s*(.+?)\s*[。.]?\s*$", re.M),
+    re.compile(r"(?:final answer|the answer)\s*(?:is|:)\s*:?\s*(.+?)\s*$", re.I | re.M),
+    re.compile(r"(?:最终答案|答案)\s*(?:是|为|:|：)\s*(.+?)\s*$", re.M),
 )
 
 
 def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
-    """Content of the brace group opening at text[start] == '{', and the index after it."""
+    """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
     depth = 0
-    for i in range(start, len(text)):
+    i = start
+    n = len(text)
+    while i < n:
         ch = text[i]
+        if ch == "\\":  # skip escaped characters such as \{ and \}
+            i += 2
+            continue
         if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
             if depth == 0:
                 return text[start + 1:i], i + 1
+        i += 1
     return None
 
 
-def boxed_answers(text: str) -> list[str]:
-    """Every ``\\boxed``/``\\fbox`` content in order (``\\boxed 5`` form included)."""
+def _unwrap_double(content: str) -> str:
+    """``{{5}}`` (a template artefact) → ``5``; ``{1}{2}`` is left alone."""
+    while content.startswith("{") and content.endswith("}"):
+        inner = _braced(content, 0)
+        if inner is None or inner[1] != len(content):
+            break
+        content = inner[0].strip()
+    return content
+
+
+def _boxes_with_pos(text: str) -> list[tuple[str, int]]:
     found = []
     for match in _BOX_RE.finditer(text):
         pos = match.end()
         if pos < len(text) and text[pos] == "{":
             group = _braced(text, pos)
             if group is not None:
-                found.append(group[0].strip())
-        elif match.group(0).endswith((" ", "\t")) or (pos < len(text) and text[pos] != "\\"):
+                found.append((_unwrap_double(group[0].strip()), match.start()))
+        elif pos > match.start() + 6 or (pos < len(text) and text[pos] not in "\\$"):
             token = re.match(r"[^\s$]+", text[pos:])
             if token:
-                found.append(token.group(0).strip())
+                found.append((token.group(0).strip(), match.start()))
     return found
 
 
+def boxed_answers(text: str) -> list[str]:
+    """Every ``\\boxed``/``\\fbox`` content in order (``\\boxed 5`` form included)."""
+    return [content for content, _ in _boxes_with_pos(text or "")]
+
+
 def extract_final_answer(text: Optional[str]) -> Optional[str]:
-    """The final answer of a model response, or None when it states none."""
+    """The final answer of a model response, or None when it states none (see module doc)."""
     if not text:
         return None
-    boxes = boxed_answers(text)
-    if boxes:
-        return boxes[-1]
+    last = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    if last >= 0:
+        # only the line holding the last box matters: scan from its start (fast on long texts)
+        line_start = text.rfind("\n", 0, last) + 1
+        boxes = _boxes_with_pos(text[line_start:])
+        if not boxes:  # e.g. an unclosed last box: fall back to every box in the text
+            boxes = _boxes_with_pos(text)
+            if boxes:
+                boxes = boxes[-1:]
+        parts = [b for b, _ in boxes if b]
+        if boxes:
+            return ", ".join(parts) if parts else None
     for pattern in _FALLBACK_RES:
         matches = pattern.findall(text)
         if matches:
-            return matches[-1].strip().strip("$").strip()
+            answer = matches[-1].strip().strip("$").strip()
+            answer = re.sub(r"[.。]$", "", answer).strip().strip("$").strip()
+            return answer or None
     return None
 
 
+# ----------------------------------------------------------------------------- canonical form
+
 _CANON_SUBS = (
-    (re.compile(r"\\left|\\right|\\!|\\,|\\;|\\:|\\ "), ""),
-    (re.compile(r"\\[dt]frac"), r"\\frac"),
+    (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|\\[!,;: ]|~"), ""),
+    (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
+    (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\s+"), ""),
     (re.compile(r"^\$+|\$+$"), ""),
@@ -87,28 +168,268 @@ def canonical_answer(answer: Optional[str]) -> str:
     return text
 
 
-@lru_cache(maxsize=65536)
-def _parse(latex: str, use_timeout: bool):
-    from math_verify import parse
+# ----------------------------------------------------------------------------- fast exact rules
 
-    return parse(f"${latex}$", parsing_timeout=5 if use_timeout else None)
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_RATIONAL_RES = (
+    re.compile(rf"^({_NUM})$"),
+    re.compile(rf"^([+-]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}$"),
+    re.compile(rf"^({_NUM})/({_NUM})$"),
+)
+_CHOICE_RE = re.compile(r"^(?:\\text\{)?([A-G](?:[,，、]?[A-G])*)\}?$")
+
+
+def as_rational(canonical: str) -> Optional[Fraction]:
+    """The exact value of a canonical answer that is a plain rational number, else None."""
+    if len(canonical) > 40:
+        return None
+    try:
+        m = _RATIONAL_RES[0].match(canonical)
+        if m:
+            return Fraction(m.group(1))
+        m = _RATIONAL_RES[1].match(canonical)
+        if m:
+            value = Fraction(m.group(2)) / Fraction(m.group(3))
+            return -value if m.group(1) == "-" else value
+        m = _RATIONAL_RES[2].match(canonical)
+        if m:
+            return Fraction(m.group(1)) / Fraction(m.group(2))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return None
+
+
+def as_choice(canonical: str) -> Optional[frozenset[str]]:
+    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``), else None."""
+    m = _CHOICE_RE.match(canonical)
+    if not m:
+        return None
+    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G")
+
+
+def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Definitive outcome from cheap exact rules, or None when math-verify is needed."""
+    if not pred_canon:
+        return "wrong"
+    if pred_canon == gold_canon:
+        return "equal"
+    p, g = as_rational(pred_canon), as_rational(gold_canon)
+    if p is not None and g is not None:
+        return "equal" if p == g else "wrong"
+    pc, gc = as_choice(pred_canon), as_choice(gold_canon)
+    if pc is not None and gc is not None:
+        return "equal" if pc == gc else "wrong"
+    return None
+
+
+# "plain math": no letters outside these commands, so math-verify sees the whole string
+_PLAIN_COMMANDS = re.compile(
+    r"\\(?:frac|sqrt|pi|infty|cup|cap|cdot|times|div|pm|le|ge|leq|geq|lt|gt|circ|"
+    r"left|right|in|emptyset|varnothing|mathbb\{R\}|\{|\}|%)"
+)
+_PLAIN_RE = re.compile(r"^[0-9+\-*/^_().,\[\]{}<>=|%°π√∞∪ ]*$")
+
+
+def is_plain_math(canonical: str) -> bool:
+    """True when *canonical* has no letters besides whitelisted math commands (see module doc)."""
+    stripped = _PLAIN_COMMANDS.sub(" ", canonical).replace("\\", "")
+    return bool(stripped.strip()) and bool(_PLAIN_RE.match(stripped))
+
+
+# ----------------------------------------------------------------------------- worker pool
+
+_WORKER_ENV_FLAG = "GPASSK_MV_WORKER"
+
+
+def _package_root() -> str:
+    return str(Path(__file__).resolve().parents[2])
+
+
+class MathVerifyPool:
+    """A few worker processes running math-verify with a per-call deadline.
+
+    Each worker is ``python -m gpassk_oc.core._mv_worker`` speaking JSON lines over pipes, so
+    it works from any thread, from daemonic worker processes (no ``multiprocessing``) and needs
+    no ``__main__`` guard. A call that exceeds ``timeout`` kills its worker (SIGKILL) and yields
+    ``'undecided'``; a fresh worker is started lazily for the next call.
+    """
+
+    def __init__(self, workers: int = 2, timeout: float = 5.0) -> None:
+        self.size = max(1, int(workers))
+        self.timeout = float(timeout)
+        self._idle: "queue.LifoQueue[Optional[subprocess.Popen]]" = queue.LifoQueue()
+        for _ in range(self.size):
+            self._idle.put(None)  # slot without a started process
+        self._procs: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+        self.timeouts = 0
+        self._closed = False
+
+    # -- process management
+    def _start(self) -> subprocess.Popen:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_package_root(), env.get("PYTHONPATH", "")) if p)
+        env[_WORKER_ENV_FLAG] = "1"
+        proc = subprocess.Popen(
+            [sys.executable, "-u", "-m", "gpassk_oc.core._mv_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, bufsize=0)
+        proc._gp_buf = b""  # type: ignore[attr-defined]
+        with self._lock:
+            self._procs.add(proc)
+        return proc
+
+    def _kill(self, proc: subprocess.Popen) -> None:
+        try:
+            proc.kill()
+            proc.wait(timeout=5)
+        except Exception:
+            pass
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                stream.close()  # type: ignore[union-attr]
+            except Exception:
+                pass
+        with self._lock:
+            self._procs.discard(proc)
+
+    def _readline(self, proc: subprocess.Popen, deadline: float) -> Optional[bytes]:
+        fd = proc.stdout.fileno()  # type: ignore[union-attr]
+        buf: bytes = proc._gp_buf  # type: ignore[attr-defined]
+        while b"\n" not in buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(fd, 65536)
+            if not chunk:  # worker died
+                raise EOFError
+            buf += chunk
+        line, _, rest = buf.partition(b"\n")
+        proc._gp_buf = rest  # type: ignore[attr-defined]
+        return line
+
+    # -- public
+    def check(self, pred: str, gold: str, timeout: Optional[float] = None) -> Outcome:
+        """math-verify outcome for one pair; 'undecided' on timeout or worker failure."""
+        if self._closed:
+            raise RuntimeError("MathVerifyPool is closed")
+        limit = self.timeout if timeout is None else timeout
+        proc = self._idle.get()
+        try:
+            for attempt in range(2):  # a worker that died between calls is replaced once
+                if proc is None or proc.poll() is not None:
+                    if proc is not None:
+                        self._kill(proc)
+                    proc = self._start()
+                    # startup (imports) does not count against the per-call deadline
+                    start_deadline = time.monotonic() + 120
+                    proc.stdin.write(b'["ping"]\n')  # type: ignore[union-attr]
+                    if self._readline(proc, start_deadline) is None:
+                        self._kill(proc)
+                        proc = None
+                        return "undecided"
+                try:
+                    proc.stdin.write(json.dumps([pred, gold]).encode() + b"\n")  # type: ignore[union-attr]
+                    line = self._readline(proc, time.monotonic() + limit)
+                except (BrokenPipeError, EOFError, OSError):
+                    self._kill(proc)
+                    proc = None
+                    continue
+                if line is None:  # deadline passed: the worker is stuck in sympy
+                    self.timeouts += 1
+                    self._kill(proc)
+                    proc = None
+                    return "undecided"
+                outcome = json.loads(line)
+                return outcome if outcome in ("equal", "wrong") else "undecided"
+            return "undecided"
+        finally:
+            self._idle.put(proc)
+
+    def check_many(self, pairs: Sequence[tuple[str, str]]) -> list[Outcome]:
+        """Outcomes for many (pred, gold) pairs, spread over the workers."""
+        if not pairs:
+            return []
+        if self.size == 1 or len(pairs) == 1:
+            return [self.check(p, g) for p, g in pairs]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(self.size) as ex:
+            return list(ex.map(lambda pg: self.check(pg[0], pg[1]), pairs))
+
+    def close(self) -> None:
+        """Kill every worker."""
+        self._closed = True
+        with self._lock:
+            procs = list(self._procs)
+        for proc in procs:
+            self._kill(proc)
+
+    def __enter__(self) -> "MathVerifyPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_DEFAULT_POOL: Optional[MathVerifyPool] = None
+_DEFAULT_POOL_LOCK = threading.Lock()
+
+
+def default_pool() -> MathVerifyPool:
+    """The process-wide pool used by :func:`answers_equivalent` (closed at exit)."""
+    global _DEFAULT_POOL
+    with _DEFAULT_POOL_LOCK:
+        if _DEFAULT_POOL is None:
+            workers = int(os.environ.get("GPASSK_MV_WORKERS", min(2, os.cpu_count() or 1)))
+            _DEFAULT_POOL = MathVerifyPool(workers=workers,
+                                           timeout=float(os.environ.get("GPASSK_MV_TIMEOUT", 5)))
+            atexit.register(_DEFAULT_POOL.close)
+        return _DEFAULT_POOL
+
+
+def check_answer(prediction: Optional[str], gold: str,
+                 pool: Optional[MathVerifyPool] = None) -> Outcome:
+    """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer."""
+    if prediction is None or not prediction.strip():
+        return "wrong"
+    pc, gc = canonical_answer(prediction), canonical_answer(gold)
+    quick = fast_check(pc, gc)
+    if quick is not None:
+        return quick
+    return (pool or default_pool()).check(pc, gc)
+
+
+def check_answers(pairs: Iterable[tuple[Optional[str], str]],
+                  pool: Optional[MathVerifyPool] = None) -> list[Outcome]:
+    """:func:`check_answer` over many pairs; each distinct canonical pair is checked once."""
+    pairs = list(pairs)
+    keys = [(canonical_answer(p) if p and p.strip() else "", canonical_answer(g)) for p, g in pairs]
+    outcomes: dict[tuple[str, str], Outcome] = {}
+    slow: list[tuple[str, str]] = []
+    for key in keys:
+        if key in outcomes:
+            continue
+        quick = fast_check(*key)
+        if quick is None:
+            outcomes[key] = "undecided"
+            slow.append(key)
+        else:
+            outcomes[key] = quick
+    if slow:
+        for key, outcome in zip(slow, (pool or default_pool()).check_many(slow)):
+            outcomes[key] = outcome
+    return [outcomes[key] for key in keys]
 
 
 def answers_equivalent(prediction: Optional[str], gold: str) -> bool:
-    """True when math-verify finds *prediction* equal to *gold* (both final answers)."""
-    if prediction is None or not prediction.strip():
-        return False
-    if canonical_answer(prediction) == canonical_answer(gold):
-        return True
-    from math_verify import verify
+    """True when *prediction* is equal to *gold* by the rules (exact forms or math-verify).
 
-    # math-verify's own timeout uses SIGALRM, which only works in the main thread
-    main = threading.current_thread() is threading.main_thread()
-    try:
-        gold_parsed = _parse(gold, main)
-        pred_parsed = _parse(prediction, main)
-        if not gold_parsed or not pred_parsed:
-            return False
-        return bool(verify(gold_parsed, pred_parsed, timeout_seconds=5 if main else None))
-    except Exception:  # math-verify raises on pathological input; not equal is the safe answer
-        return False
+    Safe to call from any thread or process; a pathological expression times out (default
+    5 s, env ``GPASSK_MV_TIMEOUT``) and counts as not equivalent.
+    """
+    return check_answer(prediction, gold) == "equal"
