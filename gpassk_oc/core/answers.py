@@ -66,7 +66,7 @@ Outcome = Literal["equal", "wrong", "undecided"]
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 _FALLBACK_RES = (
     re.compile(r"(?:final answer|the answer)\s*(?:is|:)\s*:?\s*(.+?)\s*$", re.I | re.M),
-    re.compile(r"(?:最终答案|答案)\s*(?:是|为|:|：)\s*(.+?)\s*$", re.M),
+    re.compile(r"(?:最终答案|答案)\s*(?:是|为)?\s*(?:是|为|:|：)\s*(.+?)\s*$", re.M),
 )
 
 
@@ -153,8 +153,6 @@ _CANON_SUBS = (
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\s+"), ""),
-    (re.compile(r"^\$+|\$+$"), ""),
-    (re.compile(r"[.。]$"), ""),
 )
 
 
@@ -165,6 +163,10 @@ def canonical_answer(answer: Optional[str]) -> str:
     text = answer.strip()
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
+    previous = None
+    while text != previous:  # "$5$." → "5"
+        previous = text
+        text = text.strip("$").rstrip(".。")
     return text
 
 

@@ -1,0 +1,158 @@
+"""Answer extraction, canonical forms and rule equivalence (expected values written by hand)."""
+import threading
+import time
+
+import pytest
+
+from gpassk_oc.core.answers import (MathVerifyPool, answers_equivalent, as_rational,
+                                    boxed_answers, canonical_answer, check_answer,
+                                    check_answers, extract_final_answer, is_plain_math)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with MathVerifyPool(workers=2, timeout=3.0) as p:
+        yield p
+
+
+@pytest.mark.parametrize("text, expected", [
+    (r"so the answer is \boxed{42}.", "42"),
+    (r"\boxed{\frac{1}{2}}", r"\frac{1}{2}"),
+    (r"\boxed{\left\{1, \{2\}\right\}}", r"\left\{1, \{2\}\right\}"),   # nested + escaped braces
+    (r"\boxed{{7}}", "7"),                                              # doubled braces
+    (r"\fbox{x+1}", "x+1"),
+    (r"\boxed 5", "5"),
+    ("first \\boxed{1}\nlater \\boxed{2}", "2"),                        # last box wins
+    ("try \\boxed{9}\nThus $x=\\boxed{1}$ and $y=\\boxed{-2}$", "1, -2"),  # same last line joined
+    (r"\boxed{3} and \fbox{4}", "3, 4"),
+    ("The final answer is $\\frac{3}{4}$.", r"\frac{3}{4}"),
+    ("Final Answer: 12", "12"),
+    ("blah\nThe answer is 7.\nmore text", "7"),
+    ("所以答案是 $\\sqrt{3}$。", r"\sqrt{3}"),
+    ("最终答案为：北京", "北京"),
+    ("I computed 1, 2 and finally 42", None),    # no guessing from the last number
+    (r"\boxed{}", None),
+    ("", None),
+    (None, None),
+    (r"\boxed{\text{(A)}}", r"\text{(A)}"),
+])
+def test_extract_final_answer(text, expected):
+    assert extract_final_answer(text) == expected
+
+
+def test_boxed_answers_in_order_and_unclosed_box_ignored():
+    assert boxed_answers(r"\boxed{a} \fbox{b{c}} \boxed{d") == ["a", "b{c}"]
+    assert extract_final_answer("\\boxed{5}\nthen \\boxed{unclosed") == "5"
+    assert boxed_answers(r"\boxedx{1}") == []  # a different macro
+
+
+def test_extraction_of_long_text_is_fast():
+    text = ("lorem ipsum " * 2000 + "\n") * 10 + r"\boxed{\frac{1}{2}}"
+    t0 = time.perf_counter()
+    for _ in range(200):
+        assert extract_final_answer(text) == r"\frac{1}{2}"
+    assert time.perf_counter() - t0 < 1.0
+
+
+@pytest.mark.parametrize("a, b", [
+    (r"\dfrac{1}{2}", r"\frac{1}{2}"), (r"\frac12", r"\frac{1}{2}"), ("$5$.", "5"),
+    (r"\left( 1, 2 \right)", "(1,2)"), (r"x \, = \; 3", "x=3"), (r"\text{ } 4", "4"),
+])
+def test_canonical_equal(a, b):
+    assert canonical_answer(a) == canonical_answer(b)
+
+
+@pytest.mark.parametrize("a, b", [("12", "1 2x"), (r"\frac{1}{2}", r"\frac{2}{1}"), ("(1,2)", "[1,2]")])
+def test_canonical_different(a, b):
+    assert canonical_answer(a) != canonical_answer(b)
+
+
+def test_as_rational():
+    from fractions import Fraction
+    assert as_rational("0.5") == Fraction(1, 2)
+    assert as_rational(r"-\frac{3}{6}") == Fraction(-1, 2)
+    assert as_rational("1/3") == Fraction(1, 3)
+    assert as_rational(r"\frac{1}{0}") is None
+    assert as_rational("x") is None and as_rational("1,2") is None
+
+
+@pytest.mark.parametrize("pred, gold, expected", [
+    (r"\frac{1}{2}", "0.5", "equal"),
+    (r"\dfrac12", "1/2", "equal"),
+    ("0.50", r"\frac{1}{2}", "equal"),
+    ("0.3", r"\frac{1}{3}", "wrong"),               # exact rationals differ: definitive
+    (r"\frac{\sqrt{2}}{2}", r"\frac{1}{\sqrt{2}}", "equal"),
+    (r"2\sqrt{2}", r"\sqrt{8}", "equal"),
+    (r"\sqrt{3}", r"\sqrt{2}", "wrong"),            # closed numeric values differ
+    ("(1,2]", r"(1, 2]", "equal"),
+    (r"(1,2]", "[1,2]", "wrong"),                   # intervals differ
+    (r"\{1,2,3\}", r"\{3,2,1\}", "equal"),
+    (r"\{1,2\}", r"\{1,3\}", "wrong"),              # sets differ
+    ("x+1", "1+x", "equal"),
+    ("x+2", "x+1", "undecided"),                    # symbolic: not confidently wrong
+    ("5 apples", "6", "undecided"),                 # text around a number: judge decides
+    (r"\text{Monday}", r"\text{Tuesday}", "undecided"),
+    ("北京", "北京", "equal"),
+    ("北京", "上海", "undecided"),                   # Chinese text: judge decides
+    ("B", "A", "wrong"), ("AC", "A,C", "equal"),    # multiple-choice letters
+    (None, "3", "wrong"), ("  ", "3", "wrong"),
+])
+def test_check_answer(pool, pred, gold, expected):
+    assert check_answer(pred, gold, pool) == expected
+
+
+def test_check_answers_dedups(pool):
+    calls = []
+    orig = pool.check
+    pool.check = lambda p, g, timeout=None: calls.append((p, g)) or orig(p, g, timeout)
+    try:
+        out = check_answers([("x+1", "1+x"), ("x + 1", "1+x"), ("0.5", "1/2"), ("x+1", "1+x")], pool)
+    finally:
+        del pool.check
+    assert out == ["equal", "equal", "equal", "equal"]
+    assert calls == [("x+1", "1+x")]  # one math-verify call for three identical pairs
+
+
+def test_is_plain_math():
+    assert is_plain_math(r"\frac{\sqrt{2}}{2}") and is_plain_math(r"(1,2]\cup[3,\infty)")
+    assert not is_plain_math("5apples") and not is_plain_math("x+1") and not is_plain_math("")
+
+
+def test_pathological_expression_times_out_from_worker_thread():
+    """math-verify's SIGALRM timeout cannot work here; the worker process is killed instead."""
+    pool = MathVerifyPool(workers=1, timeout=1.5)
+    result = {}
+
+    def work():
+        t0 = time.monotonic()
+        result["outcome"] = pool.check(r"9^{9^{9^{9}}}", "1")
+        result["elapsed"] = time.monotonic() - t0
+        result["after"] = pool.check("0.5", r"\frac{1}{2}")  # a fresh worker replaces it
+
+    try:
+        pool.check("1", "1")  # warm up: worker start-up is not part of the deadline
+        th = threading.Thread(target=work)
+        th.start()
+        th.join(30)
+        assert not th.is_alive()
+        assert result["outcome"] == "undecided"
+        assert result["elapsed"] < 5
+        assert result["after"] == "equal"
+        assert pool.timeouts == 1
+    finally:
+        pool.close()
+
+
+def test_answers_equivalent_public_api_from_threads():
+    out = [None] * 4
+    cases = [(r"\frac{1}{2}", "0.5", True), ("x^2", "x*x", True), ("2", "3", False), (None, "1", False)]
+
+    def run(i):
+        out[i] = answers_equivalent(cases[i][0], cases[i][1])
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert out == [c[2] for c in cases]
