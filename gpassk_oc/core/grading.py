@@ -189,9 +189,9 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     counts["samples"] = sum(len(ex) for ex in extracted)
     bar = _bar(counts["samples"], policy.progress)
 
-    def postfix() -> None:
+    def postfix(refresh: bool = False) -> None:
         bar.set_postfix(rule=counts["rule_decided"], cache=counts["cache_hits"],
-                        judged=counts["judged"], unjudged=counts["unjudged"], refresh=False)
+                        judged=counts["judged"], unjudged=counts["unjudged"], refresh=refresh)
 
     # ---- rules: each distinct (gold, answer) once
     rule: dict[tuple[str, str], Outcome] = {}
@@ -247,6 +247,7 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
         if pairs:
             _judge_pairs(pairs, policy, cache, counts, correct, source, errors, bar, postfix)
     finally:
+        postfix(refresh=True)  # the final counts are always shown once
         bar.close()
         if cache is not None:
             cache.close()
