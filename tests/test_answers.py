@@ -156,3 +156,30 @@ def test_answers_equivalent_public_api_from_threads():
     for t in threads:
         t.join(60)
     assert out == [c[2] for c in cases]
+
+
+@pytest.mark.parametrize("latex, value", [
+    (r"2\sqrt{3}", 2 * 3 ** 0.5), (r"\frac{\sqrt{2}}{2}", 2 ** 0.5 / 2), (r"\frac{\pi}{4}", 0.7853981633974483),
+    (r"\sqrt[3]{8}", 2.0), ("2^{-1}", 0.5), ("(1+2)(3)", 9.0), (r"-\frac{3}{4}", -0.75),
+    ("2^10", None),            # ambiguous in LaTeX (2¹0): not decided by the fast path
+    (r"\sqrt{-1}", None), (r"\frac{1}{0}", None), ("x", None), ("1.5.2", None),
+    (r"9^{9^{9^{9}}}", None),  # refused, not computed
+])
+def test_numeric_value(latex, value):
+    from gpassk_oc.core.answers import numeric_value
+    got = numeric_value(canonical_answer(latex))
+    assert got == pytest.approx(value) if value is not None else got is None
+
+
+@pytest.mark.parametrize("pred, gold, expected", [
+    (r"\frac{1}{\sqrt2}", r"\frac{\sqrt{2}}{2}", "equal"),
+    ("0.7071", r"\frac{\sqrt2}{2}", "wrong"),
+    (r"(0,\frac{1}{2})", "(0,0.5)", "equal"),
+    (r"(-\infty, 2)", r"(-\infty,2]", "wrong"),
+    (r"\{1,2,3\}", r"\{3,2,1\}", "equal"),
+    (r"\{1,1,2\}", r"\{1,2\}", None),          # repeated element: leave it to math-verify
+    ("x+1", "1+x", None),
+])
+def test_fast_check_without_sympy(pred, gold, expected):
+    from gpassk_oc.core.answers import fast_check
+    assert fast_check(canonical_answer(pred), canonical_answer(gold)) == expected
