@@ -3,7 +3,8 @@
 ``JudgeServer(truth)`` serves ``POST /v1/chat/completions``. It finds which
 (question, answer) of its ground-truth table a prompt is about *without knowing our prompt
 wording*: the question is the longest known question contained in the prompt, and the
-answer is a known answer of that question that occupies a whole line of the prompt. It
+answer is the last line of the prompt that is a known answer of that question (prompts put
+the candidate after the reference answer). It
 replies ``\\boxed{yes}``/``\\boxed{no}`` (or a bare word with ``bare=True``) from the table.
 
 Faults, drawn per request from a seeded RNG: ``p_500`` (HTTP 503), ``p_garbage`` (a reply
@@ -55,11 +56,13 @@ class JudgeServer:
         if not questions:
             return None
         q = max(questions, key=len)
-        lines = {line.strip() for line in prompt.splitlines()}
-        answers = [a for a in self.by_question[q] if a.strip() in lines]
-        if not answers:
-            return None
-        return q, max(answers, key=len)
+        known = {a.strip(): a for a in self.by_question[q]}
+        # the candidate is the *last* line that is a known answer: prompts quote the
+        # reference answer (which may itself be a known answer form) before the candidate
+        for line in reversed(prompt.splitlines()):
+            if line.strip() in known:
+                return q, known[line.strip()]
+        return None
 
     def _handler(server_self):  # noqa: N805 - closure over the JudgeServer
         class Handler(BaseHTTPRequestHandler):

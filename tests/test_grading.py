@@ -32,7 +32,7 @@ ITEMS = [
      "responses": [box("0.5"), box(r"\dfrac12"), box("1/2"), box("0.6"), "I give up.",
                    box(r"\text{one half}"), box(r"\text{one half}")]},
     {"question": Q2, "gold": "x^2+1", "language": "en",
-     "responses": [box("1+x^2"), box("x^2+2"), box("x^2+2"), box("x^{2} + 2"), box(r"x^2 + 1")]},
+     "responses": [box("1+x^2"), box("x^2+2"), box("x^2+2"), box("2 + x^2"), box(r"x^2 + 1")]},
     {"question": Q3, "gold": "北京", "language": "cn",
      "responses": [box("北京"), "答案是 上海。", box("上海"), box("上海"), box("南京")]},
     # a replica of Q1: its pair is shared with the first item
@@ -40,7 +40,7 @@ ITEMS = [
      "responses": [box(r"\text{one half}"), box("0.5")]},
 ]
 # the pairs the rules cannot decide, with the judge's ground truth
-TRUTH = {(Q1, r"\text{one half}"): True, (Q2, "x^2+2"): False, (Q2, "x^{2} + 2"): False,
+TRUTH = {(Q1, r"\text{one half}"): True, (Q2, "x^2+2"): False, (Q2, "2 + x^2"): False,
          (Q3, "上海"): False, (Q3, "南京"): False}
 EXPECTED = [[True, True, True, False, False, True, True],
             [True, False, False, False, True],
@@ -65,7 +65,7 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 5 unique undecided pairs
         c = res.counts
         assert (c["samples"], c["unique_pairs"], c["judged_pairs"], c["judge_calls"]) == (19, 5, 5, 5)
-        # samples decided by the judge: one half ×3, x^2+2 ×2, x^{2}+2, 上海 ×3, 南京
+        # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京
         assert (c["judged"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
@@ -90,7 +90,7 @@ def test_rules_only_and_judge_only(tmp_path):
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
     # distinct canonical answers with an answer: Q1 5 (0.5, \frac{1}{2}, 1/2, 0.6, one half),
-    # Q2 3 (1+x^2, x^2+2, x^2+1) + x^{2}+2, Q3 3
+    # Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
     assert res.counts["judge_calls"] == 12 and res.counts["rule_decided"] == 1
 
 
@@ -120,7 +120,7 @@ def test_endpoint_down_raises_clear_error_and_keeps_cache(tmp_path):
     with pytest.raises(UnjudgedError) as info:
         grade(ITEMS, dead)
     msg = str(info.value)
-    assert "7 of 19 samples" in msg  # x^2+2 ×2, x^{2}+2, 上海 ×3, 南京 and "4 distinct answers" in msg
+    assert "7 of 19 samples" in msg  # x^2+2 ×2, 2+x^2, 上海 ×3, 南京 and "4 distinct answers" in msg
     assert "127.0.0.1:9/v1/chat/completions: ConnectError ×8" in msg  # 4 pairs × 2 attempts
     assert str(tmp_path) in msg and "rerun the same command" in msg
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # cache intact

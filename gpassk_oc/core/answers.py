@@ -57,6 +57,7 @@ import sys
 import threading
 import time
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Literal, Optional, Sequence
 
@@ -121,22 +122,30 @@ def boxed_answers(text: str) -> list[str]:
     return [content for content, _ in _boxes_with_pos(text or "")]
 
 
+@lru_cache(maxsize=65536)
+def _answer_from_last_line(tail: str) -> Optional[str]:
+    """'' for only empty boxes, None for no complete box, else the (joined) answer."""
+    boxes = _boxes_with_pos(tail)
+    if not boxes:
+        return None
+    return ", ".join(b for b, _ in boxes if b)
+
+
 def extract_final_answer(text: Optional[str]) -> Optional[str]:
     """The final answer of a model response, or None when it states none (see module doc)."""
     if not text:
         return None
     last = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
     if last >= 0:
-        # only the line holding the last box matters: scan from its start (fast on long texts)
+        # only the line holding the last box matters: scan from its start (fast on long texts);
+        # final lines repeat a lot across samples, so their parse is memoised
         line_start = text.rfind("\n", 0, last) + 1
-        boxes = _boxes_with_pos(text[line_start:])
-        if not boxes:  # e.g. an unclosed last box: fall back to every box in the text
-            boxes = _boxes_with_pos(text)
-            if boxes:
-                boxes = boxes[-1:]
-        parts = [b for b, _ in boxes if b]
+        found = _answer_from_last_line(text[line_start:])
+        if found is not None:
+            return found or None
+        boxes = _boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
         if boxes:
-            return ", ".join(parts) if parts else None
+            return boxes[-1][0] or None
     for pattern in _FALLBACK_RES:
         matches = pattern.findall(text)
         if matches:
@@ -152,6 +161,7 @@ _CANON_SUBS = (
     (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|\\[!,;: ]|~"), ""),
     (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
+    (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}"), r"\1\2"),  # x^{2} → x^2
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\s+"), ""),
 )
@@ -213,7 +223,10 @@ def as_choice(canonical: str) -> Optional[frozenset[str]]:
 # --- closed numeric expressions without sympy: \frac, \sqrt, \pi, ^, implicit products.
 # math-verify costs ~2 ms per new pair; this evaluator ~20 µs, so most numeric answers never
 # reach the worker pool. Only the tokens below are accepted; anything else returns None.
-_TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|[-+*/^(){}\[\]]")
+_TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|[-+*/^(){}\[\]]|[a-df-hj-z]")
+# single-letter variables (not e, i: constants); a run of letters (sin, ab) is not accepted
+_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Zei]")
+_POINTS = (0.6180339887, 1.4142135623, -0.7320508075)
 _REL_EQUAL = 1e-9   # numerically equal: relative difference below this
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
 
@@ -228,9 +241,10 @@ def _tokens(text: str) -> Optional[list[str]]:
 class _Eval:
     """Recursive-descent evaluator over the tokens of one canonical answer."""
 
-    def __init__(self, tokens: list[str]) -> None:
+    def __init__(self, tokens: list[str], env: Optional[dict[str, float]] = None) -> None:
         self.t = tokens
         self.i = 0
+        self.env = env or {}
 
     def peek(self) -> Optional[str]:
         return self.t[self.i] if self.i < len(self.t) else None
@@ -254,7 +268,7 @@ class _Eval:
                 self.take()
                 rhs = self.unary()
                 value = value / rhs if tok == "/" else value * rhs
-            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi"):
+            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or (tok is not None and tok.isalpha()):
                 value = value * self.power()  # implicit product: 2\sqrt{3}, 3\pi
             else:
                 return value
@@ -292,6 +306,8 @@ class _Eval:
             return float(tok)
         if tok == "\\pi":
             return math.pi
+        if tok.isalpha():
+            return self.env[tok]  # KeyError: no value given (numeric_value) -> None
         if tok in ("(", "{"):
             value = self.expr()
             if self.take() != (")" if tok == "(" else "}"):
@@ -327,9 +343,87 @@ def numeric_value(canonical: str) -> Optional[float]:
         value = ev.expr()
         if ev.i != len(ev.t):
             return None
-    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError):
+    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
         return None
     return value if math.isfinite(value) else None
+
+
+def _variables(canonical: str) -> Optional[list[str]]:
+    """Single-letter variables of an arithmetic expression, or None if it is not one."""
+    if not canonical or len(canonical) > 80 or "=" in canonical:
+        return None
+    stripped = re.sub(r"\\(?:frac|sqrt|pi|cdot|times|infty)", " ", canonical)
+    if _LETTER_RUN_RE.search(stripped) or "\\" in stripped:
+        return None
+    return sorted({ch for ch in stripped if ch.isalpha()})
+
+
+def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]:
+    tokens = _tokens(canonical)
+    if not tokens or "\\infty" in tokens:
+        return None
+    values = []
+    for k, base in enumerate(_POINTS):
+        env = {name: base + 0.37 * j + 0.11 * k for j, name in enumerate(names)}
+        ev = _Eval(list(tokens), env)
+        try:
+            value = ev.expr()
+            if ev.i != len(ev.t) or not math.isfinite(value):
+                return None
+        except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
+            return None
+        values.append(value)
+    return values
+
+
+def symbolic_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Identity test of single-variable-letter expressions at three fixed irrational points.
+
+    Equal at every point (within 1e-9 relative) → 'equal' (a polynomial/rational identity that
+    holds at generic points, Schwartz–Zippel); different at some point → 'undecided': not
+    equal, yet not *confidently wrong* because variables are involved (e.g. the problem may
+    define x), so cascade asks the judge and rules mode scores it False. None otherwise.
+    """
+    pv, gv = _variables(pred_canon), _variables(gold_canon)
+    if pv is None or gv is None or not (pv or gv):
+        return None
+    names = sorted(set(pv) | set(gv))
+    a, b = _values_at_points(pred_canon, names), _values_at_points(gold_canon, names)
+    if a is None or b is None:
+        return None
+    outcomes = [_compare_numbers(x, y) for x, y in zip(a, b)]
+    if all(o == "equal" for o in outcomes):
+        return "equal"
+    if "wrong" in outcomes:
+        return "undecided"
+    return None
+
+
+_TEXT_WRAP_RE = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}$")
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def as_text(canonical: str) -> Optional[str]:
+    """Normalised text of a text answer (``\\text{...}`` wrapper or containing CJK), else None."""
+    m = _TEXT_WRAP_RE.match(canonical)
+    if m:
+        return m.group(1).lower()
+    if _CJK_RE.search(canonical) and "\\" not in canonical and "$" not in canonical:
+        return canonical.lower()
+    return None
+
+
+def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Text answers: equal normalised text → 'equal'; if one side is text and the other is
+    a bare word or text → 'undecided' (wording is the judge's job); None otherwise."""
+    pt, gt = as_text(pred_canon), as_text(gold_canon)
+    if pt is None and gt is None:
+        return None
+    pt = pt if pt is not None else (pred_canon.lower() if pred_canon.isalpha() else None)
+    gt = gt if gt is not None else (gold_canon.lower() if gold_canon.isalpha() else None)
+    if pt is None or gt is None:
+        return None
+    return "equal" if pt == gt else "undecided"
 
 
 def _compare_numbers(a: float, b: float) -> Optional[Outcome]:
@@ -408,7 +502,9 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 
     In order: empty → wrong; equal canonical forms; exact rationals (Fraction); closed
     arithmetic values (float, equal within 1e-9 relative, different beyond 1e-6); finite sets
-    and two-endpoint intervals of such values; multiple-choice letter sets.
+    and two-endpoint intervals of such values; multiple-choice letter sets (all definitive);
+    then :func:`symbolic_check` and :func:`text_check`, which may also return 'undecided'
+    (final: not equal, judge needed, no math-verify call).
     """
     if not pred_canon:
         return "wrong"
@@ -427,7 +523,11 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
-    return None
+    if pv is None or gv is None:
+        found = symbolic_check(pred_canon, gold_canon)
+        if found is not None:
+            return found
+    return text_check(pred_canon, gold_canon)
 
 
 # "plain math": no letters outside these commands, so math-verify sees the whole string
