@@ -11,8 +11,9 @@
 Answer diversity mimics real models: per question an accuracy drawn from Beta(0.7, 0.7),
 correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
 ``0.5``, ``\\dfrac12``, ``1/2`` …) with one dominant form, wrong samples concentrated on 1–4
-distractors (Zipf weights) plus 4 % one-off answers, 3 % truncated responses without any
-answer, and 10 % of responses with an intermediate box on an earlier line.
+distractors (Zipf weights) plus 4 % one-off answers, 3 % truncated responses without a final
+answer, and 10 % of responses with an intermediate box on an earlier line. Responses have
+10–30 lines of mixed prose/LaTeX (≈1–3 kB; real reasoning traces are usually longer).
 
 Prints ``RESULT judge_calls_per_sample=<x> rule_scoring_speedup=<y>`` and the figures behind it.
 """
@@ -111,16 +112,19 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
     return letter, [letter, rf"\text{{{letter}}}"], lambda: rng.choice([c for c in "ABCD" if c != letter])
 
 
-def _response(answer: str | None, rng: random.Random) -> str:
-    lines = rng.sample(FILLER, rng.randint(5, 10))
+def _response(answer: str | None, rng: random.Random) -> tuple[str, str | None]:
+    """(response text, the intermediate boxed value if the response has one)."""
+    lines = rng.choices(FILLER, k=rng.randint(10, 30))
+    middle = None
     if rng.random() < 0.10:
-        lines.insert(rng.randint(0, len(lines)), rf"An intermediate value is $\boxed{{{rng.randint(1, 99)}}}$.")
-    if answer is None:  # truncated generation
-        return "\n".join(lines)
+        middle = str(rng.randint(100000, 999999))  # never a gold value
+        lines.insert(rng.randint(0, len(lines)), rf"An intermediate value is $\boxed{{{middle}}}$.")
+    if answer is None:  # truncated generation: only the intermediate box, if any, remains
+        return "\n".join(lines), middle
     lines.append(rng.choice([rf"Therefore, the final answer is $\boxed{{{answer}}}$.",
                              rf"所以答案为 $\boxed{{{answer}}}$。",
                              rf"$$\boxed{{{answer}}}$$"]))
-    return "\n".join(lines)
+    return "\n".join(lines), None
 
 
 def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
@@ -150,10 +154,13 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                     answer = answer + "1"
             else:
                 answer, ok = rng.choices(distractors, dist_w)[0], False
-            responses.append(_response(answer, rng))
+            text, middle = _response(answer, rng)
+            responses.append(text)
             truth.append(ok)
             if answer is not None:
                 table[(question, answer)] = ok
+            elif middle is not None:  # extraction sees the intermediate box: a wrong answer
+                table[(question, middle)] = False
         items.append({"question": question, "gold": gold,
                       "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
                       "responses": responses})

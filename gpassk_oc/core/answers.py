@@ -268,7 +268,9 @@ class _Eval:
                 self.take()
                 rhs = self.unary()
                 value = value / rhs if tok == "/" else value * rhs
-            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or (tok is not None and tok.isalpha()):
+            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or (tok is not None and tok.isalpha()) \
+                    or (tok is not None and (tok[0].isdigit() or tok[0] == ".")
+                        and self.t[self.i - 1] in (")", "}")):  # \sqrt{3}7, (2)3
                 value = value * self.power()  # implicit product: 2\sqrt{3}, 3\pi
             else:
                 return value
@@ -414,11 +416,22 @@ def as_text(canonical: str) -> Optional[str]:
 
 
 def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
-    """Text answers: equal normalised text → 'equal'; if one side is text and the other is
-    a bare word or text → 'undecided' (wording is the judge's job); None otherwise."""
+    """Text answers: equal normalised text → 'equal'; one side text and the other a bare word,
+    text or a number → 'undecided' (wording is the judge's job, e.g. 三 vs 3); one side a
+    choice letter and the other a number → 'undecided' (only the options in the question can
+    tell); None otherwise."""
     pt, gt = as_text(pred_canon), as_text(gold_canon)
     if pt is None and gt is None:
+        pc, gc = as_choice(pred_canon), as_choice(gold_canon)
+        if (pc is None) != (gc is None):
+            other = gold_canon if pc is not None else pred_canon
+            if as_rational(other) is not None or numeric_value(other) is not None:
+                return "undecided"
         return None
+    for one, other in ((pt, gold_canon), (gt, pred_canon)):
+        if one is not None and (as_rational(other) is not None or numeric_value(other) is not None):
+            if one != other.lower():
+                return "undecided"
     pt = pt if pt is not None else (pred_canon.lower() if pred_canon.isalpha() else None)
     gt = gt if gt is not None else (gold_canon.lower() if gold_canon.isalpha() else None)
     if pt is None or gt is None:
