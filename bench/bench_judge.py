@@ -148,10 +148,10 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                 answer, ok = None, False
             elif rng.random() < acc:
                 answer, ok = rng.choices(forms, form_w)[0], True
-            elif rng.random() < 0.04:
-                answer, ok = wrong() + rng.choice(["", "0", "7"]), False
+            elif rng.random() < 0.04:  # a one-off wrong answer
+                answer, ok = wrong(), False
                 if answer in forms:
-                    answer = answer + "1"
+                    answer, ok = forms[0], True
             else:
                 answer, ok = rng.choices(distractors, dist_w)[0], False
             text, middle = _response(answer, rng)

@@ -99,6 +99,9 @@ def test_as_rational():
     ("北京", "北京", "equal"),
     ("北京", "上海", "undecided"),                   # Chinese text: judge decides
     ("B", "A", "wrong"), ("AC", "A,C", "equal"),    # multiple-choice letters
+    (r"\text{obj0a}", "object 0", "undecided"),     # math-verify alone says equal (0 == 0)
+    ("obj0a", "object0", "undecided"),
+    (r"\text{271}", "271", "equal"), ("Tuesday", r"\text{tuesday}", "equal"),
     (None, "3", "wrong"), ("  ", "3", "wrong"),
 ])
 def test_check_answer(pool, pred, gold, expected):

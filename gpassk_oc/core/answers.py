@@ -167,6 +167,11 @@ _CANON_SUBS = (
 )
 
 
+# a whole answer \text{271} is the number 271; \text{word} keeps its wrapper (math-verify
+# reads a bare word as a product of symbols: "obj0a" == "object0" == 0)
+_WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mbox)\{([-+]?\d+(?:\.\d+)?)\}$")
+
+
 def canonical_answer(answer: Optional[str]) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:
@@ -175,9 +180,12 @@ def canonical_answer(answer: Optional[str]) -> str:
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
     previous = None
-    while text != previous:  # "$5$." → "5"
+    while text != previous:  # "$5$." → "5", "\\text{271}" → "271"
         previous = text
         text = text.strip("$").rstrip(".。")
+        whole = _WHOLE_TEXT_RE.match(text)
+        if whole:
+            text = whole.group(1)
     return text
 
 
@@ -403,40 +411,40 @@ def symbolic_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 
 _TEXT_WRAP_RE = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}$")
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
+_WORDS_RE = re.compile(r"^[A-Za-z]{2,}(?:[ '-][A-Za-z]+)*$")
 
 
 def as_text(canonical: str) -> Optional[str]:
-    """Normalised text of a text answer (``\\text{...}`` wrapper or containing CJK), else None."""
+    """Lower-cased text of a text answer, else None: a ``\\text{...}`` wrapper, an answer with
+    CJK characters and no LaTeX, or a bare word of two or more letters (``Tuesday``)."""
     m = _TEXT_WRAP_RE.match(canonical)
     if m:
         return m.group(1).lower()
     if _CJK_RE.search(canonical) and "\\" not in canonical and "$" not in canonical:
         return canonical.lower()
+    if _WORDS_RE.match(canonical):
+        return canonical.lower()
     return None
 
 
+def _is_number(canonical: str) -> bool:
+    return as_rational(canonical) is not None or numeric_value(canonical) is not None
+
+
 def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
-    """Text answers: equal normalised text → 'equal'; one side text and the other a bare word,
-    text or a number → 'undecided' (wording is the judge's job, e.g. 三 vs 3); one side a
-    choice letter and the other a number → 'undecided' (only the options in the question can
-    tell); None otherwise."""
+    """Text answers: both text → 'equal' if the lower-cased texts agree, else 'undecided'
+    (wording is the judge's job); text vs a number → 'undecided' (三 vs 3); a choice letter
+    vs a number → 'undecided' (only the options in the question can tell); else None.
+    'undecided' here is final: math-verify would not decide these either."""
     pt, gt = as_text(pred_canon), as_text(gold_canon)
-    if pt is None and gt is None:
-        pc, gc = as_choice(pred_canon), as_choice(gold_canon)
-        if (pc is None) != (gc is None):
-            other = gold_canon if pc is not None else pred_canon
-            if as_rational(other) is not None or numeric_value(other) is not None:
-                return "undecided"
-        return None
-    for one, other in ((pt, gold_canon), (gt, pred_canon)):
-        if one is not None and (as_rational(other) is not None or numeric_value(other) is not None):
-            if one != other.lower():
-                return "undecided"
-    pt = pt if pt is not None else (pred_canon.lower() if pred_canon.isalpha() else None)
-    gt = gt if gt is not None else (gold_canon.lower() if gold_canon.isalpha() else None)
-    if pt is None or gt is None:
-        return None
-    return "equal" if pt == gt else "undecided"
+    if pt is not None and gt is not None:
+        return "equal" if pt == gt else "undecided"
+    if (pt is not None and _is_number(gold_canon)) or (gt is not None and _is_number(pred_canon)):
+        return "undecided"
+    pc, gc = as_choice(pred_canon), as_choice(gold_canon)
+    if (pc is not None and _is_number(gold_canon)) or (gc is not None and _is_number(pred_canon)):
+        return "undecided"
+    return None
 
 
 def _compare_numbers(a: float, b: float) -> Optional[Outcome]:
@@ -529,10 +537,12 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     pv, gv = numeric_value(pred_canon), numeric_value(gold_canon)
     if pv is not None and gv is not None:
         return _compare_numbers(pv, gv)
-    if pv is None and gv is None:
-        ps, gs = _structure(pred_canon), _structure(gold_canon)
-        if ps is not None and gs is not None:
-            return _compare_structures(ps, gs)
+    ps = _structure(pred_canon) if pv is None else None
+    gs = _structure(gold_canon) if gv is None else None
+    if ps is not None and gs is not None:
+        return _compare_structures(ps, gs)
+    if (ps is not None and gv is not None) or (gs is not None and pv is not None):
+        return "wrong"  # a number is never a set or an interval
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
@@ -540,7 +550,18 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
         found = symbolic_check(pred_canon, gold_canon)
         if found is not None:
             return found
-    return text_check(pred_canon, gold_canon)
+    found = text_check(pred_canon, gold_canon)
+    if found is None and (_has_bare_word(pred_canon) or _has_bare_word(gold_canon)):
+        return "undecided"  # prose outside \text{}: math-verify would multiply its letters
+    return found
+
+
+_TEXT_GROUP_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}")
+_BARE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+
+
+def _has_bare_word(canonical: str) -> bool:
+    return bool(_BARE_WORD_RE.search(_TEXT_GROUP_RE.sub(" ", canonical)))
 
 
 # "plain math": no letters outside these commands, so math-verify sees the whole string
