@@ -9,7 +9,8 @@
   sample on a random subsample of the same predictions and scaled to all of them.
 
 Answer diversity mimics real models: per question an accuracy drawn from Beta(0.7, 0.7),
-correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
+answer kinds: integers, fractions, radicals, logs, complex numbers, intervals, sets,
+polynomials, words (EN/CN) and choice letters; correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
 ``0.5``, ``\\dfrac12``, ``1/2`` …) with one dominant form, wrong samples concentrated on 1–4
 distractors (Zipf weights) plus 4 % one-off answers, 3 % truncated responses without a final
 answer, and 10 % of responses with an intermediate box on an earlier line. Responses have
@@ -52,7 +53,7 @@ FILLER = [
 WORDS = ["Monday", "Tuesday", "red", "blue", "north", "south", "circle", "square", "even", "odd",
          "Alice", "Bob", "prime", "composite", "left", "right"]
 CN_WORDS = ["北京", "上海", "南京", "正方形", "圆", "奇数", "偶数", "甲", "乙", "丙"]
-KINDS = [("int", 35), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
+KINDS = [("int", 29), ("func", 3), ("complex", 3), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
          ("text", 10), ("choice", 8)]
 
 
@@ -76,7 +77,7 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
     """(gold, correct forms with the dominant one first, generator of wrong answers)."""
     if kind == "int":
         v = rng.randint(-20, 2000)
-        return str(v), [str(v), f"{v}.0", rf"\text{{{v}}}"], lambda: str(v + rng.choice([-2, -1, 1, 2, 10, v]))
+        return str(v), [str(v), f"{v}.0", rf"\text{{{v}}}", f"x = {v}"], lambda: str(v + rng.choice([-2, -1, 1, 2, 10, v]))
     if kind == "frac":
         f = Fraction(rng.randint(1, 30), rng.randint(2, 16))
         if f.denominator == 1:
@@ -96,6 +97,14 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
         fmt = lambda xs: r"\{" + ", ".join(map(str, xs)) + r"\}"  # noqa: E731
         forms = [fmt(sorted(vals)), fmt(vals[::-1]), fmt(sorted(vals)).replace(" ", "")]
         return forms[0], forms, lambda: fmt(sorted(vals[:2] + [rng.randint(10, 20)]))
+    if kind == "func":  # logs / exponentials: only math-verify (sympy) can decide these
+        a, b = rng.randint(2, 5), rng.randint(2, 5)
+        forms = [rf"\ln {a * b}", rf"\ln {a} + \ln {b}", rf"\ln({a * b})"]
+        return forms[0], forms, lambda: rf"\ln {a * b + rng.randint(1, 4)}"
+    if kind == "complex":  # i is never a variable to the fast path: math-verify decides
+        a, b = rng.randint(1, 9), rng.randint(2, 9)
+        forms = [f"{a}+{b}i", f"{b}i+{a}", f"{a} + {b} i"]
+        return forms[0], forms, lambda: rng.choice([f"{a}-{b}i", f"{b}+{a}i", f"{a + 1}+{b}i"])
     if kind == "expr":
         a, b = rng.randint(1, 9), rng.randint(1, 9)
         forms = [f"x^2+{a}x+{b}", f"x^{{2}} + {a}x + {b}", f"{b}+{a}x+x^2"]
@@ -192,7 +201,7 @@ def bench_cascade(n_questions: int, n_samples: int, seed: int) -> dict:
 
 def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_subsample: int) -> dict:
     ours = 0.0
-    total = 0
+    total = checks = mv_calls = 0
     theirs_sample = []
     rng = random.Random(seed + 1)
     for start in range(0, n_questions, chunk):
@@ -201,6 +210,8 @@ def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_s
         res = grade(items, GradingPolicy(check="rules", progress=False))
         ours += time.perf_counter() - t0
         total += res.counts["samples"]
+        checks += res.counts["rule_checks"]
+        mv_calls += res.counts["rule_mv_calls"]
         if start == 0:
             flat = [(r, it["gold"]) for it in items for r in it["responses"]]
             theirs_sample = rng.sample(flat, min(their_subsample, len(flat)))
@@ -215,7 +226,7 @@ def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_s
     for response, gold in theirs_sample:
         evaluator.is_equiv(math_postprocess_v2(response), gold)
     theirs_per_sample = (time.perf_counter() - t0) / len(theirs_sample)
-    return {"samples": total, "ours_seconds": ours, "ours_per_sample_us": ours / total * 1e6,
+    return {"samples": total, "ours_seconds": ours, "rule_checks": checks, "mv_calls": mv_calls, "ours_per_sample_us": ours / total * 1e6,
             "theirs_per_sample_us": theirs_per_sample * 1e6, "theirs_subsample": len(theirs_sample),
             "theirs_seconds_scaled": theirs_per_sample * total,
             "speedup": theirs_per_sample * total / ours}
@@ -237,13 +248,14 @@ def main() -> None:
     print(f"cascade: {cas['samples']} samples in {cas['seconds']:.1f} s; rule_decided={c['rule_decided']} "
           f"(no_answer={c['no_answer']}) judged={c['judged']} unjudged={c['unjudged']} "
           f"unique_pairs={c['unique_pairs']} judge_calls={c['judge_calls']} "
-          f"rule_timeouts={c['rule_timeouts']}")
+          f"rule_checks={c['rule_checks']} rule_mv_calls={c['rule_mv_calls']} rule_timeouts={c['rule_timeouts']}")
     print(f"cascade: labels differing from the generator's truth: {cas['mismatches']} "
           f"(by rules: {cas['rule_mismatches']}); prompts the judge could not place: "
           f"{cas['unknown_prompts']}; judge calls on rerun: {cas['rerun_judge_calls']}")
     rules = bench_rules(args.rule_questions, args.samples, args.seed, args.chunk, args.their_subsample)
     print(f"rules: {rules['samples']} predictions scored in {rules['ours_seconds']:.1f} s "
-          f"({rules['ours_per_sample_us']:.1f} us/sample, {os.cpu_count()} CPUs); OpenCompass "
+          f"({rules['ours_per_sample_us']:.1f} us/sample, {os.cpu_count()} CPUs; "
+          f"{rules['rule_checks']} distinct checks, {rules['mv_calls']} needed math-verify); OpenCompass "
           f"math_postprocess_v2 + MATHEvaluator.is_equiv: {rules['theirs_per_sample_us']:.1f} us/sample "
           f"on {rules['theirs_subsample']} samples -> {rules['theirs_seconds_scaled']:.1f} s scaled")
     print(f"RESULT judge_calls_per_sample={cas['judge_calls_per_sample']:.4f} "

@@ -172,6 +172,11 @@ def test_answers_equivalent_public_api_from_threads():
     ("2^10", None),            # ambiguous in LaTeX (2¹0): not decided by the fast path
     (r"\sqrt{-1}", None), (r"\frac{1}{0}", None), ("x", None), ("1.5.2", None),
     (r"9^{9^{9^{9}}}", None),  # refused, not computed
+    (r"\ln 2 + \ln 3", 1.791759469228055), (r"\log_2 8", 3.0), (r"\log_{3}{27}", 3.0),
+    (r"e^{2}", 7.38905609893065), (r"\sin\frac{\pi}{6}", 0.5), (r"\sin^2(1)+\cos^2(1)", 1.0),
+    (r"\log 8", None),        # natural or decimal? refused
+    (r"\ln 2x", None),        # ln(2x) or ln(2)·x? refused
+    (r"\ln(-1)", None),
 ])
 def test_numeric_value(latex, value):
     from gpassk_oc.core.answers import numeric_value
@@ -187,6 +192,8 @@ def test_numeric_value(latex, value):
     (r"\{1,2,3\}", r"\{3,2,1\}", "equal"),
     (r"\{1,1,2\}", r"\{1,2\}", None),          # repeated element: leave it to math-verify
     ("x+1", "1+x", "equal"), ("x+2", "x+1", "undecided"),
+    (r"\sin^2 x+\cos^2 x", "1", "equal"), (r"\ln 7", r"\ln 6", "wrong"),
+    ("x=5", "5", "equal"), ("5", "a_1=5", "equal"), ("x=5", "6", "wrong"), ("x=5", "y=5", None),
     (r"\text{Monday}", "monday", "equal"), (r"\text{Monday}", r"\text{Friday}", "undecided"),
     ("北京", r"\text{北京}", "equal"), ("北京", "上海", "undecided"),
     (r"\sin x", r"\sin(x)", None), ("y=2x", "2x=y", None), ("2^10", "1024", None),

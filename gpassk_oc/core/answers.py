@@ -161,7 +161,7 @@ _CANON_SUBS = (
     (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|\\[!,;: ]|~"), ""),
     (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
-    (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}"), r"\1\2"),  # x^{2} → x^2
+    (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\s+"), ""),
 )
@@ -231,9 +231,14 @@ def as_choice(canonical: str) -> Optional[frozenset[str]]:
 # --- closed numeric expressions without sympy: \frac, \sqrt, \pi, ^, implicit products.
 # math-verify costs ~2 ms per new pair; this evaluator ~20 µs, so most numeric answers never
 # reach the worker pool. Only the tokens below are accepted; anything else returns None.
-_TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|[-+*/^(){}\[\]]|[a-df-hj-z]")
+_FUNCS = {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.cos,
+          "\\tan": math.tan, "\\exp": math.exp, "\\arcsin": math.asin, "\\arccos": math.acos,
+          "\\arctan": math.atan}
+_TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
+                       r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)(?![a-zA-Z])|"
+                       r"[-+*/^_(){}\[\]]|[a-hj-z]")
 # single-letter variables (not e, i: constants); a run of letters (sin, ab) is not accepted
-_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Zei]")
+_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Zi]")
 _POINTS = (0.6180339887, 1.4142135623, -0.7320508075)
 _REL_EQUAL = 1e-9   # numerically equal: relative difference below this
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
@@ -276,7 +281,8 @@ class _Eval:
                 self.take()
                 rhs = self.unary()
                 value = value / rhs if tok == "/" else value * rhs
-            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or (tok is not None and tok.isalpha()) \
+            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or tok in _FUNCS \
+                    or (tok is not None and tok.isalpha()) \
                     or (tok is not None and (tok[0].isdigit() or tok[0] == ".")
                         and self.t[self.i - 1] in (")", "}")):  # \sqrt{3}7, (2)3
                 value = value * self.power()  # implicit product: 2\sqrt{3}, 3\pi
@@ -310,12 +316,47 @@ class _Eval:
             return -self.group_or_atom()
         return self.atom()
 
+    def function(self, name: str) -> float:
+        """\\ln 7, \\ln(7), \\log_2 8, \\sin^2(x); a bare argument followed by more factors
+        (\\ln 2x: ln(2x) or ln(2)·x?) is ambiguous and refused; \\log needs a base."""
+        base = None
+        if self.peek() == "_":
+            self.take()
+            tok = self.peek()
+            if tok is not None and tok.isdigit() and len(tok) > 1:
+                # a subscript takes one character: \\log_28 is log₂ 8 (canonical form of \\log_2 8)
+                self.t[self.i:self.i + 1] = [tok[0], tok[1:]]
+            base = self.group_or_atom()
+        elif name == "\\log":
+            raise ValueError("\\log without a base: ln or log10?")
+        power = None
+        if self.peek() == "^":
+            self.take()
+            power = self.group_or_atom()
+        bracketed = self.peek() in ("(", "{")
+        arg = self.atom()
+        nxt = self.peek()
+        if not bracketed and nxt is not None and (
+                nxt in ("(", "{", "\\frac", "\\sqrt", "\\pi", "e") or nxt in _FUNCS
+                or nxt.isalpha() or nxt[0].isdigit() or nxt == "^"):
+            raise ValueError("ambiguous function argument")
+        value = _FUNCS[name](arg)
+        if base is not None:
+            value = value / math.log(base)
+        if power is not None:
+            value = value ** power
+        return value
+
     def atom(self) -> float:
         tok = self.take()
         if tok[0].isdigit() or tok[0] == ".":
             return float(tok)
         if tok == "\\pi":
             return math.pi
+        if tok == "e":
+            return math.e
+        if tok in _FUNCS:
+            return self.function(tok)
         if tok.isalpha():
             return self.env[tok]  # KeyError: no value given (numeric_value) -> None
         if tok in ("(", "{"):
@@ -362,10 +403,11 @@ def _variables(canonical: str) -> Optional[list[str]]:
     """Single-letter variables of an arithmetic expression, or None if it is not one."""
     if not canonical or len(canonical) > 80 or "=" in canonical:
         return None
-    stripped = re.sub(r"\\(?:frac|sqrt|pi|cdot|times|infty)", " ", canonical)
+    stripped = re.sub(r"\\(?:frac|sqrt|pi|cdot|times|infty|ln|log|sin|cos|tan|exp|arcsin|"
+                      r"arccos|arctan)(?![a-zA-Z])", " ", canonical)
     if _LETTER_RUN_RE.search(stripped) or "\\" in stripped:
         return None
-    return sorted({ch for ch in stripped if ch.isalpha()})
+    return sorted({ch for ch in stripped if ch.isalpha() and ch != "e"})  # e is Euler's number
 
 
 def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]:
@@ -518,6 +560,9 @@ def _compare_structures(p: tuple, g: tuple) -> Optional[Outcome]:
     return "equal" if all(o == "equal" for o in outcomes) else "wrong"
 
 
+_ASSIGN_RE = re.compile(r"^[a-zA-Z](?:_\{?\d\}?)?=([^=<>]+)$")
+
+
 def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     """Definitive outcome from cheap rules without sympy, or None when math-verify is needed.
 
@@ -531,6 +576,13 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
+    # "x=5" against "5": the value assigned to a single variable is the answer
+    pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
+    if (pm is None) != (gm is None):
+        if pm is not None and "=" not in gold_canon:
+            return fast_check(pm.group(1), gold_canon)
+        if gm is not None and "=" not in pred_canon:
+            return fast_check(pred_canon, gm.group(1))
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         return "equal" if p == g else "wrong"

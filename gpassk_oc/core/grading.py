@@ -41,8 +41,9 @@ Accounting (``result.counts``)
     judge label in this run), ``unjudged``.
     Per *pair*: ``unique_pairs`` (distinct pairs that needed the judge), ``cache_hit_pairs``,
     ``judged_pairs`` (fresh judge requests that produced a label), ``unjudged_pairs``;
-    ``judge_calls`` counts HTTP attempts (retries included); ``rule_timeouts`` counts
-    math-verify calls that hit the deadline.
+    ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
+    (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
+    ``rule_timeouts`` math-verify calls that hit the deadline.
 
 Failures
     A pair whose judge requests all failed is *unjudged*: its samples are ``None`` in
@@ -66,7 +67,7 @@ from .judge_cache import JudgeCache, judgement_key
 Check = Literal["rules", "judge", "cascade"]
 COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged", "unjudged",
               "unique_pairs", "cache_hit_pairs", "judged_pairs", "unjudged_pairs",
-              "judge_calls", "rule_timeouts")
+              "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
 
 
 @dataclass
@@ -206,6 +207,8 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                     rule[key] = quick if quick is not None else "undecided"
                     if quick is None:
                         slow.append(key)
+        counts["rule_checks"] = len(rule)
+        counts["rule_mv_calls"] = len(slow)
         if slow:
             pool: MathVerifyPool = (default_pool() if policy.rule_workers is None else
                                     MathVerifyPool(policy.rule_workers, policy.rule_timeout))
