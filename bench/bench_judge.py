@@ -10,7 +10,7 @@
 
 Answer diversity mimics real models: per question an accuracy drawn from Beta(0.7, 0.7),
 answer kinds: integers, fractions, radicals, logs, complex numbers, intervals, sets,
-polynomials, words (EN/CN) and choice letters; correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
+matrices, inequalities, polynomials, words (EN/CN) and choice letters; correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
 ``0.5``, ``\\dfrac12``, ``1/2`` …) with one dominant form, wrong samples concentrated on 1–4
 distractors (Zipf weights) plus 4 % one-off answers, 3 % truncated responses without a final
 answer, and 10 % of responses with an intermediate box on an earlier line. Responses have
@@ -53,7 +53,7 @@ FILLER = [
 WORDS = ["Monday", "Tuesday", "red", "blue", "north", "south", "circle", "square", "even", "odd",
          "Alice", "Bob", "prime", "composite", "left", "right"]
 CN_WORDS = ["北京", "上海", "南京", "正方形", "圆", "奇数", "偶数", "甲", "乙", "丙"]
-KINDS = [("int", 29), ("func", 3), ("complex", 3), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
+KINDS = [("int", 26), ("func", 3), ("complex", 3), ("matrix", 2), ("ineq", 1), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
          ("text", 10), ("choice", 8)]
 
 
@@ -104,7 +104,16 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
     if kind == "complex":  # i is never a variable to the fast path: math-verify decides
         a, b = rng.randint(1, 9), rng.randint(2, 9)
         forms = [f"{a}+{b}i", f"{b}i+{a}", f"{a} + {b} i"]
-        return forms[0], forms, lambda: rng.choice([f"{a}-{b}i", f"{b}+{a}i", f"{a + 1}+{b}i"])
+        return forms[0], forms, lambda: rng.choice([f"{a}-{b}i", f"{a}+{b + 1}i", f"{a + 1}+{b}i"])
+    if kind == "ineq":  # inequalities vs intervals: only math-verify (sympy) can decide these
+        lo, hi = rng.randint(-9, 0), rng.randint(1, 9)
+        forms = [f"({lo}, {hi}]", rf"{lo} < x \le {hi}", rf"{lo}<x\leq {hi}"]
+        return forms[0], forms, lambda: rng.choice([rf"{lo} \le x < {hi}", rf"x > {lo}", rf"{lo} < x < {hi + 1}"])
+    if kind == "matrix":  # the fast path does not read matrices: every new pair goes to math-verify
+        m = [rng.randint(-5, 9) for _ in range(4)]
+        mat = lambda env, xs: rf"\begin{{{env}}}{xs[0]}&{xs[1]}\\{xs[2]}&{xs[3]}\end{{{env}}}"  # noqa: E731
+        forms = [mat("pmatrix", m), mat("bmatrix", m), mat("pmatrix", m).replace("&", " & ")]
+        return forms[0], forms, lambda: mat("pmatrix", [m[0] + rng.randint(1, 3)] + m[1:])
     if kind == "expr":
         a, b = rng.randint(1, 9), rng.randint(1, 9)
         forms = [f"x^2+{a}x+{b}", f"x^{{2}} + {a}x + {b}", f"{b}+{a}x+x^2"]
@@ -147,7 +156,7 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
         question = f"Problem {qi} ({kind}): compute the requested quantity."
         acc = rng.betavariate(0.7, 0.7)
         distractors = list(dict.fromkeys(wrong() for _ in range(rng.randint(1, 4))))
-        distractors = [d for d in distractors if d not in forms] or [wrong() + "1"]
+        distractors = [d for d in distractors if d not in forms] or [forms[0] + "+1"]
         form_w = [0.7] + [0.3 / (len(forms) - 1)] * (len(forms) - 1)
         dist_w = [1 / (i + 1) ** 1.5 for i in range(len(distractors))]
         responses, truth = [], []

@@ -193,6 +193,10 @@ def test_numeric_value(latex, value):
     (r"\{1,1,2\}", r"\{1,2\}", None),          # repeated element: leave it to math-verify
     ("x+1", "1+x", "equal"), ("x+2", "x+1", "undecided"),
     (r"\sin^2 x+\cos^2 x", "1", "equal"), (r"\ln 7", r"\ln 6", "wrong"),
+    ("3+4i", "4i+3", "equal"), ("3-4i", "3+4i", "wrong"), (r"\frac{1+i}{2}", "0.5+0.5i", "equal"),
+    (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\begin{bmatrix}1 & 2\\3 & 4\end{bmatrix}", "equal"),
+    (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\begin{pmatrix}1&2\\3&5\end{pmatrix}", "wrong"),
+    (r"\begin{vmatrix}1&2\\3&4\end{vmatrix}", "-2", None),  # a determinant: not read
     ("x=5", "5", "equal"), ("5", "a_1=5", "equal"), ("x=5", "6", "wrong"), ("x=5", "y=5", None),
     (r"\text{Monday}", "monday", "equal"), (r"\text{Monday}", r"\text{Friday}", "undecided"),
     ("北京", r"\text{北京}", "equal"), ("北京", "上海", "undecided"),

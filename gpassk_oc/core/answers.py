@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import cmath
 import math
 import os
 import queue
@@ -135,7 +136,8 @@ def extract_final_answer(text: Optional[str]) -> Optional[str]:
     """The final answer of a model response, or None when it states none (see module doc)."""
     if not text:
         return None
-    last = max(text.rfind("\\boxed"), text.rfind("\\fbox"))
+    last = text.rfind("\\boxed")
+    last = max(last, text.rfind("\\fbox", last + 1))  # only the part after the last \\boxed
     if last >= 0:
         # only the line holding the last box matters: scan from its start (fast on long texts);
         # final lines repeat a lot across samples, so their parse is memoised
@@ -236,9 +238,9 @@ _FUNCS = {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.
           "\\arctan": math.atan}
 _TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
                        r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)(?![a-zA-Z])|"
-                       r"[-+*/^_(){}\[\]]|[a-hj-z]")
+                       r"[-+*/^_(){}\[\]]|[a-z]")
 # single-letter variables (not e, i: constants); a run of letters (sin, ab) is not accepted
-_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Zi]")
+_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Z]")
 _POINTS = (0.6180339887, 1.4142135623, -0.7320508075)
 _REL_EQUAL = 1e-9   # numerically equal: relative difference below this
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
@@ -258,6 +260,7 @@ class _Eval:
         self.t = tokens
         self.i = 0
         self.env = env or {}
+        self.allow_complex = False  # set once the answer itself writes i
 
     def peek(self) -> Optional[str]:
         return self.t[self.i] if self.i < len(self.t) else None
@@ -301,8 +304,10 @@ class _Eval:
             exponent = self.group_or_atom()
             if abs(exponent) > 64 or abs(base) > 1e12:
                 raise ValueError("exponent too large")
+            if isinstance(exponent, complex) or (isinstance(base, complex) and exponent != int(exponent)):
+                raise ValueError("complex power: leave it to sympy")
             base = base ** exponent
-            if isinstance(base, complex):
+            if isinstance(base, complex) and not self.allow_complex:
                 raise ValueError("complex")
         return base
 
@@ -355,6 +360,9 @@ class _Eval:
             return math.pi
         if tok == "e":
             return math.e
+        if tok == "i":  # the imaginary unit, as for math-verify
+            self.allow_complex = True
+            return 1j
         if tok in _FUNCS:
             return self.function(tok)
         if tok.isalpha():
@@ -396,7 +404,7 @@ def numeric_value(canonical: str) -> Optional[float]:
             return None
     except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
         return None
-    return value if math.isfinite(value) else None
+    return value if cmath.isfinite(value) else None
 
 
 def _variables(canonical: str) -> Optional[list[str]]:
@@ -407,7 +415,8 @@ def _variables(canonical: str) -> Optional[list[str]]:
                       r"arccos|arctan)(?![a-zA-Z])", " ", canonical)
     if _LETTER_RUN_RE.search(stripped) or "\\" in stripped:
         return None
-    return sorted({ch for ch in stripped if ch.isalpha() and ch != "e"})  # e is Euler's number
+    # e is Euler's number and i the imaginary unit, never variables
+    return sorted({ch for ch in stripped if ch.isalpha() and ch not in "ei"})
 
 
 def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]:
@@ -420,7 +429,7 @@ def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]
         ev = _Eval(list(tokens), env)
         try:
             value = ev.expr()
-            if ev.i != len(ev.t) or not math.isfinite(value):
+            if ev.i != len(ev.t) or not cmath.isfinite(value):
                 return None
         except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
             return None
@@ -518,15 +527,32 @@ def _endpoint(text: str) -> Optional[float]:
         return math.inf
     if text == "-\\infty":
         return -math.inf
-    return numeric_value(text)
+    value = numeric_value(text)
+    return None if isinstance(value, complex) else value
+
+
+_MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 
 def _structure(canonical: str) -> Optional[tuple]:
-    """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``, else None."""
+    """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
+    ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
+    vmatrix is a determinant and is not read), else None."""
+    m = _MATRIX_RE.match(canonical)
+    if m:
+        rows = [r.split("&") for r in m.group(2).split("\\\\")]
+        if rows and rows[-1] == [""]:
+            rows = rows[:-1]  # a trailing \\\\ before \\end
+        if not rows or len({len(r) for r in rows}) != 1:
+            return None
+        values = [numeric_value(x) for r in rows for x in r]
+        if any(v is None for v in values):
+            return None
+        return ("matrix", (len(rows), len(rows[0])), values)
     if canonical.startswith("\\{") and canonical.endswith("\\}"):
         inner = canonical[2:-2]
         values = [numeric_value(x) for x in _split_top(inner)] if inner else []
-        if any(v is None for v in values):
+        if any(v is None or isinstance(v, complex) for v in values):
             return None
         return ("set", sorted(values))
     if len(canonical) >= 5 and canonical[0] in "([" and canonical[-1] in ")]":
@@ -545,6 +571,10 @@ def _compare_structures(p: tuple, g: tuple) -> Optional[Outcome]:
         if p[1] != g[1]:
             return "wrong"
         values = list(zip(p[2:], g[2:]))
+    elif p[0] == "matrix":
+        if p[1] != g[1]:
+            return "wrong"  # different shapes
+        values = list(zip(p[2], g[2]))
     else:
         if len(p[1]) != len(g[1]) or len(set(p[1])) != len(p[1]) or len(set(g[1])) != len(g[1]):
             return None  # sizes differ or repeated elements: leave it to math-verify
@@ -608,7 +638,9 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return found
 
 
-_TEXT_GROUP_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}")
+# \text{...} groups and command arguments such as \begin{pmatrix} are not prose
+_TEXT_GROUP_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}|"
+                            r"\\[a-zA-Z]+\{[a-zA-Z*]*\}")
 _BARE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 
 
