@@ -10,7 +10,7 @@
 
 Answer diversity mimics real models: per question an accuracy drawn from Beta(0.7, 0.7),
 answer kinds: integers, fractions, radicals, logs, complex numbers, intervals, sets,
-matrices, inequalities, polynomials, words (EN/CN) and choice letters; correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
+matrices, inequalities, line equations, binomials, polynomials, words (EN/CN) and choice letters; correct samples spread over several LaTeX forms of the gold value (``\\frac{1}{2}``,
 ``0.5``, ``\\dfrac12``, ``1/2`` …) with one dominant form, wrong samples concentrated on 1–4
 distractors (Zipf weights) plus 4 % one-off answers, 3 % truncated responses without a final
 answer, and 10 % of responses with an intermediate box on an earlier line. Responses have
@@ -21,6 +21,7 @@ Prints ``RESULT judge_calls_per_sample=<x> rule_scoring_speedup=<y>`` and the fi
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import sys
@@ -53,7 +54,7 @@ FILLER = [
 WORDS = ["Monday", "Tuesday", "red", "blue", "north", "south", "circle", "square", "even", "odd",
          "Alice", "Bob", "prime", "composite", "left", "right"]
 CN_WORDS = ["北京", "上海", "南京", "正方形", "圆", "奇数", "偶数", "甲", "乙", "丙"]
-KINDS = [("int", 26), ("func", 3), ("complex", 3), ("matrix", 2), ("ineq", 1), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
+KINDS = [("int", 24), ("line", 1), ("comb", 1), ("func", 3), ("complex", 3), ("matrix", 2), ("ineq", 1), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
          ("text", 10), ("choice", 8)]
 
 
@@ -105,6 +106,15 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
         a, b = rng.randint(1, 9), rng.randint(2, 9)
         forms = [f"{a}+{b}i", f"{b}i+{a}", f"{a} + {b} i"]
         return forms[0], forms, lambda: rng.choice([f"{a}-{b}i", f"{a}+{b + 1}i", f"{a + 1}+{b}i"])
+    if kind == "comb":  # binomials / factorials: the fast path does not read them, math-verify does
+        n, k = rng.randint(6, 12), rng.randint(2, 4)
+        value = math.comb(n, k)
+        forms = [str(value), rf"\binom{{{n}}}{{{k}}}", rf"\frac{{{n}!}}{{{k}!{n - k}!}}"]
+        return forms[0], forms, lambda: str(value + rng.choice([-n, n, k, value]))
+    if kind == "line":  # equations of lines: only math-verify (sympy) decides these
+        a, b = rng.randint(2, 9), rng.randint(1, 9)
+        forms = [f"y={a}x+{b}", f"y={b}+{a}x", f"{a}x-y+{b}=0"]
+        return forms[0], forms, lambda: rng.choice([f"y={a}x-{b}", f"y={a + 1}x+{b}", f"y=-{a}x+{b}"])
     if kind == "ineq":  # inequalities vs intervals: only math-verify (sympy) can decide these
         lo, hi = rng.randint(-9, 0), rng.randint(1, 9)
         forms = [f"({lo}, {hi}]", rf"{lo} < x \le {hi}", rf"{lo}<x\leq {hi}"]

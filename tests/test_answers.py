@@ -93,6 +93,7 @@ def test_as_rational():
     (r"x^{2} + 5x", "5x+x^2", "equal"),             # identity at generic points
     (r"\frac{x^2-1}{x-1}", "x+1", "equal"),
     (r"\sin^2 x + \cos^2 x", "1", "equal"),        # math-verify (worker)
+    (r"\binom{10}{3}", "120", "equal"), (r"\binom{10}{3}", "121", "wrong"),  # math-verify (worker)
     ("2x", "2", "undecided"),
     ("5 apples", "6", "undecided"),                 # text around a number: judge decides
     (r"\text{Monday}", r"\text{Tuesday}", "undecided"),
@@ -197,10 +198,13 @@ def test_numeric_value(latex, value):
     (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\begin{bmatrix}1 & 2\\3 & 4\end{bmatrix}", "equal"),
     (r"\begin{pmatrix}1&2\\3&4\end{pmatrix}", r"\begin{pmatrix}1&2\\3&5\end{pmatrix}", "wrong"),
     (r"\begin{vmatrix}1&2\\3&4\end{vmatrix}", "-2", None),  # a determinant: not read
-    ("x=5", "5", "equal"), ("5", "a_1=5", "equal"), ("x=5", "6", "wrong"), ("x=5", "y=5", None),
+    (r"\binom{10}{3}", "120", None),                               # math-verify's job
+    ("-1<x\\le 2", "(-1,2]", "equal"), (r"x \geq 3", r"[3,\infty)", "equal"), ("x>3", r"[3,\infty)", "wrong"),
+    ("y=3x+2", "3x-y+2=0", "equal"), ("y=3x+2", "y=3x-2", "undecided"),
+    ("x=5", "5", "equal"), ("5", "a_1=5", "equal"), ("x=5", "6", "wrong"), ("x=5", "y=5", "undecided"),
     (r"\text{Monday}", "monday", "equal"), (r"\text{Monday}", r"\text{Friday}", "undecided"),
     ("北京", r"\text{北京}", "equal"), ("北京", "上海", "undecided"),
-    (r"\sin x", r"\sin(x)", None), ("y=2x", "2x=y", None), ("2^10", "1024", None),
+    (r"\sin x", r"\sin(x)", None), ("y=2x", "2x=y", "equal"), ("2^10", "1024", None),
 ])
 def test_fast_check_without_sympy(pred, gold, expected):
     from gpassk_oc.core.answers import fast_check

@@ -50,7 +50,7 @@ def main() -> None:
                 p, g = parsed(pred), parsed(gold)
                 if not p or not g:
                     result = "undecided"
-                elif verify(g, p, timeout_seconds=None):
+                elif verify(g, p, timeout_seconds=None, allow_set_relation_comp=True):
                     result = "equal"
                 elif (is_plain_math(pred) and is_plain_math(gold)
                       and _closed_value(p[0]) and _closed_value(g[0])):

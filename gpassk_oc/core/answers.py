@@ -437,14 +437,45 @@ def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]
     return values
 
 
+def _equation_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Equations l1=r1, l2=r2 are the same when l1-r1 = c·(l2-r2) for one constant c ≠ 0,
+    tested at generic points (``y=3x+2`` ≡ ``3x-y+2=0``); otherwise 'undecided'."""
+    sides = [pred_canon.split("="), gold_canon.split("=")]
+    if any(not side.strip() for pair in sides for side in pair):
+        return None
+    variables = [_variables(side) for pair in sides for side in pair]
+    if any(v is None for v in variables):
+        return None
+    names = sorted(set().union(*variables))
+    if not names:
+        return None
+    values = [_values_at_points(side, names) for pair in sides for side in pair]
+    if any(v is None for v in values):
+        return None
+    f1 = [l - r for l, r in zip(values[0], values[1])]
+    f2 = [l - r for l, r in zip(values[2], values[3])]
+    if any(abs(y) < 1e-9 for y in f2) or any(abs(x) < 1e-9 for x in f1):
+        return None  # a point on the curve: ratio undefined, let math-verify decide
+    ratios = [x / y for x, y in zip(f1, f2)]
+    outcomes = [_compare_numbers(ratios[0], r) for r in ratios[1:]]
+    if all(o == "equal" for o in outcomes):
+        return "equal"
+    if "wrong" in outcomes:
+        return "undecided"
+    return None
+
+
 def symbolic_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     """Identity test of single-variable-letter expressions at three fixed irrational points.
 
+    Equations (one ``=`` each) are compared up to a constant factor by :func:`_equation_check`.
     Equal at every point (within 1e-9 relative) → 'equal' (a polynomial/rational identity that
     holds at generic points, Schwartz–Zippel); different at some point → 'undecided': not
     equal, yet not *confidently wrong* because variables are involved (e.g. the problem may
     define x), so cascade asks the judge and rules mode scores it False. None otherwise.
     """
+    if pred_canon.count("=") == 1 and gold_canon.count("=") == 1:
+        return _equation_check(pred_canon, gold_canon)
     pv, gv = _variables(pred_canon), _variables(gold_canon)
     if pv is None or gv is None or not (pv or gv):
         return None
@@ -531,6 +562,36 @@ def _endpoint(text: str) -> Optional[float]:
     return None if isinstance(value, complex) else value
 
 
+_REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
+_CHAIN_RE = re.compile(rf"^([^<>=a-zA-Z]+){_REL}([a-z]){_REL}([^<>=a-zA-Z]+)$")
+_SIMPLE_RE = re.compile(rf"^([a-z]){_REL}([^<>=a-zA-Z]+)$")
+
+
+def _inequality_interval(canonical: str) -> Optional[tuple]:
+    """``-1<x\\le2`` → ('interval', '(]', -1, 2); ``x>3`` → ('interval', '()', 3, inf)."""
+    if "<" not in canonical and ">" not in canonical and "\\" not in canonical:
+        return None
+    m = _CHAIN_RE.match(canonical)
+    if m:
+        lo, op1, _, op2, hi = m.groups()
+        if not (op1.startswith(("<", "\\le")) and op2.startswith(("<", "\\le"))):
+            return None  # a > x > b chains are rare; leave them to math-verify
+        lo_v, hi_v = numeric_value(lo), numeric_value(hi)
+        if lo_v is None or hi_v is None or isinstance(lo_v, complex) or isinstance(hi_v, complex):
+            return None
+        return ("interval", ("(" if op1 == "<" else "[") + (")" if op2 == "<" else "]"), lo_v, hi_v)
+    m = _SIMPLE_RE.match(canonical)
+    if m:
+        _, op, bound = m.groups()
+        value = numeric_value(bound)
+        if value is None or isinstance(value, complex):
+            return None
+        if op == ">" or op.startswith("\\ge"):
+            return ("interval", ("(" if op == ">" else "[") + ")", value, math.inf)
+        return ("interval", "(" + (")" if op == "<" else "]"), -math.inf, value)
+    return None
+
+
 _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 
@@ -538,6 +599,9 @@ def _structure(canonical: str) -> Optional[tuple]:
     """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
+    interval = _inequality_interval(canonical)
+    if interval is not None:
+        return interval
     m = _MATRIX_RE.match(canonical)
     if m:
         rows = [r.split("&") for r in m.group(2).split("\\\\")]
