@@ -125,6 +125,8 @@ def test_check_answers_dedups(pool):
 def test_is_plain_math():
     assert is_plain_math(r"\frac{\sqrt{2}}{2}") and is_plain_math(r"(1,2]\cup[3,\infty)")
     assert not is_plain_math("5apples") and not is_plain_math("x+1") and not is_plain_math("")
+    assert is_plain_math(r"[1,2)\cup(3,4]") and is_plain_math(r"\binom{5}{2}+3!")
+    assert not is_plain_math(r"\leqx")
 
 
 def test_pathological_expression_times_out_from_worker_thread():

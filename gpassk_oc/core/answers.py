@@ -714,10 +714,10 @@ def _has_bare_word(canonical: str) -> bool:
 
 # "plain math": no letters outside these commands, so math-verify sees the whole string
 _PLAIN_COMMANDS = re.compile(
-    r"\\(?:frac|sqrt|pi|infty|cup|cap|cdot|times|div|pm|le|ge|leq|geq|lt|gt|circ|"
-    r"left|right|in|emptyset|varnothing|mathbb\{R\}|\{|\}|%)"
+    r"\\(?:(?:frac|binom|sqrt|pi|infty|cup|cap|cdot|times|div|pm|le|ge|leq|geq|lt|gt|circ|"
+    r"left|right|in|emptyset|varnothing)(?![a-zA-Z])|mathbb\{R\}|\{|\}|%)"
 )
-_PLAIN_RE = re.compile(r"^[0-9+\-*/^_().,\[\]{}<>=|%°π√∞∪ ]*$")
+_PLAIN_RE = re.compile(r"^[0-9+\-*/^_().,\[\]{}<>=|%°π√∞∪! ]*$")
 
 
 def is_plain_math(canonical: str) -> bool:
