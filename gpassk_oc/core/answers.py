@@ -18,30 +18,41 @@ Canonical form (:func:`canonical_answer`)
     A cheap, *certainly answer-preserving* normal form used to deduplicate answers before any
     expensive check: whitespace, ``$``, ``\\left``/``\\right``, spacing macros,
     ``\\displaystyle``, ``\\dfrac``/``\\tfrac`` → ``\\frac``, ``\\frac12`` → ``\\frac{1}{2}``,
-    empty ``\\text{}``, a trailing period. Two answers with equal canonical forms are the
-    same answer; different canonical forms may still be equivalent (that is what the rule
-    check and the judge decide).
+    ``x^{2}`` → ``x^2``, ``\\text{271}`` → ``271`` (numbers only), empty ``\\text{}``, a
+    trailing period. Equal canonical forms are the same answer; different canonical forms may
+    still be equivalent (that is what the rule check and the judge decide).
 
 Rule check (:func:`check_answer`, :func:`answers_equivalent`)
-    Outcome ``'equal'``, ``'wrong'`` (confidently wrong) or ``'undecided'``, in this order:
+    Outcome ``'equal'``, ``'wrong'`` (*confidently wrong*) or ``'undecided'`` (not shown
+    equal and not confidently wrong: the judge decides in cascade mode; rules mode scores it
+    False). A missing answer (``None``/empty) is ``'wrong'``. Then, cheapest first
+    (:func:`fast_check`, no sympy, ~µs):
 
-    * equal canonical forms → ``'equal'``;
-    * both sides exact rationals (integers, decimals, ``a/b``, ``\\frac{a}{b}``, optional sign,
-      no other characters) → compared exactly as :class:`fractions.Fraction`, definitive;
-    * both sides multiple-choice letter sets (``A``, ``BD``, ``A,C``; letters A–G only) →
-      compared as sets, definitive;
-    * otherwise math-verify ``parse``/``verify`` runs in a separate worker *process* with a
-      per-call deadline (:class:`MathVerifyPool`). math-verify's own timeouts use SIGALRM,
-      which only works in the main thread of the main interpreter; a worker process works
-      from any thread or process and a stuck worker is killed (SIGKILL) and replaced.
-      ``verify`` true → ``'equal'``. ``verify`` false is ``'wrong'`` only when both answers
-      are *plain math* — the canonical string contains no letters except whitelisted LaTeX
-      commands (``\\frac \\sqrt \\pi \\infty \\cup \\cdot`` …) so math-verify cannot have
-      extracted a fragment of a sentence — and both parse to closed numeric values (no free
-      symbols), or intervals / finite sets / unions / tuples of them. Everything else
-      (symbolic expressions with variables, equations, matrices, text, parse failures,
-      timeouts) is ``'undecided'`` and goes to the judge in cascade mode.
-    * a missing answer (``None`` / empty) is ``'wrong'``.
+    * equal canonical forms → equal;
+    * "x=5" against "5": the assigned value is compared;
+    * both exact rationals (``3``, ``-0.5``, ``a/b``, ``\\frac{a}{b}``) → compared as
+      :class:`fractions.Fraction`: equal / wrong;
+    * both closed arithmetic values (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``, ``\\ln 2+\\ln 3``,
+      ``e^2``, ``3+4i``) → evaluated in floating point: equal within 1e-9 relative, wrong beyond
+      1e-6, otherwise math-verify. Ambiguous notation (``2^10``, ``\\ln 2x``, ``\\log 8``) is
+      refused;
+    * both finite sets ``\\{…\\}``, two-endpoint intervals (also written as inequalities
+      ``-1<x\\le 2``, ``x>3``) or numeric p/b-matrices of such values → compared elementwise:
+      equal / wrong; a number against a set/interval → wrong;
+    * both multiple-choice letter sets (``A``, ``BD``, ``A,C``; A–G) → equal / wrong;
+    * expressions or equations in single-letter variables → evaluated at three fixed
+      irrational points (equations up to a constant factor): identical → equal, different →
+      undecided (never wrong: the problem may give the variable a meaning);
+    * text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
+      undecided; text or a choice letter against a number → undecided; prose outside
+      ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
+    * anything else → math-verify ``parse``/``verify`` in a worker *process* with a per-call
+      deadline (:class:`MathVerifyPool`; math-verify's own SIGALRM timeouts only work in the
+      main thread, a stuck worker is SIGKILLed and replaced; a timeout is undecided).
+      ``verify`` true → equal. False is *confidently wrong* only when both answers are
+      :func:`is_plain_math` (no letters besides whitelisted commands, so math-verify cannot
+      have read a fragment of a sentence) and both parse to closed numeric values, or
+      intervals / finite sets / unions / tuples of them; otherwise undecided.
 """
 from __future__ import annotations
 
