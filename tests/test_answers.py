@@ -211,3 +211,27 @@ def test_numeric_value(latex, value):
 def test_fast_check_without_sympy(pred, gold, expected):
     from gpassk_oc.core.answers import fast_check
     assert fast_check(canonical_answer(pred), canonical_answer(gold)) == expected
+
+
+def test_worker_start_failure_is_a_clear_error(monkeypatch, tmp_path):
+    import sys
+    fake = tmp_path / "python"  # an interpreter without math-verify
+    fake.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'math_verify'\" >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake))
+    pool = MathVerifyPool(workers=1)
+    with pytest.raises(RuntimeError, match="worker failed to start.*No module named 'math_verify'"):
+        pool.check("x+1", "1+x")
+    pool.close()
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\boxed{}fbox 12x$.\n答案是:final answer")), max_size=60))
+def test_extraction_and_canonical_never_raise(text):
+    answer = extract_final_answer(text)
+    assert answer is None or (isinstance(answer, str) and answer)
+    canon = canonical_answer(answer)
+    assert canonical_answer(canon) == canon  # idempotent

@@ -232,3 +232,25 @@ def test_policy_validation():
         GradingPolicy(check="rules", max_unjudged=5)
     pol = GradingPolicy(check="judge", judge={"urls": "http://x", "model": "m"})
     assert isinstance(pol.judge, JudgeConfig) and pol.judge.urls == ["http://x"]
+
+
+def test_two_concurrent_processes_share_one_cache_dir(tmp_path):
+    items = [{"question": f"Shared question {i}?", "gold": f"g{i}", "language": "en",
+              "responses": [box(rf"\text{{s{i}}}")] * 3} for i in range(12)]
+    truth = {(it["question"], rf"\text{{s{i}}}"): i % 3 == 0 for i, it in enumerate(items)}
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    with JudgeServer(truth, delay=0.02) as srv:
+        procs = []
+        for k in range(2):
+            spec = {"items": items, "cache": str(tmp_path / "cache"), "url": srv.url,
+                    "out": str(tmp_path / f"out{k}.json")}
+            (tmp_path / f"spec{k}.json").write_text(json.dumps(spec))
+            procs.append(subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(tmp_path / f"spec{k}.json")], env=env))
+        assert [p.wait(120) for p in procs] == [0, 0]
+        outs = [json.loads((tmp_path / f"out{k}.json").read_text()) for k in range(2)]
+        third = grade(items, policy(srv.url, tmp_path / "cache"))
+    expected = [[i % 3 == 0] * 3 for i in range(12)]
+    assert outs == [expected, expected] and third.correct == expected
+    assert third.counts["judge_calls"] == 0 and third.counts["cache_hits"] == 36
+    assert len(list((tmp_path / "cache").glob("judgements-*.jsonl"))) == 2  # one file per writer
+    assert all(1 <= n <= 2 for n in srv.calls.values())  # at most once per process

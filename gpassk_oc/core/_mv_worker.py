@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import warnings
 from functools import lru_cache
@@ -39,7 +40,10 @@ def main() -> None:
     def parsed(latex: str):
         return parse(f"${latex}$", parsing_timeout=None)
 
-    out = sys.stdout
+    # the protocol owns the real stdout; anything a library prints goes to stderr instead
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     for line in sys.stdin:
         try:
             msg = json.loads(line)

@@ -828,11 +828,15 @@ class MathVerifyPool:
                     proc = self._start()
                     # startup (imports) does not count against the per-call deadline
                     start_deadline = time.monotonic() + 120
-                    proc.stdin.write(b'["ping"]\n')  # type: ignore[union-attr]
-                    if self._readline(proc, start_deadline) is None:
+                    try:
+                        proc.stdin.write(b'["ping"]\n')  # type: ignore[union-attr]
+                        started = self._readline(proc, start_deadline) is not None
+                    except (BrokenPipeError, EOFError, OSError):
+                        started = False
+                    if not started:
                         self._kill(proc)
                         proc = None
-                        return "undecided"
+                        raise RuntimeError(f"math-verify worker failed to start: {_start_error()}")
                 try:
                     proc.stdin.write(json.dumps([pred, gold]).encode() + b"\n")  # type: ignore[union-attr]
                     line = self._readline(proc, time.monotonic() + limit)
@@ -845,7 +849,10 @@ class MathVerifyPool:
                     self._kill(proc)
                     proc = None
                     return "undecided"
-                outcome = json.loads(line)
+                try:
+                    outcome = json.loads(line)
+                except ValueError:
+                    outcome = "undecided"
                 return outcome if outcome in ("equal", "wrong") else "undecided"
             return "undecided"
         finally:
@@ -875,6 +882,16 @@ class MathVerifyPool:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _start_error() -> str:
+    """Why ``python -m gpassk_oc.core._mv_worker`` cannot start (its import error), briefly."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH", "")) if p)
+    probe = subprocess.run([sys.executable, "-c", "import math_verify, gpassk_oc.core._mv_worker"],
+                           capture_output=True, text=True, env=env, timeout=120)
+    tail = (probe.stderr or "").strip().splitlines()[-1:] or ["no error on import; timed out"]
+    return f"{sys.executable}: {tail[0]}"
 
 
 _DEFAULT_POOL: Optional[MathVerifyPool] = None
