@@ -12,16 +12,14 @@ without verdict), ``p_disconnect`` (connection closed without a response), plus 
 ``delay`` before answering. ``calls[(question, answer)]`` counts requests per pair,
 ``answered[(question, answer)]`` successful verdict replies.
 
-Run standalone (used by the kill -9 test's subprocess and by the bench)::
-
-    python tests/judge_server.py truth.json --delay 0.05   # prints the port, serves forever
+Used in-process (a daemon thread) by the tests and by bench/bench_judge.py; subprocesses
+under test reach it through its URL.
 """
 from __future__ import annotations
 
 import json
 import random
 import socket
-import sys
 import threading
 import time
 from collections import Counter
@@ -148,29 +146,3 @@ class JudgeServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
-
-
-def truth_to_json(truth: Mapping[tuple[str, str], bool]) -> list:
-    return [[q, a, bool(v)] for (q, a), v in truth.items()]
-
-
-def truth_from_json(rows: list) -> dict[tuple[str, str], bool]:
-    return {(q, a): bool(v) for q, a, v in rows}
-
-
-if __name__ == "__main__":
-    import argparse
-
-    ap = argparse.ArgumentParser()
-    ap.add_argument("truth")
-    ap.add_argument("--delay", type=float, default=0.0)
-    args = ap.parse_args()
-    with open(args.truth) as fh:
-        server = JudgeServer(truth_from_json(json.load(fh)), delay=args.delay).start()
-    print(server.httpd.server_address[1], flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    sys.exit(0)
