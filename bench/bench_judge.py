@@ -265,7 +265,7 @@ def main() -> None:
     cas = bench_cascade(args.questions, args.samples, args.seed)
     c = cas["counts"]
     print(f"cascade: {cas['samples']} samples in {cas['seconds']:.1f} s; rule_decided={c['rule_decided']} "
-          f"(no_answer={c['no_answer']}) judged={c['judged']} unjudged={c['unjudged']} "
+          f"(no_answer={c['no_answer']}) judged_samples={c['judged_samples']} unjudged={c['unjudged']} "
           f"unique_pairs={c['unique_pairs']} judge_calls={c['judge_calls']} "
           f"rule_checks={c['rule_checks']} rule_mv_calls={c['rule_mv_calls']} rule_timeouts={c['rule_timeouts']}")
     print(f"cascade: labels differing from the generator's truth: {cas['mismatches']} "

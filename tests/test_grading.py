@@ -64,9 +64,9 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         assert srv.unknown == []
         assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 5 unique undecided pairs
         c = res.counts
-        assert (c["samples"], c["unique_pairs"], c["judged_pairs"], c["judge_calls"]) == (19, 5, 5, 5)
+        assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 5, 5, 5)
         # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京
-        assert (c["judged"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
+        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
 
@@ -107,7 +107,7 @@ def test_thirty_percent_faults_every_label_resolved(tmp_path):
         res = grade(items, policy(srv.url, tmp_path, max_retries=10, unparseable_retries=3,
                                   concurrency=6))
     assert res.correct == expected
-    assert res.counts["unjudged"] == 0 and res.counts["judged_pairs"] == 80
+    assert res.counts["unjudged"] == 0 and res.counts["judged"] == 80
     assert res.counts["judge_calls"] == srv.requests > 80  # faults happened and were retried
     assert sum(res.errors.values()) == srv.requests - 80
 
@@ -142,7 +142,7 @@ def test_unjudged_within_allowance_is_none_never_false(tmp_path):
     assert [res.source[2][i] for i in (1, 2, 3)] == ["unjudged"] * 3
     c = res.counts
     assert (c["unjudged"], c["unjudged_pairs"]) == (3, 1)
-    assert c["rule_decided"] + c["cache_hits"] + c["judged"] + c["unjudged"] == c["samples"]
+    assert c["rule_decided"] + c["cache_hits"] + c["judged_samples"] + c["unjudged"] == c["samples"]
     assert res.errors["unparseable reply"] == 2  # one retry, then unjudged
 
 

@@ -37,10 +37,10 @@ Deduplication
 
 Accounting (``result.counts``)
     Per *sample* — these partition ``samples``:
-    ``rule_decided`` (includes ``no_answer``), ``cache_hits``, ``judged`` (decided by a fresh
-    judge label in this run), ``unjudged``.
+    ``rule_decided`` (includes ``no_answer``), ``cache_hits``, ``judged_samples`` (decided by a
+    fresh judge label in this run), ``unjudged``.
     Per *pair*: ``unique_pairs`` (distinct pairs that needed the judge), ``cache_hit_pairs``,
-    ``judged_pairs`` (fresh judge requests that produced a label), ``unjudged_pairs``;
+    ``judged`` (fresh judge requests that produced a label), ``unjudged_pairs``;
     ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
     (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
     ``rule_timeouts`` math-verify calls that hit the deadline.
@@ -65,8 +65,8 @@ from .judge import JudgeClient, JudgeConfig
 from .judge_cache import JudgeCache, judgement_key
 
 Check = Literal["rules", "judge", "cascade"]
-COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged", "unjudged",
-              "unique_pairs", "cache_hit_pairs", "judged_pairs", "unjudged_pairs",
+COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples", "unjudged",
+              "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
               "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
 
 
@@ -322,8 +322,8 @@ def _judge_pairs(pairs, policy: GradingPolicy, cache: JudgeCache, counts, correc
                             source[qi][si] = "unjudged"
                     else:
                         _assign(entry, outcome.label, "judge", correct, source)
-                        counts["judged"] += n
-                        counts["judged_pairs"] += 1
+                        counts["judged_samples"] += n
+                        counts["judged"] += 1
                     counts["judge_calls"] = client.calls
                     bar.update(n)
                     postfix()
