@@ -235,3 +235,42 @@ def test_extraction_and_canonical_never_raise(text):
     assert answer is None or (isinstance(answer, str) and answer)
     canon = canonical_answer(answer)
     assert canonical_answer(canon) == canon  # idempotent
+
+
+def test_stuck_worker_exits_when_its_parent_is_killed(tmp_path):
+    """A worker busy in sympy must not outlive an eval process killed with SIGKILL."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = ("import os, sys\n"
+              "from gpassk_oc.core.answers import MathVerifyPool\n"
+              "pool = MathVerifyPool(workers=1, timeout=600)\n"
+              "pool.check('1', '1')\n"
+              "print([p.pid for p in pool._procs][0], flush=True)\n"
+              "pool.check(r'9^{9^{9^{9}}}', '1')\n")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, env=env, text=True)
+    worker_pid = int(parent.stdout.readline())
+    time.sleep(0.5)  # the worker is now stuck in sympy
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker_pid, 0)
+        except ProcessLookupError:
+            break
+        # a zombie (exited, not yet reaped by init) counts as gone
+        try:
+            if open(f"/proc/{worker_pid}/stat").read().split()[2] == "Z":
+                break
+        except OSError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(worker_pid, signal.SIGKILL)
+        pytest.fail("the math-verify worker outlived its parent")

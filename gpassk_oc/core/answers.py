@@ -765,6 +765,8 @@ class MathVerifyPool:
         self._lock = threading.Lock()
         self.timeouts = 0
         self._closed = False
+        self._spawner: Optional[threading.Thread] = None
+        self._spawn_q: "queue.Queue" = queue.Queue()
 
     # -- process management
     def _start(self) -> subprocess.Popen:
@@ -772,14 +774,40 @@ class MathVerifyPool:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_package_root(), env.get("PYTHONPATH", "")) if p)
         env[_WORKER_ENV_FLAG] = "1"
-        proc = subprocess.Popen(
-            [sys.executable, "-u", "-m", "gpassk_oc.core._mv_worker"],
+        env["GPASSK_MV_PARENT"] = str(os.getpid())
+        proc = self._spawn(dict(
+            args=[sys.executable, "-u", "-m", "gpassk_oc.core._mv_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, bufsize=0)
+            env=env, bufsize=0))
         proc._gp_buf = b""  # type: ignore[attr-defined]
         with self._lock:
             self._procs.add(proc)
         return proc
+
+    def _spawn(self, kwargs: dict) -> subprocess.Popen:
+        """Start a process from one long-lived thread: the worker's PR_SET_PDEATHSIG follows
+        the *thread* that forked it, and executor threads come and go."""
+        with self._lock:
+            if self._spawner is None:
+                self._spawner = threading.Thread(target=self._spawn_loop, daemon=True,
+                                                 name="mv-spawner")
+                self._spawner.start()
+        box: list = []
+        done = threading.Event()
+        self._spawn_q.put((kwargs, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+
+    def _spawn_loop(self) -> None:
+        while True:
+            kwargs, box, done = self._spawn_q.get()
+            try:
+                box.append(subprocess.Popen(**kwargs))
+            except BaseException as exc:  # reported to the caller
+                box.append(exc)
+            done.set()
 
     def _kill(self, proc: subprocess.Popen) -> None:
         try:
