@@ -1,0 +1,339 @@
+"""Grading cascade: extraction → deduplicated rule check → cached, deduplicated LLM judge.
+
+Usage (what the OpenCompass evaluator calls)::
+
+    from gpassk_oc.core.grading import GradingPolicy, grade
+    from gpassk_oc.core.judge import JudgeConfig
+
+    policy = GradingPolicy(
+        check="cascade",                       # 'rules' | 'judge' | 'cascade'
+        judge=JudgeConfig(urls=["http://judge-1:23333/v1", "http://judge-2:23333/v1"],
+                          model="Qwen2.5-72B-Instruct", api_key_env="OPENAI_API_KEY",
+                          prompt="auto", concurrency=8, timeout=60, max_retries=5),
+        cache_dir="outputs/<work_dir>/judge_cache",   # shared by all tasks / reruns
+        max_unjudged=0.0, task_id="model-x/livemath-k16-n48", progress=True)
+    items = [{"question": q, "gold": a, "language": "en", "responses": [r1, ..., r48]}, ...]
+    result = grade(items, policy)
+    result.extracted   # list[list[str | None]]   final answer per question, per sample
+    result.correct     # list[list[bool | None]]  None = unjudged (never silently False)
+    result.counts      # see below
+
+Checks
+    ``'rules'``: a sample is correct iff its extracted answer equals the gold by the rules
+    (:func:`gpassk_oc.core.answers.check_answer` gives ``'equal'``); no judge is used.
+    ``'judge'``: every sample with an extracted answer is decided by the judge (deduplicated
+    and cached); a sample without an answer is wrong without a call.
+    ``'cascade'``: rules decide ``'equal'`` (→ correct) and *confidently wrong* (→ wrong:
+    both answers plain rationals or plain choice letters that differ, or both plain-math
+    closed numeric values / intervals / sets that math-verify compares unequal — see
+    :mod:`gpassk_oc.core.answers`); a missing answer is wrong; everything else goes to the
+    judge.
+
+Deduplication
+    Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
+    (question, gold, canonical answer): one judgement serves every sample, replica and
+    config with that pair, and through the persistent cache (:mod:`.judge_cache`, keyed by a
+    content hash of judge model, prompt version, question, gold, answer) every rerun.
+
+Accounting (``result.counts``)
+    Per *sample* — these partition ``samples``:
+    ``rule_decided`` (includes ``no_answer``), ``cache_hits``, ``judged_samples`` (decided by a
+    fresh judge label in this run), ``unjudged``.
+    Per *pair*: ``unique_pairs`` (distinct pairs that needed the judge), ``cache_hit_pairs``,
+    ``judged`` (fresh judge requests that produced a label), ``unjudged_pairs``;
+    ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
+    (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
+    ``rule_timeouts`` math-verify calls that hit the deadline.
+
+Failures
+    A pair whose judge requests all failed is *unjudged*: its samples are ``None`` in
+    ``correct``, never False. If ``unjudged / samples > max_unjudged``, :class:`UnjudgedError`
+    is raised after every label that could be obtained has been committed to the cache, so
+    rerunning the same command resumes where it stopped.
+"""
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Optional, Sequence
+
+from .answers import (MathVerifyPool, Outcome, canonical_answer, default_pool,
+                      extract_final_answer, fast_check)
+from .judge import JudgeClient, JudgeConfig
+from .judge_cache import JudgeCache, judgement_key
+
+Check = Literal["rules", "judge", "cascade"]
+COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples", "unjudged",
+              "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
+              "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
+
+
+@dataclass
+class GradingPolicy:
+    """How samples are graded (see the module docstring).
+
+    Attributes:
+        check: 'rules' | 'judge' | 'cascade'.
+        judge: judge settings; required for 'judge' and 'cascade'.
+        cache_dir: directory of the persistent judgement cache (the evaluator passes one under
+            the work dir); None keeps judgements in memory for this call only.
+        max_unjudged: allowed fraction of unjudged samples before :class:`UnjudgedError`.
+        task_id: recorded with every cached judgement (provenance only).
+        progress: show a tqdm progress bar.
+        rule_workers: math-verify worker processes; None uses the shared default pool
+            (min(2, CPUs) workers).
+        rule_timeout: per-call math-verify deadline in seconds (a timeout is 'undecided').
+    """
+
+    check: Check = "cascade"
+    judge: Optional[JudgeConfig] = None
+    cache_dir: Optional[str] = None
+    max_unjudged: float = 0.0
+    task_id: Optional[str] = None
+    progress: bool = True
+    rule_workers: Optional[int] = None
+    rule_timeout: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.check not in ("rules", "judge", "cascade"):
+            raise ValueError(f"GradingPolicy.check: {self.check!r} is not 'rules', 'judge' "
+                             "or 'cascade'")
+        if isinstance(self.judge, Mapping):
+            self.judge = JudgeConfig(**self.judge)
+        if self.check != "rules" and self.judge is None:
+            raise ValueError(f"GradingPolicy.check={self.check!r} needs a judge=JudgeConfig(...)")
+        if not 0.0 <= float(self.max_unjudged) <= 1.0:
+            raise ValueError("GradingPolicy.max_unjudged is a fraction in [0, 1]")
+
+
+@dataclass
+class GradeResult:
+    """Per-question, per-sample outcome of :func:`grade`.
+
+    ``source`` says who decided each sample: 'rule', 'no_answer', 'cache', 'judge' or
+    'unjudged'.
+    """
+
+    extracted: list[list[Optional[str]]]
+    correct: list[list[Optional[bool]]]
+    source: list[list[str]]
+    counts: dict[str, int]
+    errors: Counter = field(default_factory=Counter)
+    cache_path: str = ""
+
+
+class UnjudgedError(RuntimeError):
+    """Too many samples could not be judged; ``result`` holds the partial grading."""
+
+    def __init__(self, result: GradeResult, max_unjudged: float) -> None:
+        counts = result.counts
+        errors = ", ".join(f"{kind} ×{n}" for kind, n in result.errors.most_common(8)) or "none"
+        message = (
+            f"{counts['unjudged']} of {counts['samples']} samples "
+            f"({counts['unjudged'] / max(counts['samples'], 1):.1%}) are unjudged "
+            f"({counts['unjudged_pairs']} distinct answers; allowed: {max_unjudged:.1%}). "
+            f"Judge endpoint errors seen: {errors}. "
+            f"Judgements cache: {result.cache_path}. "
+            "To resume, fix the judge endpoint and rerun the same command; judged pairs are "
+            "cached and will not be sent again.")
+        super().__init__(message)
+        self.result = result
+        self.unjudged = counts["unjudged"]
+        self.samples = counts["samples"]
+        self.errors = result.errors
+        self.cache_path = result.cache_path
+
+
+def _bar(total: int, enabled: bool):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not enabled, desc="grading", unit="sample",
+                dynamic_ncols=True, leave=False)
+
+
+def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeResult:
+    """Grade every response of every item; see the module docstring for the contract.
+
+    Args:
+        items: per question ``{"question": str, "gold": str, "language": 'en'|'cn',
+            "responses": [str, ...]}``; repeated questions (replicas) share judgements.
+        policy: a :class:`GradingPolicy`.
+
+    Raises:
+        UnjudgedError: more than ``policy.max_unjudged`` of the samples are unjudged.
+    """
+    counts = dict.fromkeys(COUNT_KEYS, 0)
+    extracted: list[list[Optional[str]]] = []
+    canon: list[list[str]] = []
+    correct: list[list[Optional[bool]]] = []
+    source: list[list[str]] = []
+    canon_memo: dict[str, str] = {}
+    gold_canon = [canonical_answer(str(item["gold"])) for item in items]
+
+    for item in items:
+        ex = [extract_final_answer(r) for r in item["responses"]]
+        cs = []
+        for a in ex:
+            if a is None:
+                cs.append("")
+            else:
+                c = canon_memo.get(a)
+                if c is None:
+                    c = canon_memo[a] = canonical_answer(a)
+                cs.append(c)
+        extracted.append(ex)
+        canon.append(cs)
+        correct.append([None] * len(ex))
+        source.append([""] * len(ex))
+    counts["samples"] = sum(len(ex) for ex in extracted)
+    bar = _bar(counts["samples"], policy.progress)
+
+    def postfix(refresh: bool = False) -> None:
+        bar.set_postfix(rule=counts["rule_decided"], cache=counts["cache_hits"],
+                        judged=counts["judged"], unjudged=counts["unjudged"], refresh=refresh)
+
+    # ---- rules: each distinct (gold, answer) once
+    rule: dict[tuple[str, str], Outcome] = {}
+    if policy.check in ("rules", "cascade"):
+        slow: list[tuple[str, str]] = []
+        for qi, cs in enumerate(canon):
+            g = gold_canon[qi]
+            for c in cs:
+                key = (c, g)
+                if key not in rule:
+                    quick = fast_check(c, g)
+                    rule[key] = quick if quick is not None else "undecided"
+                    if quick is None:
+                        slow.append(key)
+        counts["rule_checks"] = len(rule)
+        counts["rule_mv_calls"] = len(slow)
+        if slow:
+            pool: MathVerifyPool = (default_pool() if policy.rule_workers is None else
+                                    MathVerifyPool(policy.rule_workers, policy.rule_timeout))
+            before = pool.timeouts
+            try:
+                outcomes = _check_parallel(pool, slow, policy.rule_timeout)
+            finally:
+                counts["rule_timeouts"] = pool.timeouts - before
+                if policy.rule_workers is not None:
+                    pool.close()
+            rule.update(zip(slow, outcomes))
+
+    # ---- decide by rules; collect judge pairs
+    pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for qi, item in enumerate(items):
+        for si, c in enumerate(canon[qi]):
+            if not c:
+                correct[qi][si], source[qi][si] = False, "no_answer"
+                counts["no_answer"] += 1
+                counts["rule_decided"] += 1
+                continue
+            outcome = rule.get((c, gold_canon[qi]))
+            if policy.check == "rules" or outcome in ("equal", "wrong"):
+                correct[qi][si], source[qi][si] = outcome == "equal", "rule"
+                counts["rule_decided"] += 1
+                continue
+            pkey = (str(item["question"]), str(item["gold"]), c)
+            entry = pairs.setdefault(pkey, {"answers": set(), "samples": [],
+                                            "language": item.get("language")})
+            entry["answers"].add(extracted[qi][si])
+            entry["samples"].append((qi, si))
+    bar.update(counts["rule_decided"])
+    postfix()
+
+    cache = JudgeCache(policy.cache_dir, policy.task_id) if pairs else None
+    errors: Counter = Counter()
+    counts["unique_pairs"] = len(pairs)
+    try:
+        if pairs:
+            _judge_pairs(pairs, policy, cache, counts, correct, source, errors, bar, postfix)
+    finally:
+        postfix(refresh=True)  # the final counts are always shown once
+        bar.close()
+        if cache is not None:
+            cache.close()
+
+    result = GradeResult(extracted=extracted, correct=correct, source=source, counts=counts,
+                         errors=errors,
+                         cache_path=cache.location if cache is not None else
+                         str(policy.cache_dir or "(in memory only: no cache_dir)"))
+    if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:
+        raise UnjudgedError(result, policy.max_unjudged)
+    return result
+
+
+def _check_parallel(pool: MathVerifyPool, pairs: list[tuple[str, str]],
+                    timeout: float) -> list[Outcome]:
+    if pool.size == 1:
+        return [pool.check(p, g, timeout) for p, g in pairs]
+    with ThreadPoolExecutor(pool.size) as ex:
+        return list(ex.map(lambda pg: pool.check(pg[0], pg[1], timeout), pairs))
+
+
+def _judge_pairs(pairs, policy: GradingPolicy, cache: JudgeCache, counts, correct, source,
+                 errors: Counter, bar, postfix) -> None:
+    cfg = policy.judge
+    assert cfg is not None
+    cache.refresh()  # pick up labels committed by concurrent tasks since we opened it
+    todo = []
+    for (question, gold, c), entry in pairs.items():
+        _, version = cfg.prompt_for(entry["language"])
+        key = judgement_key(cfg.model, version, question, gold, c)
+        label = cache.get(key)
+        if label is not None:
+            _assign(entry, label, "cache", correct, source)
+            counts["cache_hits"] += len(entry["samples"])
+            counts["cache_hit_pairs"] += 1
+            bar.update(len(entry["samples"]))
+        else:
+            # a deterministic representative of the identical answer forms
+            todo.append((key, question, gold, c, min(entry["answers"]), entry))
+    postfix()
+    if not todo:
+        return
+
+    client = JudgeClient(cfg)
+    lock = threading.Lock()
+
+    def run(task):
+        key, question, gold, c, answer, entry = task
+        outcome = client.judge(question, gold, answer, entry["language"])
+        if outcome.label is not None:  # commit before anything else can go wrong
+            cache.put(key, outcome.label, model=cfg.model, question=question, gold=gold,
+                      answer=c)
+        return task, outcome
+
+    ex = ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="judge")
+    try:
+        pending = {ex.submit(run, t) for t in todo}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                (_, _, _, _, _, entry), outcome = fut.result()
+                with lock:
+                    errors.update(outcome.errors)
+                    n = len(entry["samples"])
+                    if outcome.label is None:
+                        counts["unjudged"] += n
+                        counts["unjudged_pairs"] += 1
+                        for qi, si in entry["samples"]:
+                            source[qi][si] = "unjudged"
+                    else:
+                        _assign(entry, outcome.label, "judge", correct, source)
+                        counts["judged_samples"] += n
+                        counts["judged"] += 1
+                    counts["judge_calls"] = client.calls
+                    bar.update(n)
+                    postfix()
+    finally:
+        ex.shutdown(wait=True, cancel_futures=True)
+        counts["judge_calls"] = client.calls
+        client.close()
+
+
+def _assign(entry, label: str, how: str, correct, source) -> None:
+    for qi, si in entry["samples"]:
+        correct[qi][si] = label == "yes"
+        source[qi][si] = how
