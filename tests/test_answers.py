@@ -274,3 +274,13 @@ def test_stuck_worker_exits_when_its_parent_is_killed(tmp_path):
     else:
         os.kill(worker_pid, signal.SIGKILL)
         pytest.fail("the math-verify worker outlived its parent")
+
+
+@pytest.mark.parametrize("pred, gold", [
+    # values a double cannot tell apart (relative difference < 1e-9): never "equal"
+    ("2^{40}+1", "2^{40}"), (r"\sqrt{10^{20}+1}", "10^{10}"), (r"\pi+10^{-12}", r"\pi"),
+    (r"(10^{6}+1)\sqrt{2}", r"10^{6}\sqrt{2}"), ("x^{2}+10^{-15}", "x^2"),
+])
+def test_fast_check_never_calls_nearly_equal_values_equal(pred, gold):
+    from gpassk_oc.core.answers import fast_check
+    assert fast_check(canonical_answer(pred), canonical_answer(gold)) != "equal"

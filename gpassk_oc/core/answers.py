@@ -33,8 +33,8 @@ Rule check (:func:`check_answer`, :func:`answers_equivalent`)
     * both exact rationals (``3``, ``-0.5``, ``a/b``, ``\\frac{a}{b}``) → compared as
       :class:`fractions.Fraction`: equal / wrong;
     * both closed arithmetic values (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``, ``\\ln 2+\\ln 3``,
-      ``e^2``, ``3+4i``) → evaluated in floating point: equal within 1e-9 relative, wrong beyond
-      1e-6, otherwise math-verify. Ambiguous notation (``2^10``, ``\\ln 2x``, ``\\log 8``) is
+      ``e^2``, ``3+4i``) → evaluated in doubles: wrong beyond 1e-6 relative; equal within 1e-9
+      only if 50-digit arithmetic agrees within 1e-30; otherwise math-verify. Ambiguous notation (``2^10``, ``\\ln 2x``, ``\\log 8``) is
       refused;
     * both finite sets ``\\{…\\}``, two-endpoint intervals (also written as inequalities
       ``-1<x\\le 2``, ``x>3``) or numeric p/b-matrices of such values → compared elementwise:
@@ -71,7 +71,9 @@ import time
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Literal, Optional, Sequence
+from typing import Any, Callable, Iterable, Literal, NamedTuple, Optional, Sequence
+
+from mpmath.ctx_mp import MPContext
 
 Outcome = Literal["equal", "wrong", "undecided"]
 
@@ -244,16 +246,46 @@ def as_choice(canonical: str) -> Optional[frozenset[str]]:
 # --- closed numeric expressions without sympy: \frac, \sqrt, \pi, ^, implicit products.
 # math-verify costs ~2 ms per new pair; this evaluator ~20 µs, so most numeric answers never
 # reach the worker pool. Only the tokens below are accepted; anything else returns None.
-_FUNCS = {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.cos,
-          "\\tan": math.tan, "\\exp": math.exp, "\\arcsin": math.asin, "\\arccos": math.acos,
-          "\\arctan": math.atan}
+# Two number systems: doubles decide quickly (most distinct answers are plainly different),
+# and every "equal" found in doubles is re-decided in a private 50-digit mpmath context,
+# because in doubles 2^{40}+1 and 2^{40} are "equal within 1e-9".
+
+
+class _Numbers(NamedTuple):
+    number: Callable[[str], Any]
+    pi: Any
+    e: Any
+    i: Any
+    funcs: dict
+    isfinite: Callable[[Any], bool]
+    complex_type: type
+    rel_equal: float  # numerically equal: relative difference below this
+
+
+_MP = MPContext()
+_MP.dps = 50
+_FLOAT = _Numbers(float, math.pi, math.e, 1j,
+                  {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.cos,
+                   "\\tan": math.tan, "\\exp": math.exp, "\\arcsin": math.asin,
+                   "\\arccos": math.acos, "\\arctan": math.atan},
+                  cmath.isfinite, complex, 1e-9)
+_PRECISE = _Numbers(_MP.mpf, +_MP.pi, +_MP.e, _MP.mpc(0, 1),
+                    {"\\ln": _MP.log, "\\log": _MP.log, "\\sin": _MP.sin, "\\cos": _MP.cos,
+                     "\\tan": _MP.tan, "\\exp": _MP.exp, "\\arcsin": _MP.asin,
+                     "\\arccos": _MP.acos, "\\arctan": _MP.atan},
+                    _MP.isfinite, _MP.mpc, 1e-30)
+_FUNCS = _FLOAT.funcs  # the accepted function names
+_numbers = threading.local()  # which system this thread's fast_check is using
+
+
+def _num() -> _Numbers:
+    return getattr(_numbers, "system", _FLOAT)
 _TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
                        r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)(?![a-zA-Z])|"
                        r"[-+*/^_(){}\[\]]|[a-z]")
 # single-letter variables (not e, i: constants); a run of letters (sin, ab) is not accepted
 _LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Z]")
-_POINTS = (0.6180339887, 1.4142135623, -0.7320508075)
-_REL_EQUAL = 1e-9   # numerically equal: relative difference below this
+_POINTS = ("0.6180339887", "1.4142135623", "-0.7320508075")
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
 
 
@@ -272,6 +304,7 @@ class _Eval:
         self.i = 0
         self.env = env or {}
         self.allow_complex = False  # set once the answer itself writes i
+        self.num = _num()
 
     def peek(self) -> Optional[str]:
         return self.t[self.i] if self.i < len(self.t) else None
@@ -315,10 +348,11 @@ class _Eval:
             exponent = self.group_or_atom()
             if abs(exponent) > 64 or abs(base) > 1e12:
                 raise ValueError("exponent too large")
-            if isinstance(exponent, complex) or (isinstance(base, complex) and exponent != int(exponent)):
+            ctype = self.num.complex_type
+            if isinstance(exponent, ctype) or (isinstance(base, ctype) and exponent != int(exponent)):
                 raise ValueError("complex power: leave it to sympy")
             base = base ** exponent
-            if isinstance(base, complex) and not self.allow_complex:
+            if isinstance(base, ctype) and not self.allow_complex:
                 raise ValueError("complex")
         return base
 
@@ -356,9 +390,13 @@ class _Eval:
                 nxt in ("(", "{", "\\frac", "\\sqrt", "\\pi", "e") or nxt in _FUNCS
                 or nxt.isalpha() or nxt[0].isdigit() or nxt == "^"):
             raise ValueError("ambiguous function argument")
-        value = _FUNCS[name](arg)
+        if isinstance(arg, self.num.complex_type):
+            raise ValueError("function of a complex argument: leave it to sympy")
+        value = self.num.funcs[name](arg)
+        if isinstance(value, self.num.complex_type):  # mpmath continues ln(-1) into C; we don't
+            raise ValueError("not real")
         if base is not None:
-            value = value / math.log(base)
+            value = value / self.num.funcs["\\ln"](base)
         if power is not None:
             value = value ** power
         return value
@@ -366,14 +404,14 @@ class _Eval:
     def atom(self) -> float:
         tok = self.take()
         if tok[0].isdigit() or tok[0] == ".":
-            return float(tok)
+            return self.num.number(tok)
         if tok == "\\pi":
-            return math.pi
+            return self.num.pi
         if tok == "e":
-            return math.e
+            return self.num.e
         if tok == "i":  # the imaginary unit, as for math-verify
             self.allow_complex = True
-            return 1j
+            return self.num.i
         if tok in _FUNCS:
             return self.function(tok)
         if tok.isalpha():
@@ -388,7 +426,7 @@ class _Eval:
             den = self.group_or_atom()
             return num / den
         if tok == "\\sqrt":
-            root = 2.0
+            root = self.num.number("2")
             if self.peek() == "[":
                 self.take()
                 root = self.expr()
@@ -397,12 +435,12 @@ class _Eval:
             radicand = self.group_or_atom()
             if radicand < 0 or root == 0:
                 raise ValueError("not real")
-            return radicand ** (1.0 / root)
+            return radicand ** (1 / root)
         raise ValueError(f"unexpected {tok}")
 
 
-def numeric_value(canonical: str) -> Optional[float]:
-    """Float value of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``), else None."""
+def numeric_value(canonical: str):
+    """Value (an mpmath number) of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``), else None."""
     if not canonical or len(canonical) > 80:
         return None
     tokens = _tokens(canonical)
@@ -415,7 +453,7 @@ def numeric_value(canonical: str) -> Optional[float]:
             return None
     except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
         return None
-    return value if cmath.isfinite(value) else None
+    return value if _num().isfinite(value) else None
 
 
 def _variables(canonical: str) -> Optional[list[str]]:
@@ -436,11 +474,13 @@ def _values_at_points(canonical: str, names: list[str]) -> Optional[list[float]]
         return None
     values = []
     for k, base in enumerate(_POINTS):
-        env = {name: base + 0.37 * j + 0.11 * k for j, name in enumerate(names)}
+        number = _num().number
+        env = {name: number(base) + number(str(37 * j + 11 * k)) / 100
+               for j, name in enumerate(names)}
         ev = _Eval(list(tokens), env)
         try:
             value = ev.expr()
-            if ev.i != len(ev.t) or not cmath.isfinite(value):
+            if ev.i != len(ev.t) or not ev.num.isfinite(value):
                 return None
         except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
             return None
@@ -480,7 +520,7 @@ def symbolic_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     """Identity test of single-variable-letter expressions at three fixed irrational points.
 
     Equations (one ``=`` each) are compared up to a constant factor by :func:`_equation_check`.
-    Equal at every point (within 1e-9 relative) → 'equal' (a polynomial/rational identity that
+    Equal at every point (within 1e-30 relative, 50-digit arithmetic) → 'equal' (a polynomial/rational identity that
     holds at generic points, Schwartz–Zippel); different at some point → 'undecided': not
     equal, yet not *confidently wrong* because variables are involved (e.g. the problem may
     define x), so cascade asks the judge and rules mode scores it False. None otherwise.
@@ -543,7 +583,7 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 def _compare_numbers(a: float, b: float) -> Optional[Outcome]:
     scale = max(abs(a), abs(b), 1e-12)
     diff = abs(a - b) / scale if scale >= 1 else abs(a - b)
-    if diff <= _REL_EQUAL:
+    if diff <= _num().rel_equal:
         return "equal"
     if diff > _REL_DIFFER:
         return "wrong"
@@ -672,7 +712,8 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     """Definitive outcome from cheap rules without sympy, or None when math-verify is needed.
 
     In order: empty → wrong; equal canonical forms; exact rationals (Fraction); closed
-    arithmetic values (float, equal within 1e-9 relative, different beyond 1e-6); finite sets
+    arithmetic values (doubles: different beyond 1e-6 relative → wrong; equal within 1e-9 →
+    re-decided in 50-digit arithmetic, equal only within 1e-30); finite sets
     and two-endpoint intervals of such values; multiple-choice letter sets (all definitive);
     then :func:`symbolic_check` and :func:`text_check`, which may also return 'undecided'
     (final: not equal, judge needed, no math-verify call).
@@ -681,13 +722,28 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
+    outcome = _fast_check(pred_canon, gold_canon)
+    if outcome == "equal":
+        _numbers.system = _PRECISE
+        try:
+            outcome = _fast_check(pred_canon, gold_canon)
+        finally:
+            _numbers.system = _FLOAT
+    return outcome
+
+
+def _fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    if not pred_canon:
+        return "wrong"
+    if pred_canon == gold_canon:
+        return "equal"
     # "x=5" against "5": the value assigned to a single variable is the answer
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):
         if pm is not None and "=" not in gold_canon:
-            return fast_check(pm.group(1), gold_canon)
+            return _fast_check(pm.group(1), gold_canon)
         if gm is not None and "=" not in pred_canon:
-            return fast_check(pred_canon, gm.group(1))
+            return _fast_check(pred_canon, gm.group(1))
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         return "equal" if p == g else "wrong"
