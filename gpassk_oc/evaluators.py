@@ -46,7 +46,10 @@ CHECK_MODES = ("rules", "judge", "cascade")
 
 #: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
 #: timestamp dirs, so every config, every task, ``-r`` reruns and new timestamps share it.
-CACHE_DIRNAME = "gpassk_judge_cache"
+#: The leading dot matters: ``opencompass -r latest`` reuses ``sorted(os.listdir(work_dir))
+#: [-1]``, and a name starting with a letter would sort after every ``YYYYmmdd_HHMMSS``
+#: timestamp and be taken for the latest run; '.' sorts before the digits.
+CACHE_DIRNAME = ".gpassk_judge_cache"
 
 #: counts of :class:`~gpassk_oc.core.grading.GradeResult` copied into the results JSON
 ACCOUNTING_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples",
@@ -112,7 +115,7 @@ def default_cache_location(out_dir: str) -> Tuple[Path, str]:
 
     ``OpenICLEvalTask`` sets ``_out_dir = {work_dir}/{timestamp}/results/{model_abbr}/
     {dataset_abbr}`` (the results file without ``.json``). The cache goes to
-    ``{work_dir}/gpassk_judge_cache``: above the timestamp, so new timestamps and ``-r``
+    ``{work_dir}/.gpassk_judge_cache``: above the timestamp, so new timestamps and ``-r``
     reruns find it. The task id is ``{model_abbr}/{dataset_abbr}``. An abbr containing
     ``/`` adds path levels, so the ``results`` dir is found as the ancestor named
     ``results`` with a ``predictions`` sibling (the eval task has just read it), falling
@@ -145,7 +148,7 @@ class GPassKEvaluator(BaseEvaluator):
             fails the task with :class:`~gpassk_oc.core.grading.UnjudgedError`). Allowed
             unjudged samples are excluded, never scored as wrong.
         cache_dir: judgement cache directory (absolute, or relative to the directory the
-            CLI runs in); default ``{work_dir}/gpassk_judge_cache``.
+            CLI runs in); default ``{work_dir}/.gpassk_judge_cache``.
         mg_mode: ``'documented'`` (paper/OpenCompass, default) or ``'integral'``.
         progress: tqdm bar while grading (in the eval task log).
         rule_timeout: per-call math-verify deadline in seconds.
@@ -227,7 +230,8 @@ class GPassKEvaluator(BaseEvaluator):
             return grade(items, policy)
         except UnjudgedError as exc:
             # the exception's own message says what to do; name the task it belongs to
-            print(f"gpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) failed: {exc}",
+            # (leading newline: the progress bar leaves its line open in the task log)
+            print(f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) failed: {exc}",
                   file=sys.stderr, flush=True)
             raise
 

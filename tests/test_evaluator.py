@@ -505,3 +505,8 @@ def test_judge_down_within_allowance_excludes_unjudged(tmp_path):
     # k=2: only the numeric question (c=2 of 4) counts; pass@1 = mean(1/1, 2/4)
     assert result["G-Pass@2_1.0"] == pytest.approx(float(brute_g_pass(4, 2, 2, "1.0") * 100))
     assert result["pass@1"] == 75.0
+
+
+def test_cache_dir_is_never_taken_for_the_latest_timestamp():
+    """``opencompass -r latest`` picks sorted(os.listdir(work_dir))[-1]."""
+    assert sorted(["20250101_000000", "29991231_235959", CACHE_DIRNAME])[-1] == "29991231_235959"
