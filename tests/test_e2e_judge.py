@@ -31,6 +31,8 @@ import pytest
 from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli, write_layout
 from judge_server import JudgeServer
 
+from gpassk_oc.core.judge import PROMPT_VERSIONS
+from gpassk_oc.core.judge_cache import judgement_key
 from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
                                          SimQuestion)
 
@@ -253,6 +255,14 @@ def test_cache_lives_in_the_work_dir(judged_runs):
     lines = [json.loads(line) for f in cache.glob("judgements-*.jsonl")
              for line in f.read_text().splitlines() if line.strip()]
     assert len(lines) == len(judge_truth())
+    # provenance: the task id is model abbr / dataset abbr
+    assert {rec["task"] for rec in lines} == {f"{MODEL_ABBR}/{ABBR}"}
+    # the dataset's language column picked the prompt ('auto'): its version is in the key
+    language = {q[2]: q[1] for q in QUESTIONS}
+    for rec in lines:
+        version = PROMPT_VERSIONS[language[rec["question"]]]
+        assert rec["key"] == judgement_key(JUDGE_MODEL, version, rec["question"], rec["gold"],
+                                           rec["answer"]), rec
     assert not any((judged_runs["work"] / judged_runs["ts1"]).rglob("judgements-*.jsonl"))
 
 
