@@ -223,7 +223,6 @@ def test_opencompass_own_evaluator_crashes_where_ours_works(livemath_dir, tmp_pa
 
 
 # --------------------------------------------------------------------------- judge wiring
-import os  # noqa: E402
 import socket  # noqa: E402
 from pathlib import Path  # noqa: E402
 

@@ -5,6 +5,11 @@ row ``r * q + i`` (q questions) is replica r of question i. :func:`group_replica
 checks that layout against ``question_id`` instead of trusting it, and
 :func:`build_results` turns per-sample verdicts into the result dict our evaluator
 returns (percent values, like OpenCompass).
+
+Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: question q has
+``c_q`` correct among ``n_q`` judged samples, and a G-Pass@k mean only covers questions with
+``n_q >= k`` (``excluded_questions`` counts the others per k). With nothing unjudged every
+``n_q`` is n and the results are the plain G-Pass@k of the paper.
 """
 from __future__ import annotations
 
