@@ -4,22 +4,31 @@ Registered in ``ICL_EVALUATORS`` as ``GPassKEvaluator`` (OpenCompass has no such
 It replaces ``BaseEvaluator.evaluate`` entirely: OpenCompass's own grouping keys
 questions by ``subdivision`` + ``idx`` and groups per-subdivision rows by
 ``abbr.split('_')[0]``, which breaks on abbrs such as ``LiveMathBench-v202412-k4_8_16-r3``.
-Here replicas are grouped by position (checked against ``question_id``) and every
-metric comes from the exact core (:func:`gpassk_oc.metrics.g_pass_table`).
+Here replicas are grouped by position (checked against ``question_id``), every sample is
+graded by the core pipeline (:func:`gpassk_oc.core.grading.grade`: rules, then the cached
+LLM judge) in one call, and every metric comes from the exact core
+(:func:`gpassk_oc.metrics.g_pass_table`). This module only adapts OpenCompass's calling
+convention and locates the judgement cache under the work dir.
 
 Config::
 
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator))            # rules, k from dataset
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator, k=[4, 16],
-                                 thresholds=[0.0, 0.5, 1.0]))
+                                 judge=dict(urls=['http://judge:23333/v1'],
+                                            model='Qwen2.5-72B-Instruct')))  # cascade
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+import dataclasses
+import os
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._plugin import guarded_import, missing_name_hook
-from .core.answers import answers_equivalent, canonical_answer, extract_final_answer
 from .core.gpass_eval import build_results, group_replicas
+from .core.grading import GradeResult, GradingPolicy, UnjudgedError, grade
+from .core.judge import JudgeConfig
 from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 
 try:
@@ -29,11 +38,25 @@ try:
 except ImportError as _exc:  # surface the real cause in the task log (see _plugin)
     raise guarded_import(__name__, _exc) from _exc
 
-__all__ = ["CHECK_MODES", "GPassKEvaluator"]
+__all__ = ["CACHE_DIRNAME", "CHECK_MODES", "GPassKEvaluator", "default_cache_location",
+           "validate_judge"]
 
-#: Ways of deciding whether a sample is correct. Only 'rules' is implemented here; the
-#: judge pipeline plugs into :meth:`GPassKEvaluator._grade`.
+#: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.grading`).
 CHECK_MODES = ("rules", "judge", "cascade")
+
+#: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
+#: timestamp dirs, so every config, every task, ``-r`` reruns and new timestamps share it.
+#: The leading dot matters: ``opencompass -r latest`` reuses ``sorted(os.listdir(work_dir))
+#: [-1]``, and a name starting with a letter would sort after every ``YYYYmmdd_HHMMSS``
+#: timestamp and be taken for the latest run; '.' sorts before the digits.
+CACHE_DIRNAME = ".gpassk_judge_cache"
+
+#: counts of :class:`~gpassk_oc.core.grading.GradeResult` copied into the results JSON
+ACCOUNTING_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples",
+                   "unjudged", "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
+                   "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
+
+_JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)}
 
 
 def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
@@ -43,6 +66,72 @@ def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
     return [int(v) for v in ks]
 
 
+def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
+    """``GPassKEvaluator(judge=dict(...))`` → :class:`JudgeConfig`, or a one-line ValueError
+    naming the bad field (configs arrive as mmengine ConfigDicts, lists possibly as tuples)."""
+    if not isinstance(judge, Mapping):
+        raise ValueError(f"judge must be a dict of JudgeConfig fields, got {type(judge).__name__}")
+    fields = dict(judge)
+    if "api_key" in fields or "key" in fields:
+        raise ValueError("judge: no API key in configs; export it and name the variable with "
+                         "judge=dict(api_key_env='MY_KEY_VAR', ...)")
+    unknown = sorted(set(fields) - _JUDGE_FIELDS)
+    if unknown:
+        raise ValueError(f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}")
+    urls = fields.get("urls")
+    if isinstance(urls, str):
+        urls = [urls]
+    if not isinstance(urls, (list, tuple)) or not urls or not all(
+            isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls):
+        raise ValueError(f"judge.urls: need a non-empty list of http(s) URLs, got {urls!r}")
+    fields["urls"] = list(urls)
+    model = fields.get("model")
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"judge.model: need the judge model name served at the urls, got {model!r}")
+    for name, minimum in (("concurrency", 1), ("max_retries", 0), ("unparseable_retries", 0),
+                          ("max_tokens", 1)):
+        value = fields.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < minimum):
+            raise ValueError(f"judge.{name}: need an int >= {minimum}, got {value!r}")
+    for name in ("timeout", "backoff_base", "backoff_max", "temperature"):
+        value = fields.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or value < 0 or (name == "timeout" and value == 0)):
+            raise ValueError(f"judge.{name}: need a non-negative number"
+                             f"{' > 0' if name == 'timeout' else ''}, got {value!r}")
+    for name in ("api_key_env", "template"):
+        value = fields.get(name)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"judge.{name}: need a string, got {value!r}")
+    try:
+        return JudgeConfig(**fields)
+    except ValueError as exc:  # JudgeConfig's own messages already name the field
+        raise ValueError(str(exc).replace("JudgeConfig.", "judge.")) from None
+
+
+def default_cache_location(out_dir: str) -> Tuple[Path, str]:
+    """(cache dir, task id) for an evaluator whose ``_out_dir`` OpenCompass set.
+
+    ``OpenICLEvalTask`` sets ``_out_dir = {work_dir}/{timestamp}/results/{model_abbr}/
+    {dataset_abbr}`` (the results file without ``.json``). The cache goes to
+    ``{work_dir}/.gpassk_judge_cache``: above the timestamp, so new timestamps and ``-r``
+    reruns find it. The task id is ``{model_abbr}/{dataset_abbr}``. An abbr containing
+    ``/`` adds path levels, so the ``results`` dir is found as the ancestor named
+    ``results`` with a ``predictions`` sibling (the eval task has just read it), falling
+    back to the plain layout.
+    """
+    path = Path(os.path.abspath(out_dir))
+    for ancestor in path.parents:
+        if ancestor.name == "results" and (ancestor.parent / "predictions").is_dir():
+            return ancestor.parent.parent / CACHE_DIRNAME, path.relative_to(ancestor).as_posix()
+    if len(path.parents) < 4 or path.parents[1].name != "results":
+        raise ValueError(f"unexpected OpenCompass output dir {out_dir!r}: expected "
+                         "{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}; "
+                         "pass GPassKEvaluator(cache_dir=...)")
+    return path.parents[3] / CACHE_DIRNAME, f"{path.parent.name}/{path.name}"
+
+
 @ICL_EVALUATORS.register_module(name="GPassKEvaluator", force=False)
 class GPassKEvaluator(BaseEvaluator):
     """G-Pass@k / mG-Pass@k / pass@1 over n replicas, overall and per split × language.
@@ -50,64 +139,101 @@ class GPassKEvaluator(BaseEvaluator):
     Args:
         k: ks to report; default: the dataset config's ``k``.
         thresholds: τ values for ``G-Pass@k_τ`` (floats, strings like ``"3/4"``).
-        check: ``'rules'`` (extract the last ``\\boxed{}`` and compare with math-verify).
-            ``'judge'`` and ``'cascade'`` are accepted names but not available in this
-            build: they raise ValueError.
-        judge, max_unjudged, cache_dir: stored for the judge pipeline.
+        check: ``'rules'``, ``'judge'`` or ``'cascade'`` (see :mod:`gpassk_oc.core.grading`);
+            default: ``'cascade'`` when *judge* is given, else ``'rules'``.
+        judge: :class:`~gpassk_oc.core.judge.JudgeConfig` fields as a dict (``urls`` and
+            ``model`` required; ``api_key_env``, ``prompt``, ``concurrency``, ``timeout``,
+            ``max_retries``, …), validated here.
+        max_unjudged: allowed fraction of unjudged samples (default 0: any unjudged sample
+            fails the task with :class:`~gpassk_oc.core.grading.UnjudgedError`). Allowed
+            unjudged samples are excluded, never scored as wrong.
+        cache_dir: judgement cache directory (absolute, or relative to the directory the
+            CLI runs in); default ``{work_dir}/.gpassk_judge_cache``.
         mg_mode: ``'documented'`` (paper/OpenCompass, default) or ``'integral'``.
+        progress: tqdm bar while grading (in the eval task log).
+        rule_timeout: per-call math-verify deadline in seconds.
         pred_postprocessor: OpenCompass postprocessor applied before extraction; leave
-            it unset: extraction of ``\\boxed{}`` answers is done here.
+            it unset: extraction of ``\\boxed{}`` answers is done by the grader.
     """
 
     def __init__(self, k: Optional[Union[int, List[int]]] = None,
                  thresholds: Sequence[Any] = (0.0, 0.25, 0.5, 0.75, 1.0),
-                 check: str = "rules", judge: Optional[Dict[str, Any]] = None,
-                 max_unjudged: Optional[Union[int, float]] = None,
-                 cache_dir: Optional[str] = None, mg_mode: str = "documented",
+                 check: Optional[str] = None, judge: Optional[Mapping[str, Any]] = None,
+                 max_unjudged: Union[int, float] = 0.0, cache_dir: Optional[str] = None,
+                 mg_mode: str = "documented", progress: bool = True,
+                 rule_timeout: float = 5.0,
                  pred_postprocessor: Optional[Dict[str, Any]] = None) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
+        if check is None:  # configgen writes judge=dict(...) without a check: turn it on
+            check = "cascade" if judge is not None else "rules"
         if check not in CHECK_MODES:
             raise ValueError(f"check must be one of {CHECK_MODES}, got {check!r}")
-        if check != "rules":
-            raise ValueError(
-                f"GPassKEvaluator(check={check!r}) is not available in this build yet; "
-                "use check='rules' (rule-based checking of the final \\boxed{} answer)")
+        if check != "rules" and judge is None:
+            raise ValueError(f"check={check!r} needs a judge: GPassKEvaluator(judge=dict("
+                             "urls=['http://host:port/v1'], model='judge-model-name'))")
+        self.judge_config = validate_judge(judge) if judge is not None else None
         self.k = None if k is None else _as_ks(k)
         self.thresholds = tuple(as_fraction(t, "thresholds") for t in thresholds) \
             if thresholds is not None else DEFAULT_THRESHOLDS
         if not self.thresholds:
             raise ValueError("thresholds must name at least one τ")
-        self.check = check
-        self.judge = judge
-        self.max_unjudged = max_unjudged
-        self.cache_dir = cache_dir
+        if isinstance(max_unjudged, bool) or not isinstance(max_unjudged, (int, float)) \
+                or not 0 <= max_unjudged <= 1:
+            raise ValueError(f"max_unjudged is a fraction in [0, 1], got {max_unjudged!r}")
+        if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
+            raise ValueError(f"cache_dir must be a directory path, got {cache_dir!r}")
         if mg_mode not in MG_MODES:
             raise ValueError(f"mg_mode must be one of {MG_MODES}, got {mg_mode!r}")
+        if isinstance(rule_timeout, bool) or not isinstance(rule_timeout, (int, float)) \
+                or rule_timeout <= 0:
+            raise ValueError(f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}")
+        self.check = check
+        self.judge = judge
+        self.max_unjudged = float(max_unjudged)
+        self.cache_dir = cache_dir
         self.mg_mode = mg_mode
+        self.progress = bool(progress)
+        self.rule_timeout = float(rule_timeout)
 
     # ----------------------------------------------------------------- grading
-    def _grade(self, questions: Sequence[str], golds: Sequence[str],
-               extracted: Sequence[Sequence[Optional[str]]],
-               languages: Sequence[str]) -> List[List[Optional[bool]]]:
-        """One verdict per sample: True / False / None (unjudged). Rules: math-verify.
+    def _cache_location(self) -> Tuple[Optional[str], Optional[str]]:
+        """(cache dir, task id). Outside an OpenCompass eval task (no ``_out_dir``) and
+        without ``cache_dir`` the judgements are kept in memory only."""
+        out_dir = getattr(self, "_out_dir", None)
+        task_id = None
+        default = None
+        if out_dir:
+            default, task_id = default_cache_location(out_dir)
+        if self.cache_dir is not None:
+            return os.path.abspath(self.cache_dir), task_id
+        return (str(default) if default is not None else None), task_id
 
-        Answers are deduplicated per question by canonical form first, so each distinct
-        answer is verified once.
+    def _policy(self, check: Optional[str] = None, progress: Optional[bool] = None
+                ) -> GradingPolicy:
+        check = check or self.check
+        cache_dir, task_id = self._cache_location() if check != "rules" else (None, None)
+        return GradingPolicy(check=check, judge=self.judge_config if check != "rules" else None,
+                             cache_dir=cache_dir, max_unjudged=self.max_unjudged,
+                             task_id=task_id, progress=self.progress if progress is None
+                             else progress, rule_timeout=self.rule_timeout)
+
+    def _grade(self, items: List[Dict[str, Any]]) -> GradeResult:
+        """Grade every response of every item in ONE :func:`grade` call, so identical
+        (question, gold, answer) pairs across replicas are checked/judged once.
+
+        Raises:
+            UnjudgedError: more than ``max_unjudged`` of the samples could not be judged;
+                the eval task fails with its message (the cache keeps every label got).
         """
-        verdicts: List[List[Optional[bool]]] = []
-        for gold, answers in zip(golds, extracted):
-            seen: Dict[str, bool] = {}
-            row: List[Optional[bool]] = []
-            for answer in answers:
-                if answer is None:
-                    row.append(False)
-                    continue
-                key = canonical_answer(answer)
-                if key not in seen:
-                    seen[key] = answers_equivalent(answer, gold)
-                row.append(seen[key])
-            verdicts.append(row)
-        return verdicts
+        policy = self._policy()
+        try:
+            return grade(items, policy)
+        except UnjudgedError as exc:
+            # the exception's own message says what to do; name the task it belongs to
+            # (leading newline: the progress bar leaves its line open in the task log)
+            print(f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) failed: {exc}",
+                  file=sys.stderr, flush=True)
+            raise
 
     # ----------------------------------------------------------------- OpenCompass API
     def evaluate(self, k: Union[int, List[int]], n: int, original_dataset: Any,
@@ -152,30 +278,40 @@ class GPassKEvaluator(BaseEvaluator):
                 column("split", "all"), column("language", "unknown"),
                 column("question_type", ""), column("question", ""), golds)
         ]
-        extracted = [[extract_final_answer(p if isinstance(p, str) else str(p or ""))
-                      for p in preds] for preds in grouped]
-        correct = self._grade([r["question"] for r in rows], [str(g) for g in golds],
-                              extracted, [r["language"] for r in rows])
-        return build_results(n=n, ks=ks, rows=rows, extracted=extracted, correct=correct,
-                             thresholds=self.thresholds, mg_mode=self.mg_mode)
+        items = [{"question": str(r["question"]), "gold": str(r["answer"]),
+                  "language": str(r["language"]),  # picks the judge prompt ('auto')
+                  "responses": [p if isinstance(p, str) else str(p or "") for p in preds]}
+                 for r, preds in zip(rows, grouped)]
+        graded = self._grade(items)
+        accounting: Dict[str, Any] = {"check": self.check}
+        accounting.update({key: int(graded.counts.get(key, 0)) for key in ACCOUNTING_KEYS})
+        if self.check != "rules":
+            accounting["judge_model"] = self.judge_config.model
+            accounting["judge_cache"] = graded.cache_path
+        return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
+                             correct=graded.correct, source=graded.source,
+                             thresholds=self.thresholds, mg_mode=self.mg_mode,
+                             accounting=accounting)
 
     def score(self, predictions: List[Any], references: List[Any],
               test_set: Any = None) -> Dict[str, Any]:
         """Per-sample rule check (usable as a CascadeEvaluator rule evaluator).
 
         Returns ``accuracy`` in percent and ``details`` with ``pred`` (extracted answer),
-        ``answer`` (gold) and ``correct`` per sample.
+        ``answer`` (gold) and ``correct`` per sample. Always rules: OpenCompass's own
+        cascade calls its LLM judge on what this marks wrong.
         """
         if len(predictions) != len(references):
             return {"error": "predictions and references have different length"}
-        extracted = [[extract_final_answer(p if isinstance(p, str) else str(p or ""))]
-                     for p in predictions]
         golds = [str(r) for r in references]
         questions = list(test_set["question"]) if test_set is not None and \
             "question" in test_set.column_names else [""] * len(golds)
-        verdicts = self._grade(questions, golds, extracted, [""] * len(golds))
+        items = [{"question": str(q), "gold": g, "language": "",
+                  "responses": [p if isinstance(p, str) else str(p or "")]}
+                 for q, g, p in zip(questions, golds, predictions)]
+        graded = grade(items, self._policy(check="rules", progress=False))
         details = [{"pred": e[0], "answer": g, "correct": bool(v[0])}
-                   for e, g, v in zip(extracted, golds, verdicts)]
+                   for e, g, v in zip(graded.extracted, golds, graded.correct)]
         accuracy = 100.0 * sum(d["correct"] for d in details) / max(len(details), 1)
         return {"accuracy": accuracy, "details": details}
 

@@ -5,19 +5,27 @@ row ``r * q + i`` (q questions) is replica r of question i. :func:`group_replica
 checks that layout against ``question_id`` instead of trusting it, and
 :func:`build_results` turns per-sample verdicts into the result dict our evaluator
 returns (percent values, like OpenCompass).
+
+Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: question q has
+``c_q`` correct among ``n_q`` judged samples, and a G-Pass@k mean only covers questions with
+``n_q >= k`` (``excluded_questions`` counts the others per k). With nothing unjudged every
+``n_q`` is n and the results are the plain G-Pass@k of the paper.
 """
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
-from ..metrics import DEFAULT_THRESHOLDS, format_threshold, g_pass_table
+from ..metrics import (DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_key,
+                       g_pass_table, mg_pass_key)
 
-__all__ = ["DETAIL_KEYS", "build_results", "group_replicas", "group_key"]
+__all__ = ["DETAIL_KEYS", "build_results", "excluded_questions", "group_replicas", "group_key"]
 
 #: The details schema, one entry per question in dataset order (report tools rely on it).
 DETAIL_KEYS = ("index", "question_id", "split", "language", "question_type", "question",
                "gold", "extracted", "correct", "c", "n")
+#: Optional per-sample detail key added when the grader says who decided each sample.
+DETAIL_SOURCE_KEY = "source"
 
 
 def group_key(split: str, language: str) -> str:
@@ -50,49 +58,98 @@ def group_replicas(values: Sequence[Any], n: int,
     return [[values[r * size + i] for r in range(n)] for i in range(size)]
 
 
-def _percent_table(n: int, counts: Sequence[int], ks: Sequence[int],
-                   thresholds: Sequence[Any], mg_mode: str) -> dict[str, float]:
-    """Mean × 100 per metric, rounded once.
+def _per_question_values(ns: Sequence[int], counts: Sequence[int], ks: Sequence[int],
+                         thresholds: Sequence[Any], mg_mode: str
+                         ) -> dict[str, list[tuple[int, float]]]:
+    """metric key → [(question position, value)] for every question with ``n_q >= k``.
 
-    Each per-question value from the core is the exact rational rounded to a double;
-    summing those doubles as Fractions and scaling by 100/q in rationals leaves a single
-    final rounding, so e.g. a mean of exactly 3/5 is reported as 60.0, not
-    59.999999999999986 (float dot product, then × 100).
+    Questions are grouped by their own ``n_q`` (the judged samples; all equal to n unless
+    unjudged samples were excluded), one exact table per distinct ``n_q``.
     """
-    table = g_pass_table(n, list(counts), ks=ks, thresholds=thresholds, mg_mode=mg_mode)
-    q = len(counts)
-    return {key: float(sum(Fraction(float(v)) for v in values) * 100 / q)
-            for key, values in table.per_question.items()}
+    by_n: dict[int, list[int]] = {}
+    for i, nq in enumerate(ns):
+        if nq >= 1:
+            by_n.setdefault(nq, []).append(i)
+    values: dict[str, list[tuple[int, float]]] = {}
+    for nq, members in sorted(by_n.items()):
+        eligible = [k for k in ks if k <= nq]
+        if not eligible:
+            continue
+        table = g_pass_table(nq, [counts[i] for i in members], ks=eligible,
+                             thresholds=thresholds, mg_mode=mg_mode)
+        for key, column in table.per_question.items():
+            values.setdefault(key, []).extend(zip(members, (float(v) for v in column)))
+    return values
+
+
+def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
+    keys = []
+    for k in dict.fromkeys(ks):
+        keys += [g_pass_key(k, as_fraction(t, "thresholds")) for t in dict.fromkeys(thresholds)]
+        keys.append(mg_pass_key(k))
+    return keys
 
 
 def _metrics(n: int, ks: Sequence[int], thresholds: Sequence[Any], mg_mode: str,
              correct: Sequence[Sequence[Optional[bool]]]) -> dict[str, float]:
+    """Percent metrics of one question group.
+
+    ``None`` verdicts (unjudged) are excluded: question q has ``c_q`` True among its
+    ``n_q`` judged samples. ``G-Pass@k``/``mG-Pass@k`` average over the questions with
+    ``n_q >= k`` (a question with fewer judged samples has no defined value at that k and is
+    left out rather than scored 0); a key is absent when no question qualifies. ``pass@1``
+    is the mean of ``c_q / n_q`` over questions with ``n_q >= 1`` — with nothing unjudged
+    that is the mean accuracy over all samples. Means are summed as Fractions of the
+    per-question doubles and rounded once, so an exact mean of 3/5 is 60.0, not
+    59.999999999999986.
+    """
     counts = [sum(1 for v in row if v is True) for row in correct]
-    samples = n * len(correct)
-    pass1 = 100 * sum(counts) / samples  # int / int: correctly rounded
-    if n == 1:
-        return {"accuracy": pass1, "pass@1": pass1}
-    out = _percent_table(n, counts, ks, thresholds, mg_mode)
-    out["pass@1"] = pass1
+    ns = [sum(1 for v in row if v is not None) for row in correct]
+    judged = [i for i, nq in enumerate(ns) if nq]
+    out: dict[str, float] = {}
+    if judged:
+        pass1 = sum(Fraction(counts[i], ns[i]) for i in judged) * 100 / len(judged)
+        if n == 1:
+            out["accuracy"] = float(pass1)
+        else:
+            values = _per_question_values(ns, counts, ks, thresholds, mg_mode)
+            for key in _metric_keys(ks, thresholds):
+                if values.get(key):
+                    out[key] = float(sum(Fraction(v) for _, v in values[key]) * 100
+                                     / len(values[key]))
+        out["pass@1"] = float(pass1)
     return out
+
+
+def excluded_questions(ks: Sequence[int], correct: Sequence[Sequence[Optional[bool]]]
+                       ) -> dict[str, int]:
+    """Per k (as a string key): questions with fewer than k judged samples (left out of
+    that k's G-Pass means)."""
+    ns = [sum(1 for v in row if v is not None) for row in correct]
+    return {str(k): sum(1 for nq in ns if nq < k) for k in ks}
 
 
 def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
                   extracted: Sequence[Sequence[Optional[str]]],
                   correct: Sequence[Sequence[Optional[bool]]],
                   thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
-                  mg_mode: str = "documented") -> dict[str, Any]:
+                  mg_mode: str = "documented",
+                  source: Optional[Sequence[Sequence[str]]] = None,
+                  accounting: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """The evaluator's result dict.
 
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
-    ``question_type``, ``question``, ``answer``); *extracted*/*correct* are q lists of n.
-    ``None`` in *correct* means unjudged: it is not counted in c (so it weighs as
-    incorrect in G-Pass) and is reported in ``unjudged``.
+    ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and *source*, who
+    decided each sample) are q lists of n. ``None`` in *correct* means unjudged: the sample
+    is excluded — question q counts ``c_q`` True among its ``n_q`` judged samples (see
+    :func:`_metrics` for questions with ``n_q < k``) — and is reported in ``unjudged``.
 
     Keys: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1`` (``accuracy`` and
     ``pass@1`` when n = 1), the same per split × language as ``{split}_{lang}/{metric}``,
-    then ``n``, ``num_questions``, ``ks``, ``unjudged`` and ``details``. Plain Python
-    types only, so the result is JSON-serialisable.
+    then ``n``, ``num_questions``, ``ks``, ``thresholds``, ``unjudged``,
+    ``excluded_questions`` (per k), the *accounting* items, and ``details`` (``c``/``n`` are
+    the judged counts; ``extracted``/``correct``/``source`` have one entry per replica).
+    Plain Python types only, so the result is JSON-serialisable.
     """
     q = len(rows)
     if not (len(extracted) == len(correct) == q) or q == 0:
@@ -100,21 +157,28 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
                          f"{len(extracted)} extracted, {len(correct)} correct")
     if any(len(e) != n or len(c) != n for e, c in zip(extracted, correct)):
         raise ValueError(f"every question needs n={n} extracted answers and verdicts")
-    ks = [int(k) for k in ks]
+    if source is not None and (len(source) != q or any(len(s) != n for s in source)):
+        raise ValueError(f"source needs q={q} lists of n={n} entries")
+    ks = [int(k) for k in ks] if n > 1 else [1]
     results: dict[str, Any] = dict(_metrics(n, ks, thresholds, mg_mode, correct))
     groups: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         groups.setdefault(group_key(row["split"], row["language"]), []).append(i)
     for key, members in groups.items():
-        for metric, value in _metrics(n, ks, thresholds, mg_mode, [correct[i] for i in members]).items():
+        for metric, value in _metrics(n, ks, thresholds, mg_mode,
+                                      [correct[i] for i in members]).items():
             results[f"{key}/{metric}"] = value
     results["n"] = int(n)
     results["num_questions"] = q
-    results["ks"] = ks if n > 1 else [1]
+    results["ks"] = ks
     results["thresholds"] = [float(format_threshold(t)) for t in thresholds]
     results["unjudged"] = sum(1 for row in correct for v in row if v is None)
-    results["details"] = [
-        {
+    results["excluded_questions"] = excluded_questions(ks, correct)
+    for key, value in (accounting or {}).items():
+        results.setdefault(key, value)
+    details = []
+    for i, row in enumerate(rows):
+        detail = {
             "index": i,
             "question_id": str(row["question_id"]),
             "split": str(row["split"]),
@@ -125,8 +189,10 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
             "extracted": [None if e is None else str(e) for e in extracted[i]],
             "correct": [None if v is None else bool(v) for v in correct[i]],
             "c": sum(1 for v in correct[i] if v is True),
-            "n": int(n),
+            "n": sum(1 for v in correct[i] if v is not None),
         }
-        for i, row in enumerate(rows)
-    ]
+        if source is not None:
+            detail["source"] = [str(s) for s in source[i]]
+        details.append(detail)
+    results["details"] = details
     return results

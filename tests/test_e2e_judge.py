@@ -1,0 +1,301 @@
+"""The LLM judge end to end through the real ``opencompass`` CLI (LocalRunner), offline.
+
+Two CLI runs in one work dir (``-w outputs``):
+
+1. a full run (infer + eval) of a small local-layout dataset whose golds include answers
+   the rules cannot decide (text, a symbolic answer with a variable, Chinese text); the
+   model is the simulated endpoint (exactly ``c_q`` of n samples correct per question) and
+   the evaluator's judge is ``tests/judge_server.py`` on 127.0.0.1, configured only as
+   ``GPassKEvaluator(judge=dict(urls=[...], model=...))`` (no ``check``: the judge turns
+   cascade checking on);
+2. the eval stage only, in a NEW timestamp dir of the same work dir: it must take every
+   label from the shared judgement cache (zero judge requests) and give identical
+   metrics. The same run evaluates a second dataset abbr whose judge endpoint is down:
+   that eval task must fail with the UnjudgedError message in its task log.
+
+Expected metrics come from brute force over k-subsets with fractions (conftest), judge
+call counts from the data table below — never from gpassk_oc's own rule code.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import socket
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli, write_layout
+from judge_server import JudgeServer
+
+from gpassk_oc.core.judge import PROMPT_VERSIONS
+from gpassk_oc.core.judge_cache import judgement_key
+from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
+                                         SimQuestion)
+
+pytestmark = pytest.mark.e2e
+
+N = 8
+KS = [2, 4]
+TAUS = ["0.0", "0.25", "0.5", "0.75", "1.0"]
+MODEL_ABBR = "sim-model_t0-7_p0-9_k-1_rp1-0_rs0_l512"
+ABBR = "LiveMathBench-v202412-k2_4-r2"
+DOWN_ABBR = "LiveMathBench-v202412-k2_4-r2-judgedown"
+JUDGE_MODEL = "sim-judge"
+CACHE_DIRNAME = ".gpassk_judge_cache"  # spelled out: the test pins the documented location
+
+#: (split, lang, question, gold, correct forms the model writes, c_q,
+#:  forms the rules cannot decide (hand-labelled), whether the model's wrong answer
+#:  -987654321 is undecidable against this gold (text/symbolic golds) or plainly wrong)
+QUESTIONS = [
+    ("AMC", "en", "Which day of the week comes right after Monday?", r"\text{Tuesday}",
+     ("Tuesday is the day", r"\text{Tuesday}"), 5, {"Tuesday is the day"}, True),
+    ("AMC", "en", "In how many ways can 2 of n+1 people be chosen?", r"\frac{n(n+1)}{2}",
+     ("C_{n+1}^{2}", "n(n+1)/2"), 3, {"C_{n+1}^{2}"}, True),
+    ("AMC", "cn", "计算 3 乘以 4。", "12", ("12",), 3, set(), False),
+    ("CCEE", "en", "Compute 7 + 5.", "12", ("12", "12.0"), 8, set(), False),
+    ("CCEE", "cn", "星期一的下一天是星期几？", r"\text{星期二}",
+     ("答案是星期二这一天", r"\text{星期二}"), 2, {"答案是星期二这一天"}, True),
+]
+
+
+def produced_answers(forms, c):
+    """The distinct boxed answers ExactCountsResponder gives over N calls (see its
+    docstring): call j < c writes forms[j % len(forms)]; a wrong call j >= c boxes
+    WRONG_ANSWER when j is even and states no answer when j is odd."""
+    answers = {forms[j % len(forms)] for j in range(c)}
+    if any(j % 2 == 0 for j in range(c, N)):
+        answers.add(WRONG_ANSWER)
+    return answers
+
+
+def judge_truth():
+    """The judge's labels: one per (question, answer) the rules cannot decide."""
+    truth = {}
+    for _s, _l, question, _g, forms, c, judge_forms, wrong_needs_judge in QUESTIONS:
+        for answer in produced_answers(forms, c):
+            if answer in judge_forms:
+                truth[(question, answer)] = True
+            elif answer == WRONG_ANSWER and wrong_needs_judge:
+                truth[(question, answer)] = False
+    return truth
+
+
+def expected_metrics(counts):
+    out = {}
+    for k in KS:
+        for tau in TAUS:
+            out[f"G-Pass@{k}_{tau}"] = float(
+                sum(brute_g_pass(N, c, k, tau) for c in counts) / len(counts) * 100)
+        out[f"mG-Pass@{k}"] = float(sum(brute_mg_pass(N, c, k) for c in counts)
+                                    / len(counts) * 100)
+    out["pass@1"] = float(Fraction(sum(counts), N * len(counts)) * 100)
+    return out
+
+
+def expected_all():
+    expected = expected_metrics([q[5] for q in QUESTIONS])
+    groups = {}
+    for split, lang, *_rest in QUESTIONS:
+        groups.setdefault(f"{split}_{lang}", []).append(_rest[3])
+    for group, counts in groups.items():
+        expected.update({f"{group}/{k}": v for k, v in expected_metrics(counts).items()})
+    return expected
+
+
+def dataset_block(abbr, judge):
+    return f'''dict(
+    type=LiveMathBenchDataset, abbr={abbr!r}, path='data/LiveMathBench', version='202412',
+    dataset_splits=['AMC', 'CCEE'], dataset_languages=['en', 'cn'], cot=True, k={KS!r}, n={N},
+    reader_cfg=dict(input_columns=['prompt'], output_column='answer'),
+    infer_cfg=dict(
+        prompt_template=dict(type=PromptTemplate,
+                             template=dict(round=[dict(role='HUMAN', prompt='{{prompt}}')])),
+        retriever=dict(type=ZeroRetriever),
+        inferencer=dict(type=GenInferencer, max_out_len=512)),
+    eval_cfg=dict(evaluator=dict(type=GPassKEvaluator, judge={judge!r})),
+)'''
+
+
+def config(model_url, datasets):
+    """A user-style config; the judge is configured only through ``judge=dict(...)``."""
+    return f'''
+from opencompass.openicl.icl_inferencer import GenInferencer
+from opencompass.openicl.icl_prompt_template import PromptTemplate
+from opencompass.openicl.icl_retriever import ZeroRetriever
+
+from gpassk_oc.datasets import LiveMathBenchDataset
+from gpassk_oc.evaluators import GPassKEvaluator
+from gpassk_oc.models import OpenAICompatible
+
+datasets = [{", ".join(dataset_block(abbr, judge) for abbr, judge in datasets)}]
+models = [dict(
+    type=OpenAICompatible, abbr={MODEL_ABBR!r}, path='sim-model',
+    openai_api_base={model_url!r}, key='ENV', temperature=0.7, top_p=0.9,
+    query_per_second=200, retry=1, max_seq_len=4096, max_out_len=512, batch_size=24,
+    run_cfg=dict(num_gpus=0),
+)]
+'''
+
+
+def timestamps(work_dir: Path):
+    return sorted(p.name for p in work_dir.iterdir() if re.fullmatch(r"\d{8}_\d{6}", p.name))
+
+
+def task_logs(run_dir: Path) -> str:
+    return "\n".join(f"--- {p}\n{p.read_text(errors='replace')}"
+                     for p in sorted((run_dir / "logs").rglob("*.out")))
+
+
+@pytest.fixture(scope="module")
+def judged_runs(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("oc_judge")
+    write_layout(cwd / "data" / "LiveMathBench", QUESTIONS)
+    sims = [SimQuestion(text=q, gold=g, correct_forms=forms) for _s, _l, q, g, forms, *_ in QUESTIONS]
+    responder = ExactCountsResponder(sims, {q[2]: q[5] for q in QUESTIONS}, n=N)
+    with SimEndpoint(responder, models=["sim-model"]) as sim, JudgeServer(judge_truth()) as judge:
+        judge_cfg = dict(urls=[judge.url], model=JUDGE_MODEL)
+        (cwd / "cfg.py").write_text(config(sim.url, [(ABBR, judge_cfg)]))
+        start = time.monotonic()
+        first = run_cli(cwd, ["cfg.py", "-w", "outputs", "--dump-eval-details"], offline_env())
+        first_seconds = time.monotonic() - start
+        work = cwd / "outputs"
+        stamps = timestamps(work) if work.exists() else []
+        ts1 = stamps[-1] if stamps else ""
+        results1 = work / ts1 / "results" / MODEL_ABBR / f"{ABBR}.json"
+        if first.returncode != 0 or not results1.exists():
+            pytest.fail(f"first run failed (rc={first.returncode}):\n{first.stdout[-3000:]}\n"
+                        f"{first.stderr[-3000:]}\n{task_logs(work / ts1)[-6000:] if ts1 else ''}")
+        judge_requests_1 = judge.requests
+        judge_calls_1 = dict(judge.calls)
+
+        # Second run, eval stage only, in a NEW timestamp of the same work dir. The
+        # cheapest honest way: a new timestamp dir holding the first run's predictions
+        # (byte-identical inputs, so "identical metrics" is a meaningful check), then
+        # `-m eval -r latest`. That dir has no results, so OpenCompass really evaluates;
+        # it is not the first run's dir, so nothing but the shared judgement cache can
+        # carry labels over; and `-r latest` must pick it (not the cache dir) as newest.
+        # Inference (another ~10 s of sim calls) would add nothing to what is tested.
+        ts2 = "29991231_235959"
+        shutil.copytree(work / ts1 / "predictions", work / ts2 / "predictions")
+        # a second dataset abbr over the same predictions, judged by a dead endpoint
+        shutil.copy(work / ts2 / "predictions" / MODEL_ABBR / f"{ABBR}.json",
+                    work / ts2 / "predictions" / MODEL_ABBR / f"{DOWN_ABBR}.json")
+        with socket.socket() as s:  # a port nothing listens on once this socket closes
+            s.bind(("127.0.0.1", 0))
+            dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+        down_cfg = dict(urls=[dead], model="down-judge", max_retries=1, backoff_base=0.01,
+                        timeout=5)
+        (cwd / "cfg2.py").write_text(config(sim.url, [(ABBR, judge_cfg), (DOWN_ABBR, down_cfg)]))
+        sim_requests = sim.num_requests
+        start = time.monotonic()
+        second = run_cli(cwd, ["cfg2.py", "-w", "outputs", "--dump-eval-details",
+                               "-m", "eval", "-r", "latest"], offline_env())
+        second_seconds = time.monotonic() - start
+        yield dict(cwd=cwd, work=work, ts1=ts1, ts2=ts2, first=first, second=second,
+                   results1=json.loads(results1.read_text()),
+                   results2_path=work / ts2 / "results" / MODEL_ABBR / f"{ABBR}.json",
+                   down_path=work / ts2 / "results" / MODEL_ABBR / f"{DOWN_ABBR}.json",
+                   judge_requests_1=judge_requests_1, judge_calls_1=judge_calls_1,
+                   judge_requests_2=judge.requests - judge_requests_1,
+                   judge_unknown=list(judge.unknown), judge_models=dict(judge.models),
+                   sim_requests_2=sim.num_requests - sim_requests, dead=dead,
+                   seconds=(first_seconds, second_seconds))
+
+
+def test_metrics_equal_independent_values(judged_runs):
+    results = judged_runs["results1"]
+    for key, value in expected_all().items():
+        assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    details = results["details"]
+    assert [d["c"] for d in details] == [q[5] for q in QUESTIONS]
+    assert all(d["n"] == N and None not in d["correct"] for d in details)
+    assert (results["check"], results["unjudged"], results["judge_model"]) == \
+        ("cascade", 0, JUDGE_MODEL)
+
+
+def test_judge_called_once_per_unique_undecided_pair(judged_runs):
+    truth = judge_truth()
+    # both text golds and the symbolic gold need the judge for some answers
+    assert {q for q, _ in truth} == {QUESTIONS[i][2] for i in (0, 1, 4)}
+    assert judged_runs["judge_unknown"] == []  # never asked about a rule-decidable pair
+    assert judged_runs["judge_calls_1"] == {pair: 1 for pair in truth}
+    assert judged_runs["judge_requests_1"] == len(truth)
+    assert judged_runs["judge_models"] == {JUDGE_MODEL: len(truth)}
+    results = judged_runs["results1"]
+    assert results["judge_calls"] == results["judged"] == results["unique_pairs"] == len(truth)
+    # samples decided by the judge = samples whose answer is one of the judged pairs
+    for detail, (_s, _l, question, *_r) in zip(results["details"], QUESTIONS):
+        judged = [e for e, src in zip(detail["extracted"], detail["source"]) if src == "judge"]
+        assert all((question, e) in truth for e in judged)
+        assert sum(src == "judge" for src in detail["source"]) == \
+            sum((question, e) in truth for e in detail["extracted"])
+
+
+def test_accounting_is_consistent(judged_runs):
+    r = judged_runs["results1"]
+    samples = N * len(QUESTIONS)
+    assert r["samples"] == samples
+    assert r["rule_decided"] + r["cache_hits"] + r["judged_samples"] + r["unjudged"] == samples
+    assert r["cache_hits"] == 0 and r["cache_hit_pairs"] == 0 and r["unjudged_pairs"] == 0
+    sources = [s for d in r["details"] for s in d["source"]]
+    assert sources.count("judge") == r["judged_samples"]
+    assert sources.count("rule") + sources.count("no_answer") == r["rule_decided"]
+    assert sources.count("no_answer") == r["no_answer"] == \
+        sum(1 for *_x, c, _f, _w in QUESTIONS for j in range(c, N) if j % 2)
+    assert r["excluded_questions"] == {str(k): 0 for k in KS}
+
+
+def test_cache_lives_in_the_work_dir(judged_runs):
+    cache = judged_runs["work"] / CACHE_DIRNAME
+    assert judged_runs["results1"]["judge_cache"] == str(cache)
+    lines = [json.loads(line) for f in cache.glob("judgements-*.jsonl")
+             for line in f.read_text().splitlines() if line.strip()]
+    assert len(lines) == len(judge_truth())
+    # provenance: the task id is model abbr / dataset abbr
+    assert {rec["task"] for rec in lines} == {f"{MODEL_ABBR}/{ABBR}"}
+    # the dataset's language column picked the prompt ('auto'): its version is in the key
+    language = {q[2]: q[1] for q in QUESTIONS}
+    for rec in lines:
+        version = PROMPT_VERSIONS[language[rec["question"]]]
+        assert rec["key"] == judgement_key(JUDGE_MODEL, version, rec["question"], rec["gold"],
+                                           rec["answer"]), rec
+    assert not any((judged_runs["work"] / judged_runs["ts1"]).rglob("judgements-*.jsonl"))
+
+
+def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
+    second = judged_runs["second"]
+    path = judged_runs["results2_path"]
+    assert path.exists(), f"{second.stdout[-3000:]}\n{task_logs(judged_runs['work'] / judged_runs['ts2'])[-5000:]}"
+    assert judged_runs["judge_requests_2"] == 0 and judged_runs["sim_requests_2"] == 0
+    results = json.loads(path.read_text())
+    first = judged_runs["results1"]
+    for key in expected_all():
+        assert results[key] == first[key], key
+    assert (results["judge_calls"], results["judged"], results["cache_hit_pairs"]) == \
+        (0, 0, len(judge_truth()))
+    assert results["cache_hits"] == first["judged_samples"]
+    assert [d["correct"] for d in results["details"]] == [d["correct"] for d in first["details"]]
+    # `-r latest` took the new timestamp, not the cache dir
+    assert sorted(p.name for p in judged_runs["work"].iterdir())[-1] == judged_runs["ts2"]
+
+
+def test_judge_down_fails_the_eval_task_with_its_message(judged_runs):
+    logs = task_logs(judged_runs["work"] / judged_runs["ts2"])
+    assert not judged_runs["down_path"].exists()
+    log = next((p for p in (judged_runs["work"] / judged_runs["ts2"] / "logs" / "eval")
+                .rglob(f"{DOWN_ABBR}.out")), None)
+    assert log is not None, logs[-3000:]
+    text = log.read_text(errors="replace")
+    undecided = sum(1 for d in judged_runs["results1"]["details"]
+                    for s in d["source"] if s == "judge")
+    assert "UnjudgedError" in text, text[-3000:]
+    assert f"{undecided} of {N * len(QUESTIONS)} samples" in text
+    assert "ConnectError" in text and judged_runs["dead"].split("//")[1].split("/")[0] in text
+    assert str(judged_runs["work"] / CACHE_DIRNAME) in text
+    assert "rerun the same command; judged pairs are cached" in text
+    assert f"GPassKEvaluator({MODEL_ABBR}/{DOWN_ABBR}) failed" in text
+    print("CLI seconds (full run, eval-only run):", judged_runs["seconds"])
