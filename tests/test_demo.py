@@ -263,6 +263,9 @@ def test_report_says_it_is_a_simulation(demo_run):
     assert "SIMULATION" in leaderboard and "truth" in leaderboard
     assert json.loads((out / "report" / "report.json").read_text())["simulation"] is True
     assert "truth" in proc.stdout
+    for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
+        curves = json.loads((out / "plots" / f"{figure}.json").read_text())
+        assert curves and all(c["title"].startswith("SIMULATED models") for c in curves)
 
 
 @pytest.mark.e2e

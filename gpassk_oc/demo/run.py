@@ -474,7 +474,7 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
         "confidence_level": report.level, "run_dir": str(run_dir), "rows": rows_json,
         "notes": report.notes}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
-    files += plots.write_all(report, out / "plots")
+    files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
     return rows_json, report, files
 
 
@@ -502,7 +502,8 @@ def run(args: argparse.Namespace) -> int:
         data_dir = out / "data"
         problems.write_dataset(data_dir)
 
-        template_path = configgen.resolve_template(TEMPLATE_NAME)
+        # looked up from the package's directory, so a demo.py in the user's cwd is not taken
+        template_path = configgen.resolve_template(TEMPLATE_NAME, cwd=Path(configgen.__file__).parent)
         temperatures = configgen.load_template(template_path).temperatures
         try:
             endpoint = SimEndpoint(TemperatureResponder(temperatures, seed=args.seed),
@@ -539,6 +540,9 @@ def run(args: argparse.Namespace) -> int:
     except configgen.TemplateError as exc:
         print(f"error: template {TEMPLATE_NAME}: {exc}", file=sys.stderr, flush=True)
         return 1
+    except OSError as exc:  # e.g. the output folder is not writable
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
     finally:
         if endpoint is not None:
             endpoint.stop()
@@ -546,7 +550,7 @@ def run(args: argparse.Namespace) -> int:
     _say(f"[5/5] report and figures from {run_dir}")
     try:
         rows_json, report, files = write_reports(run_dir, out, args.seed)
-    except DemoError as exc:
+    except (DemoError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
     _say("")
