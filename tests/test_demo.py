@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, offline_env
+from conftest import offline_env
 from gpassk_oc import configgen
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo

@@ -543,6 +543,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # e.g. the output folder is not writable
         print(f"error: {exc}", file=sys.stderr, flush=True)
         return 1
+    except KeyboardInterrupt:  # the CLI's process group is already gone (run_opencompass)
+        print("error: interrupted", file=sys.stderr, flush=True)
+        return 130
     finally:
         if endpoint is not None:
             endpoint.stop()
