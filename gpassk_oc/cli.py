@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
                "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
     "compare": ("gpassk_oc.compare",
                 "paired comparison of two runs on the same questions (difference with CI)"),
+    "demo": ("gpassk_oc.demo.run",
+             "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth"),
 }
 
 

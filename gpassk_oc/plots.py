@@ -156,7 +156,7 @@ def _draw(curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: 
     plt.close(fig)
     data_path = stem.with_suffix(".json")
     for curve in curves:
-        curve.update({"xlabel": xlabel, "ylabel": ylabel})
+        curve.update({"title": title, "xlabel": xlabel, "ylabel": ylabel})
     data_path.write_text(json.dumps(list(curves), indent=1, ensure_ascii=False) + "\n")
     written.append(data_path)
     return written
@@ -166,26 +166,28 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
-def write_all(report: "Report", out_dir: Path) -> list[Path]:
-    """Write every figure for every dataset of *report*; returns the files written."""
+def write_all(report: "Report", out_dir: Path, title_note: str | None = None) -> list[Path]:
+    """Write every figure for every dataset of *report*; returns the files written.
+    *title_note* is appended to every title (e.g. the demo's "SIMULATED models")."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     several = len(report.subsets) > 1
     band = f"{100 * report.level:g}% bootstrap CI"
+    prefix = f"{title_note} — " if title_note else ""
     k = report.k
     for dataset_abbr in report.subsets:
         rows = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
         suffix = f"__{_slug(dataset_abbr)}" if several else ""
         written += _draw(gpass_vs_tau_curves(report, rows), out_dir / f"gpass_vs_tau{suffix}",
-                         f"G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
+                         f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
                          "threshold τ (fraction of the k samples that must be correct)",
                          f"G-Pass@{k}$_\\tau$ (%)", steps=True)
         written += _draw(mg_vs_temperature_curves(report, rows),
                          out_dir / f"mg_vs_temperature{suffix}",
-                         f"mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
+                         f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
                          "sampling temperature", f"mG-Pass@{k} (%)")
         written += _draw(stability_gap_curves(report, rows), out_dir / f"stability_gap{suffix}",
-                         f"Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
+                         f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
                          "k (samples drawn)", "pass@k − G-Pass@k$_{1.0}$ (percentage points)")
     return written

@@ -1,19 +1,28 @@
-# Grid template: offline demo on a CPU laptop. Two simulated models served by a local
+# Grid template: offline demo on a CPU laptop. Two SIMULATED models served by a local
 # OpenAI-compatible endpoint on 127.0.0.1, bundled sample data, no GPU, no network.
-#     python dump_opencompass_configs.py --config_template_file demo.py
-# gives 2 models x 2 temperatures = 4 small configs. Full schema: docs/configgen.md.
+#     gpassk-oc demo                    # starts the endpoint, runs everything, reports
+#     gpassk-oc dump -tc demo.py        # only the 2 models x 2 temperatures = 4 configs
+# `gpassk-oc demo` does not edit this file: it copies it into its output folder and
+# appends overrides (the endpoint's actual port, the absolute data path; with --quick
+# also one temperature and fewer samples). Full schema: docs/configgen.md.
+#
+# To evaluate a real model instead, copy this file, then e.g.
+#     lmdeploy serve api_server Qwen/Qwen2.5-7B-Instruct --server-port 23333
+# and set path='Qwen/Qwen2.5-7B-Instruct', openai_api_base='http://127.0.0.1:23333/v1',
+# data_path to a LiveMathBench copy (or use llm_infos for TurboMind, see nono1.py).
+
+_base_url = 'http://127.0.0.1:18000/v1'  # the demo's default port; `--port` overrides it
 
 # ---- models ---------------------------------------------------------------------------
-# path must match a model name the local endpoint serves. tokenizer_path is a local
-# tokenizer directory, because OpenCompass's OpenAISDK loads a tokenizer eagerly and
-# would otherwise try to download one.
+# path is the model name the endpoint serves. No tokenizer_path: gpassk_oc's
+# OpenAICompatible then approximates token counts instead of downloading a tokenizer.
+# query_per_second is high because the simulated endpoint answers instantly; lower it
+# for a real server.
 api_models = [
-    dict(path='gpassk-demo-steady', openai_api_base='http://127.0.0.1:18000/v1',
-         tokenizer_path='gpassk_demo_output/tokenizer', batch_size=4,
-         query_per_second=50, retry=2),
-    dict(path='gpassk-demo-shaky', openai_api_base='http://127.0.0.1:18000/v1',
-         tokenizer_path='gpassk_demo_output/tokenizer', batch_size=4,
-         query_per_second=50, retry=2),
+    dict(path='gpassk-demo-steady', openai_api_base=_base_url, batch_size=16,
+         query_per_second=1000, retry=2, timeout=60),
+    dict(path='gpassk-demo-shaky', openai_api_base=_base_url, batch_size=16,
+         query_per_second=1000, retry=2, timeout=60),
 ]
 
 # ---- grid axes ------------------------------------------------------------------------
@@ -30,10 +39,10 @@ max_out_len = 1024       # simulated answers are short
 max_seq_len = 4096       # prompt + max_out_len
 
 # ---- dataset --------------------------------------------------------------------------
-data_path = 'gpassk_demo_output/data'  # bundled sample data, copied here by the demo
+data_path = 'gpassk_demo_output/data'  # bundled sample data, written here by the demo
 version = '202412'
-dataset_splits = ['AMC']
-dataset_languages = ['en']
+dataset_splits = ['AMC', 'CCEE']
+dataset_languages = ['en', 'cn']
 cot = True               # chain-of-thought prompt
 
 # ---- judge and runner -----------------------------------------------------------------

@@ -8,6 +8,7 @@ template's own lists, and generated files are read back with mmengine exactly as
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import re
 import subprocess
@@ -597,9 +598,41 @@ def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
     assert re.search(r"Partitioned into [1-9]\d* tasks", log), log[-3000:]
 
 
-# ------------------------------------------------------------------- integration TODO
+# ------------------------------------------------------------------- real CLI run
 
 
-@pytest.mark.skip(reason="needs gpassk_oc.datasets (integration branch)")
-def test_demo_config_runs_through_opencompass():  # pragma: no cover
-    """TODO(integration): dump demo.py, start the demo endpoint, run `opencompass FILE`."""
+@pytest.mark.e2e
+def test_demo_config_runs_through_opencompass(tmp_path):
+    """One generated demo config, run as its header says (`opencompass FILE -w DIR`)
+    against a simulated endpoint that answers question q correctly in exactly c_q of
+    its n calls; the results must equal brute-force values for those c_q."""
+    from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli
+    from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, questions_from_records
+    from gpassk_oc.demo import problems
+    from gpassk_oc.demo.run import derived_template
+
+    n = 8  # the demo template with --quick overrides: k = [4, 8], replications = [1]
+    records = [r for split in problems.SPLITS for lang in problems.LANGUAGES
+               for r in problems.rows(split, lang)]
+    questions = questions_from_records(records)
+    counts = {q.text: (3 * i) % (n + 1) for i, q in enumerate(questions)}
+    problems.write_dataset(tmp_path / "data")
+    with SimEndpoint(ExactCountsResponder(questions, counts, n),
+                     models=["gpassk-demo-steady", "gpassk-demo-shaky"]) as endpoint:
+        template = write(tmp_path, derived_template((TEMPLATES / "demo.py").read_text(),
+                                                    endpoint.url, tmp_path / "data", quick=True))
+        configs = configgen.write_configs(generate(template), tmp_path / "configs")
+        config = configs[0]  # one model: ExactCountsResponder counts calls per question
+        proc = run_cli(tmp_path, [str(config), "-w", "work"], offline_env(), timeout=600)
+    model, dataset = config.stem.split("@")
+    results = list((tmp_path / "work").glob(f"*/results/{model}/{dataset}.json"))
+    assert proc.returncode == 0 and len(results) == 1, (proc.stdout + proc.stderr)[-4000:]
+    got = json.loads(results[0].read_text())
+    cs = [counts[r["question"]] for r in records]
+    assert got["n"] == n and [d["c"] for d in got["details"]] == cs
+    for k in (4, 8):
+        for tau in ("0.5", "1.0"):
+            expected = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)
+            assert got[f"G-Pass@{k}_{tau}"] == pytest.approx(100 * float(expected), abs=1e-9)
+        expected = sum(brute_mg_pass(n, c, k) for c in cs) / len(cs)
+        assert got[f"mG-Pass@{k}"] == pytest.approx(100 * float(expected), abs=1e-9)

@@ -1,0 +1,593 @@
+"""``gpassk-oc demo``: the whole pipeline, offline, on simulated models with a known truth.
+
+What it does (each stage prints one line):
+
+1. writes the bundled problems (:mod:`gpassk_oc.demo.problems`) in the LiveMathBench
+   layout under ``OUTPUT/data``;
+2. starts a *simulated* OpenAI-compatible endpoint on 127.0.0.1
+   (:class:`gpassk_oc.core.sim_endpoint.SimEndpoint`) serving two models whose
+   per-question success probabilities are known (see :func:`success_probability`);
+3. copies ``opencompass_config_templates/demo.py`` to ``OUTPUT/template.py`` with
+   overrides appended (the endpoint's URL, the absolute data path; ``--quick``: one
+   temperature, n = 8) and expands it with :mod:`gpassk_oc.configgen` into
+   ``OUTPUT/configs``;
+4. runs the real ``opencompass`` CLI once on ``OUTPUT/combined.py``, which holds the
+   models and datasets of all generated configs paired one-to-one by
+   ``model_dataset_combinations`` (one inference task per config; measured on 2 cores:
+   one combined run of the 4 default configs takes ~55 s, four separate CLI runs ~120 s);
+5. builds the leaderboard with bootstrap CIs (:mod:`gpassk_oc.report`) and puts the *true*
+   value of every metric next to each estimate, then draws the figures
+   (:mod:`gpassk_oc.plots`).
+
+The truth is computed here in closed form from the binomial distribution — for a question
+answered correctly with probability p, k independent samples give X ~ Binomial(k, p) and
+G-Pass@k_τ = P(X ≥ max(⌈τk⌉, 1)) — independently of the hypergeometric estimators the
+report uses. The estimators are unbiased for exactly these quantities, so the printed
+estimates differ from the truth only by sampling noise (about ``rerun_se`` of the truth).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .. import configgen
+from ..core.naming import parse_dataset_abbr
+from ..core.sim_endpoint import ProbabilityResponder, SimEndpoint, SimQuestion, questions_from_records
+from ..core.stats import MetricSpec, parse_metric, rerun_se
+from . import problems
+
+__all__ = [
+    "MODELS", "STEADY", "SHAKY", "TEMPERATURE_PULL", "base_probability", "success_probability",
+    "question_probability", "TemperatureResponder", "true_metric", "true_metrics",
+    "derived_template", "combined_config", "add_arguments", "build_parser", "run", "main",
+]
+
+DEFAULT_OUTPUT = "gpassk_demo_output"
+TEMPLATE_NAME = "demo.py"
+#: How long the OpenCompass run may take before the demo gives up (seconds).
+CLI_TIMEOUT = 1200
+SIMULATION_BANNER = ("SIMULATION — the two models are simulated by a local endpoint with known "
+                     "per-question success probabilities; no real LLM was evaluated.")
+
+# --------------------------------------------------------------------------- simulation
+STEADY = "gpassk-demo-steady"  # weaker but stable
+SHAKY = "gpassk-demo-shaky"    # stronger but unstable
+MODELS = (STEADY, SHAKY)
+#: At temperature T a probability p moves a fraction min(1, PULL·T) of the way to 0.5.
+TEMPERATURE_PULL = 0.15
+
+
+def base_probability(model: str, position: int) -> float:
+    """Success probability at temperature 0 of the *position*-th problem (0-based) of a
+    split; the same in both languages.
+
+    * ``gpassk-demo-shaky`` (strong, unstable): 0.50, 0.55, …, 0.85 — solves every
+      problem often, few of them every time;
+    * ``gpassk-demo-steady`` (weak, stable): 0.97 on the first three problems of each
+      split, 0.03 on the others — either (almost) always right or (almost) always wrong.
+    """
+    if model == SHAKY:
+        return 0.50 + 0.05 * (position % 8)
+    if model == STEADY:
+        return 0.97 if position % 8 < 3 else 0.03
+    raise KeyError(f"unknown simulated model {model!r} (known: {', '.join(MODELS)})")
+
+
+def success_probability(model: str, position: int, temperature: float) -> float:
+    """Temperature effect: sampling hotter pulls p toward 0.5, the least stable value,
+    ``p(T) = p + min(1, TEMPERATURE_PULL·T)·(0.5 − p)``."""
+    p = base_probability(model, position)
+    return p + min(1.0, TEMPERATURE_PULL * temperature) * (0.5 - p)
+
+
+def question_probability(model: str, question: str, temperature: float) -> float:
+    """p of a demo question given by its text (English or Chinese)."""
+    position = _POSITIONS.get(question)
+    if position is None:
+        raise KeyError(f"not a demo question: {question[:60]!r}")
+    return success_probability(model, position, temperature)
+
+
+def _all_rows() -> list[tuple[str, str, int, dict]]:
+    """(split, language, position in the split, JSONL row) of every demo question."""
+    return [(split, lang, i, row) for split in problems.SPLITS for lang in problems.LANGUAGES
+            for i, row in enumerate(problems.rows(split, lang))]
+
+
+_POSITIONS: dict[str, int] = {row["question"]: i for _, _, i, row in _all_rows()}
+
+
+class TemperatureResponder:
+    """Endpoint responder: model *and* request temperature decide p.
+
+    Delegates to :class:`ProbabilityResponder` with one synthetic model name per
+    (model, temperature), ``"{model}@T={temperature}"``, so every grid point draws from its
+    own reproducible stream; a temperature not announced up front is an HTTP 500.
+    """
+
+    def __init__(self, temperatures: Iterable[float], seed: int = 0):
+        rows = _all_rows()
+        self.questions: list[SimQuestion] = questions_from_records([r for *_, r in rows])
+        table: dict[str, dict[str, float]] = {}
+        for model in MODELS:
+            for t in temperatures:
+                table[self.key(model, float(t))] = {
+                    row["question"]: success_probability(model, i, float(t))
+                    for _, _, i, row in rows}
+        self._inner = ProbabilityResponder(self.questions, table, seed=seed)
+
+    @staticmethod
+    def key(model: str, temperature: float) -> str:
+        return f"{model}@T={temperature!r}"
+
+    def __call__(self, model: str, messages: list, params: dict) -> str:
+        temperature = params.get("temperature")
+        if temperature is None:
+            raise LookupError("request without temperature")
+        return self._inner(self.key(model, float(temperature)), messages, params)
+
+
+# --------------------------------------------------------------------------- truth
+def _binom_tail(k: int, p: np.ndarray, m: int) -> np.ndarray:
+    """P(Binomial(k, p) ≥ m), by scipy (exact enough for k ≤ a few hundred)."""
+    from scipy.stats import binom
+
+    return binom.sf(m - 1, k, p)
+
+
+def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float:
+    """True value (fraction) of a report metric for questions with success probabilities
+    *p*: the mean over questions of the per-question quantity for k i.i.d. samples.
+
+    ``G-Pass@k_τ``: P(X ≥ m), X ~ Binomial(k, p), m = max(⌈τk⌉, 1) on exact rationals;
+    ``mG-Pass@k``: (2/k)·Σ_{i=⌈k/2⌉+1}^{k} P(X ≥ i) (the documented weights);
+    ``pass@k``: 1 − (1−p)^k; ``gap@k``: pass@k − p^k.
+    """
+    spec = parse_metric(key)
+    k = spec.k
+    p = np.asarray(p, dtype=float)
+    if spec.kind == "G":
+        m = max(math.ceil(Fraction(spec.tau) * k), 1)
+        per_q = _binom_tail(k, p, m)
+    elif spec.kind == "mG":
+        per_q = 2 / k * sum(_binom_tail(k, p, i) for i in range(math.ceil(k / 2) + 1, k + 1))
+    elif spec.kind == "pass":
+        per_q = 1 - (1 - p) ** k
+    else:  # gap
+        per_q = (1 - (1 - p) ** k) - p ** k
+    return float(np.mean(per_q))
+
+
+def true_metrics(keys: Iterable[str], p: Sequence[float] | np.ndarray,
+                 n: int | Sequence[int] | np.ndarray) -> dict[str, dict[str, float]]:
+    """``{key: {"value", "rerun_se"}}`` in percent: the truth, and the standard error of
+    the report's estimator around it for *n* samples per question (exact under the model)."""
+    keys = list(keys)
+    se = rerun_se(n, p, keys)
+    return {key: {"value": round(100 * true_metric(key, p), 4),
+                  "rerun_se": round(100 * se[parse_metric(key).key], 4)} for key in keys}
+
+
+# --------------------------------------------------------------------------- configs
+def derived_template(template_text: str, base_url: str, data_dir: Path, quick: bool) -> str:
+    """The demo template with overrides appended (later assignments win when configgen
+    executes it), so the output folder shows exactly what was run and why."""
+    lines = [
+        "",
+        "# ---- overrides appended by `gpassk-oc demo` ------------------------------------",
+        f"api_models = [dict(m, openai_api_base={base_url!r}) for m in api_models]"
+        "  # the endpoint's actual port",
+        f"data_path = {str(data_dir)!r}  # absolute: the CLI's cwd does not matter",
+    ]
+    if quick:
+        lines += ["temperatures = temperatures[:1]  # --quick: one temperature",
+                  "replications = [1]  # --quick: n = max(k) samples per question"]
+    return template_text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+
+
+def combined_config(config_paths: Sequence[Path]) -> tuple[str, list[tuple[str, str]]]:
+    """One OpenCompass config holding the models and datasets of every generated file,
+    each model paired only with its own file's dataset (``model_dataset_combinations``),
+    and the files' runner settings with one inference task per config (the tiny demo
+    dataset is not worth splitting; task start-up dominates). Returns the text and the
+    (model abbr, dataset abbr) pairs, i.e. the results files to expect."""
+    from mmengine.config import Config  # comes with OpenCompass
+
+    models: list[dict] = []
+    datasets: list[dict] = []
+    combos: list[dict] = []
+    pairs: list[tuple[str, str]] = []
+    runners: dict[str, Any] = {}
+    for path in config_paths:
+        cfg = Config.fromfile(str(path), format_python_code=False).to_dict()
+        (model,), (dataset,) = cfg["models"], cfg["datasets"]
+        models.append(model)
+        if dataset not in datasets:
+            datasets.append(dataset)
+        combos.append({"models": [model], "datasets": [dataset]})
+        pairs.append((model["abbr"], dataset["abbr"]))
+        for section in ("infer", "eval"):
+            runners.setdefault(section, cfg.get(section))
+    if runners.get("infer") and runners["infer"].get("partitioner", {}).get("num_worker"):
+        runners["infer"]["partitioner"]["num_worker"] = 1
+    body = [
+        "# Written by `gpassk-oc demo`: the models and datasets of the generated configs in",
+        "# configs/, run in one OpenCompass invocation. Types are dotted strings, which",
+        "# OpenCompass imports in each task process.",
+        f"models = {models!r}",
+        f"datasets = {datasets!r}",
+        f"model_dataset_combinations = {combos!r}",
+    ]
+    body += [f"{section} = {value!r}" for section, value in runners.items() if value]
+    return "\n".join(body) + "\n", pairs
+
+
+# --------------------------------------------------------------------------- CLI run
+def opencompass_command() -> list[str]:
+    """The ``opencompass`` script next to this interpreter, else ``python -m``."""
+    script = Path(sys.executable).with_name("opencompass")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "opencompass.cli.main"]
+
+
+def cli_environment() -> dict[str, str]:
+    """Offline switches, no proxy for 127.0.0.1, a dummy API key (the simulated endpoint
+    ignores it; a real key is never sent), and this gpassk_oc importable by the tasks."""
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+               OPENAI_API_KEY="gpassk-demo", TOKENIZERS_PARALLELISM="false")
+    for name in ("NO_PROXY", "no_proxy"):
+        env[name] = ",".join(x for x in (env.get(name), "127.0.0.1", "localhost") if x)
+    package_root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(
+        [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    return env
+
+
+class DemoError(RuntimeError):
+    """A stage failed; the message is the one line the user sees."""
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def run_opencompass(config: Path, work_dir: Path, log_path: Path,
+                    pairs: Sequence[tuple[str, str]], endpoint: SimEndpoint,
+                    expected_requests: int, timeout: float = CLI_TIMEOUT) -> Path:
+    """Run the CLI on *config* (cwd: the output folder), print progress, and return the
+    timestamp directory it wrote; raise :class:`DemoError` naming the failure."""
+    before = {p.name for p in work_dir.iterdir()} if work_dir.exists() else set()
+    cmd = opencompass_command() + [config.name, "-w", str(work_dir), "--dump-eval-details"]
+    start = time.monotonic()
+    with open(log_path, "w", encoding="utf-8") as log:
+        log.write("$ " + " ".join(cmd) + "\n")
+        log.flush()
+        # own session: on timeout or Ctrl-C the CLI and its task processes go together
+        proc = subprocess.Popen(cmd, cwd=config.parent, env=cli_environment(), stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            last = ""
+            next_print = 0.0
+            while proc.poll() is None:
+                elapsed = time.monotonic() - start
+                if elapsed > timeout:
+                    raise DemoError(f"opencompass did not finish within {timeout:.0f} s; "
+                                    f"log: {log_path}")
+                stamp = _new_run_dir(work_dir, before)
+                done = _results_done(stamp, pairs)
+                answered = min(endpoint.num_requests, expected_requests)
+                status = (f"  opencompass: {answered}/{expected_requests} samples answered, "
+                          f"{done}/{len(pairs)} configs evaluated")
+                if status != last and elapsed >= next_print:
+                    _say(f"{status}  ({elapsed:.0f} s)")
+                    last, next_print = status, elapsed + 5
+                time.sleep(0.5)
+        finally:
+            if proc.poll() is None:
+                _kill_group(proc)
+    stamp = _new_run_dir(work_dir, before)
+    if proc.returncode != 0:
+        raise DemoError(f"opencompass exited with code {proc.returncode}; log: {log_path}")
+    if stamp is None:
+        raise DemoError(f"opencompass wrote no run directory under {work_dir}; log: {log_path}")
+    missing = [f"{m}/{d}" for m, d in pairs if not (stamp / "results" / m / f"{d}.json").exists()]
+    if missing:
+        raise DemoError(f"opencompass produced no results for {len(missing)} of {len(pairs)} "
+                        f"configs (first: {missing[0]}); task logs: {stamp / 'logs'}; "
+                        f"log: {log_path}")
+    _say(f"  opencompass: {len(pairs)}/{len(pairs)} configs evaluated "
+         f"({time.monotonic() - start:.0f} s)")
+    return stamp
+
+
+def _new_run_dir(work_dir: Path, before: set[str]) -> Path | None:
+    if not work_dir.exists():
+        return None
+    new = sorted(p for p in work_dir.iterdir() if p.is_dir() and p.name not in before)
+    return new[-1] if new else None
+
+
+def _results_done(stamp: Path | None, pairs: Sequence[tuple[str, str]]) -> int:
+    if stamp is None:
+        return 0
+    return sum((stamp / "results" / m / f"{d}.json").exists() for m, d in pairs)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Terminate the CLI's process group (it and its task processes), then wait."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+# --------------------------------------------------------------------------- report
+def _row_probabilities(row: Any) -> np.ndarray:
+    """True p of each question of a report row. Row keys carry (split, language, index)
+    and only a hash of the text, so the texts are read back from the results files."""
+    from ..report import question_key
+
+    texts: dict[tuple, str] = {}
+    for run in row.runs:
+        for position, detail in enumerate(json.loads(run.path.read_text())["details"]):
+            texts[question_key(detail, position)] = detail["question"]
+    s = row.setting
+    return np.array([question_probability(s.model, texts[key], s.temperature)
+                     for key in row.keys])
+
+
+def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
+    """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
+    report's JSON rows; keys are the report's own metric keys."""
+    from ..report import metric_keys, subset_name
+
+    by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
+    keys = metric_keys(report.k)
+    for entry in rows_json:
+        row = by_label[(entry["model"], entry["dataset"])]
+        p = _row_probabilities(row)
+        entry["simulation"] = {
+            "model": row.setting.model, "temperature": row.setting.temperature,
+            "p": {f"{split}/{lang}/{index}": round(float(q), 6)
+                  for (split, lang, index, _), q in zip(row.keys, p)}}
+        entry["truth"] = true_metrics(keys, p, row.n)
+        for subset, block in entry["splits"].items():
+            mask = np.array([subset_name(q) == subset for q in row.keys])
+            block["truth"] = true_metrics(keys, p[mask], row.n[mask])
+    return rows_json
+
+
+def _cell(metric: Mapping[str, Any] | None) -> str:
+    if not metric or metric.get("value") is None:
+        return "—"
+    text = f"{metric['value']:.1f}"
+    if metric.get("ci_low") is not None:
+        text += f" [{metric['ci_low']:.1f}, {metric['ci_high']:.1f}]"
+    return text
+
+
+def shown_metrics(k: int) -> list[str]:
+    return [f"G-Pass@{k}_0.5", f"G-Pass@{k}_0.75", f"G-Pass@{k}_1.0", f"mG-Pass@{k}",
+            f"pass@{k}", f"gap@{k}"]
+
+
+def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
+    """Leaderboard (overall) with the truth beside each estimate."""
+    metrics = shown_metrics(k)
+    header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for entry in rows_json:
+        s = entry["setting"] or {}
+        cells = [entry["base_model"], f"{s.get('temperature', '')}", str(entry["n"]),
+                 str(entry["num_questions"])]
+        for m in metrics:
+            cells += [_cell(entry["metrics"].get(m)), f"{entry['truth'][m]['value']:.1f}"]
+        out.append("| " + " | ".join(cells) + " |")
+    out += ["", f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions; "
+                "*truth* = the simulated model's exact value (binomial closed form), which the "
+                "estimate matches up to sampling noise. gap = pass@k − G-Pass@k_1.0."]
+    return "\n".join(out)
+
+
+def truth_text(rows_json: Sequence[dict], k: int) -> str:
+    """The terminal version: one block per row, metric | estimate [CI] | truth."""
+    out = []
+    for entry in rows_json:
+        s = entry["setting"] or {}
+        out.append(f"{entry['base_model']}  T={s.get('temperature')}  "
+                   f"({entry['num_questions']} questions x n={entry['n']} samples)")
+        for m in shown_metrics(k) + ["pass@1"]:
+            out.append(f"  {m:<15} {_cell(entry['metrics'].get(m)):<22} "
+                       f"truth {entry['truth'][m]['value']:5.1f}")
+    return "\n".join(out)
+
+
+SIMULATION_DOC = f"""\
+## How the simulation works
+
+Two models are served by `gpassk_oc.core.sim_endpoint.SimEndpoint` on 127.0.0.1. A
+request's model name and temperature fix the probability p that its answer is correct;
+correct answers contain the gold answer in `\\boxed{{}}`, wrong ones a wrong number or no
+boxed answer. Draws are seeded (`--seed`), so a rerun gives the same counts.
+
+* **{SHAKY}** (strong but unstable): p = 0.50, 0.55, …, 0.85 on the 8 problems of each
+  split (both languages alike).
+* **{STEADY}** (weaker but stable): p = 0.97 on the first 3 problems of each split, 0.03
+  on the other 5.
+* **Temperature**: p(T) = p + min(1, {TEMPERATURE_PULL}·T)·(0.5 − p) — hotter sampling
+  pulls every question toward 0.5, the least stable value.
+
+*Truth*: for k independent samples X ~ Binomial(k, p), so G-Pass@k_τ = P(X ≥ max(⌈τk⌉, 1)),
+mG-Pass@k = (2/k)·Σ_(i=⌈k/2⌉+1..k) P(X ≥ i), pass@k = 1 − (1 − p)^k, averaged over
+questions. The report's estimators (hypergeometric, from c of n samples) are unbiased for
+exactly these values.
+
+How to read it: pass@k says "solved at least once in k tries" — the shaky model wins it.
+G-Pass@k_1.0 says "solved in all k tries": the steady model wins, and its stability gap
+(pass@k − G-Pass@k_1.0) is far smaller. mG-Pass@k summarises τ from 0.5 to 1.
+"""
+
+
+def _demote_headings(markdown: str) -> str:
+    """Nest a whole markdown document one heading level down."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
+
+
+def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
+    """Leaderboard + truth (markdown, JSON), the standard CSV, and the figures."""
+    from .. import plots, report as report_mod
+
+    report = report_mod.build_report([run_dir], seed=seed)
+    if not report.rows:
+        raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
+    rows_json = attach_truth(report, report_mod.to_json_rows(report))
+    report_dir = out / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    markdown = "\n".join([
+        f"# gpassk-oc demo — G-Pass@{report.k} leaderboard", "", f"**{SIMULATION_BANNER}**", "",
+        truth_markdown(rows_json, report.k, report.level), "", SIMULATION_DOC,
+        "---", "", "The full report (`gpassk-oc report`, per split × language):", "",
+        _demote_headings(report_mod.render_markdown(report))])
+    files = [report_dir / "leaderboard.md", report_dir / "report.json", report_dir / "report.csv"]
+    files[0].write_text(markdown + "\n", encoding="utf-8")
+    files[1].write_text(json.dumps({
+        "simulation": True, "description": SIMULATION_BANNER, "k": report.k,
+        "confidence_level": report.level, "run_dir": str(run_dir), "rows": rows_json,
+        "notes": report.notes}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
+    files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
+    return rows_json, report, files
+
+
+# --------------------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", type=Path, default=Path(DEFAULT_OUTPUT), metavar="DIR",
+                        help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT})")
+    parser.add_argument("--port", type=int, default=0,
+                        help="port of the simulated endpoint on 127.0.0.1 (default: a free one)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the simulated answers and of the bootstrap (default 0)")
+    parser.add_argument("--quick", action="store_true",
+                        help="one temperature and n = 8 samples per question (for tests)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
+    start = time.monotonic()
+    out = args.output.resolve()
+    _say(f"gpassk-oc demo — {SIMULATION_BANNER}")
+    endpoint: SimEndpoint | None = None
+    try:
+        _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
+        out.mkdir(parents=True, exist_ok=True)
+        data_dir = out / "data"
+        problems.write_dataset(data_dir)
+
+        # looked up from the package's directory, so a demo.py in the user's cwd is not taken
+        template_path = configgen.resolve_template(TEMPLATE_NAME, cwd=Path(configgen.__file__).parent)
+        temperatures = configgen.load_template(template_path).temperatures
+        try:
+            endpoint = SimEndpoint(TemperatureResponder(temperatures, seed=args.seed),
+                                   port=args.port, models=list(MODELS)).start()
+        except OSError as exc:
+            raise DemoError(f"cannot start the simulated endpoint on 127.0.0.1:{args.port}: {exc}")
+        _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
+
+        derived = out / "template.py"
+        derived.write_text(derived_template(template_path.read_text(encoding="utf-8"),
+                                            endpoint.url, data_dir, args.quick), encoding="utf-8")
+        configs_dir = out / "configs"
+        if configs_dir.exists():  # stale files of an earlier (e.g. --quick) run
+            for stale in configs_dir.glob("*.py"):
+                stale.unlink()
+        written = configgen.write_configs(configgen.generate(derived), configs_dir)
+        text, pairs = combined_config(written)
+        combined = out / "combined.py"
+        combined.write_text(text, encoding="utf-8")
+        n_questions = len(endpoint.responder.questions)
+        expected = sum(n_questions * parse_dataset_abbr(d).n for _, d in pairs)
+        _say(f"[3/5] {len(written)} configs from {TEMPLATE_NAME} in {configs_dir} "
+             f"(template with overrides: {derived})")
+        for path in written:
+            _say(f"      {path.name}")
+
+        log_path = out / "opencompass.log"
+        _say(f"[4/5] running opencompass on {combined.name} ({len(written)} configs, "
+             f"{expected} samples); log: {log_path}")
+        run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
+    except DemoError as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except configgen.TemplateError as exc:
+        print(f"error: template {TEMPLATE_NAME}: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except OSError as exc:  # e.g. the output folder is not writable
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    except KeyboardInterrupt:  # the CLI's process group is already gone (run_opencompass)
+        print("error: interrupted", file=sys.stderr, flush=True)
+        return 130
+    finally:
+        if endpoint is not None:
+            endpoint.stop()
+
+    _say(f"[5/5] report and figures from {run_dir}")
+    try:
+        rows_json, report, files = write_reports(run_dir, out, args.seed)
+    except (DemoError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr, flush=True)
+        return 1
+    _say("")
+    _say(f"=== {SIMULATION_BANNER}")
+    _say(f"G-Pass@{report.k} leaderboard (percent, {100 * report.level:g}% bootstrap CI; "
+         "truth = exact value of the simulated model)")
+    _say(truth_text(rows_json, report.k))
+    _say(f"Read: pass@{report.k} (solved at least once in {report.k} tries) favours the shaky model; "
+         f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
+         "the truth up to sampling noise; the CIs say how far to trust them.")
+    _say("")
+    _say(f"Done in {time.monotonic() - start:.0f} s. Everything is in {out}:")
+    for label, path in [("leaderboard + truth", out / "report" / "leaderboard.md"),
+                        ("report JSON", out / "report" / "report.json"),
+                        ("figures", out / "plots"), ("configs", configs_dir),
+                        ("OpenCompass work dir", run_dir), ("OpenCompass log", log_path)]:
+        _say(f"  {label:<22} {path}")
+    _say("Real models: serve one (e.g. `lmdeploy serve api_server <model> --server-port 23333`),")
+    _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
+    _say("data_path (or use llm_infos for TurboMind), then `gpassk-oc dump -tc YOUR_COPY.py`. "
+         "See docs/demo.md.")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``gpassk-oc demo`` argument parser (also used by ``python -m gpassk_oc.demo.run``)."""
+    parser = argparse.ArgumentParser(prog="gpassk-oc demo", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser().parse_args(argv))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

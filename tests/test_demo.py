@@ -1,0 +1,275 @@
+"""``gpassk-oc demo``: one real run (``--quick``) through the OpenCompass CLI, plus fast
+unit tests of the truth computation and the config plumbing.
+
+The truth oracle here enumerates all 2^k Bernoulli outcome vectors with exact
+fractions — independently of scipy and of the hypergeometric metric core.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import socket
+import subprocess
+import sys
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from conftest import offline_env
+from gpassk_oc import configgen
+from gpassk_oc.demo import problems
+from gpassk_oc.demo import run as demo
+from gpassk_oc.report import metric_keys
+
+QUICK_N = 8  # demo.py's k-list [4, 8] with --quick's replications = [1]
+K = 8
+
+
+# --------------------------------------------------------------------------- oracle
+def _tail_by_enumeration(k: int, p: Fraction, m: int) -> Fraction:
+    """P(at least m successes among k Bernoulli(p)), summing over all 2^k outcomes."""
+    total = Fraction(0)
+    for outcome in itertools.product((0, 1), repeat=k):
+        if sum(outcome) >= m:
+            prob = Fraction(1)
+            for x in outcome:
+                prob *= p if x else 1 - p
+            total += prob
+    return total
+
+
+def brute_truth(key: str, p: Fraction) -> Fraction:
+    kind, _, rest = key.partition("@")
+    if kind == "G-Pass":
+        k_text, tau = rest.split("_")
+        k = int(k_text)
+        return _tail_by_enumeration(k, p, max(math.ceil(Fraction(tau) * k), 1))
+    k = int(rest)
+    if kind == "mG-Pass":
+        lo = math.ceil(Fraction(k, 2)) + 1
+        return Fraction(2, k) * sum(_tail_by_enumeration(k, p, i) for i in range(lo, k + 1))
+    if kind == "pass":
+        return _tail_by_enumeration(k, p, 1)
+    assert kind == "gap"
+    return _tail_by_enumeration(k, p, 1) - _tail_by_enumeration(k, p, k)
+
+
+# --------------------------------------------------------------------------- unit tests
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5])
+def test_truth_matches_bernoulli_enumeration(k):
+    ps = [Fraction(0), Fraction(13, 100), Fraction(1, 2), Fraction(77, 100), Fraction(1)]
+    keys = metric_keys(k) + [f"G-Pass@{k}_0.55", f"G-Pass@{k}_1/3"]
+    for key in keys:
+        expected = sum(brute_truth(key, p) for p in ps) / len(ps)
+        assert demo.true_metric(key, [float(p) for p in ps]) == pytest.approx(
+            float(expected), abs=1e-12), key
+
+
+@pytest.mark.parametrize("n,k", [(8, 4), (8, 8), (16, 8), (10, 3)])
+def test_estimators_are_unbiased_for_the_truth(n, k):
+    """E[estimator(c)] over c ~ Binomial(n, p), summed exactly, equals the closed-form
+    truth: the report's hypergeometric estimators and the demo's truth agree."""
+    from scipy.stats import binom
+
+    from gpassk_oc.core.stats import metric_per_c
+
+    ps = [0.03, 0.35, 0.5, 0.9295]
+    for key in metric_keys(k):
+        if key == "pass@1":
+            continue  # k=1 metric; covered by the k=1 case of the enumeration test
+        per_c = metric_per_c(key, n)
+        expected = sum(float(binom.pmf(range(n + 1), n, p) @ per_c) for p in ps) / len(ps)
+        assert demo.true_metric(key, ps) == pytest.approx(expected, abs=1e-12), key
+
+
+def test_truth_distinguishes_threshold_rounding():
+    # k=5, τ=0.5 needs m=3 (not 2): a wrong ceiling moves the value by P(X = 2)
+    p = 0.4
+    assert demo.true_metric("G-Pass@5_0.5", [p]) == pytest.approx(
+        float(_tail_by_enumeration(5, Fraction(2, 5), 3)))
+    assert demo.true_metric("G-Pass@5_0.5", [p]) != pytest.approx(
+        float(_tail_by_enumeration(5, Fraction(2, 5), 2)))
+
+
+def test_simulated_probabilities_are_as_documented():
+    for position in range(8):
+        assert demo.success_probability(demo.SHAKY, position, 0) == pytest.approx(0.5 + 0.05 * position)
+        assert demo.success_probability(demo.STEADY, position, 0) == (0.97 if position < 3 else 0.03)
+    # hotter sampling pulls toward 0.5 (never past it)
+    for model in demo.MODELS:
+        for position in range(8):
+            ps = [demo.success_probability(model, position, t) for t in (0, 0.5, 1.0, 2.0)]
+            dist = [abs(p - 0.5) for p in ps]
+            assert dist == sorted(dist, reverse=True)
+            assert all((p - 0.5) * (ps[0] - 0.5) >= 0 for p in ps)
+
+
+def test_derived_template_overrides_url_data_and_quick(tmp_path):
+    template = configgen.resolve_template("demo.py")
+    text = demo.derived_template(template.read_text(), "http://127.0.0.1:1234/v1/",
+                                 tmp_path / "data", quick=True)
+    (tmp_path / "t.py").write_text(text)
+    written = configgen.write_configs(configgen.generate(tmp_path / "t.py"), tmp_path / "configs")
+    assert len(written) == 2  # two models x one temperature
+    combined, pairs = demo.combined_config(written)
+    assert [f"{m}@{d}.py" for m, d in pairs] == [p.name for p in written]
+    for path in written:
+        body = path.read_text()
+        assert "'http://127.0.0.1:1234/v1/'" in body
+        assert repr(str(tmp_path / "data")) in body
+        assert "n=8" in body.replace(" ", "")
+    assert "model_dataset_combinations" in combined and "'num_worker': 1" in combined
+
+
+def test_cli_failure_is_one_line_with_log_path(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(demo, "opencompass_command",
+                        lambda: [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"])
+    args = demo.build_parser().parse_args(["--quick", "--output", str(tmp_path / "out")])
+    assert demo.run(args) == 1
+    captured = capsys.readouterr()
+    errors = [line for line in captured.err.splitlines() if line.strip()]
+    log = tmp_path / "out" / "opencompass.log"
+    assert errors == [f"error: opencompass exited with code 3; log: {log}"]
+    assert "boom" in log.read_text()
+    port = int(re.search(r"127\.0\.0\.1:(\d+)/v1", captured.out).group(1))
+    assert not _listening(port)
+
+
+# --------------------------------------------------------------------------- one real run
+def _listening(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo") / "gpassk_demo_output"
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "gpassk_oc.cli", "demo", "--quick",
+                           "--output", str(out)], cwd=out.parent, env=offline_env(),
+                          capture_output=True, text=True, timeout=900)
+    seconds = time.monotonic() - start
+    if proc.returncode != 0:
+        pytest.fail(f"demo failed (rc={proc.returncode}) after {seconds:.0f} s:\n"
+                    f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return out, proc, seconds
+
+
+@pytest.mark.e2e
+def test_demo_finishes_fast_and_names_its_folder(demo_run):
+    out, proc, seconds = demo_run
+    assert seconds < 300, f"--quick took {seconds:.0f} s"
+    assert "SIMULATION" in proc.stdout
+    assert f"Everything is in {out}" in proc.stdout
+    assert "lmdeploy serve api_server" in proc.stdout
+    # a line per stage
+    assert [f"[{i}/5]" in proc.stdout for i in range(1, 6)] == [True] * 5
+
+
+@pytest.mark.e2e
+def test_output_folder_has_everything(demo_run):
+    out, _, _ = demo_run
+    for split in problems.SPLITS:
+        for lang in problems.LANGUAGES:
+            assert (out / "data" / problems.VERSION / f"{split}_{lang}.jsonl").is_file()
+    configs = sorted((out / "configs").glob("*.py"))
+    assert len(configs) == 2
+    (run_dir,) = [p for p in (out / "outputs").iterdir() if p.is_dir()]
+    for config in configs:
+        model, dataset = config.stem.split("@")
+        result = json.loads((run_dir / "results" / model / f"{dataset}.json").read_text())
+        assert result["n"] == QUICK_N and result["num_questions"] == 32
+    for name in ("leaderboard.md", "report.json", "report.csv"):
+        assert (out / "report" / name).stat().st_size > 0
+    for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
+        for ext in ("png", "svg", "json"):
+            assert (out / "plots" / f"{figure}.{ext}").stat().st_size > 0
+    assert (out / "opencompass.log").is_file() and (out / "template.py").is_file()
+
+
+def _rows(out: Path) -> list[dict]:
+    return json.loads((out / "report" / "report.json").read_text())["rows"]
+
+
+@pytest.mark.e2e
+def test_estimates_are_within_sampling_noise_of_the_truth(demo_run):
+    out, _, _ = demo_run
+    rows = _rows(out)
+    assert sorted(r["base_model"] for r in rows) == sorted(demo.MODELS)
+    checked = 0
+    for row in rows:
+        # overall (32 questions): every metric; per split x language (8 questions, too
+        # few for the indicator-like @8 estimators at n = k = 8): accuracy only
+        blocks = [(row["metrics"], row["truth"], metric_keys(K))] + [
+            (s["metrics"], s["truth"], ["pass@1"]) for s in row["splits"].values()]
+        assert len(blocks) == 1 + 4  # overall + AMC/CCEE x en/cn
+        for metrics, truth, keys in blocks:
+            q = metrics["pass@1"]["n_questions"]
+            for key in keys:
+                est, true = metrics[key]["value"], truth[key]
+                # rerun_se is the estimator's exact SE under the simulation. The estimate is
+                # a mean of q skewed, bounded terms (p near 0 or 1 makes rare misses), so
+                # one question's worth (100/q points) is allowed on top of 4 SE.
+                tolerance = 4 * true["rerun_se"] + 100 / q
+                # with --quick n = k = 8 every @8 estimator is an indicator, so 4 SE is wide;
+                # a wrong truth (threshold, weights, p mapping) is still off by more on
+                # several metrics
+                assert tolerance < 40, (row["model"], key, true)
+                assert abs(est - true["value"]) <= tolerance, (row["model"], key, est, true)
+                checked += 1
+    assert checked == 2 * (len(metric_keys(K)) + 4)
+
+
+@pytest.mark.e2e
+def test_truth_uses_the_documented_probabilities(demo_run):
+    out, _, _ = demo_run
+    for row in _rows(out):
+        sim = row["simulation"]
+        lam = min(1.0, demo.TEMPERATURE_PULL * sim["temperature"])
+        for qid, p in sim["p"].items():
+            split, lang, _ = qid.split("/")
+            assert split in problems.SPLITS and lang in problems.LANGUAGES
+        values = sorted(set(round(p, 6) for p in sim["p"].values()))
+        if sim["model"] == demo.STEADY:
+            assert values == sorted({round(0.03 + lam * 0.47, 6), round(0.97 - lam * 0.47, 6)})
+        else:
+            assert values == sorted({round(0.5 + 0.05 * j * (1 - lam), 6) for j in range(8)})
+        # independent recomputation of one headline number from those p
+        ps = [Fraction(p).limit_denominator(10**6) for p in sim["p"].values()]
+        expected = float(sum(brute_truth(f"G-Pass@{K}_1.0", p) for p in ps) / len(ps))
+        assert row["truth"][f"G-Pass@{K}_1.0"]["value"] == pytest.approx(100 * expected, abs=1e-3)
+
+
+@pytest.mark.e2e
+def test_stable_model_has_the_smaller_stability_gap(demo_run):
+    out, _, _ = demo_run
+    by_model = {r["base_model"]: r for r in _rows(out)}
+    gap = {m: by_model[m]["metrics"][f"gap@{K}"]["value"] for m in demo.MODELS}
+    assert gap[demo.STEADY] < gap[demo.SHAKY]
+    direct = {m: by_model[m]["metrics"][f"pass@{K}"]["value"]
+              - by_model[m]["metrics"][f"G-Pass@{K}_1.0"]["value"] for m in demo.MODELS}
+    assert direct[demo.STEADY] < direct[demo.SHAKY]
+
+
+@pytest.mark.e2e
+def test_report_says_it_is_a_simulation(demo_run):
+    out, proc, _ = demo_run
+    leaderboard = (out / "report" / "leaderboard.md").read_text()
+    assert "SIMULATION" in leaderboard and "truth" in leaderboard
+    assert json.loads((out / "report" / "report.json").read_text())["simulation"] is True
+    assert "truth" in proc.stdout
+    for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
+        curves = json.loads((out / "plots" / f"{figure}.json").read_text())
+        assert curves and all(c["title"].startswith("SIMULATED models") for c in curves)
+
+
+@pytest.mark.e2e
+def test_nothing_left_listening(demo_run):
+    _, proc, _ = demo_run
+    port = int(re.search(r"127\.0\.0\.1:(\d+)/v1", proc.stdout).group(1))
+    assert not _listening(port)
