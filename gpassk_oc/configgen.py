@@ -1,7 +1,7 @@
 """Config generator: expand a grid template into one OpenCompass config per grid point.
 
 A *template* is a Python file that declares variables (``llm_infos``, ``temperatures``,
-``ks``, ...; see :data:`KNOWN_VARIABLES` and ``docs/configgen.md``). This module executes
+``ks``, ...; see :data:`KNOWN_VARIABLES` and the README ("Config generator")). This module executes
 it, validates every value before anything is written, expands the grid
 models × temperatures × top_ps × k-lists × replications, and writes one self-contained
 config per point, named by :mod:`gpassk_oc.core.naming`::

@@ -10,10 +10,7 @@ from gpassk_oc import postprocessors as pp
     ("The extracted answer matches. \\boxed{yes}", "yes"),
     ("\\boxed{No}", "no"),
     ("first \\boxed{no} then on reflection \\boxed{yes}", "yes"),
-    # core.verdict documents \text{} unwrapping, but its strip("{}") eats the closing
-    # brace first (reported to the owner of core/verdict.py)
-    pytest.param("\\boxed{\\text{yes}}", "yes", marks=pytest.mark.xfail(
-        reason="core.verdict._normalise strips '}' before unwrapping \\text{}", strict=False)),
+    ("\\boxed{\\text{yes}}", "yes"),
     ("A", ""),                        # OpenCompass's A/B regex would say A
     ("Both A and B are wrong", ""),
     ("\\boxed{maybe}", ""),

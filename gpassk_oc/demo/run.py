@@ -574,7 +574,7 @@ def run(args: argparse.Namespace) -> int:
     _say("Real models: serve one (e.g. `lmdeploy serve api_server <model> --server-port 23333`),")
     _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
     _say("data_path (or use llm_infos for TurboMind), then `gpassk-oc dump -tc YOUR_COPY.py`. "
-         "See docs/demo.md.")
+         "See README.md, \"The offline demo\".")
     return 0
 
 
