@@ -35,7 +35,6 @@ import signal
 import subprocess
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -45,6 +44,7 @@ from .. import configgen
 from ..core.naming import parse_dataset_abbr
 from ..core.sim_endpoint import ProbabilityResponder, SimEndpoint, SimQuestion, questions_from_records
 from ..core.stats import MetricSpec, parse_metric, rerun_se
+from ..metrics import threshold_count
 from . import problems
 
 __all__ = [
@@ -158,8 +158,7 @@ def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float
     k = spec.k
     p = np.asarray(p, dtype=float)
     if spec.kind == "G":
-        m = max(math.ceil(Fraction(spec.tau) * k), 1)
-        per_q = _binom_tail(k, p, m)
+        per_q = _binom_tail(k, p, threshold_count(k, spec.tau))
     elif spec.kind == "mG":
         per_q = 2 / k * sum(_binom_tail(k, p, i) for i in range(math.ceil(k / 2) + 1, k + 1))
     elif spec.kind == "pass":
