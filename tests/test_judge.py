@@ -9,6 +9,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opencompass.datasets.livemathbench.prompts import JUDGE_PROMPT_CN, JUDGE_PROMPT_EN
 from opencompass.datasets.livemathbench.utils import extract_judge_label
@@ -122,6 +124,18 @@ def test_parse_opencompass_verdict(reply, expected):
         assert label == "yes"
     elif expected == "no":
         assert label != "yes"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["\\boxed{", "}", "{", "yes", "no", "Yes", " ", "\n", ".",
+                                 "\\text{", "A", "是", "x"]), max_size=14).map("".join))
+def test_opencompass_reading_agrees_with_opencompass(reply):
+    """Random replies: OpenCompass's 1s are exactly our yes; our no is always its 0."""
+    ours = parse_opencompass_verdict(reply)
+    theirs = 1 if extract_judge_label(reply) == "yes" else 0
+    assert (ours == "yes") == (theirs == 1)
+    if ours == "no":
+        assert theirs == 0
 
 
 @pytest.mark.parametrize("model, picked", [
