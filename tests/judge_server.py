@@ -6,7 +6,7 @@ wording*: the question is the longest known question contained in the prompt, an
 answer is the last line of the prompt that is a known answer of that question, either the
 whole line or what follows its first colon (``Examinee's Answer: 12``, ``考生答案：12``);
 prompts put the candidate after the reference answer. It replies
-``\\boxed{yes}``/``\\boxed{no}`` (or a bare word with ``bare=True``) from the table.
+``\\boxed{yes}``/``\\boxed{no}`` from the table.
 
 Faults, drawn per request from a seeded RNG: ``p_500`` (HTTP 503), ``p_garbage`` (a reply
 without verdict), ``p_disconnect`` (connection closed without a response), plus a fixed
@@ -34,13 +34,13 @@ class JudgeServer:
 
     def __init__(self, truth: Mapping[tuple[str, str], bool], *, p_500: float = 0.0,
                  p_garbage: float = 0.0, p_disconnect: float = 0.0, delay: float = 0.0,
-                 seed: int = 0, bare: bool = False, status: Optional[int] = None) -> None:
+                 seed: int = 0, status: Optional[int] = None) -> None:
         self.truth = dict(truth)
         self.by_question: dict[str, list[str]] = {}
         for q, a in self.truth:
             self.by_question.setdefault(q, []).append(a)
         self.p_500, self.p_garbage, self.p_disconnect = p_500, p_garbage, p_disconnect
-        self.delay, self.bare, self.status = delay, bare, status
+        self.delay, self.status = delay, status
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.calls: Counter = Counter()
@@ -109,12 +109,8 @@ class JudgeServer:
                 elif roll < server_self.p_garbage:
                     text = "The answer A looks plausible but I am not sure."
                 else:
-                    yes = server_self.truth[pair]
-                    if server_self.bare:
-                        text = "yes" if yes else "no"
-                    else:
-                        text = ("Both are the same value.\n\\boxed{yes}" if yes
-                                else "They differ.\n\\boxed{no}")
+                    text = ("Both are the same value.\n\\boxed{yes}" if server_self.truth[pair]
+                            else "They differ.\n\\boxed{no}")
                     with server_self.lock:
                         server_self.answered[pair] += 1
                 self._send(200, {"id": "x", "object": "chat.completion",
