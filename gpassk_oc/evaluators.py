@@ -15,7 +15,13 @@ Config::
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator))            # rules, k from dataset
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator, k=[4, 16],
                                  judge=dict(urls=['http://judge:23333/v1'],
-                                            model='Qwen2.5-72B-Instruct')))  # cascade
+                                            model='Qwen2.5-72B-Instruct',
+                                            prompt='opencompass')))  # cascade, paper's prompt
+
+``judge.prompt='opencompass'`` (also what ``'auto'`` picks for a LiveMath-Judge model) is
+OpenCompass's LiveMathBench judge prompt: its text is read here from the installed
+OpenCompass and handed to the core (:attr:`~gpassk_oc.core.judge.JudgeConfig.prompt_texts`),
+which never imports OpenCompass and keeps no copy of it.
 """
 from __future__ import annotations
 
@@ -28,7 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 from ._plugin import guarded_import, missing_name_hook
 from .core.gpass_eval import build_results, group_replicas
 from .core.grading import GradeResult, GradingPolicy, UnjudgedError, grade
-from .core.judge import JudgeConfig
+from .core.judge import JudgeConfig, resolve_prompt
 from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 
 try:
@@ -39,7 +45,7 @@ except ImportError as _exc:  # surface the real cause in the task log (see _plug
     raise guarded_import(__name__, _exc) from _exc
 
 __all__ = ["CACHE_DIRNAME", "CHECK_MODES", "GPassKEvaluator", "default_cache_location",
-           "validate_judge"]
+           "opencompass_judge_prompts", "validate_judge"]
 
 #: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.grading`).
 CHECK_MODES = ("rules", "judge", "cascade")
@@ -56,7 +62,11 @@ ACCOUNTING_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged
                    "unjudged", "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
                    "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
 
-_JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)}
+#: JudgeConfig fields a config may set (prompt_texts is filled here, from OpenCompass)
+_JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_texts"}
+
+#: where OpenCompass keeps LiveMathBench's judge prompts (0.5.x)
+OC_PROMPTS_MODULE = "opencompass.datasets.livemathbench.prompts"
 
 
 def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
@@ -64,6 +74,22 @@ def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
     if not ks or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in ks):
         raise ValueError(f"k must be a positive int or a list of them, got {k!r}")
     return [int(v) for v in ks]
+
+
+def opencompass_judge_prompts() -> Dict[str, str]:
+    """``{'en': JUDGE_PROMPT_EN, 'cn': JUDGE_PROMPT_CN}`` from the installed OpenCompass's
+    LiveMathBench module (imported here, at run time: never copied into this package), or a
+    one-line ValueError when this OpenCompass has no such prompts."""
+    import importlib
+
+    try:
+        module = importlib.import_module(OC_PROMPTS_MODULE)
+        return {"en": module.JUDGE_PROMPT_EN, "cn": module.JUDGE_PROMPT_CN}
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"judge.prompt: 'opencompass' needs JUDGE_PROMPT_EN/JUDGE_PROMPT_CN "
+                         f"from {OC_PROMPTS_MODULE}, which the installed OpenCompass does not "
+                         f"provide ({type(exc).__name__}: {exc}); set judge.prompt='gpassk' "
+                         "or judge.template") from None
 
 
 def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
@@ -75,6 +101,9 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
     if "api_key" in fields or "key" in fields:
         raise ValueError("judge: no API key in configs; export it and name the variable with "
                          "judge=dict(api_key_env='MY_KEY_VAR', ...)")
+    if "prompt_texts" in fields:
+        raise ValueError("judge.prompt_texts: filled from the installed OpenCompass for "
+                         "prompt='opencompass'; for a prompt of your own set judge.template")
     unknown = sorted(set(fields) - _JUDGE_FIELDS)
     if unknown:
         raise ValueError(f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}")
@@ -100,10 +129,13 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
                                   or value < 0 or (name == "timeout" and value == 0)):
             raise ValueError(f"judge.{name}: need a non-negative number"
                              f"{' > 0' if name == 'timeout' else ''}, got {value!r}")
-    for name in ("api_key_env", "template"):
+    for name in ("api_key_env", "template", "prompt"):
         value = fields.get(name)
         if value is not None and not isinstance(value, str):
             raise ValueError(f"judge.{name}: need a string, got {value!r}")
+    if fields.get("template") is None and \
+            resolve_prompt(fields.get("prompt") or "auto", model) == "opencompass":
+        fields["prompt_texts"] = opencompass_judge_prompts()
     try:
         return JudgeConfig(**fields)
     except ValueError as exc:  # JudgeConfig's own messages already name the field
@@ -142,8 +174,9 @@ class GPassKEvaluator(BaseEvaluator):
         check: ``'rules'``, ``'judge'`` or ``'cascade'`` (see :mod:`gpassk_oc.core.grading`);
             default: ``'cascade'`` when *judge* is given, else ``'rules'``.
         judge: :class:`~gpassk_oc.core.judge.JudgeConfig` fields as a dict (``urls`` and
-            ``model`` required; ``api_key_env``, ``prompt``, ``concurrency``, ``timeout``,
-            ``max_retries``, …), validated here.
+            ``model`` required; ``api_key_env``, ``prompt`` — ``'auto'``, ``'opencompass'``
+            (the paper's), ``'gpassk'``, ``'en'``, ``'cn'`` —, ``template``, ``concurrency``,
+            ``timeout``, ``max_retries``, …), validated here.
         max_unjudged: allowed fraction of unjudged samples (default 0: any unjudged sample
             fails the task with :class:`~gpassk_oc.core.grading.UnjudgedError`). Allowed
             unjudged samples are excluded, never scored as wrong.
@@ -287,6 +320,7 @@ class GPassKEvaluator(BaseEvaluator):
         accounting.update({key: int(graded.counts.get(key, 0)) for key in ACCOUNTING_KEYS})
         if self.check != "rules":
             accounting["judge_model"] = self.judge_config.model
+            accounting["judge_prompt"] = self.judge_config.prompt_name
             accounting["judge_cache"] = graded.cache_path
         return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
                              correct=graded.correct, source=graded.source,

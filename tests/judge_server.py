@@ -3,14 +3,16 @@
 ``JudgeServer(truth)`` serves ``POST /v1/chat/completions``. It finds which
 (question, answer) of its ground-truth table a prompt is about *without knowing our prompt
 wording*: the question is the longest known question contained in the prompt, and the
-answer is the last line of the prompt that is a known answer of that question (prompts put
-the candidate after the reference answer). It
-replies ``\\boxed{yes}``/``\\boxed{no}`` (or a bare word with ``bare=True``) from the table.
+answer is the last line of the prompt that is a known answer of that question, either the
+whole line or what follows its first colon (``Examinee's Answer: 12``, ``考生答案：12``);
+prompts put the candidate after the reference answer. It replies
+``\\boxed{yes}``/``\\boxed{no}`` from the table.
 
 Faults, drawn per request from a seeded RNG: ``p_500`` (HTTP 503), ``p_garbage`` (a reply
 without verdict), ``p_disconnect`` (connection closed without a response), plus a fixed
 ``delay`` before answering. ``calls[(question, answer)]`` counts requests per pair,
-``answered[(question, answer)]`` successful verdict replies.
+``answered[(question, answer)]`` successful verdict replies; ``received`` lists every
+request as (model, prompt, max_tokens), in arrival order.
 
 Used in-process (a daemon thread) by the tests and by bench/bench_judge.py; subprocesses
 under test reach it through its URL.
@@ -32,13 +34,13 @@ class JudgeServer:
 
     def __init__(self, truth: Mapping[tuple[str, str], bool], *, p_500: float = 0.0,
                  p_garbage: float = 0.0, p_disconnect: float = 0.0, delay: float = 0.0,
-                 seed: int = 0, bare: bool = False, status: Optional[int] = None) -> None:
+                 seed: int = 0, status: Optional[int] = None) -> None:
         self.truth = dict(truth)
         self.by_question: dict[str, list[str]] = {}
         for q, a in self.truth:
             self.by_question.setdefault(q, []).append(a)
         self.p_500, self.p_garbage, self.p_disconnect = p_500, p_garbage, p_disconnect
-        self.delay, self.bare, self.status = delay, bare, status
+        self.delay, self.status = delay, status
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.calls: Counter = Counter()
@@ -46,6 +48,7 @@ class JudgeServer:
         self.unknown: list[str] = []
         self.requests = 0
         self.models: Counter = Counter()
+        self.received: list[tuple[Optional[str], str, Optional[int]]] = []
         self.httpd: Optional[ThreadingHTTPServer] = None
 
     # -- lookup
@@ -58,8 +61,10 @@ class JudgeServer:
         # the candidate is the *last* line that is a known answer: prompts quote the
         # reference answer (which may itself be a known answer form) before the candidate
         for line in reversed(prompt.splitlines()):
-            if line.strip() in known:
-                return q, known[line.strip()]
+            for text in (line, *(line.split(colon, 1)[1] for colon in (":", "：")
+                                 if colon in line)):
+                if text.strip() in known:
+                    return q, known[text.strip()]
         return None
 
     def _handler(server_self):  # noqa: N805 - closure over the JudgeServer
@@ -77,6 +82,8 @@ class JudgeServer:
                 with server_self.lock:
                     server_self.requests += 1
                     server_self.models[body.get("model")] += 1
+                    server_self.received.append((body.get("model"), prompt,
+                                                 body.get("max_tokens")))
                     if pair is None:
                         server_self.unknown.append(prompt)
                     else:
@@ -102,12 +109,8 @@ class JudgeServer:
                 elif roll < server_self.p_garbage:
                     text = "The answer A looks plausible but I am not sure."
                 else:
-                    yes = server_self.truth[pair]
-                    if server_self.bare:
-                        text = "yes" if yes else "no"
-                    else:
-                        text = ("Both are the same value.\n\\boxed{yes}" if yes
-                                else "They differ.\n\\boxed{no}")
+                    text = ("Both are the same value.\n\\boxed{yes}" if server_self.truth[pair]
+                            else "They differ.\n\\boxed{no}")
                     with server_self.lock:
                         server_self.answered[pair] += 1
                 self._send(200, {"id": "x", "object": "chat.completion",

@@ -11,13 +11,17 @@ Two CLI runs in one work dir (``-w outputs``):
 2. the eval stage only, in a NEW timestamp dir of the same work dir: it must take every
    label from the shared judgement cache (zero judge requests) and give identical
    metrics. The same run evaluates a second dataset abbr whose judge endpoint is down:
-   that eval task must fail with the UnjudgedError message in its task log.
+   that eval task must fail with the UnjudgedError message in its task log; and a third
+   abbr judged by a model named LiveMath-Judge: its judge must receive exactly
+   OpenCompass's own LiveMathBench judge prompts (``prompt='auto'`` picks them by the
+   name), English and Chinese by item, and give the same metrics.
 
 Expected metrics come from brute force over k-subsets with fractions (conftest), judge
 call counts from the data table below — never from gpassk_oc's own rule code.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -31,7 +35,9 @@ import pytest
 from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli, write_layout
 from judge_server import JudgeServer
 
-from gpassk_oc.core.judge import PROMPT_VERSIONS
+from opencompass.datasets.livemathbench.prompts import JUDGE_PROMPT_CN, JUDGE_PROMPT_EN
+
+from gpassk_oc.core.judge import PROMPT_CN, PROMPT_EN
 from gpassk_oc.core.judge_cache import judgement_key
 from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
                                          SimQuestion)
@@ -45,6 +51,8 @@ MODEL_ABBR = "sim-model_t0-7_p0-9_k-1_rp1-0_rs0_l512"
 ABBR = "LiveMathBench-v202412-k2_4-r2"
 DOWN_ABBR = "LiveMathBench-v202412-k2_4-r2-judgedown"
 JUDGE_MODEL = "sim-judge"
+LMJ_ABBR = "LiveMathBench-v202412-k2_4-r2-lmjudge"
+LMJ_MODEL = "opencompass/LiveMath-Judge-sim"  # 'auto' → OpenCompass's judge prompt
 CACHE_DIRNAME = ".gpassk_judge_cache"  # spelled out: the test pins the documented location
 
 #: (split, lang, question, gold, correct forms the model writes, c_q,
@@ -171,6 +179,7 @@ def judged_runs(tmp_path_factory):
                         f"{first.stderr[-3000:]}\n{task_logs(work / ts1)[-6000:] if ts1 else ''}")
         judge_requests_1 = judge.requests
         judge_calls_1 = dict(judge.calls)
+        judge_models_1 = dict(judge.models)
 
         # Second run, eval stage only, in a NEW timestamp of the same work dir. The
         # cheapest honest way: a new timestamp dir holding the first run's predictions
@@ -182,15 +191,19 @@ def judged_runs(tmp_path_factory):
         ts2 = "29991231_235959"
         shutil.copytree(work / ts1 / "predictions", work / ts2 / "predictions")
         # a second dataset abbr over the same predictions, judged by a dead endpoint
-        shutil.copy(work / ts2 / "predictions" / MODEL_ABBR / f"{ABBR}.json",
-                    work / ts2 / "predictions" / MODEL_ABBR / f"{DOWN_ABBR}.json")
+        for abbr in (DOWN_ABBR, LMJ_ABBR):
+            shutil.copy(work / ts2 / "predictions" / MODEL_ABBR / f"{ABBR}.json",
+                        work / ts2 / "predictions" / MODEL_ABBR / f"{abbr}.json")
         with socket.socket() as s:  # a port nothing listens on once this socket closes
             s.bind(("127.0.0.1", 0))
             dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
         down_cfg = dict(urls=[dead], model="down-judge", max_retries=1, backoff_base=0.01,
                         timeout=5)
-        (cwd / "cfg2.py").write_text(config(sim.url, [(ABBR, judge_cfg), (DOWN_ABBR, down_cfg)]))
+        lmj_cfg = dict(urls=[judge.url], model=LMJ_MODEL)
+        (cwd / "cfg2.py").write_text(config(sim.url, [(ABBR, judge_cfg), (DOWN_ABBR, down_cfg),
+                                                      (LMJ_ABBR, lmj_cfg)]))
         sim_requests = sim.num_requests
+        received_1 = len(judge.received)
         start = time.monotonic()
         second = run_cli(cwd, ["cfg2.py", "-w", "outputs", "--dump-eval-details",
                                "-m", "eval", "-r", "latest"], offline_env())
@@ -200,8 +213,9 @@ def judged_runs(tmp_path_factory):
                    results2_path=work / ts2 / "results" / MODEL_ABBR / f"{ABBR}.json",
                    down_path=work / ts2 / "results" / MODEL_ABBR / f"{DOWN_ABBR}.json",
                    judge_requests_1=judge_requests_1, judge_calls_1=judge_calls_1,
-                   judge_requests_2=judge.requests - judge_requests_1,
-                   judge_unknown=list(judge.unknown), judge_models=dict(judge.models),
+                   received_2=judge.received[received_1:],
+                   lmj_path=work / ts2 / "results" / MODEL_ABBR / f"{LMJ_ABBR}.json",
+                   judge_unknown=list(judge.unknown), judge_models_1=judge_models_1,
                    sim_requests_2=sim.num_requests - sim_requests, dead=dead,
                    seconds=(first_seconds, second_seconds))
 
@@ -224,7 +238,7 @@ def test_judge_called_once_per_unique_undecided_pair(judged_runs):
     assert judged_runs["judge_unknown"] == []  # never asked about a rule-decidable pair
     assert judged_runs["judge_calls_1"] == {pair: 1 for pair in truth}
     assert judged_runs["judge_requests_1"] == len(truth)
-    assert judged_runs["judge_models"] == {JUDGE_MODEL: len(truth)}
+    assert judged_runs["judge_models_1"] == {JUDGE_MODEL: len(truth)}
     results = judged_runs["results1"]
     assert results["judge_calls"] == results["judged"] == results["unique_pairs"] == len(truth)
     # samples decided by the judge = samples whose answer is one of the judged pairs
@@ -249,28 +263,75 @@ def test_accounting_is_consistent(judged_runs):
     assert r["excluded_questions"] == {str(k): 0 for k in KS}
 
 
+def cache_records(work: Path):
+    return [json.loads(line) for f in (work / CACHE_DIRNAME).glob("judgements-*.jsonl")
+            for line in f.read_text().splitlines() if line.strip()]
+
+
+def sha16(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def test_cache_lives_in_the_work_dir(judged_runs):
     cache = judged_runs["work"] / CACHE_DIRNAME
     assert judged_runs["results1"]["judge_cache"] == str(cache)
-    lines = [json.loads(line) for f in cache.glob("judgements-*.jsonl")
-             for line in f.read_text().splitlines() if line.strip()]
+    records = cache_records(judged_runs["work"])
+    # provenance: the task id is model abbr / dataset abbr (run 2 adds the LiveMath-Judge task)
+    assert {rec["task"] for rec in records} == {f"{MODEL_ABBR}/{ABBR}", f"{MODEL_ABBR}/{LMJ_ABBR}"}
+    lines = [rec for rec in records if rec["task"] == f"{MODEL_ABBR}/{ABBR}"]
     assert len(lines) == len(judge_truth())
-    # provenance: the task id is model abbr / dataset abbr
-    assert {rec["task"] for rec in lines} == {f"{MODEL_ABBR}/{ABBR}"}
-    # the dataset's language column picked the prompt ('auto'): its version is in the key
+    # the dataset's language column picked our own prompt ('auto', a judge not named
+    # LiveMath-Judge): its name and the hash of its text are in the key
     language = {q[2]: q[1] for q in QUESTIONS}
     for rec in lines:
-        version = PROMPT_VERSIONS[language[rec["question"]]]
+        lang = language[rec["question"]]
+        version = f"gpassk-{lang}:{sha16(PROMPT_EN if lang == 'en' else PROMPT_CN)}"
         assert rec["key"] == judgement_key(JUDGE_MODEL, version, rec["question"], rec["gold"],
                                            rec["answer"]), rec
     assert not any((judged_runs["work"] / judged_runs["ts1"]).rglob("judgements-*.jsonl"))
+
+
+def test_livemath_judge_receives_exactly_opencompass_prompt(judged_runs):
+    """The judge named LiveMath-Judge gets OpenCompass's own prompt text, formatted here
+    from the constants OpenCompass ships, once per undecided pair, in the item's language."""
+    sent = [(prompt, tokens) for model, prompt, tokens in judged_runs["received_2"]
+            if model == LMJ_MODEL]
+    gold = {q[2]: q[3] for q in QUESTIONS}
+    language = {q[2]: q[1] for q in QUESTIONS}
+    expected = sorted(
+        (JUDGE_PROMPT_EN if language[q] == "en" else JUDGE_PROMPT_CN).format(
+            question=q, gold_answer=gold[q], answer=a)
+        for q, a in judge_truth())
+    assert sorted(p for p, _ in sent) == expected
+    assert {tokens for _, tokens in sent} == {8192}  # OpenCompass's request size
+    assert {language[q] for q, _ in judge_truth()} == {"en", "cn"}  # both prompts exercised
+    assert judged_runs["judge_unknown"] == []
+    # the fake judge's verdicts, read as OpenCompass reads them, give the same metrics
+    path = judged_runs["lmj_path"]
+    assert path.exists(), task_logs(judged_runs["work"] / judged_runs["ts2"])[-5000:]
+    results = json.loads(path.read_text())
+    for key, value in expected_all().items():
+        assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    assert (results["judge_model"], results["judge_prompt"], results["unjudged"]) == \
+        (LMJ_MODEL, "opencompass", 0)
+    assert results["judged"] == len(judge_truth()) and results["cache_hit_pairs"] == 0
+    assert judged_runs["results1"]["judge_prompt"] == "gpassk"
+    lines = [rec for rec in cache_records(judged_runs["work"])
+             if rec["task"] == f"{MODEL_ABBR}/{LMJ_ABBR}"]
+    assert len(lines) == len(judge_truth())
+    for rec in lines:
+        lang = language[rec["question"]]
+        version = f"opencompass-{lang}:{sha16(JUDGE_PROMPT_EN if lang == 'en' else JUDGE_PROMPT_CN)}"
+        assert rec["key"] == judgement_key(LMJ_MODEL, version, rec["question"], rec["gold"],
+                                           rec["answer"]), rec
 
 
 def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
     second = judged_runs["second"]
     path = judged_runs["results2_path"]
     assert path.exists(), f"{second.stdout[-3000:]}\n{task_logs(judged_runs['work'] / judged_runs['ts2'])[-5000:]}"
-    assert judged_runs["judge_requests_2"] == 0 and judged_runs["sim_requests_2"] == 0
+    assert [m for m, *_ in judged_runs["received_2"] if m == JUDGE_MODEL] == []
+    assert judged_runs["sim_requests_2"] == 0
     results = json.loads(path.read_text())
     first = judged_runs["results1"]
     for key in expected_all():

@@ -1,4 +1,6 @@
-"""Verdict parsing, judge client against the 127.0.0.1 fixture, and the JSONL judgement cache."""
+"""Verdict parsing, prompts, judge client against the 127.0.0.1 fixture, and the JSONL
+judgement cache."""
+import hashlib
 import json
 import os
 import subprocess
@@ -7,10 +9,18 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from gpassk_oc.core.judge import (PROMPT_CN, PROMPT_EN, JudgeClient, JudgeConfig, chat_url)
+from opencompass.datasets.livemathbench.prompts import JUDGE_PROMPT_CN, JUDGE_PROMPT_EN
+from opencompass.datasets.livemathbench.utils import extract_judge_label
+
+from gpassk_oc.core.grading import GradingPolicy, grade
+from gpassk_oc.core.judge import (PROMPT_CN, PROMPT_EN, JudgeClient, JudgeConfig, chat_url,
+                                  names_livemath_judge)
 from gpassk_oc.core.judge_cache import JudgeCache, judgement_key
-from gpassk_oc.core.verdict import parse_verdict
+from gpassk_oc.core.verdict import parse_opencompass_verdict, parse_verdict
+from gpassk_oc.evaluators import validate_judge
 
 from judge_server import JudgeServer
 
@@ -48,30 +58,207 @@ def test_chat_url():
 
 def test_prompts_by_language_and_versions():
     cfg = JudgeConfig(urls=["http://x"], model="m", prompt="auto")
+    assert cfg.prompt_name == "gpassk"
     assert cfg.prompt_for("cn")[0] is PROMPT_CN and cfg.prompt_for("en")[0] is PROMPT_EN
+    assert cfg.prompt_for("zh")[0] is PROMPT_CN and cfg.prompt_for("unknown")[0] is PROMPT_EN
     assert cfg.prompt_for("cn")[1] != cfg.prompt_for("en")[1]
+    forced = JudgeConfig(urls=["http://x"], model="m", prompt="cn")
+    assert forced.prompt_for("en")[0] is PROMPT_CN
     custom = JudgeConfig(urls=["http://x"], model="m", template="Q {question} G {gold} A {answer}")
-    assert custom.prompt_for("cn")[1].startswith("custom-")
+    assert custom.prompt_name == "custom" and custom.prompt_for("cn")[1].startswith("custom:")
     with pytest.raises(ValueError, match="prompt"):
         JudgeConfig(urls=["http://x"], model="m", prompt="fr")
+    with pytest.raises(ValueError, match="JudgeConfig.template: not a usable template"):
+        JudgeConfig(urls=["http://x"], model="m", template="Q {question} {reference}")
+
+
+# ----------------------------------------------------------------------------- OpenCompass's prompt
+OC_TEXTS = {"en": JUDGE_PROMPT_EN, "cn": JUDGE_PROMPT_CN}
+
+
+def oc_config(**kw):
+    return JudgeConfig(urls=kw.pop("urls", ["http://x"]), model=kw.pop("model", "m"),
+                       prompt="opencompass", prompt_texts=kw.pop("texts", OC_TEXTS), **kw)
+
+
+def sha16(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def test_opencompass_prompt_formats_to_what_opencompass_sends():
+    cfg = oc_config()
+    en = cfg.judge_prompt("en").render("What is 2+2?", "4", "four")
+    cn = cfg.judge_prompt("cn").render("2加2等于几？", "4", "四")
+    # the tails, read off OpenCompass's template by hand; the doubled braces became single
+    assert en.endswith("Original Question: What is 2+2?\nStandard Answer: 4\n"
+                       "Examinee's Answer: four\n\nAnalysis:\n")
+    assert cn.endswith("原问题：2加2等于几？\n标准答案：4\n考生答案：四\n\n分析：\n")
+    assert "output \\boxed{yes}, otherwise output \\boxed{no}" in en
+    assert "输出\\boxed{yes}, 否则输出\\boxed{no}" in cn
+    # exactly what LiveMathBenchEvaluator.judge formats (livemathbench.py)
+    assert en == JUDGE_PROMPT_EN.format(answer="four", gold_answer="4", question="What is 2+2?")
+    assert cn == JUDGE_PROMPT_CN.format(answer="四", gold_answer="4", question="2加2等于几？")
+    assert "{" not in en.replace("\\boxed{yes}", "").replace("\\boxed{no}", "")
+
+
+@pytest.mark.parametrize("reply, expected", [
+    (r"Analysis: same value. \boxed{yes}", "yes"),
+    (r"\boxed{no}", "no"),
+    ("They match.\n\\boxed{no}\nOn reflection \\boxed{yes}", "yes"),   # the last box wins
+    (r"\boxed{yes} at first, but \boxed{no}", "no"),
+    (r"\boxed{No}", "no"), (r"\boxed{ no }", "no"), (r"\boxed{no.}", "no"),
+    (r"\boxed{\text{no}}", "no"), (r"\boxed{{no}}", "no"),   # OpenCompass: 0, and so it is
+    (r"\boxed{Yes}", None),            # OpenCompass scores 0 although the judge said yes
+    (r"\boxed{\text{yes}}", None),     # the lazy match reads '\text{yes' → 0 in OpenCompass
+    (r"\boxed{ yes}", None), (r"\boxed{{yes}}", None),
+    (r"\boxed{是}", None), (r"\boxed{A}", None), (r"\boxed{maybe}", None),
+    ("yes", None),                      # no box: OpenCompass scores 0, the judge did not say no
+    ("\\boxed{\nyes\n}", None),       # '.' does not cross a line break in OpenCompass's regex
+    ("", None), (None, None), (r"\boxed{}", None),
+])
+def test_parse_opencompass_verdict(reply, expected):
+    assert parse_opencompass_verdict(reply) == expected
+    # never disagrees with OpenCompass's own reader where we give a verdict
+    label = extract_judge_label(reply)
+    if expected == "yes":
+        assert label == "yes"
+    elif expected == "no":
+        assert label != "yes"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["\\boxed{", "}", "{", "yes", "no", "Yes", " ", "\n", ".",
+                                 "\\text{", "A", "是", "x"]), max_size=14).map("".join))
+def test_opencompass_reading_agrees_with_opencompass(reply):
+    """Random replies: OpenCompass's 1s are exactly our yes; our no is always its 0."""
+    ours = parse_opencompass_verdict(reply)
+    theirs = 1 if extract_judge_label(reply) == "yes" else 0
+    assert (ours == "yes") == (theirs == 1)
+    if ours == "no":
+        assert theirs == 0
+
+
+@pytest.mark.parametrize("model, picked", [
+    ("LiveMath-Judge", "opencompass"), ("opencompass/LiveMath-Judge-7B", "opencompass"),
+    ("livemath_judge", "opencompass"), ("LIVEMATHJUDGE", "opencompass"),
+    ("/models/Live Math Judge", "opencompass"),
+    ("Qwen/Qwen2.5-72B-Instruct", "gpassk"), ("livemath", "gpassk"), ("math-judge", "gpassk"),
+])
+def test_auto_prompt_by_judge_model_name(model, picked):
+    assert names_livemath_judge(model) == (picked == "opencompass")
+    cfg = validate_judge(dict(urls=["http://x"], model=model))  # the adapter supplies texts
+    assert cfg.prompt_name == picked
+    assert cfg.request_max_tokens == (8192 if picked == "opencompass" else 512)
+    if picked == "opencompass":
+        assert cfg.prompt_texts == {"en": JUDGE_PROMPT_EN, "cn": JUDGE_PROMPT_CN}
+        assert cfg.prompt_for("en")[0] is JUDGE_PROMPT_EN
+        assert cfg.prompt_for("cn")[0] is JUDGE_PROMPT_CN
+    # an explicit prompt always wins over the name
+    assert validate_judge(dict(urls=["http://x"], model=model, prompt="gpassk")).prompt_name \
+        == "gpassk"
+    assert validate_judge(dict(urls=["http://x"], model=model, max_tokens=100)
+                          ).request_max_tokens == 100
+
+
+def test_core_without_opencompass_texts_fails_with_one_line():
+    for kw in (dict(prompt="opencompass", model="m"), dict(model="LiveMath-Judge-7B")):
+        with pytest.raises(ValueError, match="JudgeConfig.prompt_texts") as err:
+            JudgeConfig(urls=["http://x"], **kw)
+        assert "\n" not in str(err.value) and "JUDGE_PROMPT_EN" in str(err.value)
+    with pytest.raises(ValueError, match="picks 'opencompass' for judge model 'LiveMath-Judge-7B'"):
+        JudgeConfig(urls=["http://x"], model="LiveMath-Judge-7B")
+    with pytest.raises(ValueError, match="JudgeConfig.prompt_texts"):
+        oc_config(texts={"en": JUDGE_PROMPT_EN})
+    with pytest.raises(ValueError, match=r"JudgeConfig.prompt_texts\['cn'\]: not a usable"):
+        oc_config(texts={"en": JUDGE_PROMPT_EN, "cn": "{question} {yes}"})
+    with pytest.raises(ValueError, match="'livemath-judge' was removed.*prompt='opencompass'"):
+        JudgeConfig(urls=["http://x"], model="m", prompt="livemath-judge")
+    with pytest.raises(ValueError, match="judge.prompt_texts: filled from the installed"):
+        validate_judge(dict(urls=["http://x"], model="m", prompt_texts=OC_TEXTS))
+
+
+def test_prompt_version_carries_the_text_hash():
+    base = oc_config()
+    edited = oc_config(texts={"en": JUDGE_PROMPT_EN + " ", "cn": JUDGE_PROMPT_CN})
+    # the version is the family plus the hash of the exact text, per language
+    assert base.prompt_for("en")[1] == f"opencompass-en:{sha16(JUDGE_PROMPT_EN)}"
+    assert base.prompt_for("cn")[1] == f"opencompass-cn:{sha16(JUDGE_PROMPT_CN)}"
+    assert edited.prompt_for("en")[1] == f"opencompass-en:{sha16(JUDGE_PROMPT_EN + ' ')}"
+    assert edited.prompt_for("cn")[1] == base.prompt_for("cn")[1]
+    gpassk = JudgeConfig(urls=["http://x"], model="m", prompt="gpassk")
+    assert gpassk.prompt_for("en")[1] == f"gpassk-en:{sha16(PROMPT_EN)}"
+    # so the judgement cache key changes with the text
+    keys = {judgement_key("m", cfg.prompt_for(lang)[1], "q", "g", "a")
+            for cfg in (base, edited, gpassk) for lang in ("en", "cn")}
+    assert len(keys) == 5  # edited and base share only the cn text
+
+
+@pytest.mark.parametrize("language", ["en", "cn"])
+def test_judge_receives_exactly_opencompass_prompt(language):
+    q = "What is 1/2 + 0?" if language == "en" else "1/2 加 0 等于多少？"
+    truth = {(q, "0.5"): True, (q, "0.6"): False}
+    with JudgeServer(truth) as srv:
+        client = JudgeClient(oc_config(urls=[srv.url], model="LiveMath-Judge"))
+        assert client.judge(q, r"\frac{1}{2}", "0.5", language).label == "yes"
+        assert client.judge(q, r"\frac{1}{2}", "0.6", language).label == "no"
+        client.close()
+    template = JUDGE_PROMPT_EN if language == "en" else JUDGE_PROMPT_CN
+    assert srv.received == [
+        ("LiveMath-Judge", template.format(question=q, gold_answer=r"\frac{1}{2}", answer=a), 8192)
+        for a in ("0.5", "0.6")]
+
+
+def test_opencompass_unreadable_verdict_is_unjudged_never_wrong(tmp_path):
+    # every reply lacks a box: OpenCompass would score these 0; here they stay unjudged
+    q = "Which day comes after Monday?"
+    with JudgeServer({(q, "Tuesday"): True}, p_garbage=1.0) as srv:
+        policy = GradingPolicy(check="judge", judge=oc_config(urls=[srv.url]),
+                               cache_dir=str(tmp_path), max_unjudged=1.0, progress=False)
+        result = grade([{"question": q, "gold": r"\text{Tuesday}", "language": "en",
+                         "responses": [r"\boxed{Tuesday}"] * 3}], policy)
+    assert result.correct == [[None, None, None]] and result.source == [["unjudged"] * 3]
+    assert result.counts["unjudged"] == 3 and result.errors["unparseable reply"] == 2
+    assert srv.requests == 2  # one pair: a first try and unparseable_retries=1
+    assert not list(tmp_path.glob("judgements-*.jsonl"))  # nothing cached
+
+
+def test_grade_with_opencompass_prompt_caches_under_its_version(tmp_path):
+    q_en, q_cn = "Which day comes after Monday?", "星期一的下一天是星期几？"
+    truth = {(q_en, "Tuesday"): True, (q_cn, "星期三"): False}
+    items = [{"question": q_en, "gold": r"\text{Tuesday}", "language": "en",
+              "responses": [r"\boxed{Tuesday}", r"\boxed{Tuesday}"]},
+             {"question": q_cn, "gold": r"\text{星期二}", "language": "cn",
+              "responses": [r"\boxed{星期三}"]}]
+    cfg = oc_config(model="LiveMath-Judge")
+    with JudgeServer(truth) as srv:
+        cfg.urls = [srv.url]
+        policy = GradingPolicy(check="judge", judge=cfg, cache_dir=str(tmp_path), progress=False)
+        first = grade(items, policy)
+        again = grade(items, policy)
+    assert first.correct == again.correct == [[True, True], [False]]
+    assert srv.requests == 2 and again.counts["cache_hits"] == 3
+    records = [json.loads(line) for f in tmp_path.glob("judgements-*.jsonl")
+               for line in f.read_text().splitlines()]
+    expected = {judgement_key("LiveMath-Judge", f"opencompass-en:{sha16(JUDGE_PROMPT_EN)}",
+                              q_en, r"\text{Tuesday}", "Tuesday"),
+                judgement_key("LiveMath-Judge", f"opencompass-cn:{sha16(JUDGE_PROMPT_CN)}",
+                              q_cn, r"\text{星期二}", "星期三")}
+    assert {r["key"] for r in records} == expected
 
 
 @pytest.mark.parametrize("prompt, language, marker", [
     ("en", "en", "Reference answer:"), ("cn", "cn", "标准答案："), ("auto", "cn", "标准答案："),
-    ("livemath-judge", "en", "Reply with yes or no"),
+    ("gpassk", "en", "Student's final answer:"),
 ])
 def test_client_prompts_reach_the_endpoint(prompt, language, marker):
     truth = {("What is 1/2 + 0?", "0.5"): True, ("What is 1/2 + 0?", "0.6"): False}
-    with JudgeServer(truth, bare=(prompt == "livemath-judge")) as srv:
-        seen = []
-        orig = srv.find_pair
-        srv.find_pair = lambda p: seen.append(p) or orig(p)
+    with JudgeServer(truth) as srv:
         client = JudgeClient(JudgeConfig(urls=[srv.url], model="judge-m", prompt=prompt))
         assert client.judge("What is 1/2 + 0?", r"\frac{1}{2}", "0.5", language).label == "yes"
         assert client.judge("What is 1/2 + 0?", r"\frac{1}{2}", "0.6", language).label == "no"
         client.close()
-    assert all(marker in p for p in seen) and len(seen) == 2
-    assert srv.models == {"judge-m": 2}
+    assert len(srv.received) == 2 and all(marker in p for _m, p, _t in srv.received)
+    assert srv.models == {"judge-m": 2} and {t for *_x, t in srv.received} == {512}
 
 
 def test_client_retries_5xx_and_disconnects_then_succeeds():

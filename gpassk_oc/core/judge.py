@@ -5,21 +5,31 @@ vLLM ``serve``, OpenAI. ``JudgeConfig.urls`` may be bases (``http://h:23333`` or
 ``http://h:23333/v1``) or full ``.../chat/completions`` URLs; requests are spread over them
 (the least-busy URL first, ties round-robin).
 
-Prompts (``JudgeConfig.prompt``):
+Prompts (``JudgeConfig.prompt``); each is a pair of templates, English and Chinese, picked
+per item by its ``language`` (``'cn'``/``'zh'``… → Chinese, anything else → English):
 
-``'en'`` / ``'cn'``
-    Our own grading instructions; the judge must end with ``\\boxed{yes}`` or ``\\boxed{no}``.
-``'auto'``
-    ``'cn'`` for items whose ``language`` is ``'cn'``, else ``'en'``.
-``'livemath-judge'``
-    A compact prompt (question / reference answer / candidate answer, reply ``yes`` or
-    ``no``) for small fine-tuned judges such as LiveMath-Judge, which reply with a bare word;
-    :func:`~gpassk_oc.core.verdict.parse_verdict` accepts a bare verdict word. That model was
-    fine-tuned on OpenCompass's LiveMathBench judge prompt; to reproduce it exactly pass that
-    text as ``JudgeConfig.template`` (placeholders ``{question}``, ``{gold}``, ``{answer}``).
+``'opencompass'``
+    OpenCompass's own LiveMathBench judge prompts (``JUDGE_PROMPT_EN``/``JUDGE_PROMPT_CN``
+    of ``opencompass.datasets.livemathbench.prompts``), read as OpenCompass reads them
+    (:func:`~gpassk_oc.core.verdict.parse_opencompass_verdict`). The paper's tables were
+    judged with them, and LiveMath-Judge was fine-tuned on them. This module ships no copy:
+    the texts come in ``JudgeConfig.prompt_texts`` (``gpassk_oc.evaluators`` loads them from
+    the installed OpenCompass). Requests ask for up to 8192 tokens, as OpenCompass does.
+``'gpassk'``
+    Our own grading instructions; the judge ends with ``\\boxed{yes}`` or ``\\boxed{no}``,
+    read by :func:`~gpassk_oc.core.verdict.parse_verdict` (tolerant of ``\\text{Yes}``,
+    ``是``…). ``'en'`` / ``'cn'`` force its English / Chinese template for every item.
+``'auto'`` (default)
+    ``'opencompass'`` when the judge model's name names LiveMath-Judge (case, ``-``, ``_``,
+    ``/`` and spaces ignored: ``LiveMath-Judge``, ``opencompass/LiveMath-Judge-7B``,
+    ``livemath_judge``), else ``'gpassk'``.
 
-Every prompt carries a version string that is part of the judgement cache key, so editing a
-prompt can never reuse labels produced by another prompt.
+A custom ``JudgeConfig.template`` (placeholders ``{question}``, ``{gold}`` or
+``{gold_answer}``, ``{answer}``) overrides ``prompt`` and is read by ``parse_verdict``.
+
+The judgement cache key carries each template's :attr:`JudgePrompt.version`, the family
+name plus a hash of the exact template text, so a changed prompt text (another OpenCompass
+version, an edited template) never reuses labels produced by another text.
 
 The API key is read from the environment variable named by ``api_key_env`` only (never from
 a config file); without it no ``Authorization`` header is sent (local servers need none).
@@ -30,13 +40,14 @@ import hashlib
 import itertools
 import os
 import random
+import re
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
-from .verdict import Verdict, parse_verdict
+from .verdict import Verdict, parse_opencompass_verdict, parse_verdict
 
 PROMPT_EN = """You are grading the final answer of a student on a mathematics problem.
 
@@ -76,20 +87,69 @@ PROMPT_CN = """你是一名数学阅卷老师，需要判断学生的最终答�
 
 最多用两句话说明理由，最后输出 \\boxed{{yes}}（一致）或 \\boxed{{no}}（不一致）。"""
 
-PROMPT_LIVEMATH = """Question:
-{question}
+#: prompt families (``JudgeConfig.prompt``); 'auto' resolves to one of the others
+PROMPT_NAMES = ("auto", "opencompass", "gpassk", "en", "cn")
+#: our own templates by language
+GPASSK_PROMPTS = {"en": PROMPT_EN, "cn": PROMPT_CN}
+#: request size per family when ``max_tokens`` is not set (OpenCompass asks for 8192; its
+#: prompt asks for an analysis before the verdict, which 512 tokens can cut off)
+DEFAULT_MAX_TOKENS = {"opencompass": 8192}
+_DEFAULT_MAX_TOKENS = 512
+_CN_LANGUAGES = ("cn", "zh", "zh-cn", "chinese")
+_FORMAT_PROBE = dict(question="Q", gold="G", gold_answer="G", answer="A")
 
-Reference answer:
-{gold}
 
-Candidate answer:
-{answer}
+def names_livemath_judge(model: str) -> bool:
+    """True when a judge model name names LiveMath-Judge (case and separators ignored)."""
+    return "livemathjudge" in re.sub(r"[^a-z0-9]", "", str(model).lower())
 
-Is the candidate answer equivalent to the reference answer? Reply with yes or no."""
 
-PROMPTS = {"en": PROMPT_EN, "cn": PROMPT_CN, "livemath-judge": PROMPT_LIVEMATH}
-#: bump a version whenever the wording of that prompt changes (part of the cache key)
-PROMPT_VERSIONS = {"en": "gpassk-en-v1", "cn": "gpassk-cn-v1", "livemath-judge": "gpassk-lmj-v1"}
+def resolve_prompt(prompt: str, model: str) -> str:
+    """The prompt family used for *prompt* and judge *model* ('auto' → see module docstring)."""
+    if prompt != "auto":
+        return prompt
+    return "opencompass" if names_livemath_judge(model) else "gpassk"
+
+
+def prompt_language(language: Optional[str]) -> str:
+    """'cn' for Chinese items, else 'en' (OpenCompass's LiveMathBench items are 'en'/'cn')."""
+    return "cn" if (language or "").lower() in _CN_LANGUAGES else "en"
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """One judge prompt template and the reader of the replies it asks for.
+
+    ``name`` is ``'opencompass-en'``, ``'opencompass-cn'``, ``'gpassk-en'``, ``'gpassk-cn'``
+    or ``'custom'``.
+    """
+
+    name: str
+    template: str
+    read: Callable[[Optional[str]], Optional[Verdict]]
+
+    @property
+    def version(self) -> str:
+        """Family name and a hash of the exact template text (part of the cache key)."""
+        digest = hashlib.sha256(self.template.encode("utf-8")).hexdigest()[:16]
+        return f"{self.name}:{digest}"
+
+    def render(self, question: str, gold: str, answer: str) -> str:
+        """The template filled in (``{gold}`` and OpenCompass's ``{gold_answer}`` both work)."""
+        return self.template.format(question=question, gold=gold, gold_answer=gold,
+                                    answer=answer)
+
+
+def _check_template(where: str, template: object) -> None:
+    """One-line ValueError unless *template* is a string that formats with our placeholders."""
+    if not isinstance(template, str) or not template.strip():
+        raise ValueError(f"{where}: need a non-empty prompt text, got {template!r}")
+    try:
+        template.format(**_FORMAT_PROBE)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"{where}: not a usable template ({type(exc).__name__}: {exc}); "
+                         "placeholders are {question}, {gold} or {gold_answer}, {answer}, "
+                         "literal braces are doubled") from None
 
 
 @dataclass
@@ -100,16 +160,20 @@ class JudgeConfig:
         urls: endpoint base URLs or full chat-completions URLs (load-balanced).
         model: model name sent in each request and part of the cache key.
         api_key_env: environment variable holding the API key (optional for local servers).
-        prompt: 'en' | 'cn' | 'auto' (by item language) | 'livemath-judge'.
-        template: optional custom prompt with ``{question}``, ``{gold}``, ``{answer}``;
-            overrides ``prompt`` and is versioned by its content hash.
+        prompt: 'auto' | 'opencompass' | 'gpassk' | 'en' | 'cn' (see the module docstring).
+        template: optional custom prompt with ``{question}``, ``{gold}`` (or
+            ``{gold_answer}``), ``{answer}``; overrides ``prompt``.
+        prompt_texts: ``{'en': ..., 'cn': ...}``, the templates of prompt 'opencompass'
+            (OpenCompass's ``JUDGE_PROMPT_EN``/``JUDGE_PROMPT_CN``); required when the prompt
+            resolves to 'opencompass', unused otherwise. ``gpassk_oc.evaluators`` fills it.
         concurrency: maximum requests in flight.
         timeout: per-request timeout in seconds.
         max_retries: retries after a transport failure (5xx, 429, timeout, connection error,
             malformed response body) with exponential backoff and full jitter.
         backoff_base, backoff_max: backoff = uniform(0, min(max, base · 2^attempt)) seconds.
-        unparseable_retries: extra attempts when the reply has no parseable verdict.
-        temperature, max_tokens: sampling settings of the judge request.
+        unparseable_retries: extra attempts when the reply has no readable verdict.
+        temperature: sampling temperature of the judge request.
+        max_tokens: reply size limit; None = 8192 for 'opencompass' (as OpenCompass), else 512.
     """
 
     urls: Sequence[str]
@@ -117,6 +181,7 @@ class JudgeConfig:
     api_key_env: str = "OPENAI_API_KEY"
     prompt: str = "auto"
     template: Optional[str] = None
+    prompt_texts: Optional[Mapping[str, str]] = None
     concurrency: int = 8
     timeout: float = 60.0
     max_retries: int = 5
@@ -124,7 +189,7 @@ class JudgeConfig:
     backoff_max: float = 20.0
     unparseable_retries: int = 1
     temperature: float = 0.0
-    max_tokens: int = 512
+    max_tokens: Optional[int] = None
 
     def __post_init__(self) -> None:
         if isinstance(self.urls, str):
@@ -132,21 +197,63 @@ class JudgeConfig:
         self.urls = list(self.urls)
         if not self.urls:
             raise ValueError("JudgeConfig.urls: at least one endpoint URL is required")
-        if self.template is None and self.prompt not in ("en", "cn", "auto", "livemath-judge"):
+        if self.prompt == "livemath-judge":
+            raise ValueError("JudgeConfig.prompt: 'livemath-judge' was removed; LiveMath-Judge "
+                             "was fine-tuned on OpenCompass's LiveMathBench judge prompt: use "
+                             "prompt='opencompass' ('auto' picks it for a LiveMath-Judge model)")
+        if self.template is None and self.prompt not in PROMPT_NAMES:
             raise ValueError(f"JudgeConfig.prompt: unknown prompt {self.prompt!r}; "
-                             "use 'en', 'cn', 'auto' or 'livemath-judge'")
+                             f"use one of {', '.join(repr(p) for p in PROMPT_NAMES)}")
+        if self.template is not None:
+            _check_template("JudgeConfig.template", self.template)
+        elif self.prompt_name == "opencompass":
+            self._check_prompt_texts()
         if self.concurrency < 1:
             raise ValueError("JudgeConfig.concurrency must be >= 1")
 
+    def _check_prompt_texts(self) -> None:
+        texts = self.prompt_texts
+        why = (f"prompt='auto' picks 'opencompass' for judge model {self.model!r}, which"
+               if self.prompt == "auto" else "prompt 'opencompass'")
+        if not isinstance(texts, Mapping) or set(texts) != {"en", "cn"}:
+            raise ValueError(
+                f"JudgeConfig.prompt_texts: {why} needs OpenCompass's LiveMathBench judge "
+                "prompts as {'en': JUDGE_PROMPT_EN, 'cn': JUDGE_PROMPT_CN} (from "
+                "opencompass.datasets.livemathbench.prompts; GPassKEvaluator passes them), "
+                f"got {texts if texts is None else sorted(texts)!r}; or set prompt='gpassk'")
+        for lang in ("en", "cn"):
+            _check_template(f"JudgeConfig.prompt_texts[{lang!r}]", texts[lang])
+        self.prompt_texts = {lang: texts[lang] for lang in ("en", "cn")}
+
+    @property
+    def prompt_name(self) -> str:
+        """The prompt family in use: 'opencompass', 'gpassk', 'en', 'cn' or 'custom'."""
+        return "custom" if self.template is not None else resolve_prompt(self.prompt, self.model)
+
+    @property
+    def request_max_tokens(self) -> int:
+        """``max_tokens`` sent with each request (see the attribute)."""
+        if self.max_tokens is not None:
+            return self.max_tokens
+        return DEFAULT_MAX_TOKENS.get(self.prompt_name, _DEFAULT_MAX_TOKENS)
+
+    def judge_prompt(self, language: Optional[str]) -> JudgePrompt:
+        """The prompt used for an item of the given language."""
+        name = self.prompt_name
+        if name == "custom":
+            return JudgePrompt("custom", self.template, parse_verdict)  # type: ignore[arg-type]
+        if name == "opencompass":
+            lang = prompt_language(language)
+            return JudgePrompt(f"opencompass-{lang}", self.prompt_texts[lang],  # type: ignore[index]
+                               parse_opencompass_verdict)
+        lang = name if name in ("en", "cn") else prompt_language(language)
+        return JudgePrompt(f"gpassk-{lang}", GPASSK_PROMPTS[lang], parse_verdict)
+
     def prompt_for(self, language: Optional[str]) -> tuple[str, str]:
-        """(template, version) used for an item of the given language."""
-        if self.template is not None:
-            digest = hashlib.sha256(self.template.encode()).hexdigest()[:12]
-            return self.template, f"custom-{digest}"
-        name = self.prompt
-        if name == "auto":
-            name = "cn" if (language or "").lower() in ("cn", "zh", "zh-cn", "chinese") else "en"
-        return PROMPTS[name], PROMPT_VERSIONS[name]
+        """(template, version) used for an item of the given language; the version goes
+        into the judgement cache key."""
+        prompt = self.judge_prompt(language)
+        return prompt.template, prompt.version
 
 
 def chat_url(url: str) -> str:
@@ -219,7 +326,7 @@ class JudgeClient:
         payload = {"model": self.config.model,
                    "messages": [{"role": "user", "content": prompt}],
                    "temperature": self.config.temperature,
-                   "max_tokens": self.config.max_tokens}
+                   "max_tokens": self.config.request_max_tokens}
         try:
             resp = self._http.post(url, json=payload)
         except self._httpx.TimeoutException:
@@ -240,8 +347,8 @@ class JudgeClient:
     def judge(self, question: str, gold: str, answer: str,
               language: Optional[str] = None) -> JudgeOutcome:
         """Ask the judge whether *answer* matches *gold*; never raises for endpoint failures."""
-        template, _ = self.config.prompt_for(language)
-        prompt = template.format(question=question, gold=gold, answer=answer)
+        judge_prompt = self.config.judge_prompt(language)
+        prompt = judge_prompt.render(question, gold, answer)
         outcome = JudgeOutcome(label=None)
         transport_failures = 0
         unparseable = 0
@@ -259,7 +366,7 @@ class JudgeClient:
                 self._backoff(transport_failures)
                 transport_failures += 1
                 continue
-            label = parse_verdict(reply)
+            label = judge_prompt.read(reply)
             if label is not None:
                 outcome.label = label
                 return outcome

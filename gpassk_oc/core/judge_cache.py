@@ -3,8 +3,10 @@
 Layout: a directory of append-only JSON-lines files, one per writing process,
 ``judgements-<host>-<pid>-<uuid8>.jsonl``. Each line is one committed judgement::
 
-    {"key": "<sha256>", "label": "yes"|"no", "model": ..., "prompt": ..., "task": ...,
-     "question": ..., "gold": ..., "answer": ..., "time": ...}
+    {"key": "<sha256>", "label": "yes"|"no", "task": ..., "time": ...,
+     "model": ..., "question": ..., "gold": ..., "answer": ...}
+
+(``key``, ``label``, ``task``, ``time`` always; the rest is the caller's provenance.)
 
 * **Crash-safe**: a label is written, flushed and ``fsync``'d as soon as it arrives, so a
   ``kill -9`` loses at most the judgements still in flight.
@@ -17,7 +19,10 @@ Layout: a directory of append-only JSON-lines files, one per writing process,
 * Only definite labels are stored; unjudged pairs are retried by the next run.
 
 The key is :func:`judgement_key` = sha256 over (judge model, prompt version, question, gold,
-canonical answer).
+canonical answer). The prompt version (``JudgeConfig.prompt_for``) is the template's name
+plus a hash of its exact text, e.g. ``opencompass-en:<16 hex>``: a label is reused only for
+the very prompt text that produced it. Keys written before versions carried that hash
+(``gpassk-en-v1``…) are still read but never match, so those pairs are judged again.
 """
 from __future__ import annotations
 
@@ -35,7 +40,7 @@ FILE_GLOB = "judgements-*.jsonl"
 
 
 def judgement_key(model: str, prompt_version: str, question: str, gold: str, answer: str) -> str:
-    """Content hash identifying one judgement."""
+    """Content hash identifying one judgement (*prompt_version* carries the prompt text's hash)."""
     blob = json.dumps([model, prompt_version, question, gold, answer], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
