@@ -10,6 +10,7 @@ serve. The test never skips: without root, apt-get or the packages it fails, say
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,6 @@ from conftest import E2E_KS, E2E_N, E2E_QUESTIONS, offline_env, run_cli, write_l
 from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion
 from slurm_cluster import ClusterError, ensure_packages, start_cluster
 from test_e2e_opencompass import expected_metrics
-
-pytestmark = pytest.mark.e2e
 
 #: Per model, how many of the n answers to each E2E question are correct. Different
 #: multisets, so swapped or mixed-up results cannot pass.
@@ -146,6 +145,7 @@ def slurm_run(tmp_path_factory, slurm_cluster):
 
 
 # --------------------------------------------------------------------------- tests
+@pytest.mark.e2e
 def test_every_task_ran_as_a_slurm_job(slurm_run):
     """Two inference and two evaluation tasks, each a completed job of our partition,
     started from the CLI's directory; with the LocalRunner there would be no job."""
@@ -159,6 +159,7 @@ def test_every_task_ran_as_a_slurm_job(slurm_run):
             assert all(Path(j["WorkDir"]) == slurm_run["cwd"] for j in mine)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("model", sorted(COUNTS))
 def test_results_equal_brute_force_values(slurm_run, model):
     path = slurm_run["run_dir"] / "results" / MODEL_ABBRS[model] / f"{DATASET_ABBR}.json"
@@ -174,5 +175,28 @@ def test_results_equal_brute_force_values(slurm_run, model):
     assert [d["c"] for d in results["details"]] == COUNTS[model]
 
 
+@pytest.mark.e2e
 def test_each_sample_requested_once(slurm_run):
     assert slurm_run["requests"] == len(COUNTS) * len(E2E_QUESTIONS) * E2E_N
+
+
+# --------------------------------------------------------------------------- no cluster: fail, never skip
+def test_no_packages_and_no_apt_get_fails_in_one_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither srun nor apt-get on PATH
+    with pytest.raises(ClusterError) as exc:
+        ensure_packages()
+    message = str(exc.value)
+    assert "\n" not in message
+    assert "srun" in message and "no apt-get" in message and "slurm-wlm munge" in message
+
+
+def test_no_packages_and_not_root_fails_in_one_line(monkeypatch, tmp_path):
+    fake = tmp_path / "apt-get"  # apt-get "present" (never run), Slurm clients absent
+    fake.write_text("#!/bin/sh\nexit 99\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(ClusterError) as exc:
+        ensure_packages()
+    message = str(exc.value)
+    assert "\n" not in message and "run as root" in message
