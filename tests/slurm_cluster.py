@@ -45,10 +45,16 @@ class ClusterError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- packages
-def missing_commands() -> list[str]:
-    """Required commands not found on PATH (sbin included: daemons live there)."""
+def _which(name: str) -> Optional[str]:
+    """Absolute path of a command; sbin is searched too (daemons live there and a
+    non-login root shell may not have it on PATH)."""
     path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
-    return [c for c in COMMANDS if shutil.which(c, path=path) is None]
+    return shutil.which(name, path=path)
+
+
+def missing_commands() -> list[str]:
+    """Required commands that are not installed."""
+    return [c for c in COMMANDS if _which(c) is None]
 
 
 def _last_line(text: str) -> str:
@@ -161,6 +167,7 @@ class SlurmCluster:
     def client(self, args: list[str], timeout: float = CLIENT_TIMEOUT
                ) -> subprocess.CompletedProcess:
         """Run a Slurm client command against this cluster."""
+        args = [_which(args[0]) or args[0], *args[1:]]
         return subprocess.run(args, env={**os.environ, **self.env()}, stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, timeout=timeout)
 
@@ -224,7 +231,7 @@ def _terminate(proc: subprocess.Popen) -> None:
 def _daemon(cluster: SlurmCluster, name: str, cmd: list[str]) -> None:
     with open(cluster.root / "log" / f"{name}.stdout", "wb") as out:
         cluster.procs[name] = subprocess.Popen(
-            cmd, env={**os.environ, **cluster.env()}, stdin=subprocess.DEVNULL, stdout=out,
+            [_which(cmd[0]) or cmd[0], *cmd[1:]], env={**os.environ, **cluster.env()}, stdin=subprocess.DEVNULL, stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True)  # no terminal signals
 
 

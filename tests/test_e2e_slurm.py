@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -105,9 +106,9 @@ def expected_results(counts: list[int]) -> dict[str, float]:
 
 
 # --------------------------------------------------------------------------- fixtures
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def slurm_cluster():
-    """A one-node cluster for the session; daemons stopped afterwards, even on failure."""
+    """A one-node cluster for this module; daemons stopped afterwards, even on failure."""
     try:
         ensure_packages()
         cluster = start_cluster()
@@ -119,7 +120,7 @@ def slurm_cluster():
         cluster.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def slurm_run(tmp_path_factory, slurm_cluster):
     """``opencompass grid.py -w outputs --slurm -p <partition> --dump-eval-details``."""
     cwd = tmp_path_factory.mktemp("oc_slurm")
@@ -129,9 +130,13 @@ def slurm_run(tmp_path_factory, slurm_cluster):
         template.write_text(grid_template(endpoint.url, data))
         grid = build_grid_config(template, cwd / "configs")
         env = {**offline_env(), **slurm_cluster.env()}
-        proc = run_cli(cwd, [str(grid), "-w", "outputs", "--slurm", "-p",
-                             slurm_cluster.partition, "--dump-eval-details"], env,
-                       timeout=CLI_TIMEOUT)
+        try:
+            proc = run_cli(cwd, [str(grid), "-w", "outputs", "--slurm", "-p",
+                                 slurm_cluster.partition, "--dump-eval-details"], env,
+                           timeout=CLI_TIMEOUT)
+        except subprocess.TimeoutExpired:  # the fixture's teardown cancels the jobs
+            pytest.fail(f"opencompass --slurm did not finish within {CLI_TIMEOUT} s; "
+                        f"jobs: {slurm_cluster.jobs()}\n{slurm_cluster.logs()}")
         requests = endpoint.num_requests
     stamps = sorted((cwd / "outputs").glob("2*"))
     run_dir = stamps[-1] if stamps else cwd / "outputs"
