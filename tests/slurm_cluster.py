@@ -103,6 +103,11 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _usable_cpus() -> int:
+    """What ``nproc`` prints; never more than slurmd finds (more would drain the node)."""
+    return len(os.sched_getaffinity(0)) or 1
+
+
 def slurm_conf(root: Path, partition: str, node: str, cpus: int, ctld_port: int,
                slurmd_port: int) -> str:
     """``slurm.conf`` text for one node on 127.0.0.1 with all state under *root*."""
@@ -280,7 +285,7 @@ def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOU
         key = root / "munge" / "munge.key"
         key.write_bytes(secrets.token_bytes(128))  # what `mungekey` makes: 1024 random bits
         key.chmod(0o400)
-        cluster.conf.write_text(slurm_conf(root, partition, cluster.node, os.cpu_count() or 1,
+        cluster.conf.write_text(slurm_conf(root, partition, cluster.node, _usable_cpus(),
                                            _free_port(), _free_port()))
         deadline = time.monotonic() + timeout
         _daemon(cluster, "munged", [
