@@ -260,7 +260,7 @@ def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
         except subprocess.TimeoutExpired:
             last = "a client command timed out"
         time.sleep(0.5)
-    raise ClusterError(f"cluster not ready within {START_TIMEOUT} s (last: {last})")
+    raise ClusterError(f"cluster not ready in time (last: {last})")
 
 
 def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOUT
@@ -296,7 +296,7 @@ def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOU
             f"--seed-file={root / 'munge' / 'munged.seed'}"])
         while not (root / "run" / "munge.socket").exists():
             if cluster.procs["munged"].poll() is not None or time.monotonic() > deadline:
-                raise ClusterError("munged did not create its socket")
+                raise ClusterError("munged did not create its socket in time")
             time.sleep(0.1)
         _daemon(cluster, "slurmctld", ["slurmctld", "-D", "-i", "-f", str(cluster.conf)])
         _daemon(cluster, "slurmd", ["slurmd", "-D", "-N", cluster.node, "-f", str(cluster.conf)])
@@ -305,6 +305,6 @@ def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOU
         logs = cluster.logs()
         cluster.stop()
         if isinstance(exc, ClusterError):
-            raise ClusterError(f"Slurm test: {exc}\n{logs}") from None
+            raise ClusterError(f"Slurm test: {exc} (bound {timeout:g} s)\n{logs}") from None
         raise
     return cluster

@@ -185,6 +185,31 @@ def test_each_sample_requested_once(slurm_run):
     assert slurm_run["requests"] == len(COUNTS) * len(E2E_QUESTIONS) * E2E_N
 
 
+def _processes_mentioning(text: str) -> list[str]:
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # the process ended meanwhile
+            continue
+        if text in args:
+            found.append(f"{cmdline.parent.name}: {args}")
+    return found
+
+
+@pytest.mark.e2e
+def test_a_cluster_that_does_not_come_up_is_torn_down(slurm_cluster):
+    """No time to get ready: one clear first line, and none of its daemons left running
+    (the fixture's cluster, already up, guarantees the packages are there)."""
+    with pytest.raises(ClusterError) as exc:
+        start_cluster(partition="gpasskdoomed", timeout=0)
+    first = str(exc.value).splitlines()[0]
+    assert first.startswith("Slurm test: ") and "in time" in first, first
+    assert not _processes_mentioning("gpasskdoomed")  # its slurmd runs with -N gpasskdoomedn1
+    assert not [d for d in Path("/tmp").glob("gpassk-slurm-*") if (d / "slurm.conf").is_file()
+                and "gpasskdoomed" in (d / "slurm.conf").read_text()]  # its directory is gone
+
+
 # --------------------------------------------------------------------------- no cluster: fail, never skip
 def test_no_packages_and_no_apt_get_fails_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))  # neither srun nor apt-get on PATH
