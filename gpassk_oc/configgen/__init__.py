@@ -19,12 +19,12 @@ from __future__ import annotations
 from .command import add_arguments, main, run, write_configs
 from .expand import ConfigData, GridPoint, expand, grid_config, grid_stem
 from .loader import TEMPLATES_DIRNAME, resolve_template, templates_dir
-from .pipeline import Plan, build, generate, load_template
+from .pipeline import Plan, build, generate, load_template, template_variables
 from .schema import API_MODEL_KEYS, KNOWN_VARIABLES, Settings, TemplateError
 
 __all__ = [
     "TemplateError", "KNOWN_VARIABLES", "API_MODEL_KEYS", "ConfigData", "GridPoint", "Plan",
     "Settings", "TEMPLATES_DIRNAME", "templates_dir", "resolve_template", "load_template",
-    "build", "generate", "expand", "grid_config", "grid_stem", "write_configs",
+    "build", "generate", "template_variables", "expand", "grid_config", "grid_stem", "write_configs",
     "add_arguments", "run", "main",
 ]
