@@ -51,9 +51,10 @@ def _is_number(value: Any) -> bool:
 
 
 def suggest(name: str, candidates: Iterable[str]) -> str:
-    """'; did you mean 'x'?' for the closest candidate, or ''."""
-    close = difflib.get_close_matches(name, sorted(candidates), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """'; did you mean 'x'?' for the closest candidate (ignoring case), or ''."""
+    folded = {c.casefold(): c for c in sorted(candidates)}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    return f"; did you mean {folded[close[0]]!r}?" if close else ""
 
 
 def boolean(field: str, value: Any) -> bool:
