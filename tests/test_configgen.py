@@ -620,3 +620,41 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
                 assert got[f"G-Pass@{k}_{tau}"] == pytest.approx(100 * float(expected), abs=1e-9)
             expected = sum(brute_mg_pass(n, c, k) for c in cs) / len(cs)
             assert got[f"mG-Pass@{k}"] == pytest.approx(100 * float(expected), abs=1e-9)
+
+
+# ------------------------------------------------------------------------ packaging
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    """pyproject lists packages explicitly (needed to map gpassk_oc.templates onto
+    opencompass_config_templates/); a new sub-package must be added there."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts)
+             for p in (ROOT / "gpassk_oc").rglob("__init__.py")}
+    assert found | {"gpassk_oc.templates"} == listed
+
+
+def test_wheel_ships_the_templates_as_package_data(tmp_path):
+    """`pip wheel` of a copy of the sources (so nothing is built inside the checkout): the
+    templates are real files at gpassk_oc/templates/, byte-identical to the repository's."""
+    import shutil
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("gpassk_oc", "opencompass_config_templates"):
+        shutil.copytree(ROOT / name, src / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(tmp_path / "dist"), str(src)],
+                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    (wheel,) = (tmp_path / "dist").glob("gpassk_oc-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        shipped = {Path(n).name: zf.read(n) for n in zf.namelist()
+                   if n.startswith("gpassk_oc/templates/") and n.endswith(".py")}
+    assert shipped == {name: (TEMPLATES / name).read_bytes() for name in SHIPPED}
