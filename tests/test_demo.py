@@ -185,7 +185,7 @@ def test_output_folder_has_everything(demo_run):
     for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
         for ext in ("png", "svg", "json"):
             assert (out / "plots" / f"{figure}.{ext}").stat().st_size > 0
-    assert (out / "opencompass.log").is_file() and (out / "template.py").is_file()
+    assert (out / "opencompass.log").is_file() and (out / "grid_demo.py").is_file()
 
 
 def _rows(out: Path) -> list[dict]:

@@ -9,8 +9,8 @@ What it does (each stage prints one line):
    per-question success probabilities are known (see :func:`success_probability`);
 3. expands ``opencompass_config_templates/demo.py`` with :mod:`gpassk_oc.configgen`,
    overriding (as data) the endpoint's URL and the absolute data path (``--quick``: one
-   temperature, n = 8), into ``OUTPUT/configs``: one file per grid point and the grid
-   config ``grid_demo.py``;
+   temperature, n = 8), into one file per grid point in ``OUTPUT/configs`` and the grid
+   config ``OUTPUT/grid_demo.py``;
 4. runs the real ``opencompass`` CLI once on the grid config, which pairs every model only
    with its own dataset (``model_dataset_combinations``; one inference task per config,
    see :func:`demo_grid`);
@@ -493,13 +493,14 @@ def run(args: argparse.Namespace) -> int:
                 stale.unlink()
         plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
         grid = demo_grid(plan)
-        written = configgen.write_configs(plan.configs + [grid], configs_dir)
-        combined, pairs = written[-1], grid.pairs
+        written = configgen.write_configs(plan.configs, configs_dir)
+        (combined,) = configgen.write_configs([grid], out)  # beside configs/, not in it
+        pairs = grid.pairs
         n_questions = len(endpoint.responder.questions)
         expected = sum(n_questions * parse_dataset_abbr(d).n for _, d in pairs)
         _say(f"[3/5] {len(plan.configs)} configs from {TEMPLATE_NAME} (endpoint URL and "
              f"data path overridden) in {configs_dir}")
-        for path in written[:-1]:
+        for path in written:
             _say(f"      {path.name}")
 
         log_path = out / "opencompass.log"
