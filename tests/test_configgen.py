@@ -658,3 +658,12 @@ def test_wheel_ships_the_templates_as_package_data(tmp_path):
         shipped = {Path(n).name: zf.read(n) for n in zf.namelist()
                    if n.startswith("gpassk_oc/templates/") and n.endswith(".py")}
     assert shipped == {name: (TEMPLATES / name).read_bytes() for name in SHIPPED}
+
+
+def test_importing_the_generator_imports_neither_opencompass_nor_mmengine():
+    code = ("import sys, gpassk_oc.configgen, gpassk_oc.configgen.schema; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('opencompass', 'mmengine', 'datasets', 'torch')))")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.strip() == "[]"
