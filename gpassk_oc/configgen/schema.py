@@ -78,7 +78,7 @@ VARIABLES: tuple[Var, ...] = (
     Var("random_seed", "int", 42, "recorded in the names; sent only with "
         "`send_random_seed = True`", integer()),
     Var("send_random_seed", "bool", False,
-        "send the seed to the engine (makes the n samples identical; off)", boolean),
+        "send the seed to the engine (one fixed seed makes the n samples identical)", boolean),
     Var("max_out_len", "int", 8192, "maximum generated tokens", integer(1)),
     Var("max_seq_len", "int", None, "context length (TurboMind `session_len`)",
         optional(integer(2)), default_doc="`max_out_len + 4096`"),
