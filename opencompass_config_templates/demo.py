@@ -2,9 +2,10 @@
 # OpenAI-compatible endpoint on 127.0.0.1, bundled sample data, no GPU, no network.
 #     gpassk-oc demo                    # starts the endpoint, runs everything, reports
 #     gpassk-oc dump -tc demo.py        # only the 2 models x 2 temperatures = 4 configs
-# `gpassk-oc demo` does not edit this file: it copies it into its output folder and
-# appends overrides (the endpoint's actual port, the absolute data path; with --quick
-# also one temperature and fewer samples). Full schema: README.md, "Config generator".
+# `gpassk-oc demo` does not edit this file: it expands it with overrides given as data
+# (the endpoint's actual port, the absolute data path; with --quick also one temperature
+# and fewer samples), named in each generated header. Full schema: README.md,
+# "Config generator".
 #
 # To evaluate a real model instead, copy this file, then e.g.
 #     lmdeploy serve api_server Qwen/Qwen2.5-7B-Instruct --server-port 23333

@@ -27,6 +27,7 @@ top_k = 50               # top-k cut-off
 repetition_penalty = 1.0 # 1.0 = no penalty
 random_seed = 42         # recorded in the names; not sent unless send_random_seed = True,
 send_random_seed = False # because one fixed seed per request makes all n samples identical
+enable_prefix_caching = True  # TurboMind: every prompt is sent n times, reuse its KV cache
 max_out_len = 32768      # reasoning traces are long
 max_seq_len = 36864      # TurboMind session_len: prompt + max_out_len
 

@@ -1,9 +1,11 @@
-"""Tests of the config generator (gpassk_oc.configgen, dump_opencompass_configs.py).
+"""Tests of the config generator (gpassk_oc.configgen, dump_opencompass_configs.py):
+names, grid expansion, file contents, the grid config, determinism, the CLI, OpenCompass.
 
 Expected names and counts are computed here independently of the generator: the exact
 file name is the literal string from issue 4, counts come from itertools.product over the
-template's own lists, and generated files are read back with mmengine exactly as the
-`opencompass` CLI reads them (lazy parsing, so gpassk_oc.datasets need not exist yet).
+template's own lists. Contents are checked on the config *data*; the rendered text is read
+back with mmengine exactly as the `opencompass` CLI reads it and must equal that data.
+Validation: test_configgen_schema.py; GPassK-style templates: test_configgen_gpassk.py.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import pytest
 from mmengine.config import Config
 
 from gpassk_oc import cli, configgen
-from gpassk_oc.configgen import TemplateError, generate, resolve_template
+from gpassk_oc.configgen import TemplateError, build, generate, resolve_template
 from gpassk_oc.core.naming import parse_dataset_abbr, parse_model_abbr
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +31,16 @@ SHIPPED = ["nono1.py", "o1.py", "close.py", "demo.py"]
 EXAMPLE = ("deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192"
            "@LiveMathBench-v202412-k4_8_16-r3.py")  # verbatim from the issue
 SECRET = "sk-test-0123456789abcdef-do-not-leak"
+
+
+@pytest.fixture(autouse=True)
+def _log_back_to_stderr():
+    """In-process CLI calls point the package logger at pytest's captured stderr; point it
+    back at the real one afterwards (autouse: torn down after capsys)."""
+    yield
+    from gpassk_oc.core.log import use_cli_format
+
+    use_cli_format()
 
 
 def write(tmp_path: Path, body: str, name: str = "tpl.py") -> Path:
@@ -152,12 +164,27 @@ def test_greedy_is_one_config_per_model_with_k1_n1(tmp_path):
 
 # ------------------------------------------------------------------ generated contents
 
+# Field names of lmdeploy 0.18.0's TurbomindEngineConfig / GenerationConfig, copied by hand
+# from its lmdeploy/messages.py (OpenCompass silently drops unknown keys, so a misspelt
+# knob would vanish without an error).
+LMDEPLOY_018_ENGINE_FIELDS = {
+    "dtype", "model_format", "tp", "dp", "cp", "ep", "session_len", "max_batch_size",
+    "cache_max_entry_count", "cache_chunk_size", "cache_block_seq_len",
+    "enable_prefix_caching", "quant_policy", "rope_scaling_factor", "use_logn_attn",
+    "download_dir", "revision", "max_prefill_token_num", "num_tokens_per_iter",
+    "max_prefill_iters", "devices", "empty_init", "communicator", "hf_overrides"}
+LMDEPLOY_018_GEN_FIELDS = {
+    "n", "max_new_tokens", "do_sample", "top_p", "top_k", "min_p", "temperature",
+    "repetition_penalty", "ignore_eos", "random_seed", "stop_words", "bad_words",
+    "stop_token_ids", "bad_token_ids", "min_new_tokens", "skip_special_tokens", "logprobs"}
 
-def _all_shipped(tmp_path: Path) -> list[Path]:
+
+def _all_shipped(tmp_path: Path, grid: bool = False) -> list[Path]:
     files = []
     for name in SHIPPED:
         out = tmp_path / name
-        configgen.write_configs(generate(TEMPLATES / name), out)
+        plan = build(TEMPLATES / name)
+        configgen.write_configs(plan.configs + ([plan.grid] if grid else []), out)
         files += sorted(out.glob("*.py"))
     return files
 
@@ -192,6 +219,9 @@ def test_shipped_templates_expand_and_every_file_loads(tmp_path):
             assert model["run_cfg"]["num_gpus"] == model["engine_config"]["tp"] >= 1
             assert model["engine_config"]["max_batch_size"] == model["batch_size"]
             assert "random_seed" not in gen  # a fixed per-request seed repeats samples
+            assert model["engine_config"]["enable_prefix_caching"] is True
+            assert set(model["engine_config"]) <= LMDEPLOY_018_ENGINE_FIELDS
+            assert set(gen) <= LMDEPLOY_018_GEN_FIELDS
         else:
             assert model["type"] == "gpassk_oc.models.OpenAICompatible"
             assert model["key"] == "ENV" and model["run_cfg"] == {"num_gpus": 0}
@@ -261,17 +291,43 @@ def test_api_model_sampling_knobs(tmp_path):
     assert served["tokenizer_path"] == "tok" and served["path"] == "org/served"
 
 
-def test_judge_kwargs_only_with_urls(tmp_path):
-    path = write(tmp_path, BASE + "eval_urls = ['http://127.0.0.1:8000/v1']\n"
-                                  "eval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n")
-    out = tmp_path / "out"
-    configgen.write_configs(generate(path), out)
-    evaluator = load(out / EXAMPLE)["datasets"][0]["eval_cfg"]["evaluator"]
-    assert evaluator["judge"] == {"urls": ["http://127.0.0.1:8000/v1"],
-                                  "model": "Qwen/Qwen2.5-72B-Instruct"}
-    out2 = tmp_path / "out2"
-    configgen.write_configs(generate(write(tmp_path, BASE, "rule.py")), out2)
-    assert "judge" not in load(out2 / EXAMPLE)["datasets"][0]["eval_cfg"]["evaluator"]
+def test_judge_run_carries_the_judge_in_its_names(tmp_path):
+    judged = BASE + ("eval_urls = ['http://127.0.0.1:8000/v1']\n"
+                     "eval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n")
+    (config,) = generate(write(tmp_path, judged))
+    assert config.name == EXAMPLE[:-3] + "-judge-Qwen2-5-72B-Instruct.py"
+    dataset = config.data["datasets"][0]
+    assert dataset["abbr"] == "LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct"
+    assert "_" not in dataset["abbr"].split("-judge-")[1]  # OpenCompass splits abbrs on '_'
+    assert dataset["eval_cfg"]["evaluator"]["judge"] == {
+        "urls": ["http://127.0.0.1:8000/v1"], "model": "Qwen/Qwen2.5-72B-Instruct"}
+    parsed = parse_dataset_abbr(dataset["abbr"])
+    assert (parsed.ks, parsed.replication, parsed.judge) == ((4, 8, 16), 3,
+                                                             "Qwen2-5-72B-Instruct")
+    (rule,) = generate(write(tmp_path, BASE, "rule.py"))
+    assert rule.name == EXAMPLE and "judge" not in rule.data["datasets"][0]["eval_cfg"][
+        "evaluator"]
+    assert parse_dataset_abbr(rule.data["datasets"][0]["abbr"]).judge is None
+
+
+def test_rendered_text_reads_back_as_the_data(tmp_path):
+    """mmengine (what the `opencompass` CLI uses) parses every rendered file of every
+    shipped template, and the grid config, into exactly the config data."""
+    for name in SHIPPED:
+        plan = build(TEMPLATES / name)
+        out = tmp_path / name
+        written = configgen.write_configs(plan.configs + [plan.grid], out)
+        for config, path in zip(plan.configs + [plan.grid], written):
+            assert load(path) == config.data, path.name
+
+
+def test_prefix_caching_knob(tmp_path):
+    (on,) = generate(write(tmp_path, BASE))
+    (off,) = generate(write(tmp_path, BASE + "enable_prefix_caching = False\n", "off.py"))
+    assert on.data["models"][0]["engine_config"]["enable_prefix_caching"] is True
+    assert off.data["models"][0]["engine_config"]["enable_prefix_caching"] is False
+    assert "# TurboMind enable_prefix_caching=True: every prompt is sent n times" in on.text
+    assert "# TurboMind enable_prefix_caching=False" in off.text
 
 
 def test_files_are_readable_python_with_one_kwarg_per_line(tmp_path):
@@ -284,6 +340,47 @@ def test_files_are_readable_python_with_one_kwarg_per_line(tmp_path):
     assert "\n        n=48,\n" in text
 
 
+# ------------------------------------------------------------------------ the grid
+
+
+def test_grid_pairs_each_model_only_with_its_own_datasets(tmp_path):
+    plan = build(write(tmp_path, GRID.format(temps=[0, 0.7])))
+    grid = plan.grid
+    assert grid.name == "grid_tpl.py"
+    tail = "_k50_rp1-0_rs42_l8192"
+    expected: dict[str, set[str]] = {}
+    for m in ["model-a", "model-b", "served-c"]:
+        expected[f"{m}_t0-0_p0-8{tail}"] = {"LiveMathBench-v202412-k1-r1"}  # greedy
+        for p in ["0-8", "0-95"]:
+            expected[f"{m}_t0-7_p{p}{tail}"] = {
+                f"LiveMathBench-v202412-k{ks}-r{r}" for ks in ["4_8", "4_8_16"] for r in [1, 2]}
+    data = grid.data
+    combos = data["model_dataset_combinations"]
+    assert all(len(c["models"]) == 1 for c in combos)
+    assert {c["models"][0]["abbr"]: {d["abbr"] for d in c["datasets"]} for c in combos} == expected
+    assert sorted(m["abbr"] for m in data["models"]) == sorted(expected)
+    assert sorted(d["abbr"] for d in data["datasets"]) == sorted(
+        set().union(*expected.values()))
+    assert sorted(grid.pairs) == sorted(
+        (c.data["models"][0]["abbr"], c.data["datasets"][0]["abbr"]) for c in plan.configs)
+    assert len(grid.pairs) == sum(len(v) for v in expected.values())
+
+
+def test_grid_flag_writes_grid_file_and_prints_its_path_last(tmp_path):
+    out = tmp_path / "out"
+    result = dump(["--config_template_file", str(write(tmp_path, BASE)), "--output_dir",
+                   str(out), "--grid"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        str(out / EXAMPLE), f"1 config(s) + 1 grid config from tpl.py written to {out}",
+        str(out / "grid_tpl.py")]
+    assert sorted(p.name for p in out.iterdir()) == sorted([EXAMPLE, "grid_tpl.py"])
+    cfg = load(out / "grid_tpl.py")
+    assert cfg["model_dataset_combinations"] == [
+        {"models": cfg["models"], "datasets": cfg["datasets"]}]
+    assert cfg["models"] == load(out / EXAMPLE)["models"]
+
+
 # --------------------------------------------------------------------- determinism
 
 
@@ -294,11 +391,11 @@ def test_byte_identical_reruns_across_processes(tmp_path):
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=seed)
         for name in SHIPPED:
             subprocess.run([sys.executable, str(ROOT / "dump_opencompass_configs.py"),
-                            "-tc", name, "--output-dir", str(out)],
+                            "-tc", name, "--output-dir", str(out), "--grid"],
                            env=env, check=True, capture_output=True, timeout=120)
         outs.append({p.name: p.read_bytes() for p in out.iterdir()})
     assert outs[0] == outs[1]
-    assert len(outs[0]) == sum(len(generate(TEMPLATES / n)) for n in SHIPPED)
+    assert len(outs[0]) == sum(len(generate(TEMPLATES / n)) + 1 for n in SHIPPED)
 
 
 def test_rerun_into_same_directory_is_identical(tmp_path):
@@ -316,7 +413,7 @@ def test_rerun_into_same_directory_is_identical(tmp_path):
 def test_no_secret_and_no_unstated_path_in_output(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.chdir(tmp_path)
-    files = _all_shipped(tmp_path / "shipped")
+    files = _all_shipped(tmp_path / "shipped", grid=True)
     configgen.write_configs(generate(write(tmp_path, GRID.format(temps=[0, 1.0]))),
                             tmp_path / "grid")
     files += sorted((tmp_path / "grid").glob("*.py"))
@@ -335,87 +432,6 @@ def test_api_model_with_literal_key_is_refused(tmp_path):
                                         "openai_api_base='http://x/v1')]"))
     with pytest.raises(TemplateError, match="never carry keys"):
         generate(path)
-
-
-# ----------------------------------------------------------------------- validation
-
-
-ERRORS = {
-    "unknown variable": ("temperatuers = [0.3]\n", "unknown variable 'temperatuers'; did you "
-                                                    "mean 'temperatures'?"),
-    "empty list": ("temperatures = []\n", "temperatures is empty"),
-    "empty models": ("llm_infos = []\n", "llm_infos is empty"),
-    "duplicate model": ("llm_infos = [('a/deepseek-math-7b-rl', 1, 8), "
-                        "('b/deepseek-math-7b-rl', 1, 8)]\n", "duplicate model"),
-    "duplicate temperature": ("temperatures = [0.3, 0.30]\n", "lists 0.3 twice"),
-    "k > n": ("n = 8\ndel replications\n", "k = 16 > n = 8"),
-    "n not multiple": ("n = 40\ndel replications\n",
-                       "n = 40 is not a multiple of max(k) = 16"),
-    "negative temperature": ("temperatures = [-0.1]\n", "temperature -0.1 is negative"),
-    "top_p zero": ("top_ps = [0.0]\n", "top_p 0.0 is not in (0, 1]"),
-    "top_p above one": ("top_ps = [1.5]\n", "top_p 1.5 is not in (0, 1]"),
-    "judge without urls": ("eval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n",
-                           "judge model 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is empty"),
-    "urls without judge": ("eval_urls = ['http://127.0.0.1:8000/v1']\n",
-                           "eval_urls set but eval_model_name is not"),
-    "bad tp": ("llm_infos = [('a/m', 0, 8)]\n", "tensor parallel must be a positive integer"),
-    "k not increasing": ("ks = [[8, 4]]\n", "must be strictly increasing"),
-    "both n and replications": ("n = 48\n", "set either n or replications, not both"),
-    "alias and plural": ("top_p = 0.8\n", "set either top_p or top_ps, not both"),
-    "unnameable value": ("temperatures = [1e-05]\n", "cannot be written in a config name"),
-    "at sign in model name": ("llm_infos = [('org/a@b', 1, 8)]\n", "contains '@'"),
-    "unknown api model key": ("api_models = [dict(path='m', openai_api_base='http://x/v1', "
-                              "tokenizer='t')]\n",
-                              "api_models[0]: unknown key 'tokenizer'; did you mean "
-                              "'tokenizer_path'?"),
-    "missing grid axis": ("del ks\n", "missing variable 'ks' (or k)"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(ERRORS))
-def test_each_validation_error_is_one_clear_line(tmp_path, case):
-    extra, message = ERRORS[case]
-    path = write(tmp_path, BASE + extra, "bad.py")
-    with pytest.raises(TemplateError) as info:
-        generate(path)
-    assert message in str(info.value)
-    assert "\n" not in str(info.value)
-    # CLI: `error: <template name>: <message>` on stderr, exit 2, nothing written
-    out = tmp_path / "out"
-    result = dump(["-tc", str(path), "--output-dir", str(out)])
-    assert result.returncode == 2
-    assert result.stderr.strip() == f"error: bad.py: {info.value}"
-    assert not out.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py"]
-
-
-def test_syntax_error_shows_the_line(tmp_path):
-    path = write(tmp_path, "temperatures = [0.3]\nks = [[4, 8]\nreplications = [1]\n", "bad.py")
-    with pytest.raises(TemplateError, match=r"^line 2: "):
-        generate(path)
-
-
-def test_runtime_error_shows_python_error_and_line(tmp_path):
-    path = write(tmp_path, BASE + "x = undefined_name + 1\n", "bad.py")
-    line = (BASE + "x = undefined_name + 1\n").splitlines().index("x = undefined_name + 1") + 1
-    with pytest.raises(TemplateError,
-                       match=rf"^line {line}: NameError: name 'undefined_name' is not defined$"):
-        generate(path)
-
-
-def test_unreadable_template(tmp_path):
-    path = tmp_path / "bin.py"
-    path.write_bytes(b"\xff\xfe\x00bad")
-    with pytest.raises(TemplateError, match="cannot read template"):
-        generate(path)
-
-
-def test_missing_template_lists_the_shipped_ones(tmp_path):
-    result = dump(["-tc", "nono9.py"], cwd=tmp_path)
-    assert result.returncode == 2
-    assert result.stderr.startswith("error: nono9.py: template not found")
-    for name in SHIPPED:
-        assert name in result.stderr
 
 
 # ------------------------------------------------------------------- resolution, CLI
@@ -490,61 +506,6 @@ def test_new_output_directory_has_normal_permissions(tmp_path):
     assert out.stat().st_mode & 0o777 == 0o777 & ~umask
 
 
-# --------------------------------------------------------------- GPassK-style templates
-
-
-LEGACY = """
-from itertools import product
-from mmengine.config import read_base
-
-with read_base():
-    from opencompass.configs.datasets.livemathbench.livemathbench_gen import livemathbench_datasets
-
-from opencompass.models import OpenAISDK
-
-k = [4, 8, 16]
-replication = 3
-temperatures = [0.5, 1.0]
-models = [
-    dict(type=OpenAISDK, abbr=f'served-model_t{t}', path='served-model',
-         key='%s', openai_api_base='http://127.0.0.1:9/v1', temperature=t,
-         run_cfg=dict(num_gpus=0))
-    for t in temperatures
-]
-lmb = livemathbench_datasets[0]
-lmb.update(dict(k=k, n=48, abbr='LiveMathBench-v202412-k4_8_16-r3'))
-datasets = [lmb]
-""" % SECRET
-
-
-def test_gpassk_style_template_one_file_per_pair(tmp_path):
-    path = write(tmp_path, LEGACY, "legacy.py")
-    out = tmp_path / "out"
-    result = dump(["-tc", str(path), "--output-dir", str(out)])
-    assert result.returncode == 0, result.stderr
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["served-model_t0-5@LiveMathBench-v202412-k4_8_16-r3.py",
-                     "served-model_t1-0@LiveMathBench-v202412-k4_8_16-r3.py"]
-    assert "'key' replaced by 'ENV'" in result.stderr
-    for name in names:
-        text = (out / name).read_text()
-        assert SECRET not in text
-        cfg = load(out / name)
-        model, dataset = cfg["models"][0], cfg["datasets"][0]
-        assert f"{model['abbr']}@{dataset['abbr']}.py" == name
-        assert model["key"] == "ENV"
-        assert model["type"] == "opencompass.models.OpenAISDK"
-        assert dataset["type"].startswith("opencompass.datasets.")
-        assert dataset["type"].endswith(".LiveMathBenchDataset")
-        assert (dataset["k"], dataset["n"]) == ([4, 8, 16], 48)
-
-
-def test_gpassk_style_duplicate_names_are_refused(tmp_path):
-    body = LEGACY.replace("abbr=f'served-model_t{t}'", "abbr='served-model'")
-    with pytest.raises(TemplateError, match="duplicate config name"):
-        generate(write(tmp_path, body, "legacy.py"))
-
-
 # ------------------------------------------------------------------- OpenCompass CLI
 
 # Stand-ins for the adapters (written on another branch), created only in the test's tmp
@@ -601,38 +562,118 @@ def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
 # ------------------------------------------------------------------- real CLI run
 
 
+class _PerModel:
+    """Endpoint responder dispatching on the requested model name."""
+
+    def __init__(self, responders: dict):
+        self.responders = responders
+
+    def __call__(self, model, messages, params):
+        return self.responders[model](model, messages, params)
+
+
 @pytest.mark.e2e
-def test_demo_config_runs_through_opencompass(tmp_path):
-    """One generated demo config, run as its header says (`opencompass FILE -w DIR`)
-    against a simulated endpoint that answers question q correctly in exactly c_q of
-    its n calls; the results must equal brute-force values for those c_q."""
+def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
+    """`dump_opencompass_configs.py --grid` (the real CLI), then one `opencompass GRID -w`
+    run: two models, each answering question q correctly in exactly c_q of its n calls
+    (different counts per model), each paired only with its own dataset; every results
+    file must equal brute-force values for its own counts."""
     from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli
     from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, questions_from_records
     from gpassk_oc.demo import problems
-    from gpassk_oc.demo.run import derived_template
 
-    n = 8  # the demo template with --quick overrides: k = [4, 8], replications = [1]
+    n = 8  # k = [4, 8], replications = [1]
     records = [r for split in problems.SPLITS for lang in problems.LANGUAGES
                for r in problems.rows(split, lang)]
     questions = questions_from_records(records)
-    counts = {q.text: (3 * i) % (n + 1) for i, q in enumerate(questions)}
+    counts = {"sim-a": {q.text: (3 * i) % (n + 1) for i, q in enumerate(questions)},
+              "sim-b": {q.text: (5 * i + 2) % (n + 1) for i, q in enumerate(questions)}}
     problems.write_dataset(tmp_path / "data")
-    with SimEndpoint(ExactCountsResponder(questions, counts, n),
-                     models=["gpassk-demo-steady", "gpassk-demo-shaky"]) as endpoint:
-        template = write(tmp_path, derived_template((TEMPLATES / "demo.py").read_text(),
-                                                    endpoint.url, tmp_path / "data", quick=True))
-        configs = configgen.write_configs(generate(template), tmp_path / "configs")
-        config = configs[0]  # one model: ExactCountsResponder counts calls per question
-        proc = run_cli(tmp_path, [str(config), "-w", "work"], offline_env(), timeout=600)
-    model, dataset = config.stem.split("@")
-    results = list((tmp_path / "work").glob(f"*/results/{model}/{dataset}.json"))
-    assert proc.returncode == 0 and len(results) == 1, (proc.stdout + proc.stderr)[-4000:]
-    got = json.loads(results[0].read_text())
-    cs = [counts[r["question"]] for r in records]
-    assert got["n"] == n and [d["c"] for d in got["details"]] == cs
-    for k in (4, 8):
-        for tau in ("0.5", "1.0"):
-            expected = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)
-            assert got[f"G-Pass@{k}_{tau}"] == pytest.approx(100 * float(expected), abs=1e-9)
-        expected = sum(brute_mg_pass(n, c, k) for c in cs) / len(cs)
-        assert got[f"mG-Pass@{k}"] == pytest.approx(100 * float(expected), abs=1e-9)
+    responder = _PerModel({m: ExactCountsResponder(questions, c, n) for m, c in counts.items()})
+    with SimEndpoint(responder, models=list(counts)) as endpoint:
+        template = write(tmp_path, f"""
+            api_models = [dict(path=m, openai_api_base={endpoint.url!r}, batch_size=8,
+                               query_per_second=1000, retry=1, timeout=60)
+                          for m in ['sim-a', 'sim-b']]
+            temperatures = [0.7]
+            top_ps = [0.95]
+            ks = [[4, 8]]
+            replications = [1]
+            max_out_len = 512
+            data_path = {str(tmp_path / 'data')!r}
+            version = '202412'
+            dataset_splits = {list(problems.SPLITS)!r}
+            dataset_languages = {list(problems.LANGUAGES)!r}
+            max_num_workers = 2
+        """, "two.py")
+        out = tmp_path / "configs"
+        dumped = dump(["--config_template_file", str(template), "--output_dir", str(out),
+                       "--grid"])
+        assert dumped.returncode == 0, dumped.stderr
+        grid = Path(dumped.stdout.splitlines()[-1])
+        assert grid == out / "grid_two.py" and grid.is_file()
+        assert len(list(out.glob("sim-*@*.py"))) == 2
+        proc = run_cli(tmp_path, [str(grid), "-w", "work"], offline_env(), timeout=900)
+    log = (proc.stdout + proc.stderr)[-4000:]
+    assert proc.returncode == 0, log
+    dataset = "LiveMathBench-v202412-k4_8-r1"
+    for model, per_q in counts.items():
+        abbr = f"{model}_t0-7_p0-95_k50_rp1-0_rs42_l512"
+        results = list((tmp_path / "work").glob(f"*/results/{abbr}/*.json"))
+        assert [p.name for p in results] == [f"{dataset}.json"], log  # only its own pair
+        got = json.loads(results[0].read_text())
+        cs = [per_q[r["question"]] for r in records]
+        assert got["n"] == n and [d["c"] for d in got["details"]] == cs
+        for k in (4, 8):
+            for tau in ("0.5", "1.0"):
+                expected = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)
+                assert got[f"G-Pass@{k}_{tau}"] == pytest.approx(100 * float(expected), abs=1e-9)
+            expected = sum(brute_mg_pass(n, c, k) for c in cs) / len(cs)
+            assert got[f"mG-Pass@{k}"] == pytest.approx(100 * float(expected), abs=1e-9)
+
+
+# ------------------------------------------------------------------------ packaging
+
+
+def test_every_subpackage_is_listed_in_pyproject():
+    """pyproject lists packages explicitly (needed to map gpassk_oc.templates onto
+    opencompass_config_templates/); a new sub-package must be added there."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts)
+             for p in (ROOT / "gpassk_oc").rglob("__init__.py")}
+    assert found | {"gpassk_oc.templates"} == listed
+
+
+def test_wheel_ships_the_templates_as_package_data(tmp_path):
+    """`pip wheel` of a copy of the sources (so nothing is built inside the checkout): the
+    templates are real files at gpassk_oc/templates/, byte-identical to the repository's."""
+    import shutil
+    import zipfile
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    for name in ("gpassk_oc", "opencompass_config_templates"):
+        shutil.copytree(ROOT / name, src / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--no-index", "-q", "-w", str(tmp_path / "dist"), str(src)],
+                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    (wheel,) = (tmp_path / "dist").glob("gpassk_oc-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        shipped = {Path(n).name: zf.read(n) for n in zf.namelist()
+                   if n.startswith("gpassk_oc/templates/") and n.endswith(".py")}
+    assert shipped == {name: (TEMPLATES / name).read_bytes() for name in SHIPPED}
+
+
+def test_importing_the_generator_imports_neither_opencompass_nor_mmengine():
+    code = ("import sys, gpassk_oc.configgen, gpassk_oc.configgen.schema; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('opencompass', 'mmengine', 'datasets', 'torch')))")
+    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.strip() == "[]"

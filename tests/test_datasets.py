@@ -178,6 +178,7 @@ def test_hub_id_loads_configs_through_datasets(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("COMPASS_DATA_CACHE", raising=False)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")  # offline: no probe, datasets' cache
     calls = []
 
     def fake_load_dataset(path, name=None, split=None, **kwargs):
@@ -201,11 +202,79 @@ def test_hub_failure_is_one_clear_line(tmp_path, monkeypatch):
     def offline(*args, **kwargs):
         raise ConnectionError("Couldn't reach 'opencompass/LiveMathBench' on the Hub\n(offline)")
 
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setattr(datasets, "load_dataset", offline)
     with pytest.raises(LiveMathDataError) as exc:
         load_records("opencompass/LiveMathBench", ["all"], ["en"], version="202505")
     message = _one_line(exc)
     assert "v202505_all_en" in message and "ConnectionError" in message
+    assert message.endswith("use a local copy instead: lay it out as "
+                            "DIR/202505/{split}_{lang}.jsonl and set the dataset's path "
+                            "(data_path in templates) to DIR")
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]  # closed again when the block ends
+
+
+def test_unreachable_hub_fails_fast_before_datasets_retries(tmp_path, monkeypatch):
+    """Online mode, hub unreachable: one line naming the local-path fix, and
+    datasets.load_dataset (which would retry) is never called."""
+    import datasets
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COMPASS_DATA_CACHE", raising=False)
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"):
+        monkeypatch.delenv(name, raising=False)
+    port = _closed_port()
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: pytest.fail("retried"))
+    with pytest.raises(LiveMathDataError) as exc:
+        load_records("opencompass/LiveMathBench", ["AMC"], ["en"], version="202412")
+    message = _one_line(exc)
+    assert message.startswith(f"hub dataset 'opencompass/LiveMathBench' unreachable at "
+                              f"http://127.0.0.1:{port} (")
+    assert message.endswith("); use a local copy instead: lay it out as "
+                            "DIR/202412/{split}_{lang}.jsonl and set the dataset's path "
+                            "(data_path in templates) to DIR (or set HF_DATASETS_OFFLINE=1 "
+                            "to read a cached download)")
+
+
+def test_gated_hub_without_access_says_so(tmp_path, monkeypatch):
+    import http.server
+    import threading
+
+    class Gated(http.server.BaseHTTPRequestHandler):
+        def do_HEAD(self):
+            self.send_response(401)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Gated)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("COMPASS_DATA_CACHE", raising=False)
+    for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE", "HF_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    try:
+        with pytest.raises(LiveMathDataError) as exc:
+            load_records("opencompass/LiveMathBench", ["AMC"], ["en"], version="202412")
+    finally:
+        server.shutdown()
+    assert _one_line(exc) == (
+        "hub dataset 'opencompass/LiveMathBench' is gated and this machine has no access "
+        "(HTTP 401): request access and set HF_TOKEN, or use a local copy instead: lay it "
+        "out as DIR/202412/{split}_{lang}.jsonl and set the dataset's path (data_path in "
+        "templates) to DIR")
 
 
 # --------------------------------------------------------------------------- configs

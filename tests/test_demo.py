@@ -108,21 +108,17 @@ def test_simulated_probabilities_are_as_documented():
             assert all((p - 0.5) * (ps[0] - 0.5) >= 0 for p in ps)
 
 
-def test_derived_template_overrides_url_data_and_quick(tmp_path):
+def test_demo_plan_overrides_url_data_and_quick(tmp_path):
     template = configgen.resolve_template("demo.py")
-    text = demo.derived_template(template.read_text(), "http://127.0.0.1:1234/v1/",
-                                 tmp_path / "data", quick=True)
-    (tmp_path / "t.py").write_text(text)
-    written = configgen.write_configs(configgen.generate(tmp_path / "t.py"), tmp_path / "configs")
-    assert len(written) == 2  # two models x one temperature
-    combined, pairs = demo.combined_config(written)
-    assert [f"{m}@{d}.py" for m, d in pairs] == [p.name for p in written]
-    for path in written:
-        body = path.read_text()
-        assert "'http://127.0.0.1:1234/v1/'" in body
-        assert repr(str(tmp_path / "data")) in body
-        assert "n=8" in body.replace(" ", "")
-    assert "model_dataset_combinations" in combined and "'num_worker': 1" in combined
+    plan = demo.demo_plan(template, "http://127.0.0.1:1234/v1/", tmp_path / "data", quick=True)
+    assert len(plan.configs) == 2  # two models x one temperature
+    grid = demo.demo_grid(plan)
+    assert [f"{m}@{d}.py" for m, d in grid.pairs] == [c.name for c in plan.configs]
+    for config in plan.configs:
+        (model,), (dataset,) = config.data["models"], config.data["datasets"]
+        assert model["openai_api_base"] == "http://127.0.0.1:1234/v1/"
+        assert dataset["path"] == str(tmp_path / "data") and dataset["n"] == 8
+    assert grid.data["infer"]["partitioner"]["num_worker"] == 1
 
 
 def test_cli_failure_is_one_line_with_log_path(tmp_path, monkeypatch, capsys):
@@ -189,7 +185,7 @@ def test_output_folder_has_everything(demo_run):
     for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
         for ext in ("png", "svg", "json"):
             assert (out / "plots" / f"{figure}.{ext}").stat().st_size > 0
-    assert (out / "opencompass.log").is_file() and (out / "template.py").is_file()
+    assert (out / "opencompass.log").is_file() and (out / "grid_demo.py").is_file()
 
 
 def _rows(out: Path) -> list[dict]:

@@ -27,6 +27,8 @@ __all__ = [
     "ResolvedPath",
     "build_prompt",
     "load_records",
+    "local_copy_hint",
+    "probe_hub",
     "read_jsonl",
     "resolve_path",
     "validate_k_n",
@@ -214,6 +216,57 @@ def _read_local(root: str, version: str, split: str, lang: str) -> list[dict]:
     return read_jsonl(file)
 
 
+def local_copy_hint(version: str) -> str:
+    """How to fix a hub failure: the local layout and where to point at it."""
+    return (f"use a local copy instead: lay it out as DIR/{version}/{{split}}_{{lang}}.jsonl "
+            "and set the dataset's path (data_path in templates) to DIR")
+
+
+def _offline() -> bool:
+    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+               for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"))
+
+
+def probe_hub(hub_id: str, version: str, timeout: float = 10.0) -> None:
+    """One quick request to the hub (``$HF_ENDPOINT``, default huggingface.co) before
+    ``datasets`` starts its retries: an unreachable hub or a gated dataset without access
+    fails at once with one line naming the local-path fix. Skipped in offline mode (then
+    ``datasets`` reads its cache without network)."""
+    if _offline():
+        return
+    import urllib.error
+    import urllib.request
+
+    endpoint = os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+    request = urllib.request.Request(f"{endpoint}/api/datasets/{hub_id}", method="HEAD")
+    token = os.environ.get("HF_TOKEN")
+    if not token:
+        try:
+            from huggingface_hub import get_token
+            token = get_token()
+        except Exception:  # no huggingface_hub or no token: ask anonymously
+            token = None
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        urllib.request.urlopen(request, timeout=timeout).close()
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            raise LiveMathDataError(
+                f"hub dataset {hub_id!r} is gated and this machine has no access (HTTP "
+                f"{exc.code}): request access and set HF_TOKEN, or "
+                f"{local_copy_hint(version)}") from None
+        if exc.code == 404:
+            raise LiveMathDataError(f"hub dataset {hub_id!r} not found at {endpoint} "
+                                    f"(HTTP 404); {local_copy_hint(version)}") from None
+    except (OSError, ValueError) as exc:  # DNS, refused, timeout, proxy
+        reason = getattr(exc, "reason", exc)
+        raise LiveMathDataError(
+            f"hub dataset {hub_id!r} unreachable at {endpoint} ({reason}); "
+            f"{local_copy_hint(version)} (or set HF_DATASETS_OFFLINE=1 to read a cached "
+            "download)") from None
+
+
 def _read_hub(hub_id: str, version: str, split: str, lang: str,
               loader: Optional[Callable[..., Iterable[dict]]] = None) -> list[dict]:
     config = f"v{version}_{split}_{lang}"
@@ -226,8 +279,8 @@ def _read_hub(hub_id: str, version: str, split: str, lang: str,
     except Exception as exc:  # network, gating, missing cache: say which config and why
         raise LiveMathDataError(
             f"could not load hub dataset {hub_id!r} config {config!r}: "
-            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} "
-            "(offline? download it once or point `path` at a local copy)") from exc
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
+            f"{local_copy_hint(version)}") from exc
     return [_check_row(dict(row), f"{hub_id}[{config}] row {i}") for i, row in enumerate(data)]
 
 
@@ -241,6 +294,8 @@ def load_records(path: str, dataset_splits: Sequence[str], dataset_languages: Se
     """
     version, splits, languages = check_selection(version, dataset_splits, dataset_languages)
     source = resolve_path(path)
+    if source.kind == "hub" and hub_loader is None:
+        probe_hub(source.location, version)
     records = []
     for split in splits:
         for lang in languages:

@@ -4,7 +4,9 @@
 ``dataset = LiveMathBench-v{VERSION}-k{K1_K2_..}-r{REPLICATION}`` and every '.' in a
 value is written '-', e.g.
 ``deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3``.
-The part before '@' is the model abbr, the part after it the dataset abbr.
+The part before '@' is the model abbr, the part after it the dataset abbr. A run graded
+by an LLM judge appends ``-judge-{short judge name}`` to the dataset abbr (see
+:func:`judge_tag`), so a judged and a rule-based run of one grid point never share a name.
 """
 from __future__ import annotations
 
@@ -20,8 +22,10 @@ _MODEL_RE = re.compile(
     r"_l(?P<max_out_len>\d+)$"
 )
 _DATASET_RE = re.compile(
-    r"^(?P<name>.+)-v(?P<version>[0-9A-Za-z]+)-k(?P<ks>\d+(?:_\d+)*)-r(?P<replication>\d+)$"
+    r"^(?P<name>.+)-v(?P<version>[0-9A-Za-z]+)-k(?P<ks>\d+(?:_\d+)*)-r(?P<replication>\d+)"
+    r"(?:-judge-(?P<judge>[0-9A-Za-z-]+))?$"
 )
+_NOT_TAG_RE = re.compile(r"[^0-9A-Za-z-]+")
 
 
 def format_value(value: Number) -> str:
@@ -51,9 +55,23 @@ def model_abbr(model: str, temperature: float, top_p: float, top_k: int,
             f"_l{int(max_out_len)}")
 
 
+def judge_tag(judge_model: str) -> str:
+    """Short judge name for abbrs: the basename of the served model name with every run of
+    characters other than letters, digits and '-' written '-' (no '_': OpenCompass groups
+    per-sample rows by ``abbr.split('_')[0]``; no '.': names write '.' as '-').
+    ``'Qwen/Qwen2.5-72B-Instruct'`` -> ``'Qwen2-5-72B-Instruct'``."""
+    tag = _NOT_TAG_RE.sub("-", judge_model.rstrip("/").rsplit("/", 1)[-1]).strip("-")
+    if not tag:
+        raise ValueError(f"judge model name {judge_model!r} has no letters or digits")
+    return tag
+
+
 def dataset_abbr(version: str, ks: Sequence[int], replication: int,
-                 name: str = "LiveMathBench") -> str:
-    return f"{name}-v{version}-k{'_'.join(str(int(k)) for k in ks)}-r{int(replication)}"
+                 name: str = "LiveMathBench", judge: str | None = None) -> str:
+    """Dataset half of the name; *judge* (a served judge model name) adds
+    ``-judge-{judge_tag(judge)}``."""
+    abbr = f"{name}-v{version}-k{'_'.join(str(int(k)) for k in ks)}-r{int(replication)}"
+    return abbr + (f"-judge-{judge_tag(judge)}" if judge else "")
 
 
 def config_stem(model_part: str, dataset_part: str) -> str:
@@ -77,6 +95,7 @@ class DatasetSetting:
     version: str
     ks: tuple[int, ...]
     replication: int
+    judge: str | None = None  # judge tag, None for rule-based checking
 
     @property
     def n(self) -> int:
@@ -100,4 +119,5 @@ def parse_dataset_abbr(abbr: str) -> DatasetSetting | None:
         return None
     g = match.groupdict()
     return DatasetSetting(g["name"], g["version"],
-                          tuple(int(k) for k in g["ks"].split("_")), int(g["replication"]))
+                          tuple(int(k) for k in g["ks"].split("_")), int(g["replication"]),
+                          g["judge"])

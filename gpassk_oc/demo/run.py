@@ -7,14 +7,13 @@ What it does (each stage prints one line):
 2. starts a *simulated* OpenAI-compatible endpoint on 127.0.0.1
    (:class:`gpassk_oc.core.sim_endpoint.SimEndpoint`) serving two models whose
    per-question success probabilities are known (see :func:`success_probability`);
-3. copies ``opencompass_config_templates/demo.py`` to ``OUTPUT/template.py`` with
-   overrides appended (the endpoint's URL, the absolute data path; ``--quick``: one
-   temperature, n = 8) and expands it with :mod:`gpassk_oc.configgen` into
-   ``OUTPUT/configs``;
-4. runs the real ``opencompass`` CLI once on ``OUTPUT/combined.py``, which holds the
-   models and datasets of all generated configs paired one-to-one by
-   ``model_dataset_combinations`` (one inference task per config; measured on 2 cores:
-   one combined run of the 4 default configs takes ~55 s, four separate CLI runs ~120 s);
+3. expands ``opencompass_config_templates/demo.py`` with :mod:`gpassk_oc.configgen`,
+   overriding (as data) the endpoint's URL and the absolute data path (``--quick``: one
+   temperature, n = 8), into one file per grid point in ``OUTPUT/configs`` and the grid
+   config ``OUTPUT/grid_demo.py``;
+4. runs the real ``opencompass`` CLI once on the grid config, which pairs every model only
+   with its own dataset (``model_dataset_combinations``; one inference task per config,
+   see :func:`demo_grid`);
 5. builds the leaderboard with bootstrap CIs (:mod:`gpassk_oc.report`) and puts the *true*
    value of every metric next to each estimate, then draws the figures
    (:mod:`gpassk_oc.plots`).
@@ -35,6 +34,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -50,7 +50,7 @@ from . import problems
 __all__ = [
     "MODELS", "STEADY", "SHAKY", "TEMPERATURE_PULL", "base_probability", "success_probability",
     "question_probability", "TemperatureResponder", "true_metric", "true_metrics",
-    "derived_template", "combined_config", "add_arguments", "build_parser", "run", "main",
+    "demo_plan", "demo_grid", "add_arguments", "build_parser", "run", "main",
 ]
 
 DEFAULT_OUTPUT = "gpassk_demo_output"
@@ -179,57 +179,33 @@ def true_metrics(keys: Iterable[str], p: Sequence[float] | np.ndarray,
 
 
 # --------------------------------------------------------------------------- configs
-def derived_template(template_text: str, base_url: str, data_dir: Path, quick: bool) -> str:
-    """The demo template with overrides appended (later assignments win when configgen
-    executes it), so the output folder shows exactly what was run and why."""
-    lines = [
-        "",
-        "# ---- overrides appended by `gpassk-oc demo` ------------------------------------",
-        f"api_models = [dict(m, openai_api_base={base_url!r}) for m in api_models]"
-        "  # the endpoint's actual port",
-        f"data_path = {str(data_dir)!r}  # absolute: the CLI's cwd does not matter",
-    ]
+def demo_plan(template_path: Path, base_url: str, data_dir: Path, quick: bool
+              ) -> configgen.Plan:
+    """The demo template expanded with overrides given as data (the endpoint's URL, the
+    absolute data path; ``--quick``: one temperature, n = max(k)); every file header names
+    the overridden variables."""
+    variables = configgen.template_variables(template_path)[0]
+    overrides: dict[str, Any] = {
+        "api_models": [dict(m, openai_api_base=base_url) for m in variables["api_models"]],
+        "data_path": str(data_dir),  # absolute: the CLI's cwd does not matter
+    }
     if quick:
-        lines += ["temperatures = temperatures[:1]  # --quick: one temperature",
-                  "replications = [1]  # --quick: n = max(k) samples per question"]
-    return template_text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+        overrides.update(temperatures=list(variables["temperatures"][:1]), replications=[1])
+    return configgen.build(template_path, TEMPLATE_NAME, overrides,
+                           overridden_by="`gpassk-oc demo`")
 
 
-def combined_config(config_paths: Sequence[Path]) -> tuple[str, list[tuple[str, str]]]:
-    """One OpenCompass config holding the models and datasets of every generated file,
-    each model paired only with its own file's dataset (``model_dataset_combinations``),
-    and the files' runner settings with one inference task per config (the tiny demo
-    dataset is not worth splitting; task start-up dominates). Returns the text and the
-    (model abbr, dataset abbr) pairs, i.e. the results files to expect."""
-    from mmengine.config import Config  # comes with OpenCompass
-
-    models: list[dict] = []
-    datasets: list[dict] = []
-    combos: list[dict] = []
-    pairs: list[tuple[str, str]] = []
-    runners: dict[str, Any] = {}
-    for path in config_paths:
-        cfg = Config.fromfile(str(path), format_python_code=False).to_dict()
-        (model,), (dataset,) = cfg["models"], cfg["datasets"]
-        models.append(model)
-        if dataset not in datasets:
-            datasets.append(dataset)
-        combos.append({"models": [model], "datasets": [dataset]})
-        pairs.append((model["abbr"], dataset["abbr"]))
-        for section in ("infer", "eval"):
-            runners.setdefault(section, cfg.get(section))
-    if runners.get("infer") and runners["infer"].get("partitioner", {}).get("num_worker"):
-        runners["infer"]["partitioner"]["num_worker"] = 1
-    body = [
-        "# Written by `gpassk-oc demo`: the models and datasets of the generated configs in",
-        "# configs/, run in one OpenCompass invocation. Types are dotted strings, which",
-        "# OpenCompass imports in each task process.",
-        f"models = {models!r}",
-        f"datasets = {datasets!r}",
-        f"model_dataset_combinations = {combos!r}",
-    ]
-    body += [f"{section} = {value!r}" for section, value in runners.items() if value]
-    return "\n".join(body) + "\n", pairs
+def demo_grid(plan: configgen.Plan) -> configgen.ConfigData:
+    """The plan's grid config (every model with its own datasets, one OpenCompass run),
+    with one inference task per grid point: the tiny demo dataset is not worth splitting,
+    task start-up dominates (measured on 2 cores: one combined run of the 4 default
+    configs ~55 s, four separate CLI runs ~120 s)."""
+    grid = plan.grid
+    infer = grid.variables.get("infer")
+    if infer and infer["partitioner"].get("num_worker"):
+        infer = dict(infer, partitioner=dict(infer["partitioner"], num_worker=1))
+        grid = replace(grid, variables={**grid.variables, "infer": infer})
+    return grid
 
 
 # --------------------------------------------------------------------------- CLI run
@@ -503,7 +479,7 @@ def run(args: argparse.Namespace) -> int:
 
         # looked up from the package's directory, so a demo.py in the user's cwd is not taken
         template_path = configgen.resolve_template(TEMPLATE_NAME, cwd=Path(configgen.__file__).parent)
-        temperatures = configgen.load_template(template_path).temperatures
+        temperatures = configgen.load_template(template_path)["temperatures"]
         try:
             endpoint = SimEndpoint(TemperatureResponder(temperatures, seed=args.seed),
                                    port=args.port, models=list(MODELS)).start()
@@ -511,26 +487,24 @@ def run(args: argparse.Namespace) -> int:
             raise DemoError(f"cannot start the simulated endpoint on 127.0.0.1:{args.port}: {exc}")
         _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
 
-        derived = out / "template.py"
-        derived.write_text(derived_template(template_path.read_text(encoding="utf-8"),
-                                            endpoint.url, data_dir, args.quick), encoding="utf-8")
         configs_dir = out / "configs"
         if configs_dir.exists():  # stale files of an earlier (e.g. --quick) run
             for stale in configs_dir.glob("*.py"):
                 stale.unlink()
-        written = configgen.write_configs(configgen.generate(derived), configs_dir)
-        text, pairs = combined_config(written)
-        combined = out / "combined.py"
-        combined.write_text(text, encoding="utf-8")
+        plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
+        grid = demo_grid(plan)
+        written = configgen.write_configs(plan.configs, configs_dir)
+        (combined,) = configgen.write_configs([grid], out)  # beside configs/, not in it
+        pairs = grid.pairs
         n_questions = len(endpoint.responder.questions)
         expected = sum(n_questions * parse_dataset_abbr(d).n for _, d in pairs)
-        _say(f"[3/5] {len(written)} configs from {TEMPLATE_NAME} in {configs_dir} "
-             f"(template with overrides: {derived})")
+        _say(f"[3/5] {len(plan.configs)} configs from {TEMPLATE_NAME} (endpoint URL and "
+             f"data path overridden) in {configs_dir}")
         for path in written:
             _say(f"      {path.name}")
 
         log_path = out / "opencompass.log"
-        _say(f"[4/5] running opencompass on {combined.name} ({len(written)} configs, "
+        _say(f"[4/5] running opencompass on {combined.name} ({len(plan.configs)} configs, "
              f"{expected} samples); log: {log_path}")
         run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
     except DemoError as exc:

@@ -1,0 +1,138 @@
+"""Value checks for template variables: small combinators that validate and normalise one
+value and raise :class:`TemplateError` as one ``<field>: <problem>`` line. Pure."""
+from __future__ import annotations
+
+import difflib
+import math
+from typing import Any, Callable, Iterable
+
+from ..core.livemath_data import KNOWN_VERSIONS
+from ..core.naming import format_value
+
+__all__ = ["TemplateError", "REQUIRED", "Check", "suggest", "boolean", "integer", "optional",
+           "number", "text", "list_of", "urls", "k_list", "k_lists", "version"]
+
+REQUIRED = object()  # default of a variable that must be set
+
+
+class TemplateError(Exception):
+    """A template cannot be expanded. ``str(exc)`` is one line: ``<field>: <problem>``
+    (or just the problem when no single field is at fault)."""
+
+    def __init__(self, message: str, field: str | None = None):
+        self.field, self.message = field, message
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+# ------------------------------------------------------------------------- checks
+# A check takes (field, value) and returns the normalised value or raises TemplateError.
+Check = Callable[[str, Any], Any]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+        math.isfinite(value)
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str:
+    """'; did you mean 'x'?' for the closest candidate (ignoring case), or ''."""
+    folded = {c.casefold(): c for c in sorted(candidates)}
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.6)
+    return f"; did you mean {folded[close[0]]!r}?" if close else ""
+
+
+def boolean(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TemplateError(f"must be True or False, got {value!r}", field)
+    return value
+
+
+def integer(lo: int | None = None) -> Check:
+    def check(field: str, value: Any) -> int:
+        if not _is_int(value) or (lo is not None and value < lo):
+            want = "an integer" if lo is None else f"an integer >= {lo}"
+            raise TemplateError(f"must be {want}, got {value!r}", field)
+        return value
+    return check
+
+
+def optional(inner: Check) -> Check:
+    return lambda field, value: None if value is None else inner(field, value)
+
+
+def number(lo: float, hi: float | None, lo_open: bool, hi_open: bool = False,
+           what: str = "") -> Check:
+    """A finite number in an interval that can be written in a file name."""
+    shown = ("(" if lo_open else "[") + f"{lo:g}, " + ("inf" if hi is None else f"{hi:g}") \
+        + (")" if hi_open or hi is None else "]")
+
+    def check(field: str, value: Any) -> float:
+        if not _is_number(value):
+            raise TemplateError(f"{what}{value!r} is not a number", field)
+        low_ok = value > lo if lo_open else value >= lo
+        high_ok = hi is None or (value < hi if hi_open else value <= hi)
+        if not (low_ok and high_ok):
+            raise TemplateError(f"{what}{value!r} is not in {shown}", field)
+        try:
+            format_value(float(value))
+        except ValueError:
+            raise TemplateError(f"{what}{value!r} cannot be written in a config name",
+                                field) from None
+        return float(value)
+    return check
+
+
+def text(field: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or not value.isprintable():
+        raise TemplateError(f"must be a non-empty one-line string, got {value!r}", field)
+    return value
+
+
+def list_of(item: Check, what: str = "") -> Check:
+    """A non-empty list without duplicates, each item checked."""
+    def check(field: str, value: Any) -> list:
+        if not isinstance(value, (list, tuple)):
+            raise TemplateError(f"must be a list, got {type(value).__name__}", field)
+        if not value:
+            raise TemplateError("is empty", field)
+        out = [item(field, v) for v in value]
+        for i, v in enumerate(out):
+            if v in out[:i]:
+                raise TemplateError(f"lists {what}{value[i]!r} twice", field)
+        return out
+    return check
+
+
+def urls(field: str, value: Any) -> list[str]:
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(u, str) and u.startswith(("http://", "https://")) for u in value):
+        raise TemplateError(f"must be a list of http(s) URLs, got {value!r}", field)
+    return list(value)
+
+
+def k_list(field: str, value: Any) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)) or not value or not all(
+            _is_int(k) and k >= 1 for k in value):
+        raise TemplateError(f"k-list {value!r} must be a non-empty list of positive "
+                            "integers", field)
+    if any(b <= a for a, b in zip(value, value[1:])):
+        raise TemplateError(f"k-list {list(value)} must be strictly increasing", field)
+    return tuple(value)
+
+
+def k_lists(field: str, value: Any) -> list[tuple[int, ...]]:
+    if isinstance(value, (list, tuple)) and value and all(_is_int(k) for k in value):
+        raise TemplateError(f"{list(value)} is one k-list, but {field} is a list of "
+                            f"k-lists; did you mean [{list(value)}]?", field)
+    return list_of(k_list, "k-list ")(field, value)
+
+
+def version(field: str, value: Any) -> str:
+    if not isinstance(value, str) or value not in KNOWN_VERSIONS:
+        raise TemplateError(f"unknown LiveMathBench version {value!r} (known: "
+                            f"{', '.join(repr(v) for v in KNOWN_VERSIONS)})", field)
+    return value

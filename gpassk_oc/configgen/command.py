@@ -1,0 +1,105 @@
+"""Write generated configs, and the CLI (``gpassk-oc dump``, ``dump_opencompass_configs.py``)."""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from ..core.log import fail, logger, use_cli_format
+from .expand import ConfigData
+from .loader import TEMPLATES_DIRNAME, resolve_template
+from .pipeline import build
+from .schema import TemplateError
+
+__all__ = ["DEFAULT_OUTPUT_DIR", "write_configs", "add_arguments", "run", "main"]
+
+DEFAULT_OUTPUT_DIR = "./opencompass_configs"
+
+
+def write_configs(configs: Sequence[ConfigData], output_dir: str | os.PathLike[str]
+                  ) -> list[Path]:
+    """Write all files into a temporary directory next to *output_dir*, then move them in,
+    so an interrupted run never leaves a half-written config. Existing files with other
+    names are left alone; files with the same names are replaced."""
+    out = Path(output_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        for config in configs:
+            with open(staging / config.name, "w", encoding="utf-8", newline="\n") as f:
+                f.write(config.text)
+        if not out.exists():
+            # mkdtemp makes a 0700 directory; give the final one the usual permissions
+            umask = os.umask(0)
+            os.umask(umask)
+            staging.chmod(0o777 & ~umask)
+            staging.rename(out)
+        else:
+            for config in configs:
+                os.replace(staging / config.name, out / config.name)
+            staging.rmdir()
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return [out / config.name for config in configs]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Flags of ``gpassk-oc dump`` / ``dump_opencompass_configs.py``."""
+    parser.add_argument("-tc", "--config_template_file", "--config-template-file",
+                        dest="config_template_file", required=True, metavar="TEMPLATE",
+                        help="template path, or a bare name such as nono1.py looked up among "
+                             f"the shipped templates ({TEMPLATES_DIRNAME}/)")
+    parser.add_argument("-o", "--output-dir", "--output_dir", dest="output_dir",
+                        default=DEFAULT_OUTPUT_DIR,
+                        help=f"where configs are written (default {DEFAULT_OUTPUT_DIR})")
+    parser.add_argument("--grid", action="store_true",
+                        help="also write OUTPUT_DIR/grid_<template stem>.py, one config that "
+                             "runs every grid point in a single OpenCompass invocation; its "
+                             "path is the last line printed")
+    parser.add_argument("--dry-run", "--dry_run", dest="dry_run", action="store_true",
+                        help="list the file names without writing anything")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Expand the template; 0 on success, 2 on a template error, 1 on a write error."""
+    use_cli_format()
+    display = Path(args.config_template_file).name
+    try:
+        path = resolve_template(args.config_template_file)
+        display = path.name  # 'nono1' given, 'nono1.py' found: name the file
+        plan = build(path, display)
+        configs = plan.configs + ([plan.grid] if args.grid else [])
+    except TemplateError as exc:
+        return fail(f"{display}: {exc}")
+    for note in dict.fromkeys(plan.notes):
+        logger.info(f"note: {display}: {note}")
+    count = f"{len(plan.configs)} config(s)" + (" + 1 grid config" if args.grid else "")
+    if args.dry_run:
+        for config in configs:
+            print(config.name)
+        print(f"{count} from {display} (dry run, nothing written)")
+        return 0
+    try:
+        written = write_configs(configs, args.output_dir)
+    except OSError as exc:
+        return fail(f"{args.output_dir}: {exc}", 1)
+    shown = [os.path.join(args.output_dir, target.name) for target in written]
+    for line in shown[:len(plan.configs)]:
+        print(line)
+    print(f"{count} from {display} written to {args.output_dir}")
+    if args.grid:  # the contract: the grid config's path is the last line
+        print(shown[-1])
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``dump_opencompass_configs.py``."""
+    parser = argparse.ArgumentParser(
+        prog="dump_opencompass_configs.py",
+        description="Expand a template into one OpenCompass config per grid point.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
