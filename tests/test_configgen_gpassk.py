@@ -136,7 +136,7 @@ def test_turbomind_template_gets_convention_names_and_our_classes(tmp_path):
         assert dataset["path"] == "opencompass/LiveMathBench"  # upstream left path=''
         assert config.header[2:2 + len(REWRITE_NOTES)] == REWRITE_NOTES
         for phrase in ("LiveMathBenchEvaluator crashes", "IndexError", "random_seed",
-                       "judge=dict(urls, model)"):  # what changed and why, in the file
+                       "judge=dict(urls, model)", "prompt='opencompass'"):  # what changed and why, in the file
             assert phrase in config.text.split("\n\n")[0], phrase
     deepseek = plan.configs[2].data["models"][0]
     assert (deepseek["engine_config"]["tp"], deepseek["batch_size"]) == (8, 32)
@@ -150,7 +150,8 @@ def test_judge_urls_become_judge_dict_and_names_carry_the_judge(tmp_path):
     assert config.name == ("Qwen2.5-7B-Instruct_t0-5_p0-8_k50_rp1-0_rs42_l8192"
                            "@LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct.py")
     assert config.data["datasets"][0]["eval_cfg"]["evaluator"]["judge"] == {
-        "urls": ["http://10.0.0.5:23333/v1/"], "model": "Qwen/Qwen2.5-72B-Instruct"}
+        "urls": ["http://10.0.0.5:23333/v1/"], "model": "Qwen/Qwen2.5-72B-Instruct",
+        "prompt": "opencompass"}  # the judge prompt upstream's evaluator sends
 
 
 def test_openai_template_becomes_api_models_without_keys(tmp_path, capsys):

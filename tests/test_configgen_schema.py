@@ -88,6 +88,9 @@ ERRORS = {
                                                 "'202501' (known: '202412', '202505')"),
     "urls without judge": ("eval_urls = ['http://127.0.0.1:8000/v1']\n",
                            "eval_urls: judge URLs set but eval_model_name is not"),
+    "unknown judge prompt": ("eval_prompt = 'paper'\n",
+                             "eval_prompt: must be one of 'auto', 'opencompass', 'gpassk', "
+                             "'en', 'cn', got 'paper'"),
     "bad url": ("eval_urls = ['127.0.0.1:8000']\neval_model_name = 'j'\n",
                 "eval_urls: must be a list of http(s) URLs, got ['127.0.0.1:8000']"),
     "bad tp": ("llm_infos = [('a/m', 0, 8)]\n",

@@ -12,11 +12,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import E2E_KS, E2E_N, E2E_QUESTIONS, offline_env, run_cli, write_layout
+from conftest import ROOT, E2E_KS, E2E_N, E2E_QUESTIONS, offline_env, run_cli, write_layout
 from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion
 from slurm_cluster import ClusterError, ensure_packages, start_cluster
 from test_e2e_opencompass import expected_metrics
@@ -73,23 +74,17 @@ dataset_languages = ['en', 'cn']
 
 def build_grid_config(template: Path, out_dir: Path) -> Path:
     """Write ONE OpenCompass config running every model × dataset pair of *template*'s
-    grid (each model only with its own dataset) and return its path.
-
-    Today this expands the template with :mod:`gpassk_oc.configgen` and joins the
-    per-point files with the demo's :func:`gpassk_oc.demo.run.combined_config` (its
-    ``combined.py``). Once ``dump_opencompass_configs.py --grid`` exists (configgen
-    branch), replace the body with ``python dump_opencompass_configs.py
-    --config_template_file TEMPLATE --output_dir OUT_DIR --grid`` and return
-    ``OUT_DIR / f"grid_{template.stem}.py"``; nothing else in this file depends on how
-    the config was made.
-    """
-    from gpassk_oc import configgen
-    from gpassk_oc.demo.run import combined_config
-
-    written = configgen.write_configs(configgen.generate(template), out_dir)
-    text, _pairs = combined_config(written)
-    grid = out_dir / f"grid_{template.stem}.py"
-    grid.write_text(text, encoding="utf-8")
+    grid (each model only with its own dataset), exactly as a user does, and return it:
+    ``python dump_opencompass_configs.py --config_template_file T --output_dir D --grid``
+    prints the grid file's path as its last stdout line."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "dump_opencompass_configs.py"), "--config_template_file",
+         str(template), "--output_dir", str(out_dir), "--grid"],
+        capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        pytest.fail(f"dump --grid failed (rc={proc.returncode}): {proc.stderr.strip()}")
+    grid = Path(proc.stdout.strip().splitlines()[-1])
+    assert grid == out_dir / f"grid_{template.stem}.py", proc.stdout
     return grid
 
 

@@ -157,6 +157,8 @@ def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
     evaluator: dict[str, Any] = dict(type=EVALUATOR, k=list(point.ks))
     if s["eval_urls"]:
         evaluator["judge"] = dict(urls=list(s["eval_urls"]), model=s["eval_model_name"])
+        if s["eval_prompt"] != "auto":
+            evaluator["judge"]["prompt"] = s["eval_prompt"]
     return dict(
         type=DATASET, abbr=abbr, path=s["data_path"], version=s["version"],
         dataset_splits=list(s["dataset_splits"]),

@@ -24,7 +24,8 @@ REWRITE_NOTES = (
     "Rewritten from a GPassK-style template (models/datasets built by the template):",
     "- dataset and evaluator: gpassk_oc's LiveMathBenchDataset + GPassKEvaluator, because",
     "  OpenCompass 0.5.4's LiveMathBenchEvaluator crashes (IndexError on the subdivision",
-    "  that BaseDataset overwrites); judge model_name/url became judge=dict(urls, model);",
+    "  that BaseDataset overwrites); judge model_name/url became judge=dict(urls, model)",
+    "  with OpenCompass's LiveMathBench judge prompt (prompt='opencompass'), as upstream;",
     "- names: the documented convention (model abbr @ dataset abbr, '.' written '-');",
     "- random_seed: recorded in the name, not sent (one fixed seed repeats every sample).",
 )
@@ -115,6 +116,7 @@ def grid_variables(path: Path, notes: list[str]) -> dict[str, Any]:
         out["eval_urls"] = [urls] if isinstance(urls, str) else list(urls)
     if "eval_model_name" not in out and evaluator.get("model_name"):
         out["eval_model_name"] = evaluator["model_name"]
+    out.setdefault("eval_prompt", "opencompass")  # the prompt upstream's evaluator sends
     models = cfg.get("models")
     if not isinstance(models, list) or not models:
         raise TemplateError("must be a non-empty list", "models")

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ..core.judge import PROMPT_NAMES
 from ..core.livemath_data import KNOWN_VERSIONS
 from .checks import (REQUIRED, Check, TemplateError, boolean, integer, k_lists, list_of,
-                     number, optional, suggest, text, urls, version)
+                     number, one_of, optional, suggest, text, urls, version)
 
 __all__ = [
     "TemplateError", "Var", "VARIABLES", "API_MODEL_KEYS", "KNOWN_VARIABLES", "ALIASES",
@@ -98,6 +99,10 @@ VARIABLES: tuple[Var, ...] = (
     Var("eval_model_name", "str", None,
         "model served at `eval_urls`; without URLs it is ignored (rule-based, with a note)",
         optional(text)),
+    Var("eval_prompt", "str", "auto",
+        "judge prompt: `'opencompass'` = LiveMathBench's own (the paper's tables), `'gpassk'`, "
+        "or `'auto'` (OpenCompass's for a LiveMath-Judge model, else gpassk's); GPassK-style "
+        "templates get `'opencompass'`", one_of(*PROMPT_NAMES)),
     Var("max_num_workers", "int", None,
         "when set, `infer`/`eval` LocalRunner sections with this many workers",
         optional(integer(1)), default_doc="unset"),
