@@ -6,12 +6,13 @@ import sys
 from typing import Callable, Sequence
 
 from . import __version__
+from .core.log import use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
-    "report": ("gpassk_oc.report",
+    "report": ("gpassk_oc.report.cli",
                "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
     "compare": ("gpassk_oc.compare",
                 "paired comparison of two runs on the same questions (difference with CI)"),
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    use_cli_format()  # one plain line per message; errors as "error: ..."
     parser = build_parser()
     if argv and argv[0] in SUBCOMMANDS:
         module_path, help_text = SUBCOMMANDS[argv[0]]

@@ -629,7 +629,7 @@ def test_demo_config_runs_through_opencompass(tmp_path):
     assert proc.returncode == 0 and len(results) == 1, (proc.stdout + proc.stderr)[-4000:]
     got = json.loads(results[0].read_text())
     cs = [counts[r["question"]] for r in records]
-    assert got["n"] == n and [d["c"] for d in got["details"]] == cs
+    assert got["run"]["n"] == n and [d["c"] for d in got["details"]] == cs
     for k in (4, 8):
         for tau in ("0.5", "1.0"):
             expected = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)

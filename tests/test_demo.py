@@ -183,7 +183,7 @@ def test_output_folder_has_everything(demo_run):
     for config in configs:
         model, dataset = config.stem.split("@")
         result = json.loads((run_dir / "results" / model / f"{dataset}.json").read_text())
-        assert result["n"] == QUICK_N and result["num_questions"] == 32
+        assert result["run"]["n"] == QUICK_N and result["run"]["num_questions"] == 32
     for name in ("leaderboard.md", "report.json", "report.csv"):
         assert (out / "report" / name).stat().st_size > 0
     for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):

@@ -165,6 +165,16 @@ class Results:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def undecided_basis(self) -> str:
+        """How well the file tells undecided samples apart: 'exact' (see
+        :attr:`marks_undecided`), 'upper bound' (a rules-mode file that does not mark them:
+        every rule-wrong sample with an answer counts) or 'unknown' (the file does not say
+        how samples were checked: only unjudged samples are known)."""
+        if self.marks_undecided:
+            return "exact"
+        return "upper bound" if self.info.check == "rules" else "unknown"
+
+    @property
     def marks_undecided(self) -> bool:
         """Whether undecided samples are told apart from decided ones exactly: written by
         schema 2 (``rule_undecided`` in rules mode), or judged (cascade/judge: only the
