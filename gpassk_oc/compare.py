@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .core.log import fail, logger
-from .core.metric_names import headline_metrics, parse_metric
+from .metric_names import headline_metrics, parse_metric
 from .core.stats import Difference, compare as paired_compare
 from .report.cli import add_common_arguments, check_common, write_output
 from .report.collect import Row, collect, describe_key_difference, subset_name

@@ -34,7 +34,7 @@ from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from .core import metric_names
+from . import metric_names
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -146,12 +146,12 @@ def format_threshold(tau: Threshold) -> str:
 
 
 def g_pass_key(k: int, tau: Threshold) -> str:
-    """``G-Pass@{k}_{τ}`` (spelled by :mod:`gpassk_oc.core.metric_names`)."""
+    """``G-Pass@{k}_{τ}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
     return metric_names.g_pass_key(k, as_fraction(tau))
 
 
 def mg_pass_key(k: int) -> str:
-    """``mG-Pass@{k}`` (spelled by :mod:`gpassk_oc.core.metric_names`)."""
+    """``mG-Pass@{k}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
     return metric_names.mg_pass_key(k)
 
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
 
 from ..metrics import DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_table
-from .metric_names import g_pass_key, group_name, mg_pass_key, result_key
+from ..metric_names import g_pass_key, group_name, mg_pass_key, result_key
 from .results import QuestionResult, Results, RunInfo
 
 __all__ = ["build_results", "excluded_questions", "group_replicas"]

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
-from .metric_names import group_name, legacy_group, parse_result_key, result_key
+from ..metric_names import group_name, legacy_group, parse_result_key, result_key
 
 __all__ = ["FOUND_VALUES", "QuestionResult", "Results", "ResultsError", "RunInfo",
            "SCHEMA_NAME", "SCHEMA_VERSION", "SOURCES", "read_results", "schema_tag"]

@@ -39,7 +39,7 @@ from typing import Iterable, Sequence, Union
 import numpy as np
 
 from ..metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
-from .metric_names import MetricSpec, parse_metric
+from ..metric_names import MetricSpec, parse_metric
 
 __all__ = [
     "Atoms",

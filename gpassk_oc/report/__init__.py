@@ -6,8 +6,10 @@ The package is a model and its renderers, never the reverse:
 * :mod:`.model` — statistics per row and subset, verdict sensitivity (:class:`Report`);
 * :mod:`.numbers` — the one rounding rule; :mod:`.tables` — cell text;
 * renderers :mod:`.markdown`, :mod:`.html`, :mod:`.csvout`, :mod:`.jsonout`;
-* :mod:`.cli` — flags, validation, output (figures come from :mod:`gpassk_oc.plots`,
-  which reads the model).
+* :mod:`.plots` — figures (matplotlib, imported lazily by the CLI);
+* :mod:`.cli` — flags, validation, output.
+
+Renderers and plots read the model; nothing in the model imports them.
 """
 from __future__ import annotations
 

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     write_output(render(report, args.format, ci=not args.no_ci, descending=args.descending),
                  args.out)
     if args.plots is not None and report.rows:
-        from ..plots import write_all
+        from .plots import write_all
 
         for path in write_all(report, args.plots):
             logger.info(f"wrote {path}")

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from ..core.metric_names import group_name, parse_result_key
+from ..metric_names import group_name, parse_result_key
 from ..core.naming import DatasetSetting, ModelSetting, parse_dataset_abbr, parse_model_abbr
 from ..core.results import QuestionResult, Results, ResultsError, read_results
 from ..core.stats import summarize

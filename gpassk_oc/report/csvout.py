@@ -7,7 +7,7 @@ import csv
 import io
 from typing import Any
 
-from ..core.metric_names import report_metrics
+from ..metric_names import report_metrics
 from ..core.stats import Estimate
 from .model import Report, sorted_rows
 from .numbers import pct

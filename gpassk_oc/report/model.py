@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..core.metric_names import group_name, headline_metrics, report_metrics
+from ..metric_names import group_name, headline_metrics, report_metrics
 from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
 from .collect import QuestionKey, Row, Run, collect, pick_greedy, subset_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..core.metric_names import headline_metrics
+from ..metric_names import headline_metrics
 from ..core.stats import Estimate
 from .collect import Row
 from .model import Cell, Report, sorted_rows

@@ -24,11 +24,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .core.metric_names import MetricSpec
-from .core.stats import summarize
-from .report.collect import Row
-from .report.model import Report
-from .report.numbers import pct
+from ..core.stats import summarize
+from ..metric_names import MetricSpec
+from .collect import Row
+from .model import Report
+from .numbers import pct
 
 Curve = dict[str, Any]
 
