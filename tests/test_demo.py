@@ -23,7 +23,7 @@ from conftest import offline_env
 from gpassk_oc import configgen
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
-from gpassk_oc.report import metric_keys
+from gpassk_oc.metric_names import report_metrics as metric_keys
 
 QUICK_N = 8  # demo.py's k-list [4, 8] with --quick's replications = [1]
 K = 8
