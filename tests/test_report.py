@@ -364,3 +364,85 @@ def test_details_without_split_or_language_give_only_the_overall_table(tmp_path,
     assert rows[0]["splits"] == {} and rows[0]["k"] == 16
     code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "100")
     assert code == 0 and out.count("## my-dataset") == 1 and "| plain-model | — | 48 | 10 |" in out
+
+
+# --------------------------------------------------------------------------- bad inputs
+def test_level_as_percentage_equals_fraction_and_bad_levels_fail_in_one_line(workdir, capsys):
+    root, _ = workdir
+    as_fraction, _ = report_json(capsys, root, "--level", "0.9")
+    as_percent, _ = report_json(capsys, root, "--level", "90")
+    assert as_percent == as_fraction and as_percent[0]["confidence_level"] == 0.9
+    for bad in ("150", "0", "100", "-0.5", "1"):
+        code, out, err = run_cli(capsys, "report", root, "--level", bad)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (bad, err)
+        assert err.startswith(f"error: --level {float(bad):g}: need a confidence level")
+
+
+def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "-5")
+    assert (code, out, err) == (2, "", "error: --resamples -5: need 0 (no intervals) or more\n")
+    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0")
+    assert code == 0 and "no confidence intervals (--resamples 0)" in out and " [" not in out
+
+
+def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
+    root, _ = workdir
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    for metric, message in (
+            ("pass@99", f"error: --metrics pass@99: k=99 exceeds the n={N} judged samples per "
+                        f"question of A ({a}); it cannot be computed"),
+            ("G-Pass@4", "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
+                         "mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75)")):
+        code, out, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
+                                 "--metrics", metric)
+        assert (code, out, err) == (2, "", message + "\n")
+    code, _, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
+                           "--k", "64")
+    assert code == 2 and err.startswith("error: --metrics pass@64: k=64 exceeds")
+
+
+def test_greedy_only_runs_give_a_greedy_table(tmp_path, capsys):
+    rng = np.random.default_rng(9)
+    cs = {m: rng.integers(0, 2, len(questions())) for m in ("qwen-7b", "llama-8b")}
+    for model, c in cs.items():
+        write_run(tmp_path, abbr(model, "0-0", top_p="1-0"), GREEDY_DATASET, c, 1)
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "200")
+    assert code == 0, err
+    assert "## Greedy runs" in out and "| Model | Dataset | Q | accuracy |" in out
+    rows, _ = report_json(capsys, tmp_path, greedy=True)
+    assert {r["model"]: r["metrics"]["accuracy"]["value"] for r in rows} == {
+        abbr(m, "0-0", top_p="1-0"): pytest.approx(100 * c.mean(), abs=1e-4) for m, c in cs.items()}
+
+
+def test_one_rounding_rule_everywhere(tmp_path, capsys):
+    """17 of 80 correct = 21.25 %: every table shows 21.3 (half up), none 21.2."""
+    qs = [("AMC", "en", i, f"q{i}") for i in range(20)]
+    c = [1] * 17 + [0] * 3  # n = 4: pass@1 = 17/80
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, c, 4, qs=qs)
+    greedy = [1] * 17 + [0] * 63
+    write_run(tmp_path, abbr("m", "0-0", top_p="1-0"), GREEDY_DATASET, greedy, 1,
+              qs=[("AMC", "en", i, f"g{i}") for i in range(80)])
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "4")
+    assert code == 0, err
+    sens_part = out[out.index("## Verdict sensitivity"):]
+    sens_line = next(line for line in sens_part.splitlines() if line.startswith("| m |"))
+    greedy_line = next(line for line in out.splitlines() if "LiveMathBench-v202412-k1-r1" in line)
+    assert sens_line.split(" | ")[-1].startswith("21.3") and greedy_line.endswith("| 21.3 |")
+    assert "21.2" not in out
+    code, out, _ = run_cli(capsys, "compare", tmp_path, tmp_path, "--model-a", abbr("m", "0-7"),
+                           "--model-b", abbr("m", "0-7"), "--metrics", "pass@1")
+    assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
+    from gpassk_oc.demo.run import _cell
+    assert _cell({"value": 21.25, "ci_low": 21.25, "ci_high": 21.35}) == "21.3 [21.3, 21.4]"
+
+
+def test_a_ci_without_spread_says_so_instead_of_zero_width(tmp_path, capsys):
+    qs = questions()
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, [0] * len(qs), N)  # never correct
+    code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "200")
+    assert code == 0 and "0.0 [no width]" in out and "[0.0, 0.0]" not in out
+    rows, _ = report_json(capsys, tmp_path)
+    metric = rows[0]["metrics"]["mG-Pass@16"]
+    assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == \
+        (0.0, None, None, "no width")
