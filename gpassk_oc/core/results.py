@@ -192,8 +192,9 @@ class Results:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON object the evaluator returns (plain Python types only)."""
-        out: dict[str, Any] = {"schema": schema_tag(self.schema_version)}
+        """The JSON object the evaluator returns, always in the current schema (plain
+        Python types only); a file read from an older schema is written upgraded."""
+        out: dict[str, Any] = {"schema": schema_tag()}
         out.update(self.metrics)
         out["run"] = self.info.to_json()
         out["accounting"] = dict(self.accounting)
@@ -253,8 +254,10 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         raise ResultsError(f"{field_of}.correct: need a list of verdicts (or integer c <= n)")
     size = len(correct)
     extracted = d.get("extracted")
-    if not isinstance(extracted, list) or len(extracted) != size:
+    if extracted is None:  # counts-only files: no answers to show
         extracted = [None] * size
+    elif not isinstance(extracted, list) or len(extracted) != size:
+        raise ResultsError(f"{field_of}.extracted: need one entry per sample ({size})")
     optional = {}
     for name in ("source", "found"):
         values = d.get(name)

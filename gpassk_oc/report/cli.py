@@ -104,7 +104,10 @@ def run(args: argparse.Namespace) -> int:
         return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
     write_output(render(report, args.format, ci=not args.no_ci, descending=args.descending),
                  args.out)
-    if args.plots is not None and report.rows:
+    if args.plots is not None and not report.rows:
+        logger.warning(f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
+                       "per question: no G-Pass curves to draw)")
+    elif args.plots is not None:
         from .plots import write_all
 
         for path in write_all(report, args.plots):
