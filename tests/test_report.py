@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.cli import main
+from gpassk_oc.core.log import use_cli_format
 
 N = 48
 KS = [4, 8, 16]
@@ -95,7 +97,10 @@ def workdir(tmp_path):
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
+    try:
+        code = main([str(a) for a in argv])
+    finally:  # the CLI's log sink is this test's captured stderr: do not leave it behind
+        use_cli_format(sys.__stderr__)
     out, err = capsys.readouterr()
     return code, out, err
 

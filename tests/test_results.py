@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import brute_g_pass, brute_mg_pass
-from gpassk_oc.cli import main
+from test_report import run_cli
 from gpassk_oc.core.gpass_eval import build_results
 from gpassk_oc.core.results import (SCHEMA_VERSION, Results, ResultsError, read_results,
                                     schema_tag)
@@ -105,8 +105,7 @@ def test_newer_schema_is_refused_in_one_line(tmp_path, capsys):
         read_results(path)
     assert str(info.value) == (f"{path}: schema: written by a newer gpassk_oc (results schema 99; "
                                f"this one reads up to {SCHEMA_VERSION}); upgrade gpassk_oc to read it")
-    code = main(["report", str(tmp_path)])
-    err = capsys.readouterr().err
+    code, _, err = run_cli(capsys, "report", tmp_path)
     assert code == 2 and "results schema 99" in err and "Traceback" not in err
 
 
@@ -131,8 +130,7 @@ def test_previous_release_file_is_read():
 def test_report_reads_the_previous_release(tmp_path, capsys):
     work = tmp_path / "work"
     shutil.copytree(FIXTURE, work)
-    code = main(["report", str(work), "--format", "json", "--resamples", "200"])
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(capsys, "report", work, "--format", "json", "--resamples", "200")
     assert code == 0, err
     (row,) = json.loads(out)
     assert "top-level" not in err  # the file's own numbers agree with its details
