@@ -226,6 +226,27 @@ def test_estimates_are_within_sampling_noise_of_the_truth(demo_run):
 
 
 @pytest.mark.e2e
+def test_no_interval_excludes_its_estimate_or_claims_zero_width(demo_run):
+    """--quick has few questions: some metrics are equal on every question. Those say
+    "no width" instead of a [v, v] interval that would exclude the truth."""
+    out, _, _ = demo_run
+    flat = 0
+    for row in _rows(out):
+        for block in [row["metrics"]] + [s["metrics"] for s in row["splits"].values()]:
+            for key, m in block.items():
+                if m is None or m["value"] is None:
+                    continue
+                if m["ci"] == "no width":
+                    flat += 1
+                    assert m["ci_low"] is None and m["ci_high"] is None, key
+                else:
+                    assert m["ci_low"] <= m["value"] <= m["ci_high"], (key, m)
+                    assert m["ci_low"] < m["ci_high"], (key, m)
+    leaderboard = (out / "report" / "leaderboard.md").read_text()
+    assert flat and "[no width]" in leaderboard
+
+
+@pytest.mark.e2e
 def test_truth_uses_the_documented_probabilities(demo_run):
     out, _, _ = demo_run
     for row in _rows(out):
