@@ -451,3 +451,14 @@ def test_a_ci_without_spread_says_so_instead_of_zero_width(tmp_path, capsys):
     metric = rows[0]["metrics"]["mG-Pass@16"]
     assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == \
         (0.0, None, None, "no width")
+
+
+def test_bad_flag_values_are_one_line_too(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--seed", "-1")
+    assert (code, out, err) == (2, "", "error: --seed -1: need a non-negative integer\n")
+    with pytest.raises(SystemExit) as info:
+        run_cli(capsys, "report", root, "--k", "sixteen")
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err == ("error: gpassk-oc report: argument --k: invalid int "
+                                            "value: 'sixteen'\n")

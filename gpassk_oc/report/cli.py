@@ -49,6 +49,8 @@ def check_common(args: argparse.Namespace) -> None:
     args.level = level
     if args.resamples < 0:
         raise ReportError(f"--resamples {args.resamples}: need 0 (no intervals) or more")
+    if args.seed < 0:
+        raise ReportError(f"--seed {args.seed}: need a non-negative integer")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
