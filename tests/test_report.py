@@ -172,8 +172,8 @@ def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
     assert all(float(r["mG-Pass@16 ci_low"]) <= float(r["mG-Pass@16"]) <= float(r["mG-Pass@16 ci_high"])
                for r in overall)
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")
-    # overall + per split, the verdict sensitivity table, the greedy table
-    assert code == 0 and out.count("<table>") == 1 + len(SPLITS) + 2 and "mG-Pass@16" in out
+    # overall + per split, the verdict sensitivity, accounting and greedy tables
+    assert code == 0 and out.count("<table>") == 1 + len(SPLITS) + 3 and "mG-Pass@16" in out
 
 
 def test_k_option_and_k_larger_than_n(workdir, capsys):

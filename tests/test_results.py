@@ -142,6 +142,14 @@ def test_report_reads_the_previous_release(tmp_path, capsys):
     assert (sens["undecided"], sens["unjudged"], sens["undecided_basis"]) == (0, 1, "exact")
     assert sens["metrics"]["G-Pass@2_0.5"] == {"low": pytest.approx(100 * 11 / 18, abs=1e-4),
                                                "high": pytest.approx(100 * 14 / 18, abs=1e-4)}
+    # the counts are in the report's accounting section, never among the metrics
+    assert row["accounting"] == {"check": "cascade", "samples": 12, "rule_decided": 9,
+                                 "no_answer": 1, "cache_hits": 0, "judged_samples": 2,
+                                 "unjudged": 1, "judge_calls": 3, "rule_checks": 4,
+                                 "rule_mv_calls": 1, "rule_timeouts": 0}
+    assert not {"samples", "judge_calls", "rule_checks"} & set(row["metrics"])
+    code, out, _ = run_cli(capsys, "report", work, "--resamples", "0")
+    assert code == 0 and "| m | cascade | 12 | 9 | 1 | 0 | 2 | 1 | 3 | 4 | 1 | 0 |" in out
 
 
 # --------------------------------------------------------------------------- sensitivity

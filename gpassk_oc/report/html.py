@@ -4,7 +4,8 @@ from __future__ import annotations
 import html
 
 from .model import Report
-from .tables import ci_note, greedy_rows, sensitivity_note, sensitivity_rows, table_rows, titles
+from .tables import (accounting_rows, ci_note, greedy_rows, sensitivity_note, sensitivity_rows,
+                     table_rows, titles)
 
 _STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse;margin-bottom:1.5em}"
           "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
@@ -33,6 +34,10 @@ def render_html(report: Report, ci: bool = True, descending: bool = False) -> st
         if body:
             out += _table(f"Verdict sensitivity — {dataset_abbr}", header, body,
                           sensitivity_note(report))
+    for dataset_abbr in report.subsets:
+        header, body = accounting_rows(report, dataset_abbr, descending)
+        if body:
+            out += _table(f"Accounting — {dataset_abbr}", header, body)
     header, body = greedy_rows(report, ci)
     if body:
         out += _table("Greedy runs", header, body)

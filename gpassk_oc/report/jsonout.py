@@ -7,7 +7,7 @@ from typing import Any
 
 from ..core.stats import Estimate
 from .collect import Row, Run
-from .model import Cell, Report, Sensitivity, sorted_rows
+from .model import Cell, Report, Sensitivity, accounting, sorted_rows
 from .numbers import pct
 
 
@@ -65,6 +65,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                 "resamples": report.n_boot,
                 "metrics": _cell_metrics(overall),
                 "sensitivity": _sensitivity_json(overall.sensitivity),
+                "accounting": accounting(row),
                 "splits": {s: {"num_questions": report.cells[(row.label, dataset_abbr, s)].num_questions,
                                "metrics": _cell_metrics(report.cells[(row.label, dataset_abbr, s)])}
                            for s in subsets[1:] if (row.label, dataset_abbr, s) in report.cells},

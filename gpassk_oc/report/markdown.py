@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from .model import Report
-from .tables import ci_note, greedy_rows, sensitivity_note, sensitivity_rows, table_rows, titles
+from .tables import (accounting_rows, ci_note, greedy_rows, sensitivity_note, sensitivity_rows,
+                     table_rows, titles)
 
 
 def _table(header: list[str], body: list[list[str]]) -> list[str]:
@@ -21,6 +22,10 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
         if body:
             out += [f"## Verdict sensitivity — {dataset_abbr}", "", sensitivity_note(report),
                     ""] + _table(header, body)
+    for dataset_abbr in report.subsets:
+        header, body = accounting_rows(report, dataset_abbr, descending)
+        if body:
+            out += [f"## Accounting — {dataset_abbr}", ""] + _table(header, body)
     header, body = greedy_rows(report, ci)
     if body:
         out += ["## Greedy runs", ""] + _table(header, body)

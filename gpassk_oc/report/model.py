@@ -30,8 +30,12 @@ from ..metric_names import group_name, headline_metrics, report_metrics
 from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
 from .collect import QuestionKey, Row, Run, collect, pick_greedy, subset_name
 
-__all__ = ["Cell", "Report", "ReportError", "Sensitivity", "build_report", "default_k",
-           "sensitivity", "sorted_rows"]
+__all__ = ["ACCOUNTING_COLUMNS", "Cell", "Report", "ReportError", "Sensitivity", "accounting",
+           "build_report", "default_k", "sensitivity", "sorted_rows"]
+
+#: accounting counts the report shows (when the results files have them), in this order
+ACCOUNTING_COLUMNS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples",
+                      "unjudged", "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
 
 
 class ReportError(ValueError):
@@ -80,6 +84,18 @@ def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
     high = summarize(total, row.c + row.undecided + row.unjudged, list(metrics), n_boot=0)
     return Sensitivity(int(row.undecided.sum()), int(row.unjudged.sum()), row.undecided_basis,
                        {key: (low[key].value, high[key].value) for key in low})
+
+
+def accounting(row: Row) -> dict[str, object]:
+    """The row's grading accounting: ``check`` (the runs' check modes) and every count of
+    :data:`ACCOUNTING_COLUMNS` the files carry, summed over pooled runs."""
+    checks = sorted({r.results.info.check or "?" for r in row.runs})
+    out: dict[str, object] = {"check": "+".join(checks)}
+    for key in ACCOUNTING_COLUMNS:
+        values = [r.results.accounting.get(key) for r in row.runs]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+            out[key] = sum(values)
+    return out
 
 
 def default_k(rows: Sequence[Row]) -> int | None:

@@ -7,7 +7,7 @@ from typing import Sequence
 from ..metric_names import headline_metrics
 from ..core.stats import Estimate
 from .collect import Row
-from .model import Cell, Report, sorted_rows
+from .model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 from .numbers import DASH, pct_text
 
 NO_WIDTH = "no width"
@@ -88,6 +88,19 @@ def sensitivity_rows(report: Report, dataset_abbr: str, descending: bool = False
         body.append([row.base_model if row.setting else row.label, undecided,
                      str(sens.unjudged)] + cells)
     return header, body
+
+
+def accounting_rows(report: Report, dataset_abbr: str, descending: bool = False
+                    ) -> tuple[list[str], list[list[str]]]:
+    """How the samples were checked: the counts the results files carry (no metric)."""
+    rows = sorted_rows(report, dataset_abbr, "overall", descending)
+    tables = [accounting(row) for row in rows]
+    columns = [c for c in ACCOUNTING_COLUMNS if any(c in t for t in tables)]
+    if not columns:
+        return [], []
+    body = [[row.base_model if row.setting else row.label, str(t["check"])]
+            + [str(t.get(c, DASH)) for c in columns] for row, t in zip(rows, tables)]
+    return ["Model", "check"] + columns, body
 
 
 def sensitivity_note(report: Report) -> str:
