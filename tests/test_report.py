@@ -462,3 +462,17 @@ def test_bad_flag_values_are_one_line_too(workdir, capsys):
     err = capsys.readouterr().err
     assert info.value.code == 2 and err == ("error: gpassk-oc report: argument --k: invalid int "
                                             "value: 'sixteen'\n")
+
+
+def test_model_never_imports_its_renderers_or_plots():
+    """Plots and renderers depend on the model, never the reverse (no import cycle)."""
+    import ast
+
+    package = Path(__file__).parents[1] / "gpassk_oc" / "report"
+    graph = {f.stem: {n.module or "" for n in ast.walk(ast.parse(f.read_text()))
+                      if isinstance(n, ast.ImportFrom) and n.level == 1}
+             for f in package.glob("*.py")}
+    renderers = {"markdown", "html", "csvout", "jsonout", "tables", "plots", "cli"}
+    assert not renderers & (graph["model"] | graph["collect"] | graph["numbers"])
+    assert not {"plots", "cli"} & graph["__init__"]  # importing the package draws nothing
+    assert all("cli" not in deps for deps in graph.values())
