@@ -4,7 +4,8 @@ OpenCompass's ``BaseDataset`` repeats the whole dataset n times as contiguous bl
 row ``r * q + i`` (q questions) is replica r of question i. :func:`group_replicas`
 checks that layout against ``question_id`` instead of trusting it, and
 :func:`build_results` turns per-sample verdicts into the result dict our evaluator
-returns (percent values, like OpenCompass).
+returns (percent values, like OpenCompass), in the results-file schema owned by
+:mod:`.results`.
 
 Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: question q has
 ``c_q`` correct among ``n_q`` judged samples, and a G-Pass@k mean only covers questions with
