@@ -17,6 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
 
+from .. import __version__
 from ..metrics import DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_table
 from ..metric_names import g_pass_key, group_name, mg_pass_key, result_key
 from .results import QuestionResult, Results, RunInfo
@@ -175,7 +176,7 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
     info = RunInfo(n=int(n), num_questions=q, ks=ks,
                    thresholds=[float(format_threshold(t)) for t in thresholds],
                    mg_mode=mg_mode, check=check, judge=dict(judge) if judge else None,
-                   undecided_marked=bool(undecided_marked))
+                   undecided_marked=bool(undecided_marked), writer=f"gpassk_oc {__version__}")
     counts: dict[str, Any] = dict(accounting or {})
     counts["unjudged"] = sum(1 for row in correct for v in row if v is None)
     counts["excluded_questions"] = excluded_questions(ks, correct)

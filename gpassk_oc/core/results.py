@@ -9,7 +9,8 @@ Schema 2 (this release)::
       "AMC/en/G-Pass@16_0.5": 38.0, ...          # per split × language group
       "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],
               "thresholds": [0.0, 0.25, 0.5, 0.75, 1.0], "mg_mode": "documented",
-              "check": "cascade", "judge": {"model": "...", "prompt": "..."} | null},
+              "check": "cascade", "judge": {"model": "...", "prompt": "..."} | null,
+              "undecided_marked": false, "writer": "gpassk_oc 0.1.0"},
       "accounting": {"samples": 4800, "rule_decided": ..., "judge_calls": ...,
                      "unjudged": 0, "excluded_questions": {"16": 0}, ...},
       "details": [{"index": 0, "question_id": "...", "split": "AMC", "language": "en",
@@ -144,12 +145,13 @@ class RunInfo:
     judge: Optional[dict[str, Any]] = None  # e.g. {"model": ..., "prompt": ...}
     #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
     undecided_marked: bool = False
+    writer: Optional[str] = None  # e.g. "gpassk_oc 0.1.0"
 
     def to_json(self) -> dict[str, Any]:
         return {"n": self.n, "num_questions": self.num_questions, "ks": list(self.ks),
                 "thresholds": list(self.thresholds), "mg_mode": self.mg_mode,
                 "check": self.check, "judge": self.judge,
-                "undecided_marked": self.undecided_marked}
+                "undecided_marked": self.undecided_marked, "writer": self.writer}
 
 
 @dataclass
@@ -332,7 +334,8 @@ def _v2_top(data: Mapping[str, Any], questions: Sequence[QuestionResult], where:
                    mg_mode=str(run.get("mg_mode") or "documented"),
                    check=run.get("check") if isinstance(run.get("check"), str) else None,
                    judge=dict(judge) if isinstance(judge, Mapping) else None,
-                   undecided_marked=run.get("undecided_marked") is True)
+                   undecided_marked=run.get("undecided_marked") is True,
+                   writer=run.get("writer") if isinstance(run.get("writer"), str) else None)
     accounting = data.get("accounting")
     if accounting is not None and not isinstance(accounting, Mapping):
         raise ResultsError(f"{where}: accounting: need an object")
