@@ -19,7 +19,7 @@ from gpassk_oc.core.gpass_eval import build_results
 from gpassk_oc.core.results import (SCHEMA_VERSION, Results, ResultsError, read_results,
                                     schema_tag)
 from gpassk_oc.metric_names import (MetricSpec, group_name, legacy_group, parse_metric,
-                                    parse_result_key, result_key)
+                                    parse_result_key, result_key, split_group)
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import sensitivity
 
@@ -44,6 +44,7 @@ def test_metric_names_round_trip_and_refuse_unknown():
 
 def test_one_group_name_and_result_keys():
     assert group_name("AMC", "en") == "AMC/en" and group_name("", "") == ""
+    assert split_group("AIME_2025/en") == ("AIME_2025", "en")
     assert result_key("mG-Pass@16", "AMC/en") == "AMC/en/mG-Pass@16"
     assert parse_result_key("AMC/en/G-Pass@4_0.5") == ("AMC/en", MetricSpec("G", 4, Fraction(1, 2)))
     assert parse_result_key("pass@1") == ("", MetricSpec("pass", 1))

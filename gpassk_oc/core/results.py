@@ -185,14 +185,6 @@ class Results:
             return True
         return any("rule_undecided" in (q.source or ()) for q in self.questions)
 
-    def group_metrics(self) -> dict[str, dict[str, float]]:
-        """``{group: {metric key: percent}}``; group '' is overall."""
-        out: dict[str, dict[str, float]] = {}
-        for key, value in self.metrics.items():
-            group, _, metric = key.rpartition("/")
-            out.setdefault(group, {})[metric] = value
-        return out
-
     def to_json(self) -> dict[str, Any]:
         """The JSON object the evaluator returns, always in the current schema (plain
         Python types only); a file read from an older schema is written upgraded."""
