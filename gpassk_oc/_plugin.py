@@ -14,11 +14,10 @@ icl_evaluators registry". Two hooks fix that:
 """
 from __future__ import annotations
 
-import logging
 import sys
 from typing import Callable, Iterable
 
-_log = logging.getLogger("gpassk_oc")
+from .core.log import logger
 
 
 class PluginImportError(RuntimeError):
@@ -30,7 +29,7 @@ def guarded_import(module: str, exc: ImportError) -> PluginImportError:
     message = (f"gpassk_oc: importing {module} failed with {type(exc).__name__}: {exc} "
                f"(python: {sys.executable}); fix this import error — OpenCompass would "
                "otherwise only report the class as 'not in the registry'")
-    print(message, file=sys.stderr, flush=True)  # the task's .out log captures stderr
+    logger.error(message)  # loguru's stderr sink: the task's .out log captures it
     return PluginImportError(message)
 
 
@@ -42,8 +41,7 @@ def missing_name_hook(module: str, public: Iterable[str]) -> Callable[[str], obj
         if not name.startswith("_") and name[:1].isupper():
             message = (f"gpassk_oc: {module} has no {name!r}; it provides: "
                        f"{', '.join(names)}")
-            print(message, file=sys.stderr, flush=True)
-            _log.error(message)
+            logger.error(message)
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 
     return __getattr__

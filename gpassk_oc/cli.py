@@ -3,21 +3,31 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from . import __version__
+from .core.log import fail, use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
-    "report": ("gpassk_oc.report",
+    "report": ("gpassk_oc.report.cli",
                "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
     "compare": ("gpassk_oc.compare",
                 "paired comparison of two runs on the same questions (difference with CI)"),
     "demo": ("gpassk_oc.demo.run",
              "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth"),
 }
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one ``error:`` line and exit status 2 (no usage dump;
+    ``--help`` still shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{self.prog}: {message}")
+        raise SystemExit(2)
 
 
 def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],
@@ -42,11 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    use_cli_format()  # one plain line per message; errors as "error: ..."
     parser = build_parser()
     if argv and argv[0] in SUBCOMMANDS:
         module_path, help_text = SUBCOMMANDS[argv[0]]
         add_arguments, run = _load(module_path)
-        sub = argparse.ArgumentParser(prog=f"gpassk-oc {argv[0]}", description=help_text)
+        sub = _OneLineParser(prog=f"gpassk-oc {argv[0]}", description=help_text)
         add_arguments(sub)
         return int(run(sub.parse_args(argv[1:])) or 0)
     args = parser.parse_args(argv)

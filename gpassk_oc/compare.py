@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
 from typing import Any, Sequence
 
 import numpy as np
 
+from .core.log import fail, logger
+from .metric_names import headline_metrics, parse_metric
 from .core.stats import Difference, compare as paired_compare
-from .report import (DASH, Row, add_common_arguments, collect, default_k, describe_key_difference,
-                     subset_name, write_output)
+from .report.cli import add_common_arguments, check_common, write_output
+from .report.collect import Row, collect, describe_key_difference, subset_name
+from .report.model import ReportError, default_k
+from .report.numbers import DASH, pct, pct_text
 
 
 class CompareError(Exception):
@@ -31,8 +33,7 @@ class CompareError(Exception):
 def _candidates(path: str, pool_seeds: bool) -> tuple[list[Row], list[str]]:
     rows, greedy, notes = collect([path], pool_seeds)
     # greedy runs are not table rows but may be compared too
-    rows = rows + [Row(g.model_abbr, g.dataset_abbr, [g], g.keys, g.n, g.c, list(g.notes))
-                   for g in greedy]
+    rows = rows + [Row.of_run(g) for g in greedy]
     return rows, notes
 
 
@@ -56,10 +57,10 @@ def select_row(path: str, model: str | None, dataset: str | None, side: str,
         else:
             rows = []
     if len(rows) != 1:
-        found = "\n  ".join(f"{r.label}  on  {r.dataset_abbr}" for r in rows) or "(none)"
+        found = "; ".join(f"{r.label} on {r.dataset_abbr}" for r in rows) or "(none)"
         flag = f"--model-{side.lower()}"
         raise CompareError(f"{side}: {len(rows)} runs under {path} match; choose one with {flag} "
-                           f"and/or --dataset:\n  {found}")
+                           f"and/or --dataset: {found}")
     return rows[0], notes
 
 
@@ -86,16 +87,13 @@ def compare_rows(a: Row, b: Row, metrics: Sequence[str], *, by_split: bool = Fal
             for name, m in subsets.items()}
 
 
-def _p(x: float) -> float | None:
-    return round(100 * x, 4) if math.isfinite(x) else None
-
-
 def to_json(a: Row, b: Row, k: int, level: float, n_boot: int,
             result: dict[str, dict[str, Difference]]) -> dict[str, Any]:
     def block(diffs: dict[str, Difference]) -> dict[str, Any]:
-        return {key: {"a": _p(d.a), "b": _p(d.b), "diff": _p(d.diff), "ci_low": _p(d.ci_low),
-                      "ci_high": _p(d.ci_high), "sampling_se": _p(d.sampling_se),
-                      "p_value": d.p_value if math.isfinite(d.p_value) else None,
+        return {key: {"a": pct(d.a), "b": pct(d.b), "diff": pct(d.diff), "ci_low": pct(d.ci_low),
+                      "ci_high": pct(d.ci_high), "ci": d.ci, "sampling_se": pct(d.sampling_se),
+                      "p_value": None if d.ci in ("undefined", "off") or d.p_value != d.p_value
+                      else d.p_value,
                       "n_questions": d.n_questions} for key, d in diffs.items()}
 
     return {"a": a.label, "b": b.label, "dataset_a": a.dataset_abbr, "dataset_b": b.dataset_abbr,
@@ -106,9 +104,6 @@ def to_json(a: Row, b: Row, k: int, level: float, n_boot: int,
 
 def render_markdown(a: Row, b: Row, level: float, n_boot: int,
                     result: dict[str, dict[str, Difference]]) -> str:
-    def fmt(x: float, digits: int = 1, sign: bool = False) -> str:
-        return DASH if not math.isfinite(x) else f"{100 * x:{'+' if sign else ''}.{digits}f}"
-
     out = [f"# {a.label} (A) vs {b.label} (B)", "",
            f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
            f"Percent; A − B with its {100 * level:g}% paired bootstrap CI over questions "
@@ -118,10 +113,13 @@ def render_markdown(a: Row, b: Row, level: float, n_boot: int,
         out += [f"## {name}", "", "| Metric | A | B | A − B | CI | p | rerun SE |",
                 "|---|---|---|---|---|---|---|"]
         for key, d in diffs.items():
-            ci = DASH if not math.isfinite(d.ci_low) else f"[{fmt(d.ci_low, sign=True)}, {fmt(d.ci_high, sign=True)}]"
-            p = DASH if not math.isfinite(d.p_value) else f"{d.p_value:.3f}"
-            out.append(f"| {key} | {fmt(d.a)} | {fmt(d.b)} | {fmt(d.diff, sign=True)} | {ci} | {p} | "
-                       f"{fmt(d.sampling_se, 2)} |")
+            ci = ("no width" if d.ci == "no width" else DASH if d.ci != "ok" else
+                  f"[{pct_text(d.ci_low, sign=True)}, {pct_text(d.ci_high, sign=True)}]")
+            p = DASH if d.ci in ("undefined", "off") or d.p_value != d.p_value \
+                else f"{d.p_value:.3f}"
+            out.append(f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
+                       f"{pct_text(d.diff, sign=True)} | {ci} | {p} | "
+                       f"{pct_text(d.sampling_se, 2)} |")
         out.append("")
     return "\n".join(out)
 
@@ -139,25 +137,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser)
 
 
+def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list[str]:
+    """Metric keys, parsed; CompareError (one line) for an unknown name or a k that a run's
+    samples per question cannot reach."""
+    keys = []
+    for name in names:
+        try:
+            spec = parse_metric(name)
+        except ValueError as exc:
+            raise CompareError(f"--metrics: {exc}") from None
+        for row, side in rows:
+            most = int(row.n.max())
+            if spec.k > most:
+                raise CompareError(f"--metrics {name}: k={spec.k} exceeds the n={most} judged "
+                                   f"samples per question of {side} ({row.label}); it cannot "
+                                   "be computed")
+        keys.append(spec.key)
+    return list(dict.fromkeys(keys))
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
+        check_common(args)
         a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
         b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
-        k = args.k or min(default_k([a]) or 1, default_k([b]) or 1)
-        metrics = args.metrics or ([f"G-Pass@{k}_{t}" for t in ("0.5", "0.75", "1.0")]
-                                   + [f"mG-Pass@{k}", f"pass@{k}", "pass@1"])
-        for row, side in ((a, "A"), (b, "B")):
-            if int(row.n.max()) < k:
-                print(f"note: {side} ({row.label}) has n={int(row.n.max())} < k={k}: @{k} metrics "
-                      "unavailable", file=sys.stderr)
+        sides = ((a, "A"), (b, "B"))
+        if args.k is not None:
+            check_metrics([f"pass@{args.k}"], sides)  # an explicit --k must be reachable
+        k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
+        metrics = check_metrics(args.metrics or (headline_metrics(k) + [f"pass@{k}", "pass@1"]),
+                                sides)
         result = compare_rows(a, b, metrics, by_split=args.by_split, n_boot=args.resamples,
                               level=args.level, seed=args.seed)
-    except (CompareError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (CompareError, ReportError) as exc:
+        return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
-        print(f"note: {note}", file=sys.stderr)
+        logger.info(f"note: {note}")
     if args.format == "json":
         text = json.dumps(to_json(a, b, k, args.level, args.resamples, result), indent=1) + "\n"
     else:

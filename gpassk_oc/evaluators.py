@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._plugin import guarded_import, missing_name_hook
 from .core.gpass_eval import build_results, group_replicas
+from .core import grading
 from .core.grading import GradeResult, GradingPolicy, UnjudgedError, grade
 from .core.judge import JudgeConfig, resolve_prompt
+from .core.log import logger
 from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 
 try:
@@ -67,6 +68,14 @@ _JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_tex
 
 #: where OpenCompass keeps LiveMathBench's judge prompts (0.5.x)
 OC_PROMPTS_MODULE = "opencompass.datasets.livemathbench.prompts"
+
+
+def judge_identity(config: JudgeConfig) -> Dict[str, Any]:
+    """What the results file records about the judge (``run.judge``): its model, the prompt
+    asked for and the one used, and each language's prompt version (name + hash of the
+    exact text, as in the cache key) — never URLs, key variables or the prompt texts."""
+    return {"model": config.model, "prompt": config.prompt, "prompt_name": config.prompt_name,
+            "prompt_versions": {lang: config.prompt_for(lang)[1] for lang in ("en", "cn")}}
 
 
 def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
@@ -264,8 +273,8 @@ class GPassKEvaluator(BaseEvaluator):
         except UnjudgedError as exc:
             # the exception's own message says what to do; name the task it belongs to
             # (leading newline: the progress bar leaves its line open in the task log)
-            print(f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) failed: {exc}",
-                  file=sys.stderr, flush=True)
+            logger.error(f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) "
+                         f"failed: {exc}")
             raise
 
     # ----------------------------------------------------------------- OpenCompass API
@@ -316,16 +325,22 @@ class GPassKEvaluator(BaseEvaluator):
                   "responses": [p if isinstance(p, str) else str(p or "") for p in preds]}
                  for r, preds in zip(rows, grouped)]
         graded = self._grade(items)
-        accounting: Dict[str, Any] = {"check": self.check}
-        accounting.update({key: int(graded.counts.get(key, 0)) for key in ACCOUNTING_KEYS})
+        accounting: Dict[str, Any] = {key: int(graded.counts.get(key, 0))
+                                      for key in ACCOUNTING_KEYS}
+        # how answers were found (boxed / statement / fallback / none), when the grader says
+        accounting.update({key: int(v) for key, v in graded.counts.items()
+                           if key.startswith("found_")})
         if self.check != "rules":
-            accounting["judge_model"] = self.judge_config.model
-            accounting["judge_prompt"] = self.judge_config.prompt_name
             accounting["judge_cache"] = graded.cache_path
         return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
                              correct=graded.correct, source=graded.source,
+                             found=getattr(graded, "found", None),
                              thresholds=self.thresholds, mg_mode=self.mg_mode,
-                             accounting=accounting)
+                             accounting=accounting, check=self.check,
+                             judge=judge_identity(self.judge_config) if self.check != "rules"
+                             else None,
+                             undecided_marked=bool(getattr(grading, "MARKS_RULE_UNDECIDED",
+                                                           False)))
 
     def score(self, predictions: List[Any], references: List[Any],
               test_set: Any = None) -> Dict[str, Any]:

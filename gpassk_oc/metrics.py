@@ -34,6 +34,8 @@ from typing import Iterable, Sequence, Union
 
 import numpy as np
 
+from . import metric_names
+
 __all__ = [
     "DEFAULT_THRESHOLDS",
     "EXACT_N_MAX",
@@ -140,15 +142,17 @@ def threshold_count(k: int, tau: Threshold) -> int:
 
 def format_threshold(tau: Threshold) -> str:
     """τ as OpenCompass prints it in keys: 0.0, 0.25, 0.5, 0.75, 1.0, 0.55 …"""
-    return repr(float(as_fraction(tau)))
+    return metric_names.format_tau(as_fraction(tau))
 
 
 def g_pass_key(k: int, tau: Threshold) -> str:
-    return f"G-Pass@{k}_{format_threshold(tau)}"
+    """``G-Pass@{k}_{τ}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
+    return metric_names.g_pass_key(k, as_fraction(tau))
 
 
 def mg_pass_key(k: int) -> str:
-    return f"mG-Pass@{k}"
+    """``mG-Pass@{k}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
+    return metric_names.mg_pass_key(k)
 
 
 # --------------------------------------------------------------------------- tail tables

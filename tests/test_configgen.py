@@ -623,7 +623,7 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
         assert [p.name for p in results] == [f"{dataset}.json"], log  # only its own pair
         got = json.loads(results[0].read_text())
         cs = [per_q[r["question"]] for r in records]
-        assert got["n"] == n and [d["c"] for d in got["details"]] == cs
+        assert got["run"]["n"] == n and [d["c"] for d in got["details"]] == cs
         for k in (4, 8):
             for tau in ("0.5", "1.0"):
                 expected = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)

@@ -23,7 +23,7 @@ from conftest import offline_env
 from gpassk_oc import configgen
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
-from gpassk_oc.report import metric_keys
+from gpassk_oc.metric_names import report_metrics as metric_keys
 
 QUICK_N = 8  # demo.py's k-list [4, 8] with --quick's replications = [1]
 K = 8
@@ -179,7 +179,7 @@ def test_output_folder_has_everything(demo_run):
     for config in configs:
         model, dataset = config.stem.split("@")
         result = json.loads((run_dir / "results" / model / f"{dataset}.json").read_text())
-        assert result["n"] == QUICK_N and result["num_questions"] == 32
+        assert result["run"]["n"] == QUICK_N and result["run"]["num_questions"] == 32
     for name in ("leaderboard.md", "report.json", "report.csv"):
         assert (out / "report" / name).stat().st_size > 0
     for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
@@ -219,6 +219,27 @@ def test_estimates_are_within_sampling_noise_of_the_truth(demo_run):
                 assert abs(est - true["value"]) <= tolerance, (row["model"], key, est, true)
                 checked += 1
     assert checked == 2 * (len(metric_keys(K)) + 4)
+
+
+@pytest.mark.e2e
+def test_no_interval_excludes_its_estimate_or_claims_zero_width(demo_run):
+    """--quick has few questions: some metrics are equal on every question. Those say
+    "no width" instead of a [v, v] interval that would exclude the truth."""
+    out, _, _ = demo_run
+    flat = 0
+    for row in _rows(out):
+        for block in [row["metrics"]] + [s["metrics"] for s in row["splits"].values()]:
+            for key, m in block.items():
+                if m is None or m["value"] is None:
+                    continue
+                if m["ci"] == "no width":
+                    flat += 1
+                    assert m["ci_low"] is None and m["ci_high"] is None, key
+                else:
+                    assert m["ci_low"] <= m["value"] <= m["ci_high"], (key, m)
+                    assert m["ci_low"] < m["ci_high"], (key, m)
+    leaderboard = (out / "report" / "leaderboard.md").read_text()
+    assert flat and "[no width]" in leaderboard
 
 
 @pytest.mark.e2e

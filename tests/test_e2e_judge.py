@@ -108,7 +108,7 @@ def expected_all():
     expected = expected_metrics([q[5] for q in QUESTIONS])
     groups = {}
     for split, lang, *_rest in QUESTIONS:
-        groups.setdefault(f"{split}_{lang}", []).append(_rest[3])
+        groups.setdefault(f"{split}/{lang}", []).append(_rest[3])
     for group, counts in groups.items():
         expected.update({f"{group}/{k}": v for k, v in expected_metrics(counts).items()})
     return expected
@@ -227,8 +227,8 @@ def test_metrics_equal_independent_values(judged_runs):
     details = results["details"]
     assert [d["c"] for d in details] == [q[5] for q in QUESTIONS]
     assert all(d["n"] == N and None not in d["correct"] for d in details)
-    assert (results["check"], results["unjudged"], results["judge_model"]) == \
-        ("cascade", 0, JUDGE_MODEL)
+    assert (results["run"]["check"], results["accounting"]["unjudged"],
+            results["run"]["judge"]["model"]) == ("cascade", 0, JUDGE_MODEL)
 
 
 def test_judge_called_once_per_unique_undecided_pair(judged_runs):
@@ -240,7 +240,8 @@ def test_judge_called_once_per_unique_undecided_pair(judged_runs):
     assert judged_runs["judge_requests_1"] == len(truth)
     assert judged_runs["judge_models_1"] == {JUDGE_MODEL: len(truth)}
     results = judged_runs["results1"]
-    assert results["judge_calls"] == results["judged"] == results["unique_pairs"] == len(truth)
+    acc = results["accounting"]
+    assert acc["judge_calls"] == acc["judged"] == acc["unique_pairs"] == len(truth)
     # samples decided by the judge = samples whose answer is one of the judged pairs
     for detail, (_s, _l, question, *_r) in zip(results["details"], QUESTIONS):
         judged = [e for e, src in zip(detail["extracted"], detail["source"]) if src == "judge"]
@@ -250,7 +251,7 @@ def test_judge_called_once_per_unique_undecided_pair(judged_runs):
 
 
 def test_accounting_is_consistent(judged_runs):
-    r = judged_runs["results1"]
+    r = dict(judged_runs["results1"]["accounting"], details=judged_runs["results1"]["details"])
     samples = N * len(QUESTIONS)
     assert r["samples"] == samples
     assert r["rule_decided"] + r["cache_hits"] + r["judged_samples"] + r["unjudged"] == samples
@@ -274,7 +275,7 @@ def sha16(text):
 
 def test_cache_lives_in_the_work_dir(judged_runs):
     cache = judged_runs["work"] / CACHE_DIRNAME
-    assert judged_runs["results1"]["judge_cache"] == str(cache)
+    assert judged_runs["results1"]["accounting"]["judge_cache"] == str(cache)
     records = cache_records(judged_runs["work"])
     # provenance: the task id is model abbr / dataset abbr (run 2 adds the LiveMath-Judge task)
     assert {rec["task"] for rec in records} == {f"{MODEL_ABBR}/{ABBR}", f"{MODEL_ABBR}/{LMJ_ABBR}"}
@@ -312,10 +313,13 @@ def test_livemath_judge_receives_exactly_opencompass_prompt(judged_runs):
     results = json.loads(path.read_text())
     for key, value in expected_all().items():
         assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    assert (results["judge_model"], results["judge_prompt"], results["unjudged"]) == \
-        (LMJ_MODEL, "opencompass", 0)
-    assert results["judged"] == len(judge_truth()) and results["cache_hit_pairs"] == 0
-    assert judged_runs["results1"]["judge_prompt"] == "gpassk"
+    judge, acc = results["run"]["judge"], results["accounting"]
+    assert (judge["model"], judge["prompt_name"], acc["unjudged"]) == (LMJ_MODEL, "opencompass", 0)
+    assert judge["prompt_versions"] == {
+        lang: f"opencompass-{lang}:{sha16(text)}"
+        for lang, text in (("en", JUDGE_PROMPT_EN), ("cn", JUDGE_PROMPT_CN))}
+    assert acc["judged"] == len(judge_truth()) and acc["cache_hit_pairs"] == 0
+    assert judged_runs["results1"]["run"]["judge"]["prompt_name"] == "gpassk"
     lines = [rec for rec in cache_records(judged_runs["work"])
              if rec["task"] == f"{MODEL_ABBR}/{LMJ_ABBR}"]
     assert len(lines) == len(judge_truth())
@@ -336,9 +340,10 @@ def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
     first = judged_runs["results1"]
     for key in expected_all():
         assert results[key] == first[key], key
-    assert (results["judge_calls"], results["judged"], results["cache_hit_pairs"]) == \
+    acc, first_acc = results["accounting"], first["accounting"]
+    assert (acc["judge_calls"], acc["judged"], acc["cache_hit_pairs"]) == \
         (0, 0, len(judge_truth()))
-    assert results["cache_hits"] == first["judged_samples"]
+    assert acc["cache_hits"] == first_acc["judged_samples"]
     assert [d["correct"] for d in results["details"]] == [d["correct"] for d in first["details"]]
     # `-r latest` took the new timestamp, not the cache dir
     assert sorted(p.name for p in judged_runs["work"].iterdir())[-1] == judged_runs["ts2"]

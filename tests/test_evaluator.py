@@ -56,7 +56,7 @@ def test_matches_brute_force_overall_and_per_group(livemath_dir):
     taus = ["0.0", "0.25", "0.5", "0.75", "1.0"]
     groups = {}
     for (split, lang, *_), c in zip(E2E_QUESTIONS, counts):
-        groups.setdefault(f"{split}_{lang}/", []).append(c)
+        groups.setdefault(f"{split}/{lang}/", []).append(c)
     for prefix, cs in [("", counts)] + list(groups.items()):
         for k in ks:
             for tau in taus:
@@ -69,8 +69,9 @@ def test_matches_brute_force_overall_and_per_group(livemath_dir):
         assert result[f"{prefix}pass@1"] == pytest.approx(
             float(Fraction(sum(cs), n * len(cs)) * 100), abs=1e-12)
     assert [d["c"] for d in result["details"]] == counts
-    assert (result["n"], result["num_questions"], result["ks"], result["unjudged"]) == \
-        (n, len(counts), ks, 0)
+    run_info, accounting = result["run"], result["accounting"]
+    assert (run_info["n"], run_info["num_questions"], run_info["ks"], accounting["unjudged"]) \
+        == (n, len(counts), ks, 0)
     assert_json_plain(result)
 
 
@@ -90,9 +91,9 @@ def test_greedy_n1_reports_accuracy(livemath_dir):
     test_set = replicated(livemath_dir, 1, 1)
     result = run(GPassKEvaluator(), test_set, predictions_for(test_set, counts, 1), 1, 1)
     assert result["accuracy"] == result["pass@1"] == pytest.approx(600 / 9)
-    assert result["AMC_en/accuracy"] == pytest.approx(200 / 3)
+    assert result["AMC/en/accuracy"] == pytest.approx(200 / 3)
     assert not [k for k in result if "G-Pass" in k]
-    assert result["ks"] == [1] and result["n"] == 1
+    assert result["run"]["ks"] == [1] and result["run"]["n"] == 1
 
 
 def test_k_and_threshold_overrides(livemath_dir):
@@ -101,7 +102,7 @@ def test_k_and_threshold_overrides(livemath_dir):
     test_set = replicated(livemath_dir, n, 4)
     evaluator = GPassKEvaluator(k=[3], thresholds=[0.55, "1/3"])
     result = run(evaluator, test_set, predictions_for(test_set, counts, n), [2, 4], n)
-    assert "G-Pass@4_0.5" not in result and result["ks"] == [3]
+    assert "G-Pass@4_0.5" not in result and result["run"]["ks"] == [3]
     exact = sum(brute_g_pass(n, c, 3, "0.55") for c in counts) / len(counts)
     assert result["G-Pass@3_0.55"] == pytest.approx(float(exact * 100), abs=1e-12)
     assert "G-Pass@3_0.3333333333333333" in result
@@ -114,7 +115,7 @@ def test_details_schema_and_extraction(livemath_dir):
     result = run(GPassKEvaluator(), test_set, preds, 2, n)
     first = result["details"][0]
     assert list(first) == ["index", "question_id", "split", "language", "question_type",
-                           "question", "gold", "extracted", "correct", "c", "n", "source"]
+                           "question", "gold", "extracted", "correct", "source", "c", "n"]
     assert first["extracted"] == [None, "12"] and first["correct"] == [False, True]
     assert first["source"] == ["no_answer", "rule"]
     assert first["c"] == 1 and first["n"] == 2 and first["question_id"] == "AMC_en_0"
@@ -148,14 +149,24 @@ def test_registered_without_clobbering():
     assert ICL_EVALUATORS.get("LiveMathBenchEvaluator").__module__.startswith("opencompass.")
 
 
-def test_unknown_class_name_is_explained(capsys):
-    """Registry.get on a missing class logs what the module provides."""
+def test_unknown_class_name_is_explained():
+    """Registry.get on a missing class logs what the module provides (through the
+    package logger, whose stderr sink lands in the task log)."""
+    import io
+
     from opencompass.registry import ICL_EVALUATORS
 
-    with pytest.raises(Exception):
-        if ICL_EVALUATORS.get("gpassk_oc.evaluators.DoesNotExist") is None:
-            raise KeyError("not in the registry")
-    err = capsys.readouterr().err
+    from gpassk_oc.core.log import logger
+
+    stream = io.StringIO()
+    sink = logger.add(stream, format="{message}")
+    try:
+        with pytest.raises(Exception):
+            if ICL_EVALUATORS.get("gpassk_oc.evaluators.DoesNotExist") is None:
+                raise KeyError("not in the registry")
+    finally:
+        logger.remove(sink)
+    err = stream.getvalue()
     assert "gpassk_oc.evaluators has no 'DoesNotExist'" in err and "GPassKEvaluator" in err
 
 
@@ -197,7 +208,7 @@ def test_core_results_match_brute_force_for_random_counts(data):
         for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):
             exact = sum(brute_g_pass(n, c, k, tau) for c in counts) / q
             assert result[f"G-Pass@{k}_{tau}"] == pytest.approx(float(exact * 100), abs=1e-12)
-            assert result[f"AMC_en/G-Pass@{k}_{tau}"] == result[f"G-Pass@{k}_{tau}"]
+            assert result[f"AMC/en/G-Pass@{k}_{tau}"] == result[f"G-Pass@{k}_{tau}"]
         exact_mg = sum(brute_mg_pass(n, c, k) for c in counts) / q
         assert result[f"mG-Pass@{k}"] == pytest.approx(float(exact_mg * 100), abs=1e-12)
     assert [d["c"] for d in result["details"]] == counts
@@ -346,10 +357,11 @@ def test_rules_mode_calls_grade_once(livemath_dir, monkeypatch):
     assert [i["language"] for i in items] == [lang for _s, lang, *_ in E2E_QUESTIONS]
     assert [d["c"] for d in result["details"]] == counts
     samples = n * len(counts)
-    assert (result["check"], result["samples"], result["rule_decided"], result["judge_calls"],
-            result["unjudged"], result["cache_hits"]) == ("rules", samples, samples, 0, 0, 0)
+    acc = result["accounting"]
+    assert (result["run"]["check"], acc["samples"], acc["rule_decided"], acc["judge_calls"],
+            acc["unjudged"], acc["cache_hits"]) == ("rules", samples, samples, 0, 0, 0)
     # predictions_for gives each question 2 distinct answers at most: gold and -4242
-    assert result["rule_checks"] <= 2 * len(counts)
+    assert acc["rule_checks"] <= 2 * len(counts)
 
 
 def test_duplicate_answer_logic_is_gone():
@@ -401,18 +413,20 @@ def test_unjudged_samples_are_excluded_per_question(livemath_dir):
     taus = ["0.0", "0.25", "0.5", "0.75", "1.0"]
     expected = oracle_metrics(rows, ks, taus)
     for k in ks:
-        assert result["excluded_questions"][str(k)] == expected.pop(f"excluded@{k}")
+        assert result["accounting"]["excluded_questions"][str(k)] == \
+            expected.pop(f"excluded@{k}")
     for key, value in expected.items():
         assert result[key] == pytest.approx(value, abs=1e-12), key
-    assert result["excluded_questions"] == {"2": 2, "4": 3, "6": 6}  # n_q: 4 1 0 6 5 5 6 6 3
-    assert result["unjudged"] == sum(v is None for r in rows for v in r)
+    # n_q: 4 1 0 6 5 5 6 6 3
+    assert result["accounting"]["excluded_questions"] == {"2": 2, "4": 3, "6": 6}
+    assert result["accounting"]["unjudged"] == sum(v is None for r in rows for v in r)
     assert [(d["c"], d["n"]) for d in result["details"]] == \
         [(sum(v is True for v in r), sum(v is not None for v in r)) for r in rows]
-    # group AMC_cn = questions 3, 4 (n_q 6, 5): k=6 only question 3 counts
-    assert result["AMC_cn/G-Pass@6_1.0"] == 0.0
-    assert result["AMC_cn/G-Pass@6_0.0"] == 100.0
-    # group AMC_en = questions 0..2 (n_q 4, 1, 0): no question has 6 judged samples
-    assert "AMC_en/G-Pass@6_0.5" not in result and "AMC_en/G-Pass@4_0.5" in result
+    # group AMC/cn = questions 3, 4 (n_q 6, 5): k=6 only question 3 counts
+    assert result["AMC/cn/G-Pass@6_1.0"] == 0.0
+    assert result["AMC/cn/G-Pass@6_0.0"] == 100.0
+    # group AMC/en = questions 0..2 (n_q 4, 1, 0): no question has 6 judged samples
+    assert "AMC/en/G-Pass@6_0.5" not in result and "AMC/en/G-Pass@4_0.5" in result
     assert_json_plain(result)
 
 
@@ -454,16 +468,19 @@ def test_cascade_judges_each_undecided_pair_once_and_caches(tmp_path):
         assert result["details"][0]["correct"] == [True, True, True, False]
         assert result["details"][0]["source"] == ["judge", "judge", "rule", "judge"]
         assert result["details"][1]["correct"] == [True, False, False, True]
-        assert (result["check"], result["judge_calls"], result["judged"], result["samples"],
-                result["judged_samples"], result["rule_decided"], result["no_answer"]) == \
+        acc = result["accounting"]
+        assert (result["run"]["check"], acc["judge_calls"], acc["judged"], acc["samples"],
+                acc["judged_samples"], acc["rule_decided"], acc["no_answer"]) == \
             ("cascade", 2, 2, 8, 3, 5, 1)
-        assert result["judge_cache"] == str(cache) and list(cache.glob("judgements-*.jsonl"))
+        assert result["run"]["judge"]["model"] == "judge-m"
+        assert acc["judge_cache"] == str(cache) and list(cache.glob("judgements-*.jsonl"))
         # a new evaluator (another task / rerun) in another timestamp of the same work dir
         again = GPassKEvaluator(judge=dict(urls=[server.url], model="judge-m"), progress=False)
         again._out_dir = str(tmp_path / "outputs" / "20250202_000000" / "results" / "m" / "d")
         second = run(again, test_set, TEXT_PREDS, 2, 4)
         assert sum(server.calls.values()) == 2
-        assert (second["judge_calls"], second["cache_hits"], second["cache_hit_pairs"]) == (0, 3, 2)
+        acc = second["accounting"]
+        assert (acc["judge_calls"], acc["cache_hits"], acc["cache_hit_pairs"]) == (0, 3, 2)
     for key in ("G-Pass@2_0.5", "mG-Pass@2", "pass@1"):
         assert second[key] == result[key]
 
@@ -499,8 +516,9 @@ def test_judge_down_within_allowance_excludes_unjudged(tmp_path):
     assert text["correct"] == [None, None, True, None] and (text["c"], text["n"]) == (1, 1)
     assert text["source"] == ["unjudged", "unjudged", "rule", "unjudged"]
     assert (numeric["c"], numeric["n"]) == (2, 4)
-    assert result["unjudged"] == 3 and result["unjudged_pairs"] == 2
-    assert result["excluded_questions"] == {"2": 1}
+    acc = result["accounting"]
+    assert acc["unjudged"] == 3 and acc["unjudged_pairs"] == 2
+    assert acc["excluded_questions"] == {"2": 1}
     # k=2: only the numeric question (c=2 of 4) counts; pass@1 = mean(1/1, 2/4)
     assert result["G-Pass@2_1.0"] == pytest.approx(float(brute_g_pass(4, 2, 2, "1.0") * 100))
     assert result["pass@1"] == 75.0

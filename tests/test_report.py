@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.cli import main
+from gpassk_oc.core.log import use_cli_format
 
 N = 48
 KS = [4, 8, 16]
@@ -95,15 +97,19 @@ def workdir(tmp_path):
 
 
 def run_cli(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
+    try:
+        code = main([str(a) for a in argv])
+    finally:  # the CLI's log sink is this test's captured stderr: do not leave it behind
+        use_cli_format(sys.__stderr__)
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def report_json(capsys, *argv) -> tuple[list[dict], str]:
+def report_json(capsys, *argv, greedy: bool = False) -> tuple[list[dict], str]:
+    """The JSON rows (sampled rows only unless *greedy*) and stderr."""
     code, out, err = run_cli(capsys, "report", *argv, "--format", "json", "--resamples", "500")
     assert code == 0, err
-    return json.loads(out), err
+    return [r for r in json.loads(out) if greedy or not r["greedy"]], err
 
 
 # --------------------------------------------------------------------------- tables
@@ -145,9 +151,12 @@ def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
     assert code == 0, err
     header = "| Model | Setting | n | Q | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |"
     assert header in out
-    lines = [line for line in out.splitlines() if line.startswith("| qwen-7b")]
-    assert lines and all(line.split(" | ")[4] == "—" for line in lines)
-    assert all(line.split(" | ")[4] != "—" for line in out.splitlines() if line.startswith("| llama-8b"))
+    def table_lines(model):  # rows of the paper-style tables (their Setting column)
+        return [line for line in out.splitlines()
+                if line.startswith(f"| {model}") and line.split(" | ")[1].startswith("T=")]
+    lines = table_lines("qwen-7b")
+    assert len(lines) == 2 * (1 + len(SPLITS)) and all(line.split(" | ")[4] == "—" for line in lines)
+    assert all(line.split(" | ")[4] != "—" for line in table_lines("llama-8b"))
     assert f"## {DATASET} — AMC/cn" in out and f"## {DATASET} — overall" in out
 
 
@@ -157,13 +166,14 @@ def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
     code, _, err = run_cli(capsys, "report", root, "--format", "csv", "--out", out_file, "--resamples", "200")
     assert code == 0, err
     records = list(csv.DictReader(io.StringIO(out_file.read_text())))
-    assert len(records) == 4 * (1 + len(SPLITS))
-    overall = [r for r in records if r["subset"] == "overall"]
+    assert len(records) == 4 * (1 + len(SPLITS)) + 2  # + the two greedy runs
+    overall = [r for r in records if r["subset"] == "overall" and r["n"] != "1"]
     assert {r["temperature"] for r in overall} == {"0.7", "1.0"}
     assert all(float(r["mG-Pass@16 ci_low"]) <= float(r["mG-Pass@16"]) <= float(r["mG-Pass@16 ci_high"])
                for r in overall)
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")
-    assert code == 0 and out.count("<table>") == 1 + len(SPLITS) and "mG-Pass@16" in out
+    # overall + per split, the verdict sensitivity, accounting and greedy tables
+    assert code == 0 and out.count("<table>") == 1 + len(SPLITS) + 3 and "mG-Pass@16" in out
 
 
 def test_k_option_and_k_larger_than_n(workdir, capsys):
@@ -173,10 +183,12 @@ def test_k_option_and_k_larger_than_n(workdir, capsys):
     assert set(row["metrics"]) >= {"G-Pass@8_0.5", "mG-Pass@8"}
     assert row["metrics"]["G-Pass@8_0.75"]["value"] == pytest.approx(
         oracle_mean("G-Pass@8_0.75", [(N, int(x)) for x in cs[row["model"]]]), abs=1e-3)
+    # a k no run can reach is a bad input: one line, non-zero exit, no table
     code, out, err = run_cli(capsys, "report", root, "--k", "64", "--resamples", "100")
-    assert code == 0
-    assert "n=48 samples per question < k=64" in err and "unavailable" in err
-    assert "G-Pass@64_0.5" in out and "| — | — | — | — |" in out
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"error: --k 64: {abbr('llama-8b', '0-7')} on {DATASET} has only "
+                                "n=48 samples per question, so G-Pass@64 cannot be computed "
+                                "(largest usable k: 48)"]
 
 
 # --------------------------------------------------------------------------- partial runs
@@ -264,7 +276,7 @@ def test_latest_timestamp_wins(tmp_path, capsys):
 
 def test_no_runs_is_an_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, "report", tmp_path)
-    assert code == 2 and "no usable sampled runs" in err
+    assert code == 2 and err.splitlines()[-1] == f"error: no usable runs found under {tmp_path}"
 
 
 # --------------------------------------------------------------------------- plots
@@ -274,7 +286,7 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
     code, out, err = run_cli(capsys, "report", root, "--plots", plots, "--resamples", "300",
                              "--format", "json")
     assert code == 0, err
-    table = {r["model"]: r for r in json.loads(out)}
+    table = {r["model"]: r for r in json.loads(out) if not r["greedy"]}
     for name in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
         for ext in ("png", "svg", "json"):
             assert (plots / f"{name}.{ext}").stat().st_size > 0
@@ -345,7 +357,8 @@ def test_per_split_top_level_numbers_are_cross_checked(tmp_path, capsys):
     write_run(tmp_path, abbr("m", "0-7"), DATASET, cs, N,
               top={"AMC_en/G-Pass@16_1.0": good, "AMC_en/mG-Pass@16": 99.0})
     _, err = report_json(capsys, tmp_path)
-    assert "top-level AMC_en/mG-Pass@16 = 99.00" in err and "AMC_en/G-Pass@16_1.0" not in err
+    # a schema-1 file: its AMC_en/… keys are read as the group AMC/en
+    assert "top-level AMC/en/mG-Pass@16 = 99.00" in err and "AMC/en/G-Pass@16_1.0" not in err
 
 
 def test_details_without_split_or_language_give_only_the_overall_table(tmp_path, capsys):
@@ -356,3 +369,110 @@ def test_details_without_split_or_language_give_only_the_overall_table(tmp_path,
     assert rows[0]["splits"] == {} and rows[0]["k"] == 16
     code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "100")
     assert code == 0 and out.count("## my-dataset") == 1 and "| plain-model | — | 48 | 10 |" in out
+
+
+# --------------------------------------------------------------------------- bad inputs
+def test_level_as_percentage_equals_fraction_and_bad_levels_fail_in_one_line(workdir, capsys):
+    root, _ = workdir
+    as_fraction, _ = report_json(capsys, root, "--level", "0.9")
+    as_percent, _ = report_json(capsys, root, "--level", "90")
+    assert as_percent == as_fraction and as_percent[0]["confidence_level"] == 0.9
+    for bad in ("150", "0", "100", "-0.5", "1"):
+        code, out, err = run_cli(capsys, "report", root, "--level", bad)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (bad, err)
+        assert err.startswith(f"error: --level {float(bad):g}: need a confidence level")
+
+
+def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "-5")
+    assert (code, out, err) == (2, "", "error: --resamples -5: need 0 (no intervals) or more\n")
+    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0")
+    assert code == 0 and "no confidence intervals (--resamples 0)" in out and " [" not in out
+
+
+def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
+    root, _ = workdir
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    for metric, message in (
+            ("pass@99", f"error: --metrics pass@99: k=99 exceeds the n={N} judged samples per "
+                        f"question of A ({a}); it cannot be computed"),
+            ("G-Pass@4", "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
+                         "mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75)")):
+        code, out, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
+                                 "--metrics", metric)
+        assert (code, out, err) == (2, "", message + "\n")
+    code, _, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
+                           "--k", "64")
+    assert code == 2 and err.startswith("error: --metrics pass@64: k=64 exceeds")
+
+
+def test_greedy_only_runs_give_a_greedy_table(tmp_path, capsys):
+    rng = np.random.default_rng(9)
+    cs = {m: rng.integers(0, 2, len(questions())) for m in ("qwen-7b", "llama-8b")}
+    for model, c in cs.items():
+        write_run(tmp_path, abbr(model, "0-0", top_p="1-0"), GREEDY_DATASET, c, 1)
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "200")
+    assert code == 0, err
+    assert "## Greedy runs" in out and "| Model | Dataset | Q | accuracy |" in out
+    rows, _ = report_json(capsys, tmp_path, greedy=True)
+    assert {r["model"]: r["metrics"]["accuracy"]["value"] for r in rows} == {
+        abbr(m, "0-0", top_p="1-0"): pytest.approx(100 * c.mean(), abs=1e-4) for m, c in cs.items()}
+
+
+def test_one_rounding_rule_everywhere(tmp_path, capsys):
+    """17 of 80 correct = 21.25 %: every table shows 21.3 (half up), none 21.2."""
+    qs = [("AMC", "en", i, f"q{i}") for i in range(20)]
+    c = [1] * 17 + [0] * 3  # n = 4: pass@1 = 17/80
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, c, 4, qs=qs)
+    greedy = [1] * 17 + [0] * 63
+    write_run(tmp_path, abbr("m", "0-0", top_p="1-0"), GREEDY_DATASET, greedy, 1,
+              qs=[("AMC", "en", i, f"g{i}") for i in range(80)])
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "4")
+    assert code == 0, err
+    sens_part = out[out.index("## Verdict sensitivity"):]
+    sens_line = next(line for line in sens_part.splitlines() if line.startswith("| m |"))
+    greedy_line = next(line for line in out.splitlines() if "LiveMathBench-v202412-k1-r1" in line)
+    assert sens_line.split(" | ")[-1].startswith("21.3") and greedy_line.endswith("| 21.3 |")
+    assert "21.2" not in out
+    code, out, _ = run_cli(capsys, "compare", tmp_path, tmp_path, "--model-a", abbr("m", "0-7"),
+                           "--model-b", abbr("m", "0-7"), "--metrics", "pass@1")
+    assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
+    from gpassk_oc.demo.run import _cell
+    assert _cell({"value": 21.25, "ci_low": 21.25, "ci_high": 21.35}) == "21.3 [21.3, 21.4]"
+
+
+def test_a_ci_without_spread_says_so_instead_of_zero_width(tmp_path, capsys):
+    qs = questions()
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, [0] * len(qs), N)  # never correct
+    code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "200")
+    assert code == 0 and "0.0 [no width]" in out and "[0.0, 0.0]" not in out
+    rows, _ = report_json(capsys, tmp_path)
+    metric = rows[0]["metrics"]["mG-Pass@16"]
+    assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == \
+        (0.0, None, None, "no width")
+
+
+def test_bad_flag_values_are_one_line_too(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--seed", "-1")
+    assert (code, out, err) == (2, "", "error: --seed -1: need a non-negative integer\n")
+    with pytest.raises(SystemExit) as info:
+        run_cli(capsys, "report", root, "--k", "sixteen")
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err == ("error: gpassk-oc report: argument --k: invalid int "
+                                            "value: 'sixteen'\n")
+
+
+def test_model_never_imports_its_renderers_or_plots():
+    """Plots and renderers depend on the model, never the reverse (no import cycle)."""
+    import ast
+
+    package = Path(__file__).parents[1] / "gpassk_oc" / "report"
+    graph = {f.stem: {n.module or "" for n in ast.walk(ast.parse(f.read_text()))
+                      if isinstance(n, ast.ImportFrom) and n.level == 1}
+             for f in package.glob("*.py")}
+    renderers = {"markdown", "html", "csvout", "jsonout", "tables", "plots", "cli"}
+    assert not renderers & (graph["model"] | graph["collect"] | graph["numbers"])
+    assert not {"plots", "cli"} & graph["__init__"]  # importing the package draws nothing
+    assert all("cli" not in deps for deps in graph.values())

@@ -165,7 +165,10 @@ def test_bootstrap_is_seeded_and_levels_nest():
     narrow = stats.summarize(16, c, ["mG-Pass@8"], seed=7, level=0.8)["mG-Pass@8"]
     assert wide.ci_low < a.ci_low < narrow.ci_low < a.value < narrow.ci_high < a.ci_high < wide.ci_high
     flat = stats.summarize(16, [5] * 30, ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
-    assert flat.ci_low == flat.value == flat.ci_high
+    # every question has the same value: resampling questions cannot give a width, so
+    # no interval is claimed (not a zero-width one that would exclude any other truth)
+    assert flat.ci == "no width" and math.isnan(flat.ci_low) and math.isnan(flat.ci_high)
+    assert flat.value == pytest.approx(float(oracle_g_pass(16, 5, 8, Fraction(1, 2))))
 
 
 def test_ci_coverage_by_simulation():
@@ -217,7 +220,9 @@ def test_plug_in_sampling_se():
 def test_compare_identical_runs_is_exactly_zero():
     c = np.random.default_rng(5).integers(0, 17, size=40)
     d = stats.compare(16, c, 16, c, ["mG-Pass@8"])["mG-Pass@8"]
-    assert d.diff == d.ci_low == d.ci_high == 0 and d.a == d.b
+    # every per-question difference is 0: no spread, so no interval is claimed
+    assert d.diff == 0 and d.a == d.b and d.ci == "no width"
+    assert math.isnan(d.ci_low) and math.isnan(d.ci_high)
 
 
 def test_paired_difference_values_and_tighter_than_unpaired():
@@ -270,3 +275,26 @@ def test_paired_ci_coverage_by_simulation():
         d = stats.compare(16, c_a, 16, c_b, [key], n_boot=4000, seed=trial)[key]
         covered += d.ci_low <= truth <= d.ci_high
     assert 0.90 <= covered / 200 <= 0.99, covered / 200
+
+
+def test_interval_always_contains_its_point_estimate():
+    """With few resamples a percentile interval easily misses the mean it is about; the
+    reported interval is widened to reach it (for summaries and paired differences)."""
+    rng = np.random.default_rng(11)
+    missed = 0
+    for seed in range(30):
+        c = rng.integers(0, 17, size=12)
+        raw_point = float(np.mean([float(oracle_g_pass(16, int(ci), 8, Fraction(1, 2)))
+                                   for ci in c]))
+        atoms = stats.atoms_of(16, c)
+        means = stats._bootstrap_means(atoms.weight, atoms.values(
+            [stats.parse_metric("G-Pass@8_0.5")]), 2, seed)[1]
+        raw_low, raw_high = (float(x[0]) for x in stats._percentiles(means, 0.95))
+        missed += not raw_low <= raw_point <= raw_high
+        est = stats.summarize(16, c, ["G-Pass@8_0.5"], n_boot=2, seed=seed)["G-Pass@8_0.5"]
+        assert est.value == pytest.approx(raw_point, abs=1e-12)
+        assert est.ci_low <= est.value <= est.ci_high, seed
+        d = stats.compare(16, c, 16, rng.integers(0, 17, size=12), ["G-Pass@8_0.5"], n_boot=2,
+                          seed=seed)["G-Pass@8_0.5"]
+        assert d.ci_low <= d.diff <= d.ci_high, seed
+    assert missed > 5  # the raw percentile interval does miss it: the rule is needed

@@ -4,7 +4,8 @@ OpenCompass's ``BaseDataset`` repeats the whole dataset n times as contiguous bl
 row ``r * q + i`` (q questions) is replica r of question i. :func:`group_replicas`
 checks that layout against ``question_id`` instead of trusting it, and
 :func:`build_results` turns per-sample verdicts into the result dict our evaluator
-returns (percent values, like OpenCompass).
+returns (percent values, like OpenCompass), in the results-file schema owned by
+:mod:`.results`.
 
 Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: question q has
 ``c_q`` correct among ``n_q`` judged samples, and a G-Pass@k mean only covers questions with
@@ -16,21 +17,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
 
-from ..metrics import (DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_key,
-                       g_pass_table, mg_pass_key)
+from .. import __version__
+from ..metrics import DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_table
+from ..metric_names import g_pass_key, group_name, mg_pass_key, result_key
+from .results import QuestionResult, Results, RunInfo
 
-__all__ = ["DETAIL_KEYS", "build_results", "excluded_questions", "group_replicas", "group_key"]
-
-#: The details schema, one entry per question in dataset order (report tools rely on it).
-DETAIL_KEYS = ("index", "question_id", "split", "language", "question_type", "question",
-               "gold", "extracted", "correct", "c", "n")
-#: Optional per-sample detail key added when the grader says who decided each sample.
-DETAIL_SOURCE_KEY = "source"
-
-
-def group_key(split: str, language: str) -> str:
-    """Prefix of per split × language result keys, e.g. ``AMC_en``."""
-    return f"{split}_{language}"
+__all__ = ["build_results", "excluded_questions", "group_replicas"]
 
 
 def group_replicas(values: Sequence[Any], n: int,
@@ -129,27 +121,40 @@ def excluded_questions(ks: Sequence[int], correct: Sequence[Sequence[Optional[bo
     return {str(k): sum(1 for nq in ns if nq < k) for k in ks}
 
 
+def _per_sample(name: str, values: Optional[Sequence[Sequence[Any]]], q: int, n: int
+                ) -> Optional[list[list[str]]]:
+    if values is None:
+        return None
+    if len(values) != q or any(len(v) != n for v in values):
+        raise ValueError(f"{name} needs q={q} lists of n={n} entries")
+    return [[str(v) for v in row] for row in values]
+
+
 def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
                   extracted: Sequence[Sequence[Optional[str]]],
                   correct: Sequence[Sequence[Optional[bool]]],
                   thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
                   mg_mode: str = "documented",
                   source: Optional[Sequence[Sequence[str]]] = None,
-                  accounting: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
-    """The evaluator's result dict.
+                  found: Optional[Sequence[Sequence[str]]] = None,
+                  accounting: Optional[Mapping[str, Any]] = None,
+                  check: Optional[str] = None, judge: Optional[Mapping[str, Any]] = None,
+                  undecided_marked: bool = False) -> dict[str, Any]:
+    """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
-    ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and *source*, who
-    decided each sample) are q lists of n. ``None`` in *correct* means unjudged: the sample
-    is excluded — question q counts ``c_q`` True among its ``n_q`` judged samples (see
-    :func:`_metrics` for questions with ``n_q < k``) — and is reported in ``unjudged``.
+    ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and the optional
+    *source*, who decided each sample, and *found*, how its answer was located) are q lists
+    of n. ``None`` in *correct* means unjudged: the sample is excluded — question q counts
+    ``c_q`` True among its ``n_q`` judged samples (see :func:`_metrics` for questions with
+    ``n_q < k``) — and is counted in ``accounting.unjudged``.
 
-    Keys: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1`` (``accuracy`` and
-    ``pass@1`` when n = 1), the same per split × language as ``{split}_{lang}/{metric}``,
-    then ``n``, ``num_questions``, ``ks``, ``thresholds``, ``unjudged``,
-    ``excluded_questions`` (per k), the *accounting* items, and ``details`` (``c``/``n`` are
-    the judged counts; ``extracted``/``correct``/``source`` have one entry per replica).
-    Plain Python types only, so the result is JSON-serialisable.
+    Top-level keys are metrics only: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1``
+    (``accuracy`` and ``pass@1`` when n = 1), and the same per split × language group as
+    ``{split}/{lang}/{metric}``. ``run`` holds n, ks, thresholds, mg_mode and the *check*
+    mode and *judge* identity; ``accounting`` the *accounting* items plus ``unjudged`` and
+    ``excluded_questions`` (per k); ``details`` one entry per question. Plain Python types
+    only, so the result is JSON-serialisable.
     """
     q = len(rows)
     if not (len(extracted) == len(correct) == q) or q == 0:
@@ -157,42 +162,30 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
                          f"{len(extracted)} extracted, {len(correct)} correct")
     if any(len(e) != n or len(c) != n for e, c in zip(extracted, correct)):
         raise ValueError(f"every question needs n={n} extracted answers and verdicts")
-    if source is not None and (len(source) != q or any(len(s) != n for s in source)):
-        raise ValueError(f"source needs q={q} lists of n={n} entries")
+    source = _per_sample("source", source, q, n)
+    found = _per_sample("found", found, q, n)
     ks = [int(k) for k in ks] if n > 1 else [1]
-    results: dict[str, Any] = dict(_metrics(n, ks, thresholds, mg_mode, correct))
+    metrics: dict[str, float] = dict(_metrics(n, ks, thresholds, mg_mode, correct))
     groups: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
-        groups.setdefault(group_key(row["split"], row["language"]), []).append(i)
-    for key, members in groups.items():
+        groups.setdefault(group_name(str(row["split"]), str(row["language"])), []).append(i)
+    for group, members in groups.items():
         for metric, value in _metrics(n, ks, thresholds, mg_mode,
                                       [correct[i] for i in members]).items():
-            results[f"{key}/{metric}"] = value
-    results["n"] = int(n)
-    results["num_questions"] = q
-    results["ks"] = ks
-    results["thresholds"] = [float(format_threshold(t)) for t in thresholds]
-    results["unjudged"] = sum(1 for row in correct for v in row if v is None)
-    results["excluded_questions"] = excluded_questions(ks, correct)
-    for key, value in (accounting or {}).items():
-        results.setdefault(key, value)
-    details = []
-    for i, row in enumerate(rows):
-        detail = {
-            "index": i,
-            "question_id": str(row["question_id"]),
-            "split": str(row["split"]),
-            "language": str(row["language"]),
-            "question_type": str(row.get("question_type") or ""),
-            "question": str(row["question"]),
-            "gold": str(row["answer"]),
-            "extracted": [None if e is None else str(e) for e in extracted[i]],
-            "correct": [None if v is None else bool(v) for v in correct[i]],
-            "c": sum(1 for v in correct[i] if v is True),
-            "n": sum(1 for v in correct[i] if v is not None),
-        }
-        if source is not None:
-            detail["source"] = [str(s) for s in source[i]]
-        details.append(detail)
-    results["details"] = details
-    return results
+            metrics[result_key(metric, group)] = value
+    info = RunInfo(n=int(n), num_questions=q, ks=ks,
+                   thresholds=[float(format_threshold(t)) for t in thresholds],
+                   mg_mode=mg_mode, check=check, judge=dict(judge) if judge else None,
+                   undecided_marked=bool(undecided_marked), writer=f"gpassk_oc {__version__}")
+    counts: dict[str, Any] = dict(accounting or {})
+    counts["unjudged"] = sum(1 for row in correct for v in row if v is None)
+    counts["excluded_questions"] = excluded_questions(ks, correct)
+    questions = [QuestionResult(
+        index=i, question_id=str(row["question_id"]), split=str(row["split"]),
+        language=str(row["language"]), question_type=str(row.get("question_type") or ""),
+        question=str(row["question"]), gold=str(row["answer"]),
+        extracted=[None if e is None else str(e) for e in extracted[i]],
+        correct=[None if v is None else bool(v) for v in correct[i]],
+        source=source[i] if source is not None else None,
+        found=found[i] if found is not None else None) for i, row in enumerate(rows)]
+    return Results(info, metrics, counts, questions).to_json()

@@ -20,20 +20,25 @@ bootstrap resample is a vector of counts over atoms (multinomial with probabilit
 ``w/Q``), and the resampled means for every metric at once are
 ``counts @ values / counts @ valid`` — a ``(B × A) @ (A × M)`` matrix product.
 
+Interval rules (every table and summary): a percentile interval that misses the point
+estimate (possible when the resample distribution is skewed) is widened to reach it, so a
+CI never excludes its own estimate; when every question has the same value of a metric
+(e.g. all 0 on a handful of questions) resampling questions cannot produce a width, and the
+interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]``.
+
 Metric values are fractions in [0, 1]; the report layer converts to percent.
 """
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from ..metrics import as_fraction, format_threshold, g_pass_at_k, mg_pass_at_k, pass_at_k
+from ..metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
+from ..metric_names import MetricSpec, parse_metric
 
 __all__ = [
     "Atoms",
@@ -42,8 +47,10 @@ __all__ = [
     "MetricSpec",
     "atoms_of",
     "bootstrap",
+    "ci_status",
     "compare",
     "metric_per_c",
+    "no_spread",
     "parse_metric",
     "rerun_se",
     "rerun_variance",
@@ -57,41 +64,8 @@ DEFAULT_LEVEL = 0.95
 
 
 # --------------------------------------------------------------------------- metrics
-@dataclass(frozen=True)
-class MetricSpec:
-    """One per-question metric: ``kind`` is "G" (G-Pass@k_τ), "mG", "pass" or "gap"
-    (pass@k − G-Pass@k_1.0, the stability gap). τ is kept as an exact Fraction so that
-    grids like i/k never go through a float."""
-
-    kind: str
-    k: int
-    tau: Fraction | None = None
-
-    @property
-    def key(self) -> str:
-        if self.kind == "G":
-            return f"G-Pass@{self.k}_{format_threshold(self.tau)}"
-        if self.kind == "mG":
-            return f"mG-Pass@{self.k}"
-        if self.kind == "pass":
-            return f"pass@{self.k}"
-        return f"gap@{self.k}"
-
-
-_KEY_RE = re.compile(r"^(?:(?P<g>G-Pass)@(?P<gk>\d+)_(?P<tau>[0-9./]+)|(?P<kind>mG-Pass|pass|gap)@(?P<k>\d+))$")
-
-
-def parse_metric(key: Union[str, MetricSpec]) -> MetricSpec:
-    """``"G-Pass@16_0.5"``, ``"mG-Pass@16"``, ``"pass@16"``, ``"gap@16"`` → MetricSpec."""
-    if isinstance(key, MetricSpec):
-        return key
-    match = _KEY_RE.match(key.strip())
-    if not match:
-        raise ValueError(f"unknown metric {key!r} (expected G-Pass@K_TAU, mG-Pass@K, pass@K or gap@K)")
-    if match["g"]:
-        return MetricSpec("G", int(match["gk"]), as_fraction(match["tau"], "metric threshold"))
-    kind = {"mG-Pass": "mG", "pass": "pass", "gap": "gap"}[match["kind"]]
-    return MetricSpec(kind, int(match["k"]))
+# MetricSpec and parse_metric live in the metric-name module (one owner of the key format);
+# they are re-exported here because every statistic takes metrics by spec or key.
 
 
 def metric_per_c(spec: Union[str, MetricSpec], n: int) -> np.ndarray | None:
@@ -218,7 +192,40 @@ def bootstrap(weight: np.ndarray, values: np.ndarray, *, n_boot: int = DEFAULT_R
     values = np.asarray(values, dtype=float).reshape(len(weight), -1)
     point, means = _bootstrap_means(weight, values, n_boot, seed)
     low, high = _percentiles(means, level)
-    return point, low, high
+    return (point,) + _contain(point, low, high, no_spread(weight, values))
+
+
+def no_spread(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per column of *values* (A × M): True when every question where the metric is defined
+    has the same value — then every resample has the point as its mean, and resampling
+    questions cannot give the interval a width."""
+    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
+    present = (np.asarray(weight) > 0)[:, None] & ~np.isnan(values)
+    with np.errstate(invalid="ignore"):
+        hi = np.where(present, values, -np.inf).max(axis=0)
+        lo = np.where(present, values, np.inf).min(axis=0)
+    return present.any(axis=0) & (hi - lo <= 1e-12)
+
+
+def _contain(point: np.ndarray, low: np.ndarray, high: np.ndarray,
+             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The CI rules: an interval always contains its point estimate (a percentile interval
+    of a skewed resample distribution can miss it: it is widened to reach the point), and a
+    column without spread gets no interval (NaN) instead of a zero-width one."""
+    finite = np.isfinite(low) & np.isfinite(high) & np.isfinite(point)
+    low = np.where(finite, np.minimum(low, point), np.nan)
+    high = np.where(finite, np.maximum(high, point), np.nan)
+    return np.where(flat, np.nan, low), np.where(flat, np.nan, high)
+
+
+def ci_status(n_boot: int, defined: bool, flat: bool) -> str:
+    """Why an interval is what it is: 'ok', 'off' (no resamples asked for), 'undefined'
+    (the metric has no value: k > n everywhere) or 'no width' (see :func:`no_spread`)."""
+    if not defined:
+        return "undefined"
+    if n_boot <= 0:
+        return "off"
+    return "no width" if flat else "ok"
 
 
 # --------------------------------------------------------------------------- sampling SE
@@ -289,6 +296,7 @@ class Estimate:
     ci_high: float
     sampling_se: float
     n_questions: int  # questions for which the metric is defined (k <= n)
+    ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
 
 
 def _specs(metrics: Iterable[Union[str, MetricSpec]]) -> list[MetricSpec]:
@@ -308,8 +316,10 @@ def summarize(n: Union[int, Sequence[int], np.ndarray], c: Sequence[int] | np.nd
     point, low, high = bootstrap(atoms.weight, values, n_boot=n_boot, level=level, seed=seed)
     se = sampling_se(atoms, specs)
     defined = atoms.weight @ ~np.isnan(values)
+    flat = no_spread(atoms.weight, values)
     return {s.key: Estimate(float(point[j]), float(low[j]), float(high[j]), float(se[j]),
-                            int(defined[j])) for j, s in enumerate(specs)}
+                            int(defined[j]), ci_status(n_boot, bool(defined[j]), bool(flat[j])))
+            for j, s in enumerate(specs)}
 
 
 @dataclass(frozen=True)
@@ -324,6 +334,7 @@ class Difference:
     sampling_se: float  # of the difference, independent reruns of A and B
     p_value: float  # two-sided bootstrap p-value for diff == 0 (resolution 1/B)
     n_questions: int
+    ci: str = "ok"  # as Estimate.ci
 
 
 def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.ndarray,
@@ -351,7 +362,8 @@ def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.
     va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
     diff_values = va - vb
     point, means = _bootstrap_means(weight, diff_values, n_boot, seed)
-    low, high = _percentiles(means, level)
+    flat = no_spread(weight, diff_values)
+    low, high = _contain(point, *_percentiles(means, level), flat)
     with np.errstate(invalid="ignore", divide="ignore"):
         # two-sided p: how often the resampled difference, re-centred on 0 (H0), is at
         # least as far from 0 as the observed one
@@ -368,5 +380,6 @@ def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.
     q_both = weight @ both
     return {s.key: Difference(float(mean_a[j]), float(mean_b[j]), float(point[j]),
                               float(low[j]), float(high[j]), float(se[j]),
-                              float(p_value[j]), int(q_both[j]))
+                              float(p_value[j]), int(q_both[j]),
+                              ci_status(n_boot, bool(q_both[j]), bool(flat[j])))
             for j, s in enumerate(specs)}

@@ -16,7 +16,7 @@ What it does (each stage prints one line):
    see :func:`demo_grid`);
 5. builds the leaderboard with bootstrap CIs (:mod:`gpassk_oc.report`) and puts the *true*
    value of every metric next to each estimate, then draws the figures
-   (:mod:`gpassk_oc.plots`).
+   (:mod:`gpassk_oc.report.plots`).
 
 The truth is computed here in closed form from the binomial distribution — for a question
 answered correctly with probability p, k independent samples give X ~ Binomial(k, p) and
@@ -43,7 +43,8 @@ import numpy as np
 from .. import configgen
 from ..core.naming import parse_dataset_abbr
 from ..core.sim_endpoint import ProbabilityResponder, SimEndpoint, SimQuestion, questions_from_records
-from ..core.stats import MetricSpec, parse_metric, rerun_se
+from ..core.stats import rerun_se
+from ..metric_names import MetricSpec, headline_metrics, parse_metric, report_metrics
 from ..metrics import threshold_count
 from . import problems
 
@@ -318,13 +319,11 @@ def _kill_group(proc: subprocess.Popen) -> None:
 # --------------------------------------------------------------------------- report
 def _row_probabilities(row: Any) -> np.ndarray:
     """True p of each question of a report row. Row keys carry (split, language, index)
-    and only a hash of the text, so the texts are read back from the results files."""
+    and only a hash of the text; the texts come from the runs' typed results."""
     from ..report import question_key
 
-    texts: dict[tuple, str] = {}
-    for run in row.runs:
-        for position, detail in enumerate(json.loads(run.path.read_text())["details"]):
-            texts[question_key(detail, position)] = detail["question"]
+    texts: dict[tuple, str] = {question_key(q): q.question or ""
+                               for run in row.runs for q in run.results.questions}
     s = row.setting
     return np.array([question_probability(s.model, texts[key], s.temperature)
                      for key in row.keys])
@@ -333,10 +332,10 @@ def _row_probabilities(row: Any) -> np.ndarray:
 def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
     """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
     report's JSON rows; keys are the report's own metric keys."""
-    from ..report import metric_keys, subset_name
+    from ..report import subset_name
 
     by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
-    keys = metric_keys(report.k)
+    keys = report_metrics(report.k)
     for entry in rows_json:
         row = by_label[(entry["model"], entry["dataset"])]
         p = _row_probabilities(row)
@@ -351,18 +350,27 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
     return rows_json
 
 
+def _pct_text(value: float | None) -> str:
+    """A percent value of the report JSON as text, by the report's one rounding rule."""
+    from ..report.numbers import pct_text
+
+    return pct_text(None if value is None else value / 100)
+
+
 def _cell(metric: Mapping[str, Any] | None) -> str:
     if not metric or metric.get("value") is None:
         return "—"
-    text = f"{metric['value']:.1f}"
+    text = _pct_text(metric["value"])
     if metric.get("ci_low") is not None:
-        text += f" [{metric['ci_low']:.1f}, {metric['ci_high']:.1f}]"
+        text += f" [{_pct_text(metric['ci_low'])}, {_pct_text(metric['ci_high'])}]"
+    elif metric.get("ci") == "no width":
+        text += " [no width]"
     return text
 
 
 def shown_metrics(k: int) -> list[str]:
-    return [f"G-Pass@{k}_0.5", f"G-Pass@{k}_0.75", f"G-Pass@{k}_1.0", f"mG-Pass@{k}",
-            f"pass@{k}", f"gap@{k}"]
+    """The leaderboard's metrics: the headline ones, pass@k and the stability gap."""
+    return headline_metrics(k) + [f"pass@{k}", f"gap@{k}"]
 
 
 def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
@@ -375,11 +383,13 @@ def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
         cells = [entry["base_model"], f"{s.get('temperature', '')}", str(entry["n"]),
                  str(entry["num_questions"])]
         for m in metrics:
-            cells += [_cell(entry["metrics"].get(m)), f"{entry['truth'][m]['value']:.1f}"]
+            cells += [_cell(entry["metrics"].get(m)), _pct_text(entry["truth"][m]["value"])]
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions; "
-                "*truth* = the simulated model's exact value (binomial closed form), which the "
-                "estimate matches up to sampling noise. gap = pass@k − G-Pass@k_1.0."]
+    out += ["", f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions "
+                "([no width]: every question has the same value, so resampling questions "
+                "cannot give an interval — the rerun SE still applies); *truth* = the "
+                "simulated model's exact value (binomial closed form), which the estimate "
+                "matches up to sampling noise. gap = pass@k − G-Pass@k_1.0."]
     return "\n".join(out)
 
 
@@ -392,7 +402,7 @@ def truth_text(rows_json: Sequence[dict], k: int) -> str:
                    f"({entry['num_questions']} questions x n={entry['n']} samples)")
         for m in shown_metrics(k) + ["pass@1"]:
             out.append(f"  {m:<15} {_cell(entry['metrics'].get(m)):<22} "
-                       f"truth {entry['truth'][m]['value']:5.1f}")
+                       f"truth {_pct_text(entry['truth'][m]['value']):>5}")
     return "\n".join(out)
 
 
@@ -429,12 +439,14 @@ def _demote_headings(markdown: str) -> str:
 
 def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
     """Leaderboard + truth (markdown, JSON), the standard CSV, and the figures."""
-    from .. import plots, report as report_mod
+    from .. import report as report_mod
+    from ..report import plots
 
     report = report_mod.build_report([run_dir], seed=seed)
     if not report.rows:
         raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
-    rows_json = attach_truth(report, report_mod.to_json_rows(report))
+    rows_json = attach_truth(report, [r for r in report_mod.to_json_rows(report)
+                                      if not r["greedy"]])
     report_dir = out / "report"
     report_dir.mkdir(parents=True, exist_ok=True)
     markdown = "\n".join([

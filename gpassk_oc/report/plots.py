@@ -17,34 +17,34 @@ Bands are the report's percentile-bootstrap intervals over questions.
 from __future__ import annotations
 
 import json
-import math
 import re
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from .core.stats import MetricSpec, summarize
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .report import Report, Row
+from ..core.stats import summarize
+from ..metric_names import MetricSpec
+from .collect import Row
+from .model import Report
+from .numbers import pct
 
 Curve = dict[str, Any]
 
 
 def _pct_list(values: Sequence[float]) -> list[float | None]:
-    return [round(100 * v, 4) if math.isfinite(v) else None for v in values]
+    return [pct(v) for v in values]
 
 
-def short_label(row: "Row") -> str:
+def short_label(row: Row) -> str:
     s = row.setting
     if s is None:
         return row.label
     return f"{s.model} T={s.temperature:g} top_p={s.top_p:g}"
 
 
-def _labels(rows: Sequence["Row"]) -> dict[str, str]:
+def _labels(rows: Sequence[Row]) -> dict[str, str]:
     """Readable legend labels; the full abbr where the short form would be ambiguous."""
     short = {row.label: short_label(row) for row in rows}
     counts: dict[str, int] = {}
@@ -53,7 +53,7 @@ def _labels(rows: Sequence["Row"]) -> dict[str, str]:
     return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
 
 
-def _curve(report: "Report", row: "Row", label: str, x: Sequence[float],
+def _curve(report: Report, row: Row, label: str, x: Sequence[float],
            specs: Sequence[MetricSpec]) -> Curve:
     est = summarize(row.n, row.c, specs, n_boot=report.n_boot, level=report.level, seed=report.seed)
     values = [est[s.key] for s in specs]
@@ -64,7 +64,7 @@ def _curve(report: "Report", row: "Row", label: str, x: Sequence[float],
             "ci_high": _pct_list([e.ci_high for e in values])}
 
 
-def gpass_vs_tau_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     k = report.k
     taus = [Fraction(i, k) for i in range(k + 1)]
     specs = [MetricSpec("G", k, tau) for tau in taus]
@@ -73,10 +73,10 @@ def gpass_vs_tau_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
             for row in rows if int(row.n.max()) >= k]
 
 
-def mg_vs_temperature_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     """One curve per (base model, settings other than temperature and seed)."""
     k = report.k
-    groups: dict[tuple, list["Row"]] = {}
+    groups: dict[tuple, list[Row]] = {}
     for row in rows:
         s = row.setting
         if s is None or int(row.n.max()) < k:
@@ -100,7 +100,7 @@ def mg_vs_temperature_curves(report: "Report", rows: Sequence["Row"]) -> list[Cu
     return curves
 
 
-def stability_gap_curves(report: "Report", rows: Sequence["Row"]) -> list[Curve]:
+def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     labels = _labels(rows)
     curves = []
     for row in rows:
@@ -166,7 +166,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
-def write_all(report: "Report", out_dir: Path, title_note: str | None = None) -> list[Path]:
+def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> list[Path]:
     """Write every figure for every dataset of *report*; returns the files written.
     *title_note* is appended to every title (e.g. the demo's "SIMULATED models")."""
     out_dir = Path(out_dir)

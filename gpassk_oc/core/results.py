@@ -1,0 +1,344 @@
+"""The results-file schema: what ``GPassKEvaluator`` writes and every reader reads.
+
+One file per (model, dataset), ``{work_dir}/{timestamp}/results/{model}/{dataset}.json``.
+Schema 2 (this release)::
+
+    {
+      "schema": "gpassk_oc.results/2",          # a string: OpenCompass's summary skips it
+      "G-Pass@16_0.5": 41.2, "mG-Pass@16": 30.1, "pass@1": 52.0, ...   # percent
+      "AMC/en/G-Pass@16_0.5": 38.0, ...          # per split × language group
+      "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],
+              "thresholds": [0.0, 0.25, 0.5, 0.75, 1.0], "mg_mode": "documented",
+              "check": "cascade", "judge": {"model": "...", "prompt": "..."} | null,
+              "undecided_marked": false, "writer": "gpassk_oc 0.1.0"},
+      "accounting": {"samples": 4800, "rule_decided": ..., "judge_calls": ...,
+                     "unjudged": 0, "excluded_questions": {"16": 0}, ...},
+      "details": [{"index": 0, "question_id": "...", "split": "AMC", "language": "en",
+                   "question_type": "...", "question": "...", "gold": "...",
+                   "extracted": [...], "correct": [true, false, null, ...],
+                   "source": ["rule", "judge", "unjudged", ...],      # optional
+                   "found": ["boxed", "statement", ...],              # optional
+                   "c": 1, "n": 2}, ...]
+    }
+
+OpenCompass's summarizer (``summarizers/default.py``) shows every top-level value that is
+an int or float as a metric row, so only metrics live at the top level; counts and run
+metadata are nested under ``run`` and ``accounting`` (dicts, which it skips).
+
+Per sample: ``correct`` is the verdict (``null`` = unjudged: excluded from ``n``, never
+scored wrong); ``source`` says who decided it — ``rule``, ``rule_undecided`` (rules mode:
+no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unjudged``;
+``found`` says how the answer was located — ``boxed``, ``statement``, ``fallback``,
+``none``. ``c``/``n`` are the judged counts, kept for readers that only need counts.
+
+Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at the top
+level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused
+with one line naming its version. Pure core: standard library only.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from ..metric_names import group_name, legacy_group, parse_result_key, result_key
+
+__all__ = ["FOUND_VALUES", "QuestionResult", "Results", "ResultsError", "RunInfo",
+           "SCHEMA_NAME", "SCHEMA_VERSION", "SOURCES", "read_results", "schema_tag"]
+
+SCHEMA_NAME = "gpassk_oc.results"
+SCHEMA_VERSION = 2
+#: who decided a sample (``source``); ``rule_undecided`` only in rules mode
+SOURCES = ("rule", "rule_undecided", "no_answer", "cache", "judge", "unjudged")
+#: how the answer was found in the response (``found``)
+FOUND_VALUES = ("boxed", "statement", "fallback", "none")
+#: schema-1 top-level keys that were run metadata or accounting, not metrics
+_V1_RUN_KEYS = ("n", "num_questions", "ks", "thresholds")
+_V1_SKIP = ("details",)
+
+
+class ResultsError(ValueError):
+    """A results file that cannot be read; the message is one line naming file and field."""
+
+
+def schema_tag(version: int = SCHEMA_VERSION) -> str:
+    """The top-level ``schema`` value, e.g. ``gpassk_oc.results/2``."""
+    return f"{SCHEMA_NAME}/{version}"
+
+
+@dataclass
+class QuestionResult:
+    """One question: its identity and one entry per sample (replica)."""
+
+    index: int
+    question_id: str
+    split: str
+    language: str
+    question_type: str
+    question: Optional[str]
+    gold: Optional[str]
+    extracted: list[Optional[str]]
+    correct: list[Optional[bool]]
+    source: Optional[list[str]] = None
+    found: Optional[list[str]] = None
+
+    @property
+    def group(self) -> str:
+        """The split × language group name (``AMC/en``; '' when the file names neither)."""
+        return group_name(self.split, self.language)
+
+    @property
+    def c(self) -> int:
+        """Samples judged correct."""
+        return sum(1 for v in self.correct if v is True)
+
+    @property
+    def n(self) -> int:
+        """Judged samples (unjudged ones are excluded)."""
+        return sum(1 for v in self.correct if v is not None)
+
+    @property
+    def unjudged(self) -> int:
+        """Samples without a verdict (``correct`` is null)."""
+        return sum(1 for v in self.correct if v is None)
+
+    def undecided(self, exact: bool) -> int:
+        """Samples scored wrong although no rule decided them and no judge labelled them.
+
+        *exact* (the file marks them ``rule_undecided``, or a judge saw every sample the
+        rules left open): those. Otherwise — a rules-mode
+        run of schema 1, where ``rule`` covers both — every sample the rules scored wrong
+        although an answer was extracted: an upper bound (it includes the confidently
+        wrong answers)."""
+        sources = self.source or ["rule"] * len(self.correct)
+        if exact:
+            return sum(1 for s, v in zip(sources, self.correct)
+                       if s == "rule_undecided" and v is False)
+        return sum(1 for s, v, e in zip(sources, self.correct, self.extracted)
+                   if s == "rule" and v is False and e not in (None, ""))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "index": self.index, "question_id": self.question_id, "split": self.split,
+            "language": self.language, "question_type": self.question_type,
+            "question": self.question, "gold": self.gold,
+            "extracted": list(self.extracted), "correct": list(self.correct)}
+        if self.source is not None:
+            out["source"] = list(self.source)
+        if self.found is not None:
+            out["found"] = list(self.found)
+        out["c"], out["n"] = self.c, self.n
+        return out
+
+
+@dataclass
+class RunInfo:
+    """Run metadata: samples per question, the k and τ grid, how samples were checked."""
+
+    n: int
+    num_questions: int
+    ks: list[int]
+    thresholds: list[float]
+    mg_mode: str = "documented"
+    check: Optional[str] = None  # 'rules' | 'judge' | 'cascade'; None: not recorded
+    judge: Optional[dict[str, Any]] = None  # e.g. {"model": ..., "prompt": ...}
+    #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
+    undecided_marked: bool = False
+    writer: Optional[str] = None  # e.g. "gpassk_oc 0.1.0"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "num_questions": self.num_questions, "ks": list(self.ks),
+                "thresholds": list(self.thresholds), "mg_mode": self.mg_mode,
+                "check": self.check, "judge": self.judge,
+                "undecided_marked": self.undecided_marked, "writer": self.writer}
+
+
+@dataclass
+class Results:
+    """A results file as data. ``metrics`` maps result keys (``G-Pass@16_0.5``,
+    ``AMC/en/mG-Pass@16``) to percent values; ``notes`` are the reader's remarks."""
+
+    info: RunInfo
+    metrics: dict[str, float]
+    accounting: dict[str, Any]
+    questions: list[QuestionResult]
+    schema_version: int = SCHEMA_VERSION
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def undecided_basis(self) -> str:
+        """How well the file tells undecided samples apart: 'exact' (see
+        :attr:`marks_undecided`), 'upper bound' (a rules-mode file that does not mark them:
+        every rule-wrong sample with an answer counts) or 'unknown' (the file does not say
+        how samples were checked: only unjudged samples are known)."""
+        if self.marks_undecided:
+            return "exact"
+        return "upper bound" if self.info.check == "rules" else "unknown"
+
+    @property
+    def marks_undecided(self) -> bool:
+        """Whether undecided samples are told apart from decided ones exactly: written by
+        schema 2 (``rule_undecided`` in rules mode), or judged (cascade/judge: only the
+        unjudged remain)."""
+        if self.info.check in ("judge", "cascade") or self.info.undecided_marked:
+            return True
+        return any("rule_undecided" in (q.source or ()) for q in self.questions)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the evaluator returns, always in the current schema (plain
+        Python types only); a file read from an older schema is written upgraded."""
+        out: dict[str, Any] = {"schema": schema_tag()}
+        out.update(self.metrics)
+        out["run"] = self.info.to_json()
+        out["accounting"] = dict(self.accounting)
+        out["details"] = [q.to_json() for q in self.questions]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "results") -> "Results":
+        """Read schema 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
+        if not isinstance(data, Mapping):
+            raise ResultsError(f"{where}: not a JSON object")
+        tag = data.get("schema")
+        if tag is None:
+            version = 1
+        elif isinstance(tag, str) and tag.startswith(SCHEMA_NAME + "/") \
+                and tag.rpartition("/")[2].isdigit():
+            version = int(tag.rpartition("/")[2])
+        else:
+            raise ResultsError(f"{where}: schema: {tag!r} is not a gpassk_oc results schema")
+        if version > SCHEMA_VERSION:
+            raise ResultsError(f"{where}: schema: written by a newer gpassk_oc (results schema "
+                               f"{version}; this one reads up to {SCHEMA_VERSION}); upgrade "
+                               "gpassk_oc to read it")
+        details = data.get("details")
+        if not isinstance(details, list) or not details:
+            raise ResultsError(f"{where}: details: no per-question details (re-run the "
+                               "evaluation with gpassk_oc's evaluator and --dump-eval-details)")
+        notes: list[str] = []
+        questions = [_question(d, i, where, notes) for i, d in enumerate(details)]
+        if version == 1:
+            info, metrics, accounting = _v1_top(data, questions)
+        else:
+            info, metrics, accounting = _v2_top(data, questions, where)
+        if info.num_questions != len(questions):
+            notes.append(f"{where}: num_questions={info.num_questions} but details hold "
+                         f"{len(questions)} questions")
+        return cls(info, metrics, accounting, questions, version, notes)
+
+
+def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
+    field_of = f"{where}: details[{position}]"
+    if not isinstance(d, Mapping):
+        raise ResultsError(f"{field_of}: not an object")
+    correct = d.get("correct")
+    if isinstance(correct, list):
+        if any(v is not None and not isinstance(v, bool) for v in correct):
+            raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
+        q_c = sum(1 for v in correct if v is True)
+        q_n = sum(1 for v in correct if v is not None)
+        if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
+            notes.append(f"{field_of}: c/n fields disagree with the 'correct' list; the list "
+                         "was used")
+    elif isinstance(d.get("c"), int) and isinstance(d.get("n"), int) and 0 <= d["c"] <= d["n"]:
+        # counts only (a hand-made or trimmed file): the verdicts in count order
+        correct = [True] * d["c"] + [False] * (d["n"] - d["c"])
+    else:
+        raise ResultsError(f"{field_of}.correct: need a list of verdicts (or integer c <= n)")
+    size = len(correct)
+    extracted = d.get("extracted")
+    if extracted is None:  # counts-only files: no answers to show
+        extracted = [None] * size
+    elif not isinstance(extracted, list) or len(extracted) != size:
+        raise ResultsError(f"{field_of}.extracted: need one entry per sample ({size})")
+    optional = {}
+    for name in ("source", "found"):
+        values = d.get(name)
+        if values is None:
+            optional[name] = None
+        elif isinstance(values, list) and len(values) == size:
+            optional[name] = [str(v) for v in values]
+        else:
+            raise ResultsError(f"{field_of}.{name}: need one entry per sample ({size})")
+    index = d.get("index", position)
+    text = d.get("question")
+    gold = d.get("gold")
+    return QuestionResult(
+        index=index if isinstance(index, int) else position,
+        question_id=str(d.get("question_id", index)),
+        split=str(d.get("split") or ""), language=str(d.get("language") or ""),
+        question_type=str(d.get("question_type") or ""),
+        question=None if text is None else str(text), gold=None if gold is None else str(gold),
+        extracted=[None if e is None else str(e) for e in extracted], correct=list(correct),
+        source=optional["source"], found=optional["found"])
+
+
+def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
+    """Top-level numbers that are metric keys (overall or per group)."""
+    metrics: dict[str, float] = {}
+    for key, value in items:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        group, _, metric = str(key).rpartition("/")
+        try:
+            name = "accuracy" if metric == "accuracy" else parse_result_key(metric)[1].key
+        except ValueError:
+            continue
+        metrics[result_key(name, legacy_group(group) if legacy else group)] = float(value)
+    return metrics
+
+
+def _v1_top(data: Mapping[str, Any], questions: Sequence[QuestionResult]
+            ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
+    ks = data.get("ks")
+    thresholds = data.get("thresholds")
+    n = data.get("n")
+    info = RunInfo(
+        n=n if isinstance(n, int) else max(len(q.correct) for q in questions),
+        num_questions=data.get("num_questions") if isinstance(data.get("num_questions"), int)
+        else len(questions),
+        ks=[k for k in ks if isinstance(k, int)] if isinstance(ks, list) else [],
+        thresholds=list(thresholds) if isinstance(thresholds, list) else [],
+        check=data.get("check") if isinstance(data.get("check"), str) else None,
+        judge={"model": data["judge_model"]} if isinstance(data.get("judge_model"), str) else None)
+    metrics = _metric_items(data.items(), legacy=True)
+    accounting = {k: v for k, v in data.items()
+                  if k not in metrics and k not in _V1_RUN_KEYS and k not in _V1_SKIP
+                  and "/" not in k and k not in ("check", "judge_model", "accuracy")}
+    return info, metrics, accounting
+
+
+def _v2_top(data: Mapping[str, Any], questions: Sequence[QuestionResult], where: str
+            ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
+    run = data.get("run")
+    if not isinstance(run, Mapping):
+        raise ResultsError(f"{where}: run: missing (schema 2 keeps n, ks, … under 'run')")
+    for name in ("n", "num_questions"):
+        if isinstance(run.get(name), bool) or not isinstance(run.get(name), int):
+            raise ResultsError(f"{where}: run.{name}: need an integer, got {run.get(name)!r}")
+    ks = run.get("ks")
+    if not isinstance(ks, list) or not all(isinstance(k, int) and k >= 1 for k in ks):
+        raise ResultsError(f"{where}: run.ks: need a list of positive integers, got {ks!r}")
+    judge = run.get("judge")
+    info = RunInfo(n=run["n"], num_questions=run["num_questions"], ks=list(ks),
+                   thresholds=list(run.get("thresholds") or []),
+                   mg_mode=str(run.get("mg_mode") or "documented"),
+                   check=run.get("check") if isinstance(run.get("check"), str) else None,
+                   judge=dict(judge) if isinstance(judge, Mapping) else None,
+                   undecided_marked=run.get("undecided_marked") is True,
+                   writer=run.get("writer") if isinstance(run.get("writer"), str) else None)
+    accounting = data.get("accounting")
+    if accounting is not None and not isinstance(accounting, Mapping):
+        raise ResultsError(f"{where}: accounting: need an object")
+    return info, _metric_items(data.items(), legacy=False), dict(accounting or {})
+
+
+def read_results(path: Path | str) -> Results:
+    """Read one results file; :class:`ResultsError` with one line naming it otherwise."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ResultsError(f"{path}: unreadable results file ({exc})") from None
+    return Results.from_json(data, str(path))

@@ -1,0 +1,323 @@
+"""Collecting runs for ``report`` and ``compare``: find results files, read them through
+the typed schema (:mod:`gpassk_oc.core.results`), cross-check them, and group them.
+
+Reading: ``{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}.json``. Any of a
+work dir, a timestamp dir, a ``results`` dir or a results JSON may be given.
+
+Grouping: one row per sampling setting (the model abbr without its seed) × dataset abbr.
+Runs of one setting that differ only in seed are pooled per question (``c`` and ``n``
+summed — i.i.d. samples, so the estimator stays unbiased with a larger n) when their
+question sets are identical; otherwise they are shown as separate rows with a note. The
+same abbr found under several timestamps is a rerun: the latest timestamp wins.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..metric_names import group_name, parse_result_key
+from ..core.naming import DatasetSetting, ModelSetting, parse_dataset_abbr, parse_model_abbr
+from ..core.results import QuestionResult, Results, ResultsError, read_results
+from ..core.stats import summarize
+
+QuestionKey = tuple  # (split, language, index, question-hash or None)
+#: top-level values that differ from the recomputation by more than this (percent points)
+#: are reported, so a stale or differently computed summary is visible.
+CROSS_CHECK_TOLERANCE = 0.05
+
+
+# --------------------------------------------------------------------------- data
+@dataclass
+class Run:
+    """One results file: its schema object and per-question counts."""
+
+    model_abbr: str
+    dataset_abbr: str
+    path: Path
+    timestamp: str
+    setting: ModelSetting | None
+    dataset: DatasetSetting | None
+    keys: list[QuestionKey]
+    n: np.ndarray
+    c: np.ndarray
+    undecided: np.ndarray
+    unjudged: np.ndarray
+    results: Results
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def base_model(self) -> str:
+        return self.setting.model if self.setting else self.model_abbr
+
+    @property
+    def undecided_basis(self) -> str:
+        """'exact', 'upper bound' or 'unknown' (see Results.undecided_basis)."""
+        return self.results.undecided_basis
+
+    @property
+    def is_greedy(self) -> bool:
+        """Greedy = one sample per question, or temperature 0 on a k=[1] dataset. A
+        temperature-0 run with many samples stays a table row (its G-Pass is meaningful)."""
+        if bool(len(self.n)) and int((self.n + self.unjudged).max()) <= 1:
+            return True
+        return (self.setting is not None and self.setting.temperature == 0
+                and self.dataset is not None and self.dataset.ks == (1,))
+
+
+@dataclass
+class Row:
+    """A table row: one sampling setting on one dataset (possibly several pooled seeds)."""
+
+    label: str
+    dataset_abbr: str
+    runs: list[Run]
+    keys: list[QuestionKey]
+    n: np.ndarray
+    c: np.ndarray
+    undecided: np.ndarray
+    unjudged: np.ndarray
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of_run(cls, run: Run) -> "Row":
+        return cls(run.model_abbr, run.dataset_abbr, [run], run.keys, run.n, run.c,
+                   run.undecided, run.unjudged, list(run.notes))
+
+    @property
+    def setting(self) -> ModelSetting | None:
+        return self.runs[0].setting
+
+    @property
+    def base_model(self) -> str:
+        return self.runs[0].base_model
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({r.setting.seed for r in self.runs if r.setting})
+
+    @property
+    def undecided_basis(self) -> str:
+        """The weakest basis of the pooled runs."""
+        bases = {r.undecided_basis for r in self.runs}
+        return next(b for b in ("unknown", "upper bound", "exact") if b in bases)
+
+
+def question_key(question: QuestionResult) -> QuestionKey:
+    """(split, language, index, hash of the question text) — the hash catches two runs
+    whose indices agree but whose questions differ (another dataset version)."""
+    text = question.question
+    digest = hashlib.sha1(text.encode()).hexdigest()[:12] if text is not None else None
+    return (question.split, question.language, question.index, digest)
+
+
+def subset_name(key: QuestionKey) -> str:
+    """The split × language group of a question key ('' when the file names neither)."""
+    return group_name(key[0], key[1])
+
+
+def _timestamp_of(path: Path) -> str:
+    """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
+    parts = path.parts
+    if len(parts) >= 4 and parts[-3] == "results":
+        return parts[-4]
+    return ""
+
+
+def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
+    """Every ``results/{model}/{dataset}.json`` under the given paths (or the JSON files
+    themselves), plus notes for paths that hold none."""
+    found: list[Path] = []
+    notes: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            found.append(path)
+            continue
+        if not path.is_dir():
+            notes.append(f"{path}: no such file or directory")
+            continue
+        hits = [p for p in sorted(path.rglob("*.json"))
+                if p.parent.parent.name == "results" or (path.name == "results" and p.parent.parent == path)]
+        if not hits:
+            notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
+        found.extend(hits)
+        notes.extend(_missing_results(path))
+    return list(dict.fromkeys(p.resolve() for p in found)), notes
+
+
+def _missing_results(path: Path) -> list[str]:
+    """Predictions without results: the evaluation step failed or never ran."""
+    notes = []
+    for pred_dir in sorted(path.rglob("predictions")):
+        if not pred_dir.is_dir():
+            continue
+        results_dir = pred_dir.parent / "results"
+        for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+            missing: set[str] = set()
+            for pred in model_dir.glob("*.json"):
+                if pred.name.startswith("tmp_"):  # inference still running / interrupted
+                    continue
+                head, _, tail = pred.stem.rpartition("_")
+                names = {pred.stem} | ({head} if head and tail.isdigit() else set())  # shards: _0, _1…
+                if not any((results_dir / model_dir.name / f"{name}.json").exists() for name in names):
+                    missing.add(min(names, key=len))
+            for dataset in sorted(missing):
+                notes.append(f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
+                             "but no results file (evaluation missing or failed)")
+    return notes
+
+
+def load_run(path: Path) -> tuple[Run | None, list[str]]:
+    """Read one results JSON; None (with a one-line note) when it cannot be used."""
+    model_abbr, dataset_abbr = path.parent.name, path.stem
+    where = f"{model_abbr}/{dataset_abbr}"
+    try:
+        results = read_results(path)
+    except ResultsError as exc:
+        return None, [f"{where}: skipped: {exc}"]
+    keys: list[QuestionKey] = []
+    rows: list[tuple[int, int, int, int]] = []
+    unjudged_all = 0
+    basis = results.undecided_basis
+    for q in results.questions:
+        if q.n == 0:
+            unjudged_all += 1
+            continue
+        keys.append(question_key(q))
+        undecided = 0 if basis == "unknown" else q.undecided(basis == "exact")
+        rows.append((q.n, q.c, undecided, q.unjudged))
+    notes = list(results.notes)
+    if unjudged_all:
+        notes.append(f"{where}: {unjudged_all} questions with no judged sample excluded")
+    if len(set(keys)) != len(keys):
+        return None, notes + [f"{where}: duplicate question ids in details; skipped"]
+    if not keys:
+        return None, notes + [f"{where}: no usable question in details; skipped"]
+    n, c, u, j = (np.array(col, dtype=np.int64) for col in zip(*rows))
+    run = Run(model_abbr, dataset_abbr, path, _timestamp_of(path), parse_model_abbr(model_abbr),
+              parse_dataset_abbr(dataset_abbr), keys, n, c, u, j, results, notes)
+    return run, []
+
+
+def cross_check(run: Run) -> list[str]:
+    """Compare the file's top-level metrics (overall and per split × language group) with
+    the recomputation from the details."""
+    by_group: dict[str, np.ndarray] = {"": np.ones(len(run.keys), dtype=bool)}
+    for name in sorted({subset_name(k) for k in run.keys} - {""}):
+        by_group[name] = np.array([subset_name(k) == name for k in run.keys])
+    out = []
+    for key, value in run.results.metrics.items():
+        group, spec = parse_result_key(key)
+        if group not in by_group:
+            continue
+        mask = by_group[group]
+        mine = 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
+        if math.isfinite(mine) and abs(mine - value) > CROSS_CHECK_TOLERANCE:
+            out.append(f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
+                       f"{value:.2f} but the details give {mine:.2f}")
+    return out
+
+
+# --------------------------------------------------------------------------- grouping
+def _setting_label(run: Run, seeds: Sequence[int] | None = None) -> str:
+    if run.setting is None or seeds is None or len(seeds) <= 1:
+        return run.model_abbr
+    head, _, tail = run.model_abbr.rpartition(f"_rs{run.setting.seed}_")
+    return f"{head}_rs{'+'.join(str(s) for s in seeds)}_{tail}"
+
+
+def describe_key_difference(a: Sequence[QuestionKey], b: Sequence[QuestionKey]) -> str:
+    """How two question sets differ, for refusal messages."""
+    sa, sb = set(a), set(b)
+    return f"{len(sa)} vs {len(sb)} questions, {len(sa - sb)} only in the first, {len(sb - sa)} only in the second"
+
+
+def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row], list[Run], list[str]]:
+    """Rows (sampled runs) and greedy runs; see the module docstring for the rules."""
+    notes: list[str] = []
+    latest: dict[tuple[str, str], Run] = {}
+    for run in sorted(runs, key=lambda r: (r.timestamp, str(r.path))):
+        key = (run.model_abbr, run.dataset_abbr)
+        if key in latest:
+            notes.append(f"{run.model_abbr}/{run.dataset_abbr}: found in several timestamps; "
+                         f"using {run.timestamp or run.path} over {latest[key].timestamp or latest[key].path}")
+        latest[key] = run
+    greedy = [r for r in latest.values() if r.is_greedy]
+    groups: dict[tuple[Any, str], list[Run]] = {}
+    for run in latest.values():
+        if run.is_greedy:
+            continue
+        setting_key = replace(run.setting, seed=0) if (run.setting and pool_seeds) else run.model_abbr
+        groups.setdefault((setting_key, run.dataset_abbr), []).append(run)
+    rows: list[Row] = []
+    for (_, dataset_abbr), members in groups.items():
+        members.sort(key=lambda r: r.setting.seed if r.setting else 0)
+        first = members[0]
+        if len(members) == 1:
+            rows.append(Row.of_run(first))
+            continue
+        differing = [m for m in members[1:] if set(m.keys) != set(first.keys)]
+        if differing:
+            notes.append(
+                f"{first.model_abbr} and {len(members) - 1} other seed(s) on {dataset_abbr}: NOT pooled "
+                f"because their question sets differ ({describe_key_difference(first.keys, differing[0].keys)}); "
+                "shown as separate rows")
+            for m in members:
+                rows.append(Row.of_run(m))
+            continue
+        order = {k: i for i, k in enumerate(first.keys)}
+        n, c, u, j = (np.zeros(len(first.keys), dtype=np.int64) for _ in range(4))
+        for m in members:
+            idx = np.array([order[k] for k in m.keys])
+            n[idx] += m.n
+            c[idx] += m.c
+            u[idx] += m.undecided
+            j[idx] += m.unjudged
+        row_notes = [note for m in members for note in m.notes]
+        row_notes.append(f"pooled {len(members)} seeds ({', '.join(m.model_abbr for m in members)}): "
+                         "samples per question combined")
+        rows.append(Row(_setting_label(first, [m.setting.seed for m in members]), dataset_abbr,
+                        members, list(first.keys), n, c, u, j, row_notes))
+    return rows, greedy, notes
+
+
+def _dataset_family(abbr: str) -> str:
+    parsed = parse_dataset_abbr(abbr)
+    return f"{parsed.name}-v{parsed.version}" if parsed else abbr
+
+
+def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None]:
+    """The temperature-0 run of the row's base model on the same dataset family that
+    covers every question of the row (restricted to them later); else a reason."""
+    candidates = [g for g in greedy if g.base_model == row.base_model
+                  and _dataset_family(g.dataset_abbr) == _dataset_family(row.dataset_abbr)]
+    if not candidates:
+        return None, None
+    need = set(row.keys)
+    covering = [g for g in candidates if need <= set(g.keys)]
+    if not covering:
+        best = max(candidates, key=lambda g: len(need & set(g.keys)))
+        return None, (f"{row.label}: greedy run {best.model_abbr} covers only "
+                      f"{len(need & set(best.keys))}/{len(need)} of its questions; Greedy not shown")
+    # prefer an exact question-set match, then the latest
+    covering.sort(key=lambda g: (set(g.keys) == need, g.timestamp))
+    return covering[-1], None
+
+
+def collect(paths: Sequence[str | Path], pool_seeds: bool = True) -> tuple[list[Row], list[Run], list[str]]:
+    """Find, load, cross-check and group every results file under *paths*."""
+    files, notes = find_result_files(paths)
+    runs: list[Run] = []
+    for path in files:
+        run, run_notes = load_run(path)
+        notes += run_notes
+        if run is not None:
+            runs.append(run)
+            notes += cross_check(run)
+    rows, greedy, group_notes = group_runs(runs, pool_seeds)
+    return rows, greedy, notes + group_notes

@@ -1,0 +1,56 @@
+"""Long CSV output of ``gpassk-oc report``: one line per row × subset with value, CI and
+sampling SE of every metric (percent, rounding rule of :mod:`.numbers`); greedy runs
+follow with their accuracy in the ``Greedy`` columns."""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from ..metric_names import report_metrics
+from ..core.stats import Estimate
+from .model import Report, sorted_rows
+from .numbers import pct
+
+_SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
+
+
+def _values(est: Estimate | None) -> list[Any]:
+    if est is None:
+        return [""] * 4
+    return ["" if v is None else v
+            for v in (pct(est.value), pct(est.ci_low), pct(est.ci_high), pct(est.sampling_se))]
+
+
+def _setting(s: Any, seeds: list[int]) -> list[Any]:
+    if s is None:
+        return [""] * len(_SETTING)
+    return [s.temperature, s.top_p, s.top_k, s.repetition_penalty, " ".join(map(str, seeds)),
+            s.max_out_len]
+
+
+def render_csv(report: Report, descending: bool = False) -> str:
+    metrics = ["Greedy"] + report_metrics(report.k)
+    header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
+    for key in metrics:
+        header += [key, f"{key} ci_low", f"{key} ci_high", f"{key} sampling_se"]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for dataset_abbr, subsets in report.subsets.items():
+        for subset in subsets:
+            for row in sorted_rows(report, dataset_abbr, subset, descending):
+                cell = report.cells[(row.label, dataset_abbr, subset)]
+                line: list[Any] = [row.label, row.base_model] + _setting(row.setting, row.seeds)
+                line += [dataset_abbr, subset, int(row.n.max()), cell.num_questions]
+                for key in metrics:
+                    line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
+                writer.writerow(line)
+    for run in report.greedy:
+        cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
+        line = [run.model_abbr, run.base_model]
+        line += _setting(run.setting, [run.setting.seed] if run.setting else [])
+        line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
+        line += _values(cell.metrics["pass@1"]) + [""] * (4 * (len(metrics) - 1))
+        writer.writerow(line)
+    return buf.getvalue()

@@ -1,0 +1,34 @@
+"""Markdown output of ``gpassk-oc report`` (the default)."""
+from __future__ import annotations
+
+from .model import Report
+from .tables import (accounting_rows, ci_note, greedy_rows, sensitivity_note, sensitivity_rows,
+                     table_rows, titles)
+
+
+def _table(header: list[str], body: list[list[str]]) -> list[str]:
+    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+            + ["| " + " | ".join(cells) + " |" for cells in body] + [""])
+
+
+def render_markdown(report: Report, ci: bool = True, descending: bool = False) -> str:
+    out = [f"# G-Pass@{report.k} report", "", ci_note(report), ""]
+    for dataset_abbr, subset in titles(report):
+        header, body = table_rows(report, dataset_abbr, subset, ci, descending)
+        if body:
+            out += [f"## {dataset_abbr} — {subset}", ""] + _table(header, body)
+    for dataset_abbr in report.subsets:
+        header, body = sensitivity_rows(report, dataset_abbr, descending)
+        if body:
+            out += [f"## Verdict sensitivity — {dataset_abbr}", "", sensitivity_note(report),
+                    ""] + _table(header, body)
+    for dataset_abbr in report.subsets:
+        header, body = accounting_rows(report, dataset_abbr, descending)
+        if body:
+            out += [f"## Accounting — {dataset_abbr}", ""] + _table(header, body)
+    header, body = greedy_rows(report, ci)
+    if body:
+        out += ["## Greedy runs", ""] + _table(header, body)
+    if report.notes:
+        out += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
+    return "\n".join(out)
