@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from typing import Callable, Iterable
 
-from .core.log import logger
+from .log import logger
 
 
 class PluginImportError(RuntimeError):

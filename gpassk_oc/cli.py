@@ -6,7 +6,7 @@ import sys
 from typing import Callable, NoReturn, Sequence
 
 from . import __version__
-from .core.log import fail, use_cli_format
+from .log import fail, use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).

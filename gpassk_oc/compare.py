@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .core.log import fail, logger
+from .log import fail, logger
 from .metric_names import headline_metrics, parse_metric
 from .core.stats import Difference, compare as paired_compare
 from .report.cli import add_common_arguments, check_common, write_output

@@ -35,7 +35,7 @@ from .core.gpass_eval import build_results, group_replicas
 from .core import grading
 from .core.grading import GradeResult, GradingPolicy, UnjudgedError, grade
 from .core.judge import JudgeConfig, resolve_prompt
-from .core.log import logger
+from .log import logger
 from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 
 try:

@@ -25,7 +25,6 @@ costs ~30 µs per value, so only the rows for the counts actually present are co
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -35,6 +34,7 @@ from typing import Iterable, Sequence, Union
 import numpy as np
 
 from . import metric_names
+from .log import logger
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -201,13 +201,10 @@ def _mg_weights(k: int, mode: str) -> list[int]:
 def _warn_odd_k(k: int, mode: str) -> None:
     if mode == "documented" and k % 2 == 1 and k not in _warned_odd_k:
         _warned_odd_k.add(k)
-        warnings.warn(
-            f"mG-Pass@{k} with odd k: the documented closed form (2/k)·Σ_{{i=ceil(k/2)+1}}^k "
-            "drops the half step just above τ=0.5, so it is below 2∫_0.5^1 G-Pass dτ; "
-            "pass mode='integral' for the exact area",
-            UserWarning,
-            stacklevel=3,
-        )
+        # the text holds braces: pass it as an argument so loguru does not format it
+        logger.warning("{}", f"mG-Pass@{k} with odd k: the documented closed form "
+                       "(2/k)·Σ_{i=ceil(k/2)+1}^k drops the half step just above τ=0.5, so it "
+                       "is below 2∫_0.5^1 G-Pass dτ; pass mode='integral' for the exact area")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,17 @@ if str(ROOT) not in sys.path:  # the package need not be installed to run the te
 
 from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
 
+@pytest.fixture(autouse=True)
+def _package_log_back_to_stderr():
+    """An in-process CLI call points the package logger at pytest's captured stderr (the
+    CLI's one-line format); point it back at the real stderr afterwards (autouse: torn
+    down after capsys)."""
+    yield
+    from gpassk_oc.log import use_cli_format
+
+    use_cli_format(sys.__stderr__)
+
+
 # --------------------------------------------------------------------------- sample data
 #: (split, language, question, gold, correct forms, c_q) — c_q of N_E2E samples correct.
 E2E_QUESTIONS = [

@@ -33,16 +33,6 @@ EXAMPLE = ("deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192"
 SECRET = "sk-test-0123456789abcdef-do-not-leak"
 
 
-@pytest.fixture(autouse=True)
-def _log_back_to_stderr():
-    """In-process CLI calls point the package logger at pytest's captured stderr; point it
-    back at the real one afterwards (autouse: torn down after capsys)."""
-    yield
-    from gpassk_oc.core.log import use_cli_format
-
-    use_cli_format()
-
-
 def write(tmp_path: Path, body: str, name: str = "tpl.py") -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(body), encoding="utf-8")

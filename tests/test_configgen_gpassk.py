@@ -100,16 +100,6 @@ datasets = [livemathbench_dataset]
 """ % (SECRET, SECRET)
 
 
-@pytest.fixture(autouse=True)
-def _log_back_to_stderr():
-    """In-process CLI calls point the package logger at pytest's captured stderr; point it
-    back at the real one afterwards (autouse: torn down after capsys)."""
-    yield
-    from gpassk_oc.core.log import use_cli_format
-
-    use_cli_format()
-
-
 def write(tmp_path: Path, body: str, name: str = "upstream.py") -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(body), encoding="utf-8")

@@ -31,16 +31,6 @@ data_path = '/data/LiveMathBench'
 TAIL = "_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"
 
 
-@pytest.fixture(autouse=True)
-def _log_back_to_stderr():
-    """In-process CLI calls point the package logger at pytest's captured stderr; point it
-    back at the real one afterwards (autouse: torn down after capsys)."""
-    yield
-    from gpassk_oc.core.log import use_cli_format
-
-    use_cli_format()
-
-
 def write(tmp_path: Path, body: str, name: str = "bad.py") -> Path:
     path = tmp_path / name
     path.write_text(textwrap.dedent(body), encoding="utf-8")

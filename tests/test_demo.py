@@ -21,6 +21,7 @@ import pytest
 
 from conftest import offline_env
 from gpassk_oc import configgen
+from gpassk_oc.log import use_cli_format
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
 from gpassk_oc.metric_names import report_metrics as metric_keys
@@ -125,6 +126,7 @@ def test_cli_failure_is_one_line_with_log_path(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(demo, "opencompass_command",
                         lambda: [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"])
     args = demo.build_parser().parse_args(["--quick", "--output", str(tmp_path / "out")])
+    use_cli_format()  # as `gpassk-oc demo` does, onto the captured stderr
     assert demo.run(args) == 1
     captured = capsys.readouterr()
     errors = [line for line in captured.err.splitlines() if line.strip()]

@@ -1,7 +1,7 @@
 """The package's one logger: the CLI's one-line format, braces kept, exit code returned."""
 import io
 
-from gpassk_oc.core.log import fail, logger, use_cli_format
+from gpassk_oc.log import fail, logger, use_cli_format
 
 
 def test_cli_format_is_one_plain_line_per_message():

@@ -12,7 +12,7 @@ import random
 import re
 import subprocess
 import sys
-import warnings
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpassk_oc import metrics
+from gpassk_oc.log import logger
 from gpassk_oc.metrics import (
     DEFAULT_THRESHOLDS,
     EXACT_N_MAX,
@@ -159,35 +160,41 @@ def test_pass_at_k_matches_oracle():
 @pytest.mark.parametrize("n,ks", [(8, range(1, 9)), (16, range(1, 17)), (48, (2, 4, 5, 8, 16, 47, 48)),
                                   (129, (3, 64, 65))])
 def test_mg_pass_both_modes_match_oracles(n, ks, fresh_odd_k_warnings):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # odd k documented warns; tested below
-        for k in ks:
-            for c in sorted({0, 1, n // 3, n // 2, n - 1, n}):
-                documented = float(exact_mg_documented(n, c, k))
-                integral = float(exact_mg_integral(n, c, k))
-                assert mg_pass_at_k(n, c, k) == documented, (n, c, k)
-                assert mg_pass_at_k(n, c, k, mode="documented") == documented
-                assert mg_pass_at_k(n, c, k, mode="integral") == integral, (n, c, k)
-                if k % 2 == 0:
-                    assert documented == integral  # the closed form is the integral
-            cs = np.arange(n + 1)
-            assert mg_pass_at_k(n, cs, k, mode="integral").tolist() == [
-                float(exact_mg_integral(n, c, k)) for c in range(n + 1)]
+    for k in ks:
+        for c in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            documented = float(exact_mg_documented(n, c, k))
+            integral = float(exact_mg_integral(n, c, k))
+            assert mg_pass_at_k(n, c, k) == documented, (n, c, k)
+            assert mg_pass_at_k(n, c, k, mode="documented") == documented
+            assert mg_pass_at_k(n, c, k, mode="integral") == integral, (n, c, k)
+            if k % 2 == 0:
+                assert documented == integral  # the closed form is the integral
+        cs = np.arange(n + 1)
+        assert mg_pass_at_k(n, cs, k, mode="integral").tolist() == [
+            float(exact_mg_integral(n, c, k)) for c in range(n + 1)]
 
 
 def test_mg_odd_k_documented_is_below_the_integral():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        documented = mg_pass_at_k(48, 30, 5)
+    documented = mg_pass_at_k(48, 30, 5)
     integral = mg_pass_at_k(48, 30, 5, mode="integral")
     assert round(documented, 3) == 0.182 and round(integral, 3) == 0.329
     assert documented == float(exact_mg_documented(48, 30, 5))
     assert integral == float(exact_mg_integral(48, 30, 5))
 
 
+@contextmanager
+def logged_warnings():
+    """Messages the package logger writes at WARNING or above while the block runs."""
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(message.record["message"]), level="WARNING")
+    try:
+        yield lines
+    finally:
+        logger.remove(sink)
+
+
 def test_mg_odd_k_warns_once(fresh_odd_k_warnings):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with logged_warnings() as caught:
         mg_pass_at_k(48, 30, 5)
         mg_pass_at_k(48, 12, 5)
         mg_pass_at_k(48, np.array([1, 2]), 5)
@@ -195,13 +202,11 @@ def test_mg_odd_k_warns_once(fresh_odd_k_warnings):
         mg_pass_at_k(48, 30, 5, mode="integral")  # the exact area needs no warning
         mg_pass_at_k(48, 30, 4)  # even k: both forms agree
         g_pass_table(48, [3], ks=[4, 8], mg_mode="documented")
-    odd = [w for w in caught if issubclass(w.category, UserWarning)]
-    assert len(odd) == 1, [str(w.message) for w in caught]
-    assert "odd k" in str(odd[0].message) and "integral" in str(odd[0].message)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    assert len(caught) == 1, caught
+    assert caught[0].startswith("mG-Pass@5 with odd k") and "integral" in caught[0]
+    with logged_warnings() as caught:
         mg_pass_at_k(48, 30, 7)  # another odd k warns for itself
-    assert len(caught) == 1
+    assert len(caught) == 1 and caught[0].startswith("mG-Pass@7 with odd k")
 
 
 # ----------------------------------------------------------------- published numbers
@@ -252,9 +257,7 @@ def test_agrees_with_opencompass_where_float_rounding_is_harmless(oc):
                     theirs = float(oc.compute_g_pass_at_k(n=n, c=c, k=k, t=tau))
                     worst = max(worst, abs(g_pass_at_k(n, c, k, tau) - theirs))
                 worst = max(worst, abs(pass_at_k(n, c, k) - float(oc.compute_pass_at_k(n, c, k))))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UserWarning)
-                    ours_mg = mg_pass_at_k(n, c, k)
+                ours_mg = mg_pass_at_k(n, c, k)
                 worst = max(worst, abs(ours_mg - float(oc.compute_mg_pass_at_k(n, c, k))))
     assert worst <= 1e-9
 
@@ -308,9 +311,7 @@ def test_tau_endpoints(q):
 def test_values_in_unit_interval(q, tau):
     n, c, k = q
     values = [g_pass_at_k(n, c, k, tau), pass_at_k(n, c, k), mg_pass_at_k(n, c, k, mode="integral")]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        values.append(mg_pass_at_k(n, c, k))
+    values.append(mg_pass_at_k(n, c, k))
     assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in values), values
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.log import use_cli_format
+from gpassk_oc.log import use_cli_format
 
 N = 48
 KS = [4, 8, 16]

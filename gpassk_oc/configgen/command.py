@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ..core.log import fail, logger, use_cli_format
+from ..log import fail, logger, use_cli_format
 from .expand import ConfigData
 from .loader import TEMPLATES_DIRNAME, resolve_template
 from .pipeline import build

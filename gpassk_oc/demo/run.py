@@ -41,6 +41,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .. import configgen
+from ..log import fail
 from ..core.naming import parse_dataset_abbr
 from ..core.sim_endpoint import ProbabilityResponder, SimEndpoint, SimQuestion, questions_from_records
 from ..core.stats import rerun_se
@@ -520,17 +521,13 @@ def run(args: argparse.Namespace) -> int:
              f"{expected} samples); log: {log_path}")
         run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
     except DemoError as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
-        return 1
+        return fail(str(exc), 1)
     except configgen.TemplateError as exc:
-        print(f"error: template {TEMPLATE_NAME}: {exc}", file=sys.stderr, flush=True)
-        return 1
+        return fail(f"template {TEMPLATE_NAME}: {exc}", 1)
     except OSError as exc:  # e.g. the output folder is not writable
-        print(f"error: {exc}", file=sys.stderr, flush=True)
-        return 1
+        return fail(str(exc), 1)
     except KeyboardInterrupt:  # the CLI's process group is already gone (run_opencompass)
-        print("error: interrupted", file=sys.stderr, flush=True)
-        return 130
+        return fail("interrupted", 130)
     finally:
         if endpoint is not None:
             endpoint.stop()
@@ -539,8 +536,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         rows_json, report, files = write_reports(run_dir, out, args.seed)
     except (DemoError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr, flush=True)
-        return 1
+        return fail(str(exc), 1)
     _say("")
     _say(f"=== {SIMULATION_BANNER}")
     _say(f"G-Pass@{report.k} leaderboard (percent, {100 * report.level:g}% bootstrap CI; "

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.log import fail, logger
+from ..log import fail, logger
 from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from .model import Report, ReportError, build_report
 

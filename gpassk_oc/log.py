@@ -1,6 +1,6 @@
 """The package's one voice: every message of gpassk_oc goes through loguru's ``logger``.
 
-Library code (core, adapters, tools) writes ``from gpassk_oc.core.log import logger`` and
+Library code (core, adapters, tools) writes ``from gpassk_oc.log import logger`` and
 ``logger.warning(...)`` / ``logger.info(...)``; inside OpenCompass task subprocesses
 loguru's default stderr sink puts those lines in the task's log. The ``gpassk-oc`` CLI calls
 :func:`use_cli_format` once, which replaces the sinks with the one-line format users see::
@@ -10,7 +10,7 @@ loguru's default stderr sink puts those lines in the task's log. The ``gpassk-oc
     <info lines as they are>
 
 :func:`fail` logs an error in that format and returns the CLI's exit code.
-Pure core: imports loguru only.
+Base layer beside metrics: imports loguru only, so every module (core included) may use it.
 """
 from __future__ import annotations
 
