@@ -36,13 +36,16 @@ def expected_metrics(counts: list[int]) -> dict[str, float]:
     return out
 
 
-def expected_all() -> dict[str, float]:
-    expected = expected_metrics([c for *_, c in E2E_QUESTIONS])
+def expected_all(counts: list[int] | None = None) -> dict[str, float]:
+    """Brute-force values, overall and per split × language group (``AMC/en/...``), for
+    the E2E questions answered correctly *counts* times (default: their own c_q)."""
+    counts = [c for *_, c in E2E_QUESTIONS] if counts is None else counts
+    expected = expected_metrics(counts)
     groups: dict[str, list[int]] = {}
-    for split, lang, *_, c in E2E_QUESTIONS:
+    for (split, lang, *_), c in zip(E2E_QUESTIONS, counts):
         groups.setdefault(f"{split}/{lang}", []).append(c)
-    for group, counts in groups.items():
-        for key, value in expected_metrics(counts).items():
+    for group, group_counts in groups.items():
+        for key, value in expected_metrics(group_counts).items():
             expected[f"{group}/{key}"] = value
     return expected
 

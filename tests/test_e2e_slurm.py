@@ -20,7 +20,7 @@ import pytest
 from conftest import ROOT, E2E_KS, E2E_N, E2E_QUESTIONS, offline_env, run_cli, write_layout
 from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion
 from slurm_cluster import ClusterError, ensure_packages, start_cluster
-from test_e2e_opencompass import expected_metrics
+from test_e2e_opencompass import expected_all
 
 #: Per model, how many of the n answers to each E2E question are correct. Different
 #: multisets, so swapped or mixed-up results cannot pass.
@@ -88,18 +88,6 @@ def build_grid_config(template: Path, out_dir: Path) -> Path:
     return grid
 
 
-def expected_results(counts: list[int]) -> dict[str, float]:
-    """Brute-force values, overall and per split × language group, for these counts."""
-    expected = expected_metrics(counts)
-    groups: dict[str, list[int]] = {}
-    for (split, lang, *_), c in zip(E2E_QUESTIONS, counts):
-        groups.setdefault(f"{split}_{lang}", []).append(c)
-    for group, group_counts in groups.items():
-        expected.update({f"{group}/{key}": value
-                         for key, value in expected_metrics(group_counts).items()})
-    return expected
-
-
 # --------------------------------------------------------------------------- fixtures
 @pytest.fixture(scope="module")
 def slurm_cluster():
@@ -165,13 +153,13 @@ def test_results_equal_brute_force_values(slurm_run, model):
     path = slurm_run["run_dir"] / "results" / MODEL_ABBRS[model] / f"{DATASET_ABBR}.json"
     assert path.exists(), f"missing {path}\n{slurm_run['logs']}"
     results = json.loads(path.read_text())
-    expected = expected_results(COUNTS[model])
+    expected = expected_all(COUNTS[model])
     assert len(expected) == (len(E2E_KS) * 6 + 1) * 5  # overall + 4 split × language groups
     for key, value in expected.items():
         assert key in results, f"missing {key}"
         assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    assert (results["n"], results["num_questions"], results["unjudged"]) == \
-        (E2E_N, len(E2E_QUESTIONS), 0)
+    assert (results["run"]["n"], results["run"]["num_questions"],
+            results["accounting"]["unjudged"]) == (E2E_N, len(E2E_QUESTIONS), 0)
     assert [d["c"] for d in results["details"]] == COUNTS[model]
 
 
