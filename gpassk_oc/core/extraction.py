@@ -1,0 +1,287 @@
+"""Final-answer extraction from what models actually write (pure core).
+
+:func:`extract_answer` looks, in order, for
+
+1. ``boxed`` — the content of the *last* ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces,
+   ``\\boxed 5`` without braces, ``\\boxed{{5}}`` double braces). Boxes on the line holding
+   the last box are one multi-part answer, joined as a comma list (``\\boxed{1}, \\boxed{2}``
+   → ``"1, 2"``); boxes on earlier lines are intermediate results.
+2. ``statement`` — the last explicit final-answer statement: English ("The final answer
+   is X", "the answer is X", "Answer: X", "**Final Answer** X") or Chinese (``【答案】X``,
+   ``答案：X``, ``答案是/为X``, ``故答案为X``, ``最终答案是X``, ``答：X``). X runs to the end of
+   its sentence; a display formula right after the marker is taken whole.
+3. ``fallback`` — the last math expression of the final sentence that has one, within the
+   last paragraphs: a ``$…$`` / ``\\(…\\)`` / ``\\[…\\]`` formula (its right-hand side after
+   ``=``), else a ``**bold**`` phrase, else the number after the last "is"/"=", else the
+   last number. A guess: cascade mode never settles a non-matching fallback answer as
+   wrong, it sends the response's last paragraph (:attr:`Extraction.candidate`) to the judge.
+4. ``none`` — nothing found (an empty response, or no math in its last paragraphs); the
+   last paragraph is still the judge's candidate.
+
+Every result records how its answer was found (:attr:`Extraction.found`).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal, NamedTuple, Optional
+
+Found = Literal["boxed", "statement", "fallback", "none"]
+FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
+
+
+class Extraction(NamedTuple):
+    """The final answer of one response and how it was found.
+
+    ``candidate`` is what the judge is shown: the answer itself, or for ``fallback`` and
+    ``none`` the response's last paragraph (a guess may have picked the wrong expression,
+    and an answer in words has no expression); None only for an empty response.
+    """
+
+    answer: Optional[str]
+    found: Found
+    candidate: Optional[str]
+
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
+def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
+    """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
+    depth = 0
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":  # skip escaped characters such as \{ and \}
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+        i += 1
+    return None
+
+
+def _unwrap_double(content: str) -> str:
+    """``{{5}}`` (a template artefact) → ``5``; ``{1}{2}`` is left alone."""
+    while content.startswith("{") and content.endswith("}"):
+        inner = _braced(content, 0)
+        if inner is None or inner[1] != len(content):
+            break
+        content = inner[0].strip()
+    return content
+
+
+def _boxes_with_pos(text: str) -> list[tuple[str, int]]:
+    found = []
+    for match in _BOX_RE.finditer(text):
+        pos = match.end()
+        if pos < len(text) and text[pos] == "{":
+            group = _braced(text, pos)
+            if group is not None:
+                found.append((_unwrap_double(group[0].strip()), match.start()))
+        elif pos > match.start() + 6 or (pos < len(text) and text[pos] not in "\\$"):
+            token = re.match(r"[^\s$]+", text[pos:])
+            if token:
+                found.append((token.group(0).strip(), match.start()))
+    return found
+
+
+def boxed_answers(text: str) -> list[str]:
+    """Every ``\\boxed``/``\\fbox`` content in order (``\\boxed 5`` form included)."""
+    return [content for content, _ in _boxes_with_pos(text or "")]
+
+
+@lru_cache(maxsize=65536)
+def _answer_from_last_line(tail: str) -> Optional[str]:
+    """'' for only empty boxes, None for no complete box, else the (joined) answer."""
+    boxes = _boxes_with_pos(tail)
+    if not boxes:
+        return None
+    return ", ".join(b for b, _ in boxes if b)
+
+
+
+
+def _boxed(text: str) -> Optional[str]:
+    last = text.rfind("\\boxed")
+    last = max(last, text.rfind("\\fbox", last + 1))  # only the part after the last \\boxed
+    if last < 0:
+        return None
+    # only the line holding the last box matters: scan from its start (fast on long texts);
+    # final lines repeat a lot across samples, so their parse is memoised
+    line_start = text.rfind("\n", 0, last) + 1
+    found = _answer_from_last_line(text[line_start:])
+    if found is not None:
+        return found or None
+    boxes = _boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
+    return (boxes[-1][0] or None) if boxes else None
+
+
+# ---------------------------------------------------------------- final-answer statements
+
+_STATEMENT_RE = re.compile(
+    r"(?:\bfinal\s+answer\b(?:\s+(?:is|would\s+be|will\s+be))?"
+    r"|\b(?:the|my)\s+answer\s+(?:is|would\s+be|will\s+be)"
+    r"|\banswer\s*(?:\*\*)?\s*[:：]"
+    r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：])"
+    r"[\s*:：#]*(?:is\s*)?",
+    re.I | re.M)
+_END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
+# display / inline formulas; $$ before $, and \[ \] before everything else
+_MATH_RE = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
+_SENTENCE_END_RE = re.compile(r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n")
+
+
+def _math_spans(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), next(g for g in m.groups() if g is not None))
+            for m in _MATH_RE.finditer(text)]
+
+
+def _first_sentence(text: str) -> str:
+    """*text* up to its first sentence end outside formulas."""
+    spans = _math_spans(text)
+    pos = 0
+    for match in _SENTENCE_END_RE.finditer(text):
+        if any(a <= match.start() < b for a, b, _ in spans):
+            continue
+        if match.start() == 0 and match.group() == "\n":
+            continue
+        pos = match.start()
+        return text[:pos]
+    return text
+
+
+def _clean(answer: str) -> Optional[str]:
+    answer = _END_MARKERS_RE.sub("", answer).replace("**", "").strip()
+    spans = _math_spans(answer)
+    if spans:
+        outside = answer
+        for a, b, _ in reversed(spans):
+            outside = outside[:a] + " " + outside[b:]
+        if re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", outside):  # prose around formulas
+            answer = ", ".join(s.strip() for _, _, s in spans)
+        else:
+            answer = _MATH_RE.sub(lambda m: next(g for g in m.groups() if g is not None), answer)
+    answer = answer.strip().strip("$").strip()
+    answer = re.sub(r"[.。,，;；:：]+$", "", answer).strip()
+    return answer or None
+
+
+def _statement(text: str) -> Optional[str]:
+    matches = list(_STATEMENT_RE.finditer(text))
+    for match in reversed(matches):
+        rest = text[match.end():]
+        stripped = rest.lstrip(" \t*:：")
+        if stripped.startswith("\n") or not stripped.strip():
+            stripped = stripped.lstrip()  # the answer is on the next line(s)
+        if stripped.startswith(("$$", "\\[", "\\(", "$")):
+            span = _MATH_RE.match(stripped)
+            if span is not None:
+                after = _first_sentence(stripped[span.end():])
+                found = _clean(stripped[:span.end()] + after)
+                if found:
+                    return found
+        found = _clean(_first_sentence(stripped))
+        if found and len(found) <= 300:
+            return found
+    return None
+
+
+# ---------------------------------------------------------------- last-resort fallback
+
+_NUMBER_RE = re.compile(r"-?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?\s*(?:%|\\%|°|\^\\circ)?")
+_IS_RE = re.compile(r"\b(?:is|are|was|were|equals|be|of|to)\s+(?:about\s+|approximately\s+)?"
+                    r"|=|≈|为|是")
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
+_HAS_MATH_RE = re.compile(r"\d|\\\(|\\\[|\$")
+_PARA_RE = re.compile(r"\n\s*\n")
+
+
+def _rhs(formula: str) -> str:
+    """The value a formula states: ``x = 9`` → ``9``; ``x=-1, x=2`` → ``-1, 2``."""
+    parts = [p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()]
+    if len(parts) > 1 and all("=" in p for p in parts):
+        return ", ".join(re.split(r"=|\\approx", p)[-1].strip() for p in parts)
+    return re.split(r"=|\\approx|≈", formula)[-1].strip()
+
+
+def _sentences(paragraph: str) -> list[str]:
+    spans = _math_spans(paragraph)
+    cuts = [m.end() for m in _SENTENCE_END_RE.finditer(paragraph)
+            if not any(a <= m.start() < b for a, b, _ in spans)]
+    out, start = [], 0
+    for cut in cuts + [len(paragraph)]:
+        if paragraph[start:cut].strip():
+            out.append(paragraph[start:cut])
+        start = cut
+    return out
+
+
+def _from_sentence(sentence: str) -> Optional[str]:
+    spans = _math_spans(sentence)
+    if spans:
+        return _rhs(spans[-1][2]) or None
+    bold = _BOLD_RE.findall(sentence)
+    if bold:
+        numbers = _NUMBER_RE.findall(bold[-1])
+        return (numbers[-1] if numbers else bold[-1]).strip() or None
+    numbers = list(_NUMBER_RE.finditer(sentence))
+    if not numbers:
+        return None
+    verbs = list(_IS_RE.finditer(sentence))
+    if verbs:
+        after = [m for m in numbers if m.start() >= verbs[-1].end()]
+        if after:
+            return after[0].group().strip()
+    return numbers[-1].group().strip()
+
+
+def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
+    paragraphs = [p for p in _PARA_RE.split(_END_MARKERS_RE.sub("", text)) if p.strip()]
+    for paragraph in reversed(paragraphs[-3:]):
+        if not _HAS_MATH_RE.search(paragraph):
+            continue
+        for sentence in reversed(_sentences(paragraph)):
+            if _HAS_MATH_RE.search(sentence):
+                found = _from_sentence(sentence)
+                if found:
+                    answer = found.replace("\\$", "").lstrip("$").rstrip(".").strip()
+                    return (answer or None), _tail(paragraphs[-1])
+        break
+    return None, None
+
+
+def _tail(paragraph: str, limit: int = 1200) -> str:
+    """The last paragraph, cut to its last *limit* characters at a line start."""
+    paragraph = paragraph.strip()
+    if len(paragraph) <= limit:
+        return paragraph
+    cut = paragraph.find("\n", len(paragraph) - limit)
+    return paragraph[cut + 1:] if cut >= 0 else paragraph[-limit:]
+
+
+# ---------------------------------------------------------------- public
+
+def extract_answer(text: Optional[str]) -> Extraction:
+    """The final answer of a model response and how it was found (see the module doc)."""
+    if not text or not text.strip():
+        return Extraction(None, "none", None)
+    boxed = _boxed(text)
+    if boxed:
+        return Extraction(boxed, "boxed", boxed)
+    stated = _statement(text)
+    if stated:
+        return Extraction(stated, "statement", stated)
+    guess, paragraph = _fallback(text)
+    if guess:
+        return Extraction(guess, "fallback", paragraph)
+    return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
+
+
+def extract_final_answer(text: Optional[str]) -> Optional[str]:
+    """The final answer of a model response (boxed, stated or guessed), or None."""
+    return extract_answer(text).answer

@@ -1,0 +1,117 @@
+"""Structured answers: intervals, finite sets and numeric matrices (pure core).
+
+``(1,2]``, ``-1<x\\le 2``, ``x>3`` (intervals with two endpoints), ``\\{1,2,3\\}`` (finite
+sets of closed values) and p/b/B/plain matrices of closed values are read into tuples and
+compared elementwise; bracket style of a matrix is typography, ``vmatrix`` (a determinant)
+is not read.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Optional
+
+from .canonical import split_top
+from .numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
+
+
+def _endpoint(text: str, num: Numbers) -> Optional[Any]:
+    if text in ("\\infty", "+\\infty"):
+        return math.inf
+    if text == "-\\infty":
+        return -math.inf
+    value = numeric_value(text, num)
+    return None if isinstance(value, complex) else value
+
+
+_REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
+_CHAIN_RE = re.compile(rf"^([^<>=a-zA-Z]+){_REL}([a-z]){_REL}([^<>=a-zA-Z]+)$")
+_SIMPLE_RE = re.compile(rf"^([a-z]){_REL}([^<>=a-zA-Z]+)$")
+
+
+def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
+    """``-1<x\\le2`` → ('interval', '(]', -1, 2); ``x>3`` → ('interval', '()', 3, inf)."""
+    if "<" not in canonical and ">" not in canonical and "\\" not in canonical:
+        return None
+    m = _CHAIN_RE.match(canonical)
+    if m:
+        lo, op1, _, op2, hi = m.groups()
+        if not (op1.startswith(("<", "\\le")) and op2.startswith(("<", "\\le"))):
+            return None  # a > x > b chains are rare; leave them to math-verify
+        lo_v, hi_v = numeric_value(lo, num), numeric_value(hi, num)
+        if lo_v is None or hi_v is None or isinstance(lo_v, complex) or isinstance(hi_v, complex):
+            return None
+        return ("interval", ("(" if op1 == "<" else "[") + (")" if op2 == "<" else "]"), lo_v, hi_v)
+    m = _SIMPLE_RE.match(canonical)
+    if m:
+        _, op, bound = m.groups()
+        value = numeric_value(bound, num)
+        if value is None or isinstance(value, complex):
+            return None
+        if op == ">" or op.startswith("\\ge"):
+            return ("interval", ("(" if op == ">" else "[") + ")", value, math.inf)
+        return ("interval", "(" + (")" if op == "<" else "]"), -math.inf, value)
+    return None
+
+
+_MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
+
+
+def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
+    """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
+    ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
+    vmatrix is a determinant and is not read), else None."""
+    interval = _inequality_interval(canonical, num)
+    if interval is not None:
+        return interval
+    m = _MATRIX_RE.match(canonical)
+    if m:
+        rows = [r.split("&") for r in m.group(2).split("\\\\")]
+        if rows and rows[-1] == [""]:
+            rows = rows[:-1]  # a trailing \\\\ before \\end
+        if not rows or len({len(r) for r in rows}) != 1:
+            return None
+        values = [numeric_value(x, num) for r in rows for x in r]
+        if any(v is None for v in values):
+            return None
+        return ("matrix", (len(rows), len(rows[0])), values)
+    if canonical.startswith("\\{") and canonical.endswith("\\}"):
+        inner = canonical[2:-2]
+        values = [numeric_value(x, num) for x in split_top(inner)] if inner else []
+        if any(v is None or isinstance(v, complex) for v in values):
+            return None
+        return ("set", sorted(values))
+    if len(canonical) >= 5 and canonical[0] in "([" and canonical[-1] in ")]":
+        parts = split_top(canonical[1:-1])
+        if len(parts) == 2:
+            lo, hi = _endpoint(parts[0], num), _endpoint(parts[1], num)
+            if lo is not None and hi is not None:
+                return ("interval", canonical[0] + canonical[-1], lo, hi)
+    return None
+
+
+def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Optional[Outcome]:
+    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
+    if p[0] != g[0]:
+        return None
+    if p[0] == "interval":
+        if p[1] != g[1]:
+            return "wrong"
+        values = list(zip(p[2:], g[2:]))
+    elif p[0] == "matrix":
+        if p[1] != g[1]:
+            return "wrong"  # different shapes
+        values = list(zip(p[2], g[2]))
+    else:
+        if len(p[1]) != len(g[1]) or len(set(p[1])) != len(p[1]) or len(set(g[1])) != len(g[1]):
+            return None  # sizes differ or repeated elements: leave it to math-verify
+        values = list(zip(p[1], g[1]))
+    outcomes = []
+    for a, b in values:
+        if math.isinf(a) or math.isinf(b):
+            outcomes.append("equal" if a == b else "wrong")
+        else:
+            outcomes.append(compare_numbers(a, b, num))
+    if any(o is None for o in outcomes):
+        return None
+    return "equal" if all(o == "equal" for o in outcomes) else "wrong"
