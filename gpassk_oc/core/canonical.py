@@ -18,7 +18,10 @@ from fractions import Fraction
 from typing import Optional
 
 _CANON_SUBS = (
-    (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|\\[!,;: ]|~"), ""),
+    # spacing macros, but not the second backslash of a row break "\\ "
+    (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|(?<!\\)\\[!,;: ]|~"), ""),
+    (re.compile(r"(?<!\\)\$"), ""),  # math delimiters anywhere ("-1$,$2"); \$ is a dollar
+    (re.compile(r"\^\{\s*\\circ\s*\}"), r"^\\circ"),
     (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
     (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8

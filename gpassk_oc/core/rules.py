@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional
 
+from . import forms
 from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
 from .mv_pool import MathVerifyPool, default_pool
 from .numeric import (FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
@@ -140,6 +141,32 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return outcome
 
 
+def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
+    """'wrong' for two different values, unless one is a decimal approximation of the other."""
+    if forms.approximates(pred_canon, gold_canon, num) or forms.approximates(gold_canon, pred_canon, num):
+        return "undecided"
+    return "wrong"
+
+
+def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """A mixed number (``2\\frac{1}{2}``) on one side: equal as 2 + 1/2; equal only as the
+    product 2·1/2 → undecided; equal in neither reading → wrong."""
+    for mixed_side, other in ((pred_canon, gold_canon), (gold_canon, pred_canon)):
+        value = forms.mixed_number(mixed_side)
+        if value is None:
+            continue
+        target = numeric_value(other, num)
+        if target is None or isinstance(target, num.complex_type):
+            return None
+        if compare_numbers(num.number(str(value.numerator)) / value.denominator, target, num) == "equal":
+            return "equal"
+        product = numeric_value(mixed_side, num)
+        if product is not None and compare_numbers(product, target, num) == "equal":
+            return "undecided"
+        return _unless_approximation(pred_canon, gold_canon, num)
+    return None
+
+
 def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
     if not pred_canon:
         return "wrong"
@@ -152,12 +179,20 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
             return _fast_check(pm.group(1), gold_canon, num)
         if gm is not None and "=" not in pred_canon:
             return _fast_check(pred_canon, gm.group(1), num)
+    mixed = _mixed_check(pred_canon, gold_canon, num)
+    if mixed is not None:
+        return mixed
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
-        return "equal" if p == g else "wrong"
+        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
-        return compare_numbers(pv, gv, num)
+        outcome = compare_numbers(pv, gv, num)
+        return _unless_approximation(pred_canon, gold_canon, num) if outcome == "wrong" else outcome
+    if pv is None or gv is None:
+        found = forms.decoration_check(pred_canon, gold_canon, num)
+        if found is not None:
+            return found
     ps = structure(pred_canon, num) if pv is None else None
     gs = structure(gold_canon, num) if gv is None else None
     if ps is not None and gs is not None:
@@ -167,6 +202,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
+    found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
+    if found is not None:
+        return found
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
         if found is not None:
