@@ -45,7 +45,7 @@ class Decorated(NamedTuple):
     """A number with its decorations stripped: value and what surrounded it."""
 
     value: Any
-    kind: str  # 'plain' | 'unit' | 'percent' | 'degree'
+    kind: str  # 'plain' | 'grouped' (thousands separators) | 'unit' | 'percent' | 'degree'
     unit: str
 
 
@@ -79,6 +79,7 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
     m = _THOUSANDS_RE.match(text)
     if m:
         text = m.group(1) + m.group(2).replace(",", "") + (m.group(3) or "")
+        kind = "grouped" if kind == "plain" else kind
     if not text or "," in text:
         return None
     value = numeric_value(text, num)
@@ -103,13 +104,13 @@ def decoration_check(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
     outcomes = [compare_numbers(a, b, num) for a in _readings(p, num) for b in _readings(g, num)]
     if "equal" in outcomes:
         return "equal"
+    if "grouped" in (p.kind, g.kind):
+        return None  # "25,100" may be the list 25, 100: the list rules decide
     if None in outcomes:
         return None
     if (p.kind == "unit" or g.kind == "unit") and p.unit != g.unit and _conversion(p.value, g.value):
         return "undecided"  # 2 m against 200: a unit conversion the problem may ask for
-    if approximates(pred, gold, num) or approximates(gold, pred, num):
-        return "undecided"
-    return "wrong"
+    return approximation(pred, gold, num) or "wrong"
 
 
 def _conversion(a: Any, b: Any) -> bool:
@@ -123,23 +124,52 @@ def _conversion(a: Any, b: Any) -> bool:
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)")
 
 
-def approximates(approx: str, exact: str, num: Numbers) -> bool:
-    """True when *approx* is a decimal that rounds or truncates *exact* to its own digits,
-    and *exact* is not itself a decimal with that few digits (then they simply differ)."""
+def _value(text: str, num: Numbers) -> Optional[list]:
+    """The readings of one value: a mixed number, a decorated number or a closed value."""
+    mixed = mixed_number(text)
+    if mixed is not None:
+        return [num.number(str(mixed.numerator)) / mixed.denominator]
+    d = decorated(text, num)
+    return _readings(d, num) if d is not None else None
+
+
+def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
+    """One side a decimal approximation of the other (see :func:`approximates`): 'equal' when
+    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None."""
+    for approx, exact in ((pred, gold), (gold, pred)):
+        found = approximates(approx, exact, num)
+        if found is not None:
+            return found
+    return None
+
+
+def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
+    """*approx* as a rounding of *exact*: 'equal' if it is *exact* correctly rounded to its own
+    decimals with ≥ 3 significant digits, 'undecided' if it is within one unit of its last
+    digit (truncated, or too few digits to tell), None if not an approximation at all.
+
+    An *exact* that is itself a decimal with no more digits is simply a different value;
+    an integer counts as an approximation only of a decimal gold with ≥ 2 decimals (300 for
+    299.94)."""
     m = _DECIMAL_RE.match(approx)
-    if m is None:
-        return False
-    p = decorated(approx, num)
-    g = decorated(exact, num)
+    digits = len(m.group(1)) if m else 0
+    if m is None and not (re.fullmatch(r"[+-]?\d+", approx)
+                          and (e := _DECIMAL_RE.match(exact)) and len(e.group(1)) >= 2):
+        return None
+    exact_fraction = _as_fraction(exact)
+    if exact_fraction is not None and (exact_fraction * 10 ** digits).denominator == 1:
+        return None  # 0.5 vs 0.6: both exact at this precision
+    p, g = _value(approx, num), _value(exact, num)
     if p is None or g is None:
-        return False
-    digits = len(m.group(1))
-    ratio_exact = _as_fraction(exact)
-    if ratio_exact is not None and (ratio_exact * 10 ** digits).denominator == 1:
-        return False  # 0.5 vs 0.6: both exact at this precision
-    tolerance = 10.0 ** (-digits) * (1 + 1e-9)
-    return any(abs(float(a) - float(b)) <= tolerance
-               for a in _readings(p, num) for b in _readings(g, num))
+        return None
+    unit = 10.0 ** (-digits)
+    best = min(abs(float(a) - float(b)) for a in p for b in g)
+    if best > unit * (1 + 1e-9):
+        return None
+    significant = len(re.sub(r"^[+-]?0*\.?0*", "", approx).replace(".", ""))
+    if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:
+        return "equal"
+    return "undecided"
 
 
 def _as_fraction(text: str) -> Optional[Fraction]:
@@ -190,6 +220,14 @@ def elements(canonical: str) -> Optional[list[str]]:
     return parts
 
 
+def _tuple(canonical: str) -> Optional[list[str]]:
+    if len(canonical) > 2 and canonical[0] == "(" and canonical[-1] == ")":
+        parts = split_top(canonical[1:-1])
+        if len(parts) >= 2 and all(parts):
+            return parts
+    return None
+
+
 def _sorted_values(parts: list[str], num: Numbers) -> bool:
     values = [numeric_value(p, num) for p in parts]
     if any(v is None or isinstance(v, num.complex_type) for v in values):
@@ -202,6 +240,11 @@ def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Optional[Out
     pe, ge = elements(pred), elements(gold)
     if pe is None and ge is None:
         return None
+    unordered = any(s.startswith("\\{") for s in (pred, gold))  # written as a set
+    if pe is None and ge is not None and not gold.startswith("("):
+        pe = _tuple(pred)  # (1000, 10) against 10^3, 10
+    if ge is None and pe is not None and not pred.startswith("("):
+        ge = _tuple(gold)
     pe, ge = pe or [pred], ge or [gold]
     if len(pe) > 40 or len(ge) > 40:
         return None
@@ -213,14 +256,14 @@ def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Optional[Out
             return "equal"
         if len(set(pe)) < len(pe) or len(set(ge)) < len(ge):
             return "equal"  # "20, 20" for 20: the same answer twice
-        if all(g.startswith("(") for g in ge) or _sorted_values(ge, num):
+        if unordered or all(g.startswith("(") for g in ge) or _sorted_values(ge, num):
             return "equal"  # a solution set: its order is not part of the answer
         return "undecided"
     unmatched = [row for row, ok in zip(table, matched_p) if not ok]
-    if unmatched and all(o == "wrong" for row in unmatched for o in row):
-        return "wrong"  # an element that is none of the gold's
-    if all(matched_p):
-        return "undecided"  # one of several answers
+    if all(matched_p) or all(matched_g):
+        return "undecided"  # one of several answers, or extra answers besides the gold's
+    if all(o == "wrong" for row in unmatched for o in row):
+        return "wrong"  # answers that are none of the gold's, and gold answers missing
     if any(o is None for row in table for o in row):
         return None
     return "undecided"

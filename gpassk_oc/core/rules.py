@@ -141,11 +141,26 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return outcome
 
 
+_FUNCTION_RE = re.compile(r"^([a-zA-Z])\(([a-z])\)=(.+)$")
+
+
+def _rename_function_variable(pred_canon: str, gold_canon: str) -> Optional[str]:
+    """``f(x)=2x`` against ``f(z)=2z``: *pred* with its variable renamed to the gold's."""
+    pm, gm = _FUNCTION_RE.match(pred_canon), _FUNCTION_RE.match(gold_canon)
+    if pm is None or gm is None or pm.group(1) != gm.group(1) or pm.group(2) == gm.group(2):
+        return None
+    old, new = pm.group(2), gm.group(2)
+    body = pm.group(3)
+    if re.search(rf"(?<![\\a-zA-Z]){new}(?![a-zA-Z])", body):
+        return None  # the gold's variable already appears: renaming would merge two
+    body = re.sub(rf"(?<![\\a-zA-Z]){old}(?![a-zA-Z])", new, body)
+    return f"{pm.group(1)}({new})={body}"
+
+
 def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
-    """'wrong' for two different values, unless one is a decimal approximation of the other."""
-    if forms.approximates(pred_canon, gold_canon, num) or forms.approximates(gold_canon, pred_canon, num):
-        return "undecided"
-    return "wrong"
+    """'wrong' for two different values, unless one is a decimal approximation of the other
+    (then 'equal' or 'undecided', see :func:`.forms.approximates`)."""
+    return forms.approximation(pred_canon, gold_canon, num) or "wrong"
 
 
 def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
@@ -172,6 +187,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
+    renamed = _rename_function_variable(pred_canon, gold_canon)
+    if renamed is not None:
+        return _fast_check(renamed, gold_canon, num)
     # "x=5" against "5": the value assigned to a single variable is the answer
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):

@@ -54,6 +54,7 @@ def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
     return None
 
 
+_SET_BUILDER_RE = re.compile(r"^\\\{[a-z](?:\\in\\mathbb\{R\})?(?:\||\\mid)(.+)\\\}$")
 _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 
@@ -61,6 +62,9 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
     """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
+    builder = _SET_BUILDER_RE.match(canonical)
+    if builder:  # \{x|-1<x<1\} is the interval (-1,1)
+        canonical = builder.group(1)
     interval = _inequality_interval(canonical, num)
     if interval is not None:
         return interval
@@ -85,7 +89,9 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
         parts = split_top(canonical[1:-1])
         if len(parts) == 2:
             lo, hi = _endpoint(parts[0], num), _endpoint(parts[1], num)
-            if lo is not None and hi is not None:
+            if lo is not None and hi is not None and not (isinstance(lo, num.complex_type)
+                                                          or isinstance(hi, num.complex_type)) \
+                    and lo < hi:  # (1000, 10) is a pair, not an interval
                 return ("interval", canonical[0] + canonical[-1], lo, hi)
     return None
 
