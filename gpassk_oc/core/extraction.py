@@ -186,9 +186,16 @@ def _statement(text: str) -> Optional[str]:
                 if found:
                     return found
         found = _clean(_first_sentence(stripped))
+        if found and _CJK_PROSE_RE.search(found):
+            # 【答案】首先……所以 n=8: prose after the marker, the answer is its last value
+            block = _END_MARKERS_RE.split(stripped, maxsplit=1)[0]
+            found = _last_math(block) or (found if not _HAS_MATH_RE.search(block) else None)
         if found and len(found) <= 300:
             return found
     return None
+
+
+_CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e00-\u9fff]")
 
 
 # ---------------------------------------------------------------- last-resort fallback
@@ -223,6 +230,9 @@ def _sentences(paragraph: str) -> list[str]:
 
 def _from_sentence(sentence: str) -> Optional[str]:
     spans = _math_spans(sentence)
+    valued = [s for _, _, s in spans if re.search(r"\d", _rhs(s))]
+    if valued:  # "the value of \(n\) is \(20\)": a formula with a number, not a name
+        return _rhs(valued[-1]) or None
     if spans:
         return _rhs(spans[-1][2]) or None
     bold = _BOLD_RE.findall(sentence)
@@ -245,14 +255,21 @@ def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
     for paragraph in reversed(paragraphs[-3:]):
         if not _HAS_MATH_RE.search(paragraph):
             continue
-        for sentence in reversed(_sentences(paragraph)):
-            if _HAS_MATH_RE.search(sentence):
-                found = _from_sentence(sentence)
-                if found:
-                    answer = found.replace("\\$", "").lstrip("$").rstrip(".").strip()
-                    return (answer or None), _tail(paragraphs[-1])
+        found = _last_math(paragraph)
+        if found:
+            return found, _tail(paragraphs[-1])
         break
     return None, None
+
+
+def _last_math(text: str) -> Optional[str]:
+    """The value of the last sentence of *text* that has math in it, or None."""
+    for sentence in reversed(_sentences(text)):
+        if _HAS_MATH_RE.search(sentence):
+            found = _from_sentence(sentence)
+            if found:
+                return found.replace("\\$", "").lstrip("$").rstrip(".").strip() or None
+    return None
 
 
 def _tail(paragraph: str, limit: int = 1200) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import cmath
 import math
 import re
+from fractions import Fraction
 from typing import Any, Callable, Literal, NamedTuple, Optional
 
 from mpmath.ctx_mp import MPContext
@@ -32,6 +33,7 @@ class Numbers(NamedTuple):
     isfinite: Callable[[Any], bool]
     complex_type: type
     rel_equal: float  # numerically equal: relative difference below this
+    max_exponent: int = 64  # larger exponents are refused (doubles overflow, sympy hangs)
 
 
 _MP = MPContext()
@@ -46,6 +48,10 @@ PRECISE = Numbers(_MP.mpf, +_MP.pi, +_MP.e, _MP.mpc(0, 1),
                      "\\tan": _MP.tan, "\\exp": _MP.exp, "\\arcsin": _MP.asin,
                      "\\arccos": _MP.acos, "\\arctan": _MP.atan},
                     _MP.isfinite, _MP.mpc, 1e-30)
+# exact rationals: integers and fractions of any size (3^{2021}-2^{2021}), no constants or
+# functions (a None constant fails the evaluation), exponents up to 4096
+EXACT = Numbers(Fraction, None, None, None, {}, lambda v: isinstance(v, Fraction), complex, 0.0,
+                4096)
 _FUNCS = FLOAT.funcs  # the accepted function names
 
 _TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
@@ -55,6 +61,10 @@ _TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\
 _LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Z]")
 _POINTS = ("0.6180339887", "1.4142135623", "-0.7320508075")
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
+
+
+def _bits(value: Fraction) -> int:
+    return value.numerator.bit_length() + value.denominator.bit_length()
 
 
 def _tokens(text: str) -> Optional[list[str]]:
@@ -115,8 +125,11 @@ class _Eval:
         if self.peek() == "^":
             self.take()
             exponent = self.group_or_atom()
-            if abs(exponent) > 64 or abs(base) > 1e12:
+            if abs(exponent) > self.num.max_exponent or (self.num.max_exponent <= 64 and abs(base) > 1e12):
                 raise ValueError("exponent too large")
+            if self.num is EXACT and (exponent.denominator != 1 or base == 0 and exponent < 0
+                                      or _bits(base) * abs(exponent) > 200_000):
+                raise ValueError("not a rational power of a reasonable size")
             ctype = self.num.complex_type
             if isinstance(exponent, ctype) or (isinstance(base, ctype) and exponent != int(exponent)):
                 raise ValueError("complex power: leave it to sympy")
@@ -209,7 +222,8 @@ class _Eval:
 
 
 def numeric_value(canonical: str, num: Numbers = FLOAT):
-    """Value (an mpmath number) of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``), else None."""
+    """Value of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``) in the
+    number system *num* (a float, an mpmath number, or with ``EXACT`` a Fraction), else None."""
     if not canonical or len(canonical) > 80:
         return None
     tokens = _tokens(canonical)
@@ -220,7 +234,8 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
         value = ev.expr()
         if ev.i != len(ev.t):
             return None
-    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
+    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
+            AttributeError):
         return None
     return value if num.isfinite(value) else None
 
@@ -252,7 +267,8 @@ def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> 
             value = ev.expr()
             if ev.i != len(ev.t) or not ev.num.isfinite(value):
                 return None
-        except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError):
+        except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
+            AttributeError):
             return None
         values.append(value)
     return values

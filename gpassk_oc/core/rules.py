@@ -36,7 +36,7 @@ from typing import Iterable, Optional
 from . import forms
 from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
 from .mv_pool import MathVerifyPool, default_pool
-from .numeric import (FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
+from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
                       values_at_points, variables)
 from .structures import compare_structures, structure
 
@@ -118,7 +118,9 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return None
 
 
-_ASSIGN_RE = re.compile(r"^[a-zA-Z](?:_\{?\d\}?)?=([^=<>]+)$")
+# "x=5", "a_1=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]": a named value
+_ASSIGN_RE = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\|)"
+                        r"(?:=|\\in)([^=<>]+)$")
 
 
 def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
@@ -203,6 +205,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+    p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
+    if p is not None and g is not None:  # 3^{2021}-2^{2021}: exact, where doubles overflow
+        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
@@ -230,7 +235,19 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     found = text_check(pred_canon, gold_canon)
     if found is None and (has_bare_word(pred_canon) or has_bare_word(gold_canon)):
         return "undecided"  # prose outside \text{}: math-verify would multiply its letters
+    if found is None and _has_letters(pred_canon) != _has_letters(gold_canon):
+        # variables on one side only: math-verify could at best find them cancelling, and
+        # cannot call it confidently wrong (not plain math) — spare the worker call
+        return "undecided"
     return found
+
+
+_COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname)\{[^{}]*\}|\\[a-zA-Z]+|\\.")
+
+
+def _has_letters(canonical: str) -> bool:
+    """Variables (letters other than e outside commands): ``T-18``, ``2F_{84}``."""
+    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", canonical)))
 
 
 def check_answer(prediction: Optional[str], gold: str,

@@ -25,8 +25,8 @@ def _endpoint(text: str, num: Numbers) -> Optional[Any]:
 
 
 _REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
-_CHAIN_RE = re.compile(rf"^([^<>=a-zA-Z]+){_REL}([a-z]){_REL}([^<>=a-zA-Z]+)$")
-_SIMPLE_RE = re.compile(rf"^([a-z]){_REL}([^<>=a-zA-Z]+)$")
+_CHAIN_RE = re.compile(rf"^([^<>=a-zA-Z]+){_REL}([a-zA-Z]){_REL}([^<>=a-zA-Z]+)$")
+_SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}([^<>=a-zA-Z]+)$")
 
 
 def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
