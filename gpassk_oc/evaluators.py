@@ -289,7 +289,7 @@ class GPassKEvaluator(BaseEvaluator):
             accounting["judge_model"] = self.judge_config.model
             accounting["judge_cache"] = graded.cache_path
         return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
-                             correct=graded.correct, source=graded.source,
+                             correct=graded.correct, source=graded.source, found=graded.found,
                              thresholds=self.thresholds, mg_mode=self.mg_mode,
                              accounting=accounting)
 

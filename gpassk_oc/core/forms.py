@@ -34,7 +34,7 @@ Check = Callable[[str, str, Numbers], Optional[Outcome]]
 _THOUSANDS_RE = re.compile(r"^([+-]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?$")
 _CURRENCY_RE = re.compile(r"^(-?)(?:\\\$|\\textdollar|USD|¥|￥|€|£)")
 _UNIT_TAIL_RE = re.compile(
-    r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}|(?<=\d)([a-zA-Z]{1,20}(?:\^[23])?)"
+    r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}|(?<=\d)([a-zA-Z]{2,20}(?:\^[23])?)"
     r"|(?<=\d)([\u4e00-\u9fff]{1,4}))$")
 _DEGREE_RE = re.compile(r"(?:\^\\circ|°|\\circ|\\degree)$")
 _PERCENT_RE = re.compile(r"(?:\\%|%)$")
@@ -146,7 +146,8 @@ def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
 def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     """*approx* as a rounding of *exact*: 'equal' if it is *exact* correctly rounded to its own
     decimals with ≥ 3 significant digits, 'undecided' if it is within one unit of its last
-    digit (truncated, or too few digits to tell), None if not an approximation at all.
+    digit (truncated, or only 2 significant digits), None if not an approximation at all
+    (also for a single significant digit: 0.3 is not 1/3).
 
     An *exact* that is itself a decimal with no more digits is simply a different value;
     an integer counts as an approximation only of a decimal gold with ≥ 2 decimals (300 for
@@ -167,6 +168,8 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     if best > unit * (1 + 1e-9):
         return None
     significant = len(re.sub(r"^[+-]?0*\.?0*", "", approx).replace(".", ""))
+    if significant < 2:
+        return None  # 0.3 for 1/3: too coarse to be meant as the value
     if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:
         return "equal"
     return "undecided"

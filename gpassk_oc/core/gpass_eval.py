@@ -135,12 +135,13 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
                   thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
                   mg_mode: str = "documented",
                   source: Optional[Sequence[Sequence[str]]] = None,
+                  found: Optional[Sequence[Sequence[str]]] = None,
                   accounting: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
     """The evaluator's result dict.
 
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
     ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and *source*, who
-    decided each sample) are q lists of n. ``None`` in *correct* means unjudged: the sample
+    decided each sample, and *found*, how its answer was extracted) are q lists of n. ``None`` in *correct* means unjudged: the sample
     is excluded — question q counts ``c_q`` True among its ``n_q`` judged samples (see
     :func:`_metrics` for questions with ``n_q < k``) — and is reported in ``unjudged``.
 
@@ -159,6 +160,8 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
         raise ValueError(f"every question needs n={n} extracted answers and verdicts")
     if source is not None and (len(source) != q or any(len(s) != n for s in source)):
         raise ValueError(f"source needs q={q} lists of n={n} entries")
+    if found is not None and (len(found) != q or any(len(f) != n for f in found)):
+        raise ValueError(f"found needs q={q} lists of n={n} entries")
     ks = [int(k) for k in ks] if n > 1 else [1]
     results: dict[str, Any] = dict(_metrics(n, ks, thresholds, mg_mode, correct))
     groups: dict[str, list[int]] = {}
@@ -193,6 +196,8 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
         }
         if source is not None:
             detail["source"] = [str(s) for s in source[i]]
+        if found is not None:
+            detail["found"] = [str(f) for f in found[i]]
         details.append(detail)
     results["details"] = details
     return results

@@ -242,7 +242,11 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     return found
 
 
-_COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname)\{[^{}]*\}|\\[a-zA-Z]+|\\.")
+# known command names first, without a word boundary: canonical forms drop spaces ("\sinx")
+_COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
+                         r"\\(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|"
+                         r"log|exp|sqrt|frac|binom|cdot|times|div|pi|infty|circ|leq|geq|le|ge|pm|"
+                         r"mp|cup|cap)|\\[a-zA-Z]+|\\.")
 
 
 def _has_letters(canonical: str) -> bool:
