@@ -190,9 +190,14 @@ def _statement(text: str) -> Optional[str]:
             # 【答案】首先……所以 n=8: prose after the marker, the answer is its last value
             block = _END_MARKERS_RE.split(stripped, maxsplit=1)[0]
             found = _last_math(block) or (found if not _HAS_MATH_RE.search(block) else None)
-        if found and len(found) <= 300:
+        if found and len(found) <= 300 and not _NOT_AN_ANSWER_RE.match(found):
             return found
     return None
+
+
+# "the answer is below / as follows": a pointer to the answer, not the answer
+_NOT_AN_ANSWER_RE = re.compile(r"^(?:(?:given|shown|stated|written)\s+)?(?:below|above|as\s+follows|"
+                               r"the\s+following|following|here|correct|wrong|incorrect)\b", re.I)
 
 
 _CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e00-\u9fff]")

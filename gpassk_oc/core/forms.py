@@ -15,8 +15,9 @@ either way, and 'wrong' only when *no* reading of the notation matches:
 * mixed numbers (:func:`mixed_number`): ``21\\frac{13}{14}`` is 21 + 13/14;
 * lists (:func:`list_check`): comma lists, ``\\pm`` (``2\\pm\\sqrt{3}`` = ``2+\\sqrt{3}, 2-\\sqrt{3}``)
   and repeated elements (``20, 20``) compared as sets of elements. Same elements in the same
-  order → 'equal'; reordered → 'equal' when the gold is a list of tuples or sorted (a
-  solution set), else 'undecided' (the order may carry meaning: a, b, c); a proper subset
+  order → 'equal'; reordered → 'equal' when either is written as a set, the gold is a list
+  of tuples, or three or more values in sorted order (a solution set), else 'undecided'
+  (the order may carry meaning: a, b, c); a proper subset
   (one of several answers) → 'undecided'; an element matching none of the gold's →
   'wrong'.
 """
@@ -232,6 +233,9 @@ def _tuple(canonical: str) -> Optional[list[str]]:
 
 
 def _sorted_values(parts: list[str], num: Numbers) -> bool:
+    """Three or more values in increasing or decreasing order (two are always one or the other)."""
+    if len(parts) < 3:
+        return False
     values = [numeric_value(p, num) for p in parts]
     if any(v is None or isinstance(v, num.complex_type) for v in values):
         return False
