@@ -48,8 +48,8 @@ def check(pred: str, gold: str):
     (r"\pm 1", "1,-1,7,-7", "undecided"),          # some of the answers
     ("3", "3, -2", "undecided"),                   # one of several answers
     ("25, 100", "100", "undecided"),               # extra answers besides the gold's
-    ("-2, 3", "3, -2", "undecided"),               # reordered: the order may carry meaning
-    ("3, -2", "-2, 3", "undecided"),               # two values are always "sorted": no evidence
+    ("-2, 3", "3, -2", "equal"),                   # two solutions, listed in either order
+    (r"7 \text{ and } -5", "-5,7", "equal"),
     ("3, -2, 1", "-2, 1, 3", "equal"),             # three sorted gold values: a solution set
     ("2, 3, 4", "2, 4, 3", "undecided"),           # unsorted gold: a, b, c in that order
     (r"\{3, -2\}", "3, -2", "equal"), (r"\{3, -2\}", "-2, 3", "equal"),  # written as a set

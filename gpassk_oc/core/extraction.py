@@ -162,7 +162,10 @@ def _clean(answer: str) -> Optional[str]:
         outside = answer
         for a, b, _ in reversed(spans):
             outside = outside[:a] + " " + outside[b:]
-        if re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", outside):  # prose around formulas
+        words = re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]+", outside)
+        if len(words) >= 3:  # a sentence around formulas: the value it states
+            return _from_sentence(answer)
+        if words:  # "$x=1$ and $y=2$": the formulas together
             answer = ", ".join(s.strip() for _, _, s in spans)
         else:
             answer = _MATH_RE.sub(lambda m: next(g for g in m.groups() if g is not None), answer)
@@ -213,12 +216,26 @@ _HAS_MATH_RE = re.compile(r"\d|\\\(|\\\[|\$")
 _PARA_RE = re.compile(r"\n\s*\n")
 
 
+# a name whose value a formula states: x, a_1, f(3), |r-s|, \text{Area}; other left-hand
+# sides without a top-level + or - (AC, x^3) state a value too
+_NAME_RE = re.compile(r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\||"
+                      r"\\(?:text|mathrm)\{[^{}]*\}(?:_\{?\w+\}?)?)\s*$")
+
+
 def _rhs(formula: str) -> str:
-    """The value a formula states: ``x = 9`` → ``9``; ``x=-1, x=2`` → ``-1, 2``."""
+    """The value a formula states: ``x = 9`` → ``9``; ``9 \\times 10 = 90`` → ``90``;
+    ``x=-1, x=2`` → ``-1, 2``; an equation of expressions (``x^2 + y^2 = 13``) stays whole."""
     parts = [p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()]
     if len(parts) > 1 and all("=" in p for p in parts):
-        return ", ".join(re.split(r"=|\\approx", p)[-1].strip() for p in parts)
-    return re.split(r"=|\\approx|≈", formula)[-1].strip()
+        return ", ".join(_rhs(p) for p in parts)
+    sides = re.split(r"=|\\approx|≈", formula)
+    if len(sides) == 1:
+        return formula.strip()
+    lhs = sides[0].strip()
+    if _NAME_RE.match(lhs) or not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", lhs)) \
+            or not re.search(r"(?<=.)[+-]", lhs):
+        return sides[-1].strip()  # AC = 25, x^3 = 12, 9 \times 10 = 90
+    return formula.strip()  # x^2 + y^2 = 13: the equation is the answer
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -234,25 +251,34 @@ def _sentences(paragraph: str) -> list[str]:
 
 
 def _from_sentence(sentence: str) -> Optional[str]:
-    spans = _math_spans(sentence)
-    valued = [s for _, _, s in spans if re.search(r"\d", _rhs(s))]
-    if valued:  # "the value of \(n\) is \(20\)": a formula with a number, not a name
-        return _rhs(valued[-1]) or None
-    if spans:
-        return _rhs(spans[-1][2]) or None
-    bold = _BOLD_RE.findall(sentence)
-    if bold:
-        numbers = _NUMBER_RE.findall(bold[-1])
-        return (numbers[-1] if numbers else bold[-1]).strip() or None
-    numbers = list(_NUMBER_RE.finditer(sentence))
-    if not numbers:
-        return None
-    verbs = list(_IS_RE.finditer(sentence))
-    if verbs:
-        after = [m for m in numbers if m.start() >= verbs[-1].end()]
-        if after:
-            return after[0].group().strip()
-    return numbers[-1].group().strip()
+    """The value a sentence states: its last formula with a number, bold phrase or number
+    (by position), or failing those its last formula."""
+    spans = [(a, b, f) for a, b, f in _math_spans(sentence) if f.strip() and f.strip() != "\\boxed{}"]
+    items: list[tuple[int, str]] = [(a, _rhs(f)) for a, b, f in spans if re.search(r"\d", _rhs(f))]
+    named = [_rhs(f) for _, _, f in spans if re.match(r"^\s*([A-Za-z])\s*=", f)]
+    if len(named) > 1 and len({re.match(r"^\s*([A-Za-z])", f).group(1)  # type: ignore[union-attr]
+                               for _, _, f in spans if re.match(r"^\s*[A-Za-z]\s*=", f)}) == 1:
+        return ", ".join(named)  # "\(n = 5\) and \(n = 15\)": every value of one unknown
+    for match in _BOLD_RE.finditer(sentence):
+        numbers = _NUMBER_RE.findall(match.group(1))
+        if numbers:
+            items.append((match.start(), numbers[-1].strip()))
+    masked = sentence
+    for a, b, _ in reversed(spans):
+        masked = masked[:a] + " " * (b - a) + masked[b:]
+    numbers = [m for m in _NUMBER_RE.finditer(masked)
+               if not any(x <= m.start() < y for x, y in _bold_spans(sentence))]
+    verbs = list(_IS_RE.finditer(masked))
+    after_verb = [m for m in numbers if verbs and m.start() >= verbs[-1].end()]
+    for m in after_verb[:1] or numbers[-1:]:
+        items.append((m.start(), m.group().strip()))
+    if items:
+        return max(items, key=lambda item: item[0])[1] or None
+    return _rhs(spans[-1][2]) or None if spans else None
+
+
+def _bold_spans(sentence: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _BOLD_RE.finditer(sentence)]
 
 
 def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:

@@ -16,8 +16,8 @@ either way, and 'wrong' only when *no* reading of the notation matches:
 * lists (:func:`list_check`): comma lists, ``\\pm`` (``2\\pm\\sqrt{3}`` = ``2+\\sqrt{3}, 2-\\sqrt{3}``)
   and repeated elements (``20, 20``) compared as sets of elements. Same elements in the same
   order → 'equal'; reordered → 'equal' when either is written as a set, the gold is a list
-  of tuples, or three or more values in sorted order (a solution set), else 'undecided'
-  (the order may carry meaning: a, b, c); a proper subset
+  of tuples, or values in sorted order (a solution set; two values always are), else
+  'undecided' (the order of three unsorted values may carry meaning: a, b, c); a proper subset
   (one of several answers) → 'undecided'; an element matching none of the gold's →
   'wrong'.
 """
@@ -233,9 +233,8 @@ def _tuple(canonical: str) -> Optional[list[str]]:
 
 
 def _sorted_values(parts: list[str], num: Numbers) -> bool:
-    """Three or more values in increasing or decreasing order (two are always one or the other)."""
-    if len(parts) < 3:
-        return False
+    """Values in increasing or decreasing order (two always are: two solutions are listed in
+    either order, as math-verify reads them)."""
     values = [numeric_value(p, num) for p in parts]
     if any(v is None or isinstance(v, num.complex_type) for v in values):
         return False
