@@ -92,6 +92,9 @@ def run_ours(rows: list[dict]) -> tuple[list[bool], list[str], list[str], float]
     res = grade(items, policy)
     seconds = time.perf_counter() - t0
     decisions = rule_decisions(items)
+    c = res.counts
+    print(f"ours: {c['rule_checks']} distinct (answer, gold) checks, {c['rule_mv_calls']} needed "
+          f"math-verify, {c['rule_timeouts']} hit the {policy.rule_timeout:g} s deadline")
     return ([bool(c[0]) for c in res.correct], [d[0] for d in decisions.decision],
             [f[0] for f in res.found], seconds)
 

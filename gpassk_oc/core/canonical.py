@@ -40,6 +40,16 @@ _CANON_SUBS = (
 _WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mbox)\{([-+]?\d+(?:\.\d+)?)\}$")
 
 
+def _one_group(text: str) -> bool:
+    """True when *text* is one brace group: ``{a}`` yes, ``{1}{2}`` no."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return depth == 0
+
+
 def canonical_answer(answer: Optional[str]) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:
@@ -51,6 +61,8 @@ def canonical_answer(answer: Optional[str]) -> str:
     while text != previous:  # "$5$." → "5", "\\text{271}" → "271"
         previous = text
         text = text.strip("$").rstrip(".。")
+        if text.startswith("{") and text.endswith("}") and _one_group(text):
+            text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
         whole = _WHOLE_TEXT_RE.match(text)
         if whole:
             text = whole.group(1)
