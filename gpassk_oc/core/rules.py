@@ -225,6 +225,11 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
+    if (pc is None) != (gc is None) and not (pv is not None or gv is not None):
+        return "undecided"  # an option letter against an expression: only the options tell
+    if bool(_RELATION_RE.search(pred_canon)) != bool(_RELATION_RE.search(gold_canon)) \
+            and (ps is None and gs is None):
+        return "undecided"  # an inequality against a value: not one the rules can compare
     found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
     if found is not None:
         return found
@@ -247,6 +252,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
 
 
 # known command names first, without a word boundary: canonical forms drop spaces ("\sinx")
+_RELATION_RE = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant|neq|ne)(?![a-zA-Z])")
 # (a bare 2^10 is not here: LaTeX reads 2¹0, its writer 1024 — math-verify's call)
 _EXPENSIVE_RE = re.compile(r"\\(?:sum|prod|int|oint|lim)(?![a-zA-Z])|\^\{-?\d{2,}")
 _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
