@@ -258,3 +258,33 @@ def test_two_concurrent_processes_share_one_cache_dir(tmp_path):
     assert third.counts["judge_calls"] == 0 and third.counts["cache_hits"] == 36
     assert len(list((tmp_path / "cache").glob("judgements-*.jsonl"))) == 2  # one file per writer
     assert all(1 <= n <= 2 for n in srv.calls.values())  # at most once per process
+
+
+def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
+    """Issue 11: a response without \\boxed{} and without "the answer is" used to be
+    "no answer" → wrong, never judged. Its last-resort answer now decides only when it
+    matches; otherwise the judge sees the response's last paragraph."""
+    q1, q2 = "How long is the red rope, in centimeters?", "求圆的方程。"
+    red_rope_wrong = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
+    red_rope_right = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
+    prose = "We compared both ropes.\n\nSo the red rope is twice as long as the blue one."
+    items = [{"question": q1, "gold": "24", "language": "en",
+              "responses": [red_rope_wrong, red_rope_right, prose]},
+             {"question": q2, "gold": "x^2+y^2=2", "language": "cn",
+              "responses": ["【解析】略。<eoe>\n【答案】$x^2+y^2=2$<eoa>",
+                            "所以圆的方程为 $x^2+y^2=4$。"]}]
+    # the judge's truth is keyed by what it is shown: the last paragraph for a guess
+    truth = {(q1, "Therefore, the length of the red rope is 20 centimeters."): False,
+             (q1, "So the red rope is twice as long as the blue one."): True,
+             (q2, "所以圆的方程为 $x^2+y^2=4$。"): False}
+    with JudgeServer(truth) as srv:
+        res = grade(items, policy(srv.url, tmp_path))
+        assert srv.unknown == [] and dict(srv.calls) == {pair: 1 for pair in truth}
+    assert res.found == [["fallback", "fallback", "none"], ["statement", "fallback"]]
+    assert res.extracted == [["20", "24", None], ["x^2+y^2=2", "x^2+y^2=4"]]
+    assert res.correct == [[False, True, True], [True, False]]
+    assert res.source == [["judge", "rule", "judge"], ["rule", "judge"]]
+    c = res.counts
+    assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (0, 1, 3, 1)
+    rules = grade(items, GradingPolicy(check="rules", progress=False))  # same extraction
+    assert rules.correct == [[False, True, False], [True, False]]
