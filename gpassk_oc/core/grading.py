@@ -16,18 +16,20 @@ Usage (what the OpenCompass evaluator calls)::
     result = grade(items, policy)
     result.extracted   # list[list[str | None]]   final answer per question, per sample
     result.correct     # list[list[bool | None]]  None = unjudged (never silently False)
+    result.found       # list[list[str]]          'boxed' | 'statement' | 'fallback' | 'none'
     result.counts      # see below
 
 Checks
-    ``'rules'``: a sample is correct iff its extracted answer equals the gold by the rules
-    (:func:`gpassk_oc.core.answers.check_answer` gives ``'equal'``); no judge is used.
-    ``'judge'``: every sample with an extracted answer is decided by the judge (deduplicated
-    and cached); a sample without an answer is wrong without a call.
-    ``'cascade'``: rules decide ``'equal'`` (→ correct) and *confidently wrong* (→ wrong:
-    both answers plain rationals or plain choice letters that differ, or both plain-math
-    closed numeric values / intervals / sets that math-verify compares unequal — see
-    :mod:`gpassk_oc.core.answers`); a missing answer is wrong; everything else goes to the
-    judge.
+    Extraction (:mod:`.extraction`) finds each sample's answer and records how
+    (``result.found``: 'boxed', 'statement', 'fallback', 'none'); the rules
+    (:mod:`.rules`) give 'equal', 'wrong' (confidently wrong) or 'undecided'.
+    ``'rules'``: a sample is correct iff the rules say ``'equal'``; no judge is used.
+    ``'judge'``: every non-empty response is decided by the judge (deduplicated and cached).
+    ``'cascade'``: ``'equal'`` → correct; ``'wrong'`` for a boxed or stated answer → wrong;
+    everything else — undecided pairs, fallback guesses that do not match, responses
+    without any answer — goes to the judge. Only an empty response is wrong without it.
+    The judge is shown the answer, or for 'fallback' and 'none' the response's last
+    paragraph (:attr:`.extraction.Extraction.candidate`).
 
 Deduplication
     Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
@@ -43,7 +45,8 @@ Accounting (``result.counts``)
     ``judged`` (fresh judge requests that produced a label), ``unjudged_pairs``;
     ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
     (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
-    ``rule_timeouts`` math-verify calls that hit the deadline.
+    ``rule_timeouts`` math-verify calls that hit the deadline; ``found_boxed``,
+    ``found_statement``, ``found_fallback``, ``found_none`` how answers were found.
 
 Failures
     A pair whose judge requests all failed is *unjudged*: its samples are ``None`` in
