@@ -132,7 +132,7 @@ _STATEMENT_RE = re.compile(
     re.I | re.M)
 _END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
 # display / inline formulas; $$ before $, and \[ \] before everything else
-_MATH_RE = re.compile(r"\$\$(.+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
+_MATH_RE = re.compile(r"\$\$([^$]+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
 _SENTENCE_END_RE = re.compile(r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n")
 
 
@@ -143,15 +143,13 @@ def _math_spans(text: str) -> list[tuple[int, int, str]]:
 
 def _first_sentence(text: str) -> str:
     """*text* up to its first sentence end outside formulas."""
-    spans = _math_spans(text)
-    pos = 0
+    inside = _inside_math(text)
     for match in _SENTENCE_END_RE.finditer(text):
-        if any(a <= match.start() < b for a, b, _ in spans):
+        if inside[match.start()]:
             continue
         if match.start() == 0 and match.group() == "\n":
             continue
-        pos = match.start()
-        return text[:pos]
+        return text[:match.start()]
     return text
 
 
@@ -175,6 +173,9 @@ def _clean(answer: str) -> Optional[str]:
 
 
 def _statement(text: str) -> Optional[str]:
+    lowered = text.lower()
+    if "answer" not in lowered and "答" not in text:
+        return None  # cheap test before the regex: most responses without a box say neither
     matches = list(_STATEMENT_RE.finditer(text))
     for match in reversed(matches):
         rest = text[match.end():]
@@ -238,10 +239,17 @@ def _rhs(formula: str) -> str:
     return formula.strip()  # x^2 + y^2 = 13: the equation is the answer
 
 
+def _inside_math(text: str) -> bytearray:
+    """1 at every position of *text* inside a formula (sentence ends there do not count)."""
+    mask = bytearray(len(text))
+    for a, b, _ in _math_spans(text):
+        mask[a:b] = b"\x01" * (b - a)
+    return mask
+
+
 def _sentences(paragraph: str) -> list[str]:
-    spans = _math_spans(paragraph)
-    cuts = [m.end() for m in _SENTENCE_END_RE.finditer(paragraph)
-            if not any(a <= m.start() < b for a, b, _ in spans)]
+    inside = _inside_math(paragraph)
+    cuts = [m.end() for m in _SENTENCE_END_RE.finditer(paragraph) if not inside[m.start()]]
     out, start = [], 0
     for cut in cuts + [len(paragraph)]:
         if paragraph[start:cut].strip():
@@ -286,7 +294,8 @@ def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
     for paragraph in reversed(paragraphs[-3:]):
         if not _HAS_MATH_RE.search(paragraph):
             continue
-        found = _last_math(paragraph)
+        # the final sentences are at its end: look at the last lines first
+        found = _last_math(_tail(paragraph, 600)) or _last_math(_tail(paragraph, 3000))
         if found:
             return found, _tail(paragraphs[-1])
         break

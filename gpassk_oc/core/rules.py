@@ -233,6 +233,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
     if found is not None:
         return found
+    if ("=" in pred_canon) != ("=" in gold_canon):
+        return "undecided"  # an equation against an expression (named values are read above)
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
         if found is not None:
