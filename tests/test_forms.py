@@ -59,7 +59,7 @@ def check(pred: str, gold: str):
     ("(3,2),(-3,2)", "(-3,2),(3,2)", "equal"),     # a list of tuples is a solution set
     ("(1000, 10)", "10^{3},10", "equal"),          # a pair against a bare list
     # named values, renamed functions, set-builder notation
-    ("|r-s| = 16", "16", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
+    ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
     ("(20, 30)", "20<P<30", "equal"),

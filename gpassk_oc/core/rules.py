@@ -118,8 +118,8 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return None
 
 
-# "x=5", "a_1=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]": a named value
-_ASSIGN_RE = re.compile(r"^(?:[a-zA-Z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\|)"
+# "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]": a named value
+_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\|)"
                         r"(?:=|\\in)([^=<>]+)$")
 
 
@@ -227,9 +227,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return "equal" if pc == gc else "wrong"
     if (pc is None) != (gc is None) and not (pv is not None or gv is not None):
         return "undecided"  # an option letter against an expression: only the options tell
-    if bool(_RELATION_RE.search(pred_canon)) != bool(_RELATION_RE.search(gold_canon)) \
-            and (ps is None and gs is None):
-        return "undecided"  # an inequality against a value: not one the rules can compare
+    p_rel, g_rel = bool(_RELATION_RE.search(pred_canon)), bool(_RELATION_RE.search(gold_canon))
+    if (p_rel and not g_rel and ps is None) or (g_rel and not p_rel and gs is None):
+        return "undecided"  # an inequality the rules cannot read against a value or interval
     found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
     if found is not None:
         return found
