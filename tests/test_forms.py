@@ -58,6 +58,9 @@ def check(pred: str, gold: str):
     ("x=-1, x=2", "-1, 2", "equal"),
     ("(3,2),(-3,2)", "(-3,2),(3,2)", "equal"),     # a list of tuples is a solution set
     ("(1000, 10)", "10^{3},10", "equal"),          # a pair against a bare list
+    (r"(\frac{1}{6},\frac{1}{3})", r"(\frac{1}{4},\frac{1}{27})", "wrong"),  # points, not intervals
+    (r"(2,\frac{\pi}{2})", r"(2,\pi/2)", "equal"), ("(1,2,3)", "(1,3,2)", "wrong"),
+    (r"\{(4,2),(-4,2)\}", "(3,2),(-3,2)", "wrong"), (r"\quad(1,2)", "(1,2)", "equal"),
     # named values, renamed functions, set-builder notation
     ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),

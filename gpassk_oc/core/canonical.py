@@ -60,7 +60,7 @@ def canonical_answer(answer: Optional[str]) -> str:
     previous = None
     while text != previous:  # "$5$." → "5", "\\text{271}" → "271"
         previous = text
-        text = text.strip("$").rstrip(".。")
+        text = re.sub(r"^(?:\\q?quad)+|(?:\\q?quad)+$", "", text.strip("$").rstrip(".。"))
         if text.startswith("{") and text.endswith("}") and _one_group(text):
             text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
         whole = _WHOLE_TEXT_RE.match(text)

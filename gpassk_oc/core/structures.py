@@ -60,6 +60,7 @@ _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
     """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
+    ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
     builder = _SET_BUILDER_RE.match(canonical)
@@ -93,17 +94,34 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
                                                           or isinstance(hi, num.complex_type)) \
                     and lo < hi:  # (1000, 10) is a pair, not an interval
                 return ("interval", canonical[0] + canonical[-1], lo, hi)
+        if canonical[0] == "(" and canonical[-1] == ")" and len(parts) >= 2:
+            values = [numeric_value(x, num) for x in parts]
+            if all(v is not None and not isinstance(v, num.complex_type) for v in values):
+                return ("tuple", len(values), values)
     return None
+
+
+def _as_tuple(s: tuple) -> tuple:
+    """An open interval (a, b) is written like the point (a, b): read it as one."""
+    if s[0] == "interval" and s[1] == "()" and not any(math.isinf(v) for v in s[2:]):
+        return ("tuple", 2, list(s[2:]))
+    return s
 
 
 def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Optional[Outcome]:
     """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
+    if p[0] != g[0] and "tuple" in (p[0], g[0]):
+        p, g = _as_tuple(p), _as_tuple(g)
     if p[0] != g[0]:
         return None
     if p[0] == "interval":
         if p[1] != g[1]:
             return "wrong"
         values = list(zip(p[2:], g[2:]))
+    elif p[0] == "tuple":
+        if p[1] != g[1]:
+            return "wrong"  # different lengths
+        values = list(zip(p[2], g[2]))
     elif p[0] == "matrix":
         if p[1] != g[1]:
             return "wrong"  # different shapes
