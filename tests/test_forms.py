@@ -61,6 +61,11 @@ def check(pred: str, gold: str):
     (r"(\frac{1}{6},\frac{1}{3})", r"(\frac{1}{4},\frac{1}{27})", "wrong"),  # points, not intervals
     (r"(2,\frac{\pi}{2})", r"(2,\pi/2)", "equal"), ("(1,2,3)", "(1,3,2)", "wrong"),
     (r"\{(4,2),(-4,2)\}", "(3,2),(-3,2)", "wrong"), (r"\quad(1,2)", "(1,2)", "equal"),
+    # ratios, \approx, √
+    ("20:3", "6.67", "equal"), ("2", "2:1", "equal"), (r"\frac{5}{8}", "5:8", "equal"),
+    ("5:6", "5:8", "wrong"), (r"\frac{1+\sqrt{97}}{8}", r"\frac{1+\sqrt{97}}{8} \approx 1.36", "equal"),
+    ("1.36", r"\frac{1+\sqrt{97}}{8}\approx1.36", "equal"), ("1.5", r"\frac{1+\sqrt{97}}{8}\approx1.36", "wrong"),
+    ("2√2", r"2\sqrt{2}", "equal"),
     # named values, renamed functions, set-builder notation
     ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),

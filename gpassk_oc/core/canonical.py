@@ -25,6 +25,7 @@ _CANON_SUBS = (
     (re.compile(r"\\[bB]igg?[lr]?(?=[()\[\]|])"), ""),  # \bigg( → (
     (re.compile("∞"), r"\\infty"), (re.compile("∪"), r"\\cup"), (re.compile("π"), r"\\pi "),
     (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
+    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
     (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
     (re.compile(r"(?<=[,(\[])\s*\+\s*\\infty"), r"\\infty"),  # (3, +\infty) is (3, \infty)
     (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),

@@ -5,7 +5,7 @@ says 'equal' only when the reading is unambiguous, 'undecided' when a judge coul
 either way, and 'wrong' only when *no* reading of the notation matches:
 
 * decorations (:func:`decorated`): a currency sign (``\\$45.00``), thousands separators
-  (``3,110,400``), a trailing unit (``34\\text{hours}``, ``130\\text{m}``), percent
+  (``3,110,400``), a ratio (``20:3`` is 20/3), a trailing unit (``34\\text{hours}``, ``130\\text{m}``), percent
   (``17.5\\%`` reads as 17.5 or 0.175) and degrees (``30^\\circ`` reads as 30 or π/6).
   No reading equal → 'wrong', except a unit against a number that differs by a unit
   conversion factor (10^k, 60, 3600, 12, …) → 'undecided';
@@ -46,7 +46,7 @@ class Decorated(NamedTuple):
     """A number with its decorations stripped: value and what surrounded it."""
 
     value: Any
-    kind: str  # 'plain' | 'grouped' (thousands separators) | 'unit' | 'percent' | 'degree'
+    kind: str  # 'plain' | 'grouped' (1,200) | 'ratio' (20:3) | 'unit' | 'percent' | 'degree'
     unit: str
 
 
@@ -83,6 +83,12 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
         kind = "grouped" if kind == "plain" else kind
     if not text or "," in text:
         return None
+    if text.count(":") == 1 and kind == "plain":  # a ratio 20:3 is the number 20/3
+        left, right = (numeric_value(side, num) for side in text.split(":"))
+        if left is None or right is None or not right or isinstance(left, num.complex_type) \
+                or isinstance(right, num.complex_type):
+            return None
+        return Decorated(left / right, "ratio", "")
     value = numeric_value(text, num)
     if value is None or isinstance(value, num.complex_type):
         return None

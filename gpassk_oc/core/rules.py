@@ -159,6 +159,18 @@ def _rename_function_variable(pred_canon: str, gold_canon: str) -> Optional[str]
     return f"{pm.group(1)}({new})={body}"
 
 
+def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """``\\frac{1+\\sqrt{97}}{8}\\approx1.36``: an exact value and its rounding; equal to either
+    is equal, wrong only against both."""
+    outcomes = [_fast_check(p, g, num) for p in pred_canon.split("\\approx")
+                for g in gold_canon.split("\\approx") if p and g]
+    if "equal" in outcomes:
+        return "equal"
+    if outcomes and all(o == "wrong" for o in outcomes):
+        return "wrong"
+    return "undecided" if "undecided" in outcomes else None
+
+
 def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
     (then 'equal' or 'undecided', see :func:`.forms.approximates`)."""
@@ -189,6 +201,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
+    if "\\approx" in pred_canon or "\\approx" in gold_canon:
+        return _approx_check(pred_canon, gold_canon, num)
     renamed = _rename_function_variable(pred_canon, gold_canon)
     if renamed is not None:
         return _fast_check(renamed, gold_canon, num)
