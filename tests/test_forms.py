@@ -70,7 +70,8 @@ def check(pred: str, gold: str):
     ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
-    ("(20, 30)", "20<P<30", "equal"),
+    ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
+    (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
     # exact arithmetic where doubles overflow
     ("2^{100}", "1267650600228229401496703205376", "equal"),
     ("2^{100}+1", "1267650600228229401496703205376", "wrong"),

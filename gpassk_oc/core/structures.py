@@ -25,8 +25,10 @@ def _endpoint(text: str, num: Numbers) -> Optional[Any]:
 
 
 _REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
-_CHAIN_RE = re.compile(rf"^([^<>=a-zA-Z]+){_REL}([a-zA-Z]){_REL}([^<>=a-zA-Z]+)$")
-_SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}([^<>=a-zA-Z]+)$")
+# a bound: numbers and commands such as \frac, \sqrt, \pi (not the relations themselves)
+_BOUND = r"((?:\\(?!le|ge|lt|gt)[a-zA-Z]+|[^<>=a-zA-Z\\])+)"
+_CHAIN_RE = re.compile(rf"^{_BOUND}{_REL}([a-zA-Z]){_REL}{_BOUND}$")
+_SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}{_BOUND}$")
 
 
 def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
