@@ -40,9 +40,8 @@ ITEMS = [
      "responses": [box(r"\text{one half}"), box("0.5")]},
 ]
 # the pairs the rules cannot decide, with the judge's ground truth
-# ("I give up." has no answer: cascade shows the judge its last paragraph, the whole text)
-TRUTH = {(Q1, r"\text{one half}"): True, (Q1, "I give up."): False, (Q2, "x^2+2"): False,
-         (Q2, "2 + x^2"): False, (Q3, "上海"): False, (Q3, "南京"): False}
+TRUTH = {(Q1, r"\text{one half}"): True, (Q2, "x^2+2"): False, (Q2, "2 + x^2"): False,
+         (Q3, "上海"): False, (Q3, "南京"): False}
 EXPECTED = [[True, True, True, False, False, True, True],
             [True, False, False, False, True],
             [True, False, False, False, False],
@@ -63,21 +62,21 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         res = grade(ITEMS, policy(srv.url, tmp_path))
         assert res.correct == EXPECTED
         assert srv.unknown == []
-        assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 6 unique undecided pairs
+        assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 5 unique undecided pairs
         c = res.counts
-        assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 6, 6, 6)
-        # samples decided by the judge: one half ×3, give up, x^2+2 ×2, 2+x^2, 上海 ×3, 南京
-        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (11, 0, 8, 0)
+        assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 5, 5, 5)
+        # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京
+        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
-        assert res.source[0][4] == "judge" and res.found[0][4] == "none"
+        assert res.source[0][4] == "no_answer" and res.found[0][4] == "none"
         assert res.found[2][1] == "statement" and res.found[0][0] == "boxed"
         assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (17, 1, 0, 1)
 
         again = grade(ITEMS, policy(srv.url, tmp_path))  # a rerun: everything from the cache
         assert again.correct == EXPECTED
-        assert sum(srv.calls.values()) == 6
-        assert (again.counts["cache_hits"], again.counts["judge_calls"], again.counts["judged"]) == (11, 0, 0)
+        assert sum(srv.calls.values()) == 5
+        assert (again.counts["cache_hits"], again.counts["judge_calls"], again.counts["judged"]) == (10, 0, 0)
 
 
 def test_rules_only_and_judge_only(tmp_path):
@@ -93,9 +92,9 @@ def test_rules_only_and_judge_only(tmp_path):
     with JudgeServer(truth) as srv:
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
-    # distinct canonical candidates: Q1 6 (0.5, \frac{1}{2}, 1/2, 0.6, one half, I give up.),
+    # distinct canonical answers: Q1 5 (0.5, \frac{1}{2}, 1/2, 0.6, one half),
     # Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
-    assert res.counts["judge_calls"] == 13 and res.counts["rule_decided"] == 0
+    assert res.counts["judge_calls"] == 12 and res.counts["rule_decided"] == 1
 
 
 def test_thirty_percent_faults_every_label_resolved(tmp_path):
@@ -130,7 +129,7 @@ def test_endpoint_down_raises_clear_error_and_keeps_cache(tmp_path):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # cache intact
     partial = info.value.result
     assert partial.correct[1][1] is None and partial.correct[0][5] is True  # cached label kept
-    assert partial.counts["cache_hits"] == 4  # one half ×3, I give up.
+    assert partial.counts["cache_hits"] == 3  # one half ×3
     with JudgeServer(TRUTH) as srv:  # resume: only the 4 missing pairs are sent
         res = grade(ITEMS, policy(srv.url, tmp_path))
         assert res.correct == EXPECTED and sum(srv.calls.values()) == 4
@@ -263,7 +262,8 @@ def test_two_concurrent_processes_share_one_cache_dir(tmp_path):
 def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
     """Issue 11: a response without \\boxed{} and without "the answer is" used to be
     "no answer" → wrong, never judged. Its last-resort answer now decides only when it
-    matches; otherwise the judge sees the response's last paragraph."""
+    matches; otherwise the judge sees the response's last paragraph. Only a response with
+    no math in its last paragraphs stays without an answer."""
     q1, q2 = "How long is the red rope, in centimeters?", "求圆的方程。"
     red_rope_wrong = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
     red_rope_right = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
@@ -275,15 +275,14 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
                             "所以圆的方程为 $x^2+y^2=4$。"]}]
     # the judge's truth is keyed by what it is shown: the last paragraph for a guess
     truth = {(q1, "Therefore, the length of the red rope is 20 centimeters."): False,
-             (q1, "So the red rope is twice as long as the blue one."): True,
              (q2, "所以圆的方程为 $x^2+y^2=4$。"): False}
     with JudgeServer(truth) as srv:
         res = grade(items, policy(srv.url, tmp_path))
         assert srv.unknown == [] and dict(srv.calls) == {pair: 1 for pair in truth}
     assert res.found == [["fallback", "fallback", "none"], ["statement", "fallback"]]
     assert res.extracted == [["20", "24", None], ["x^2+y^2=2", "x^2+y^2=4"]]
-    assert res.correct == [[False, True, True], [True, False]]
-    assert res.source == [["judge", "rule", "judge"], ["rule", "judge"]]
+    assert res.correct == [[False, True, False], [True, False]]
+    assert res.source == [["judge", "rule", "no_answer"], ["rule", "judge"]]
     c = res.counts
     assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (0, 1, 3, 1)
     rules = grade(items, GradingPolicy(check="rules", progress=False))  # same extraction

@@ -15,8 +15,8 @@
    ``=``), else a ``**bold**`` phrase, else the number after the last "is"/"=", else the
    last number. A guess: cascade mode never settles a non-matching fallback answer as
    wrong, it sends the response's last paragraph (:attr:`Extraction.candidate`) to the judge.
-4. ``none`` — nothing found (an empty response, or no math in its last paragraphs); the
-   last paragraph is still the judge's candidate.
+4. ``none`` — nothing found: an empty response, or no math in its last paragraphs (a
+   truncated or prose-only ending); such a sample has no answer.
 
 Every result records how its answer was found (:attr:`Extraction.found`).
 """
@@ -33,9 +33,9 @@ FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
 class Extraction(NamedTuple):
     """The final answer of one response and how it was found.
 
-    ``candidate`` is what the judge is shown: the answer itself, or for ``fallback`` and
-    ``none`` the response's last paragraph (a guess may have picked the wrong expression,
-    and an answer in words has no expression); None only for an empty response.
+    ``candidate`` is what the judge is shown: the answer itself, or for a ``fallback`` the
+    response's last paragraph (the guess may have picked the wrong expression); None for
+    ``none``.
     """
 
     answer: Optional[str]
@@ -336,7 +336,7 @@ def extract_answer(text: Optional[str]) -> Extraction:
     guess, paragraph = _fallback(text)
     if guess:
         return Extraction(guess, "fallback", paragraph)
-    return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
+    return Extraction(None, "none", None)
 
 
 def extract_final_answer(text: Optional[str]) -> Optional[str]:

@@ -24,12 +24,12 @@ Checks
     (``result.found``: 'boxed', 'statement', 'fallback', 'none'); the rules
     (:mod:`.rules`) give 'equal', 'wrong' (confidently wrong) or 'undecided'.
     ``'rules'``: a sample is correct iff the rules say ``'equal'``; no judge is used.
-    ``'judge'``: every non-empty response is decided by the judge (deduplicated and cached).
+    ``'judge'``: every sample with an answer is decided by the judge (deduplicated, cached).
     ``'cascade'``: ``'equal'`` → correct; ``'wrong'`` for a boxed or stated answer → wrong;
-    everything else — undecided pairs, fallback guesses that do not match, responses
-    without any answer — goes to the judge. Only an empty response is wrong without it.
-    The judge is shown the answer, or for 'fallback' and 'none' the response's last
-    paragraph (:attr:`.extraction.Extraction.candidate`).
+    undecided pairs and fallback guesses that do not match go to the judge. The judge is
+    shown the answer, or for a fallback guess the response's last paragraph
+    (:attr:`.extraction.Extraction.candidate`). A sample without any answer (found 'none':
+    no math in its last paragraphs) is wrong without a judge call (``no_answer``).
 
 Deduplication
     Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
@@ -127,7 +127,7 @@ class GradeResult:
     correct: list[list[Optional[bool]]]
     source: list[list[str]]
     counts: dict[str, int]
-    found: list[list[str]] = field(default_factory=list)
+    found: Optional[list[list[str]]] = None
     errors: Counter = field(default_factory=Counter)
     cache_path: str = ""
 
@@ -172,21 +172,19 @@ class RuleDecisions:
     counts: dict[str, int]
 
 
-def decide(check: Check, found: str, outcome: Optional[Outcome], has_candidate: bool) -> str:
+def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: bool) -> str:
     """One sample's fate under *check*: 'correct', 'wrong', 'no_answer' or 'judge'.
 
     Rules mode: correct iff the rules say 'equal'. Cascade: 'equal' → correct; 'wrong' →
     wrong only for a boxed or stated answer (a fallback guess may have read the wrong
     expression: the judge sees the last paragraph); everything else → judge. Judge mode:
-    every sample with a candidate → judge. Without any candidate (an empty response) the
-    sample has no answer.
+    every sample with an answer → judge. A sample without an answer (found 'none') is wrong
+    without a judge call in every mode.
     """
-    if check == "rules":
-        if outcome is None:
-            return "no_answer"
-        return "correct" if outcome == "equal" else "wrong"
-    if not has_candidate:
+    if not has_answer:
         return "no_answer"
+    if check == "rules":
+        return "correct" if outcome == "equal" else "wrong"
     if check == "judge":
         return "judge"
     if outcome == "equal":
@@ -260,8 +258,7 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
                     pool.close()
             rule.update(zip(slow, outcomes))
 
-    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])) if c else None,
-                        bool(candidates[qi][si] and candidates[qi][si].strip()))
+    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])), bool(c))
                  for si, c in enumerate(cs)] for qi, cs in enumerate(canon)]
     return RuleDecisions(extracted, found, candidates, decision, counts)
 
