@@ -190,8 +190,8 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                 table[(question, answer)] = ok
             elif middle is not None:  # extraction sees the intermediate box: a wrong answer
                 table[(question, middle)] = False
-            else:  # no answer: the judge is shown the last paragraph, and says no
-                table[(question, extract_answer(text).candidate)] = False
+            elif extract_answer(text).candidate:  # a guess from the last paragraph, which
+                table[(question, extract_answer(text).candidate)] = False  # the judge sees
         items.append({"question": question, "gold": gold,
                       "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
                       "responses": responses})
