@@ -219,9 +219,10 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
-    p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
-    if p is not None and g is not None:  # 3^{2021}-2^{2021}: exact, where doubles overflow
-        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+    if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
+        p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
+        if p is not None and g is not None:
+            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
