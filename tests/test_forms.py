@@ -70,6 +70,9 @@ def check(pred: str, gold: str):
     ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
+    (r"(-\infty,-8)\cup(4,\infty)", r"(-\infty,-8)\cup(8,\infty)", "wrong"),   # unions of intervals
+    (r"(4,\infty)\cup(-\infty,-8)", r"(-\infty,-8)\cup(4,+\infty)", "equal"),
+    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", None),   # different counts: math-verify's call
     ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
     (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
     # exact arithmetic where doubles overflow

@@ -62,9 +62,12 @@ _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
     """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
+    ('union', intervals) for intervals joined by ``\\cup``,
     ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
+    if "\\cup" in canonical:
+        return _union(canonical, num)
     builder = _SET_BUILDER_RE.match(canonical)
     if builder:  # \{x|-1<x<1\} is the interval (-1,1)
         canonical = builder.group(1)
@@ -103,6 +106,25 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
     return None
 
 
+def _union(canonical: str, num: Numbers) -> Optional[tuple]:
+    """('union', intervals sorted) for ``(-\\infty,-8)\\cup(4,\\infty)``; a part that is not an
+    interval (``\\{1\\}``, a set) makes it unreadable here."""
+    depth, parts, start = 0, [], 0
+    for i, ch in enumerate(canonical):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0 and canonical.startswith("\\cup", i):
+            parts.append(canonical[start:i])
+            start = i + 4
+    parts.append(canonical[start:])
+    read = [structure(part, num) for part in parts]
+    if any(r is None or r[0] != "interval" for r in read):
+        return None
+    return ("union", sorted(read, key=lambda r: (r[2], r[3])))  # type: ignore[index]
+
+
 def _as_tuple(s: tuple) -> tuple:
     """An open interval (a, b) is written like the point (a, b): read it as one."""
     if s[0] == "interval" and s[1] == "()" and not any(math.isinf(v) for v in s[2:]):
@@ -114,6 +136,15 @@ def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Optional[Out
     """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
     if p[0] != g[0] and "tuple" in (p[0], g[0]):
         p, g = _as_tuple(p), _as_tuple(g)
+    if p[0] != g[0] and "union" in (p[0], g[0]):  # an interval is a union of one
+        p, g = [s if s[0] == "union" else ("union", [s]) for s in (p, g)]
+    if p[0] == g[0] == "union":
+        if len(p[1]) != len(g[1]):
+            return None  # (0,1)\cup[1,2) is [0,2)... written differently: math-verify's call
+        outcomes = [compare_structures(a, b, num) for a, b in zip(p[1], g[1])]
+        if any(o is None for o in outcomes):
+            return None
+        return "equal" if all(o == "equal" for o in outcomes) else "wrong"
     if p[0] != g[0]:
         return None
     if p[0] == "interval":
