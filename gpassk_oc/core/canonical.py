@@ -17,16 +17,19 @@ import re
 from fractions import Fraction
 from typing import Optional
 
+# unicode writings of LaTeX (only tried on text that is not pure ASCII)
+_UNICODE_SUBS = (
+    (re.compile("∞"), r"\\infty"), (re.compile("∪"), r"\\cup"), (re.compile("π"), r"\\pi "),
+    (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
+    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
+    (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
+)
 _CANON_SUBS = (
     # spacing macros, but not the second backslash of a row break "\\ "
     (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|(?<!\\)\\[!,;: ]|~"), ""),
     (re.compile(r"(?<!\\)\$"), ""),  # math delimiters anywhere ("-1$,$2"); \$ is a dollar
     (re.compile(r"\^\{\s*\\circ\s*\}"), r"^\\circ"),
     (re.compile(r"\\[bB]igg?[lr]?(?=[()\[\]|])"), ""),  # \bigg( → (
-    (re.compile("∞"), r"\\infty"), (re.compile("∪"), r"\\cup"), (re.compile("π"), r"\\pi "),
-    (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
-    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
-    (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
     (re.compile(r"(?<=[,(\[])\s*\+\s*\\infty"), r"\\infty"),  # (3, +\infty) is (3, \infty)
     (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
@@ -39,6 +42,9 @@ _CANON_SUBS = (
 # a whole answer \text{271} is the number 271; \text{word} keeps its wrapper (math-verify
 # reads a bare word as a product of symbols: "obj0a" == "object0" == 0)
 _WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mbox)\{([-+]?\d+(?:\.\d+)?)\}$")
+
+
+_EDGE_QUAD_RE = re.compile(r"^(?:\\q?quad)+|(?:\\q?quad)+$")
 
 
 def _one_group(text: str) -> bool:
@@ -56,12 +62,17 @@ def canonical_answer(answer: Optional[str]) -> str:
     if answer is None:
         return ""
     text = answer.strip()
+    if not text.isascii():
+        for pattern, repl in _UNICODE_SUBS:
+            text = pattern.sub(repl, text)
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
     previous = None
     while text != previous:  # "$5$." → "5", "\\text{271}" → "271"
         previous = text
-        text = re.sub(r"^(?:\\q?quad)+|(?:\\q?quad)+$", "", text.strip("$").rstrip(".。"))
+        text = text.strip("$").rstrip(".。")
+        if "quad" in text:
+            text = _EDGE_QUAD_RE.sub("", text)
         if text.startswith("{") and text.endswith("}") and _one_group(text):
             text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
         whole = _WHOLE_TEXT_RE.match(text)
