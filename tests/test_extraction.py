@@ -60,3 +60,16 @@ def test_long_last_paragraph_is_cut_at_a_line_start():
     assert got.answer == "399" and got.found == "fallback"
     assert len(got.candidate) <= 1200 and got.candidate.startswith("line ")
     assert got.candidate.endswith("line 399 with value 399")
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("\\boxed{}$()[].,:=*\n 12x答案【】为是故最终 answer is The")),
+               max_size=80))
+def test_extraction_never_raises_and_says_how(text):
+    got = extract_answer(text)
+    assert got.found in FOUND_KINDS
+    assert (got.answer is None) == (got.found == "none")
+    assert got.answer is None or (isinstance(got.answer, str) and got.answer.strip())
