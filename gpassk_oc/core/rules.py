@@ -119,7 +119,7 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 
 
 # "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]": a named value
-_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\|)"
+_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\|)"
                         r"(?:=|\\in)([^=<>]+)$")
 
 
@@ -258,8 +258,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if found is None and (has_bare_word(pred_canon) or has_bare_word(gold_canon)):
         return "undecided"  # prose outside \text{}: math-verify would multiply its letters
     if found is None and (_EXPENSIVE_RE.search(pred_canon) or _EXPENSIVE_RE.search(gold_canon)):
-        # sums, integrals, limits and large exponents that neither evaluator above could
-        # compute: sympy takes seconds on them or hits the deadline — the judge decides
+        # sums, integrals, limits, ellipses, floors, modular arithmetic and large exponents
+        # that neither evaluator above could compute: sympy takes seconds on them, hits
+        # the deadline or cannot decide them — the judge decides
         return "undecided"
     if found is None and _has_letters(pred_canon) != _has_letters(gold_canon):
         # variables on one side only: math-verify could at best find them cancelling, and
@@ -271,7 +272,10 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
 # known command names first, without a word boundary: canonical forms drop spaces ("\sinx")
 _RELATION_RE = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant|neq|ne)(?![a-zA-Z])")
 # (a bare 2^10 is not here: LaTeX reads 2¹0, its writer 1024 — math-verify's call)
-_EXPENSIVE_RE = re.compile(r"\\(?:sum|prod|int|oint|lim)(?![a-zA-Z])|\^\{-?\d{2,}")
+# ellipses, floors and modular arithmetic: sympy cannot decide them symbolically either
+# (no word boundary after the name: canonical forms drop spaces, "a_1\cdotsa_n")
+_EXPENSIVE_RE = re.compile(r"\\(?:sum|prod|int|oint|lim|cdots|ldots|dots|lfloor|lceil|mod|pmod|bmod)"
+                           r"|\^\{-?\d{2,}")
 _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
                          r"\\(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|"
                          r"log|exp|sqrt|frac|binom|cdot|times|div|pi|infty|circ|leq|geq|le|ge|pm|"
