@@ -23,6 +23,9 @@ from gpassk_oc.core.extraction import FOUND_KINDS, extract_answer
     ("所以答案为：北京", "北京", "statement"),
     ("【答案】首先，我们解这个方程组。得到 x=100。<eoa>", "100", "statement"),  # prose: its last value
     ("【答案】解方程得到n=8<eoa>", "8", "statement"),
+    ("由以上分析，故选：B", "B", "statement"),             # multiple choice
+    ("正确答案是 C。", "C", "statement"),
+    ("Comparing the options, the correct option is (D).", "(D)", "statement"),
     # last-resort fallback: the final sentence that has math
     ("Work.\n\nTherefore, the length of the red rope is 20 centimeters.", "20", "fallback"),
     ("Therefore, Freda used **12 tomatoes** to make her batch.", "12", "fallback"),

@@ -85,6 +85,7 @@ def check(pred: str, gold: str):
     (r"\sum_{k=1}^{n}k", r"\frac{n(n+1)}{2}", "undecided"),
     (r"\lfloor\frac{n}{2}\rfloor", r"\lfloor\sqrt{n-1}\rfloor", "undecided"),
     (r"a_1a_2\cdots a_n", "n!", "undecided"),
+    ("(D)", "D", "equal"), (r"\text{(B)}", "D", "wrong"),   # option letters in parentheses
     # unicode and Chinese notation
     ("(-∞, -3) ∪ (3, +∞)", r"(-\infty,-3)\cup(3,\infty)", "equal"), ("根号3", r"\sqrt{3}", "equal"),
 ])

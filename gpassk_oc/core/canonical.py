@@ -88,7 +88,7 @@ _RATIONAL_RES = (
     re.compile(rf"^([+-]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}$"),
     re.compile(rf"^({_NUM})/({_NUM})$"),
 )
-_CHOICE_RE = re.compile(r"^(?:\\text\{)?([A-G](?:[,，、]?[A-G])*)\}?$")
+_CHOICE_RE = re.compile(r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*)\)?\}?$")
 
 
 def as_rational(canonical: str) -> Optional[Fraction]:

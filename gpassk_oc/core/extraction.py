@@ -7,8 +7,9 @@
    the last box are one multi-part answer, joined as a comma list (``\\boxed{1}, \\boxed{2}``
    → ``"1, 2"``); boxes on earlier lines are intermediate results.
 2. ``statement`` — the last explicit final-answer statement: English ("The final answer
-   is X", "the answer is X", "Answer: X", "**Final Answer** X") or Chinese (``【答案】X``,
-   ``答案：X``, ``答案是/为X``, ``故答案为X``, ``最终答案是X``, ``答：X``). X runs to the end of
+   is X", "the answer is X", "Answer: X", "**Final Answer** X", "The correct option is X")
+   or Chinese (``【答案】X``, ``答案：X``, ``答案是/为X``, ``故答案为X``, ``最终答案是X``,
+   ``答：X``, ``故选X``, ``正确答案是X``). X runs to the end of
    its sentence; a display formula right after the marker is taken whole.
 3. ``fallback`` — the last math expression of the final sentence that has one, within the
    last paragraphs: a ``$…$`` / ``\\(…\\)`` / ``\\[…\\]`` formula (its right-hand side after
@@ -126,8 +127,10 @@ def _boxed(text: str) -> Optional[str]:
 _STATEMENT_RE = re.compile(
     r"(?:\bfinal\s+answer\b(?:\s+(?:is|would\s+be|will\s+be))?"
     r"|\b(?:the|my)\s+answer\s+(?:is|would\s+be|will\s+be)"
+    r"|\bthe\s+correct\s+(?:answer|option|choice)\s+is"
     r"|\banswer\s*(?:\*\*)?\s*[:：]"
-    r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：])"
+    r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：]"
+    r"|正确(?:答案|选项)\s*(?:是|为)|(?:故|所以|因此|应)选|答案选)"
     r"[\s*:：#]*(?:is\s*)?",
     re.I | re.M)
 _END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
@@ -174,8 +177,9 @@ def _clean(answer: str) -> Optional[str]:
 
 def _statement(text: str) -> Optional[str]:
     lowered = text.lower()
-    if "answer" not in lowered and "答" not in text:
-        return None  # cheap test before the regex: most responses without a box say neither
+    if "answer" not in lowered and "correct" not in lowered and "答" not in text \
+            and "选" not in text:
+        return None  # cheap test before the regex: most responses without a box say none
     matches = list(_STATEMENT_RE.finditer(text))
     for match in reversed(matches):
         rest = text[match.end():]
