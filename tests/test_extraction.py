@@ -57,6 +57,15 @@ def test_candidate_is_the_answer_or_the_last_paragraph():
     assert extract_answer("").candidate is None
 
 
+def test_a_statement_far_from_the_end_is_not_the_final_word():
+    tail = "\n\nLet me double-check this with another approach. " + "Blah blah. " * 80
+    got = extract_answer("So the answer is 12." + tail + "\n\nHence the count is 14")
+    assert (got.answer, got.found) == ("12", "fallback")  # its answer, a guess's standing
+    assert got.candidate == "Hence the count is 14"          # the judge sees the ending
+    near = extract_answer("Work.\n\nSo the answer is 12.\n\nI hope it is correct.")
+    assert (near.answer, near.found) == ("12", "statement")
+
+
 def test_long_last_paragraph_is_cut_at_a_line_start():
     text = "\n".join(f"line {i} with value {i}" for i in range(400))
     got = extract_answer(text)

@@ -10,7 +10,9 @@
    is X", "the answer is X", "Answer: X", "**Final Answer** X", "The correct option is X")
    or Chinese (``【答案】X``, ``答案：X``, ``答案是/为X``, ``故答案为X``, ``最终答案是X``,
    ``答：X``, ``故选X``, ``正确答案是X``). X runs to the end of
-   its sentence; a display formula right after the marker is taken whole.
+   its sentence; a display formula right after the marker is taken whole. A statement
+   followed by more than 800 characters of further text keeps its answer but counts as a
+   ``fallback`` (it may not be the final word).
 3. ``fallback`` — the last math expression of the final sentence that has one, within the
    last paragraphs: a ``$…$`` / ``\\(…\\)`` / ``\\[…\\]`` formula (its right-hand side after
    ``=``), else a ``**bold**`` phrase, else the number after the last "is"/"=", else the
@@ -175,7 +177,7 @@ def _clean(answer: str) -> Optional[str]:
     return answer or None
 
 
-def _statement(text: str) -> Optional[str]:
+def _statement(text: str) -> Optional[tuple[str, int]]:
     lowered = text.lower()
     if "answer" not in lowered and "correct" not in lowered and "答" not in text \
             and "选" not in text:
@@ -192,14 +194,14 @@ def _statement(text: str) -> Optional[str]:
                 after = _first_sentence(stripped[span.end():])
                 found = _clean(stripped[:span.end()] + after)
                 if found:
-                    return found
+                    return found, match.start()
         found = _clean(_first_sentence(stripped))
         if found and _CJK_PROSE_RE.search(found):
             # 【答案】首先……所以 n=8: prose after the marker, the answer is its last value
             block = _END_MARKERS_RE.split(stripped, maxsplit=1)[0]
             found = _last_math(block) or (found if not _HAS_MATH_RE.search(block) else None)
         if found and len(found) <= 300 and not _NOT_AN_ANSWER_RE.match(found):
-            return found
+            return found, match.start()
     return None
 
 
@@ -342,6 +344,9 @@ def _tail(paragraph: str, limit: int = 1200) -> str:
 
 # ---------------------------------------------------------------- public
 
+# a statement followed by more than this many characters is not treated as the final word
+_STATEMENT_TAIL = 800
+
 def extract_answer(text: Optional[str]) -> Extraction:
     """The final answer of a model response and how it was found (see the module doc)."""
     if not text or text.isspace():
@@ -351,7 +356,12 @@ def extract_answer(text: Optional[str]) -> Extraction:
         return Extraction(boxed, "boxed", boxed)
     stated = _statement(text)
     if stated:
-        return Extraction(stated, "statement", stated)
+        answer, where = stated
+        if len(text) - where > _STATEMENT_TAIL:
+            # "so the answer is 12. Let me double-check … [much more]": the statement may not
+            # be the final word — keep its answer, but let a mismatch go to the judge
+            return Extraction(answer, "fallback", _tail(_PARA_RE.split(text.strip())[-1]))
+        return Extraction(answer, "statement", answer)
     guess, paragraph = _fallback(text)
     if guess:
         return Extraction(guess, "fallback", paragraph)
