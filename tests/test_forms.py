@@ -67,6 +67,9 @@ def check(pred: str, gold: str):
     ("1.36", r"\frac{1+\sqrt{97}}{8}\approx1.36", "equal"), ("1.5", r"\frac{1+\sqrt{97}}{8}\approx1.36", "wrong"),
     ("2√2", r"2\sqrt{2}", "equal"),
     # named values, renamed functions, set-builder notation
+    ("Maximum = 2, Minimum = 1", "2, 1", "equal"), ("Paolo: 18, Qing: 14, Rayna: 7", "7,14,18", "equal"),
+    (r"(-7,16,5)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "equal"),   # a vector
+    (r"(-7,16,7)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "wrong"),
     ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
     ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),

@@ -118,9 +118,10 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
     return None
 
 
-# "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]": a named value
-_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\|)"
-                        r"(?:=|\\in)([^=<>]+)$")
+# "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]",
+# "Maximum=2", "\text{Area}=5", "Paolo:18": a named value
+_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]+|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\||"
+                        r"\\text\{[^{}]*\})(?:=|\\in)([^=<>]+)$|^[A-Za-z]{2,}:([^:=<>]+)$")
 
 
 def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
@@ -210,9 +211,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):
         if pm is not None and "=" not in gold_canon:
-            return _fast_check(pm.group(1), gold_canon, num)
+            return _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
         if gm is not None and "=" not in pred_canon:
-            return _fast_check(pred_canon, gm.group(1), num)
+            return _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
     mixed = _mixed_check(pred_canon, gold_canon, num)
     if mixed is not None:
         return mixed

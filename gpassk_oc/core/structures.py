@@ -126,9 +126,12 @@ def _union(canonical: str, num: Numbers) -> Optional[tuple]:
 
 
 def _as_tuple(s: tuple) -> tuple:
-    """An open interval (a, b) is written like the point (a, b): read it as one."""
+    """An open interval (a, b) is written like the point (a, b), a one-row or one-column
+    matrix lists a vector's coordinates: read them as tuples."""
     if s[0] == "interval" and s[1] == "()" and not any(math.isinf(v) for v in s[2:]):
         return ("tuple", 2, list(s[2:]))
+    if s[0] == "matrix" and 1 in s[1]:
+        return ("tuple", len(s[2]), list(s[2]))
     return s
 
 
