@@ -176,9 +176,9 @@ def main(argv: list[str] | None = None) -> int:
     head = (f"{'source':<28}{'n':>5}  " + "  ".join(
         f"{'rules agree':>11} {'false equal':>11} {'conf. wrong':>11} {'to judge':>8}"
         f" {'ms/sample':>9}  [{name}]" for name in names[:1]))
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{len(rows)} labelled samples from {args.data.name}; percent of samples per row "
-          f"(load average {load:.1f} on {os.cpu_count()} CPUs)\n")
+          f"(load average {load_avg:.1f} on {os.cpu_count()} CPUs)\n")
     for name in names:
         verdicts, seconds = checkers[name]
         print(f"== {name}")
