@@ -190,8 +190,8 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                 table[(question, answer)] = ok
             elif middle is not None:  # extraction sees the intermediate box: a wrong answer
                 table[(question, middle)] = False
-            elif extract_answer(text).candidate:  # a guess from the last paragraph, which
-                table[(question, extract_answer(text).candidate)] = False  # the judge sees
+            elif (shown := extract_answer(text).candidate) is not None:
+                table[(question, shown)] = False  # a guess: the judge sees the last paragraph
         items.append({"question": question, "gold": gold,
                       "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
                       "responses": responses})
