@@ -141,10 +141,11 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
 
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
     ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and *source*, who
-    decided each sample, and *found*, how its answer was extracted) are q lists of n.
-    ``None`` in *correct* means unjudged: the sample is excluded — question q counts ``c_q``
-    True among its ``n_q`` judged samples (see :func:`_metrics` for questions with
-    ``n_q < k``) — and is reported in ``unjudged``.
+    decided each sample) are q lists of n. ``None`` in *correct* means unjudged: the sample
+    is excluded — question q counts ``c_q`` True among its ``n_q`` judged samples (see
+    :func:`_metrics` for questions with ``n_q < k``) — and is reported in ``unjudged``.
+    *found* (how each answer was extracted: 'boxed', 'statement', 'fallback', 'none') is
+    q lists of n like *source*, written to each detail as ``found``.
 
     Keys: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1`` (``accuracy`` and
     ``pass@1`` when n = 1), the same per split × language as ``{split}_{lang}/{metric}``,
