@@ -125,3 +125,21 @@ def test_number_systems_are_explicit():
     a, b = numeric_value("2^{40}+1", FLOAT), numeric_value("2^{40}", FLOAT)
     assert abs(a - b) / b < 1e-9  # doubles cannot tell them apart …
     assert numeric_value("2^{40}+1", PRECISE) != numeric_value("2^{40}", PRECISE)  # 50 digits can
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PIECES = ["1", "2", "0.5", "x", "k", "=", ",", "(", ")", "[", "]", "\\{", "\\}", "\\frac{1}{2}",
+           "\\sqrt{2}", "\\pi", "^", "{", "}", "\\%", "^\\circ", "\\pm", "\\cup", "<", "\\le",
+           ":", "\\text{cm}", "\\$", "3,000", "\\approx", "\\infty", "-", "+", "/", "A", "|",
+           "\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\cdots", "e", "i", "2^{100}", "根号", "√"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=10), st.lists(st.sampled_from(_PIECES), max_size=10))
+def test_rules_never_raise_and_are_sane(pred, gold):
+    p, g = canonical_answer("".join(pred)), canonical_answer("".join(gold))
+    outcome = fast_check(p, g)
+    assert outcome in (None, "equal", "wrong", "undecided")
+    if p and p == g:
+        assert outcome == "equal"

@@ -119,6 +119,8 @@ def _union(canonical: str, num: Numbers) -> Optional[tuple]:
             parts.append(canonical[start:i])
             start = i + 4
     parts.append(canonical[start:])
+    if len(parts) < 2 or not all(parts):
+        return None  # no top-level \cup (unbalanced brackets) or an empty part
     read = [structure(part, num) for part in parts]
     if any(r is None or r[0] != "interval" for r in read):
         return None
