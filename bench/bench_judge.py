@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from gpassk_oc.core.extraction import extract_answer  # noqa: E402
 from gpassk_oc.core.grading import GradingPolicy, grade  # noqa: E402
 from gpassk_oc.core.judge import JudgeConfig  # noqa: E402
 
@@ -189,6 +190,8 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                 table[(question, answer)] = ok
             elif middle is not None:  # extraction sees the intermediate box: a wrong answer
                 table[(question, middle)] = False
+            elif (shown := extract_answer(text).candidate) is not None:
+                table[(question, shown)] = False  # a guess: the judge sees the last paragraph
         items.append({"question": question, "gold": gold,
                       "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
                       "responses": responses})

@@ -333,8 +333,7 @@ class GPassKEvaluator(BaseEvaluator):
         if self.check != "rules":
             accounting["judge_cache"] = graded.cache_path
         return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
-                             correct=graded.correct, source=graded.source,
-                             found=getattr(graded, "found", None),
+                             correct=graded.correct, source=graded.source, found=graded.found,
                              thresholds=self.thresholds, mg_mode=self.mg_mode,
                              accounting=accounting, check=self.check,
                              judge=judge_identity(self.judge_config) if self.check != "rules"

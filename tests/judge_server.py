@@ -58,6 +58,11 @@ class JudgeServer:
             return None
         q = max(questions, key=len)
         known = {a.strip(): a for a in self.by_question[q]}
+        # a multi-line candidate (a response's last paragraph) first: its lines are no
+        # answers, and the reference answer line would be found before it
+        multi = [a for a in known if "\n" in a and a in prompt]
+        if multi:
+            return q, known[max(multi, key=len)]
         # the candidate is the *last* line that is a known answer: prompts quote the
         # reference answer (which may itself be a known answer form) before the candidate
         for line in reversed(prompt.splitlines()):

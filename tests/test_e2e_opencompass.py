@@ -21,7 +21,7 @@ pytestmark = pytest.mark.e2e
 THRESHOLDS = ["0.0", "0.25", "0.5", "0.75", "1.0"]
 DETAIL_SCHEMA = {"index": int, "question_id": str, "split": str, "language": str,
                  "question_type": str, "question": str, "gold": str, "extracted": list,
-                 "correct": list, "c": int, "n": int, "source": list}
+                 "correct": list, "c": int, "n": int, "source": list, "found": list}
 
 
 def expected_metrics(counts: list[int]) -> dict[str, float]:

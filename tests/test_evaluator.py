@@ -115,9 +115,10 @@ def test_details_schema_and_extraction(livemath_dir):
     result = run(GPassKEvaluator(), test_set, preds, 2, n)
     first = result["details"][0]
     assert list(first) == ["index", "question_id", "split", "language", "question_type",
-                           "question", "gold", "extracted", "correct", "source", "c", "n"]
+                           "question", "gold", "extracted", "correct", "source", "found",
+                           "c", "n"]
     assert first["extracted"] == [None, "12"] and first["correct"] == [False, True]
-    assert first["source"] == ["no_answer", "rule"]
+    assert first["source"] == ["no_answer", "rule"] and first["found"] == ["none", "boxed"]
     assert first["c"] == 1 and first["n"] == 2 and first["question_id"] == "AMC_en_0"
 
 

@@ -69,6 +69,9 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
+        assert res.source[0][4] == "no_answer" and res.found[0][4] == "none"
+        assert res.found[2][1] == "statement" and res.found[0][0] == "boxed"
+        assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (17, 1, 0, 1)
 
         again = grade(ITEMS, policy(srv.url, tmp_path))  # a rerun: everything from the cache
         assert again.correct == EXPECTED
@@ -89,7 +92,7 @@ def test_rules_only_and_judge_only(tmp_path):
     with JudgeServer(truth) as srv:
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
-    # distinct canonical answers with an answer: Q1 5 (0.5, \frac{1}{2}, 1/2, 0.6, one half),
+    # distinct canonical answers: Q1 5 (0.5, \frac{1}{2}, 1/2, 0.6, one half),
     # Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
     assert res.counts["judge_calls"] == 12 and res.counts["rule_decided"] == 1
 
@@ -126,7 +129,7 @@ def test_endpoint_down_raises_clear_error_and_keeps_cache(tmp_path):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # cache intact
     partial = info.value.result
     assert partial.correct[1][1] is None and partial.correct[0][5] is True  # cached label kept
-    assert partial.counts["cache_hits"] == 3
+    assert partial.counts["cache_hits"] == 3  # one half ×3
     with JudgeServer(TRUTH) as srv:  # resume: only the 4 missing pairs are sent
         res = grade(ITEMS, policy(srv.url, tmp_path))
         assert res.correct == EXPECTED and sum(srv.calls.values()) == 4
@@ -254,3 +257,33 @@ def test_two_concurrent_processes_share_one_cache_dir(tmp_path):
     assert third.counts["judge_calls"] == 0 and third.counts["cache_hits"] == 36
     assert len(list((tmp_path / "cache").glob("judgements-*.jsonl"))) == 2  # one file per writer
     assert all(1 <= n <= 2 for n in srv.calls.values())  # at most once per process
+
+
+def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
+    """Issue 11: a response without \\boxed{} and without "the answer is" used to be
+    "no answer" → wrong, never judged. Its last-resort answer now decides only when it
+    matches; otherwise the judge sees the response's last paragraph. Only a response with
+    no math in its last paragraphs stays without an answer."""
+    q1, q2 = "How long is the red rope, in centimeters?", "求圆的方程。"
+    red_rope_wrong = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
+    red_rope_right = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
+    prose = "We compared both ropes.\n\nSo the red rope is twice as long as the blue one."
+    items = [{"question": q1, "gold": "24", "language": "en",
+              "responses": [red_rope_wrong, red_rope_right, prose]},
+             {"question": q2, "gold": "x^2+y^2=2", "language": "cn",
+              "responses": ["【解析】略。<eoe>\n【答案】$x^2+y^2=2$<eoa>",
+                            "所以圆的方程为 $x^2+y^2=4$。"]}]
+    # the judge's truth is keyed by what it is shown: the last paragraph for a guess
+    truth = {(q1, "Therefore, the length of the red rope is 20 centimeters."): False,
+             (q2, "所以圆的方程为 $x^2+y^2=4$。"): False}
+    with JudgeServer(truth) as srv:
+        res = grade(items, policy(srv.url, tmp_path))
+        assert srv.unknown == [] and dict(srv.calls) == {pair: 1 for pair in truth}
+    assert res.found == [["fallback", "fallback", "none"], ["statement", "fallback"]]
+    assert res.extracted == [["20", "24", None], ["x^2+y^2=2", "x^2+y^2=4"]]
+    assert res.correct == [[False, True, False], [True, False]]
+    assert res.source == [["judge", "rule", "no_answer"], ["rule", "judge"]]
+    c = res.counts
+    assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (0, 1, 3, 1)
+    rules = grade(items, GradingPolicy(check="rules", progress=False))  # same extraction
+    assert rules.correct == [[False, True, False], [True, False]]

@@ -1,4 +1,4 @@
-"""math-verify worker process for :class:`gpassk_oc.core.answers.MathVerifyPool`.
+"""math-verify worker process for :class:`gpassk_oc.core.mv_pool.MathVerifyPool`.
 
 Protocol: one JSON array per line on stdin — ``["ping"]`` → ``"pong"``, ``[pred, gold]`` →
 ``"equal" | "wrong" | "undecided"`` — one JSON string per line on stdout. math-verify runs
@@ -60,7 +60,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     from math_verify import parse, verify
 
-    from gpassk_oc.core.answers import is_plain_math
+    from gpassk_oc.core.canonical import is_plain_math
 
     @lru_cache(maxsize=4096)
     def parsed(latex: str):

@@ -16,18 +16,20 @@ Usage (what the OpenCompass evaluator calls)::
     result = grade(items, policy)
     result.extracted   # list[list[str | None]]   final answer per question, per sample
     result.correct     # list[list[bool | None]]  None = unjudged (never silently False)
+    result.found       # list[list[str]]          'boxed' | 'statement' | 'fallback' | 'none'
     result.counts      # see below
 
 Checks
-    ``'rules'``: a sample is correct iff its extracted answer equals the gold by the rules
-    (:func:`gpassk_oc.core.answers.check_answer` gives ``'equal'``); no judge is used.
-    ``'judge'``: every sample with an extracted answer is decided by the judge (deduplicated
-    and cached); a sample without an answer is wrong without a call.
-    ``'cascade'``: rules decide ``'equal'`` (→ correct) and *confidently wrong* (→ wrong:
-    both answers plain rationals or plain choice letters that differ, or both plain-math
-    closed numeric values / intervals / sets that math-verify compares unequal — see
-    :mod:`gpassk_oc.core.answers`); a missing answer is wrong; everything else goes to the
-    judge.
+    Extraction (:mod:`.extraction`) finds each sample's answer and records how
+    (``result.found``: 'boxed', 'statement', 'fallback', 'none'); the rules
+    (:mod:`.rules`) give 'equal', 'wrong' (confidently wrong) or 'undecided'.
+    ``'rules'``: a sample is correct iff the rules say ``'equal'``; no judge is used.
+    ``'judge'``: every sample with an answer is decided by the judge (deduplicated, cached).
+    ``'cascade'``: ``'equal'`` → correct; ``'wrong'`` for a boxed or stated answer → wrong;
+    undecided pairs and fallback guesses that do not match go to the judge. The judge is
+    shown the answer, or for a fallback guess the response's last paragraph
+    (:attr:`.extraction.Extraction.candidate`). A sample without any answer (found 'none':
+    no math in its last paragraphs) is wrong without a judge call (``no_answer``).
 
 Deduplication
     Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
@@ -43,7 +45,8 @@ Accounting (``result.counts``)
     ``judged`` (fresh judge requests that produced a label), ``unjudged_pairs``;
     ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
     (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
-    ``rule_timeouts`` math-verify calls that hit the deadline.
+    ``rule_timeouts`` math-verify calls that hit the deadline; ``found_boxed``,
+    ``found_statement``, ``found_fallback``, ``found_none`` how answers were found.
 
 Failures
     A pair whose judge requests all failed is *unjudged*: its samples are ``None`` in
@@ -59,15 +62,18 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional, Sequence
 
-from .answers import (MathVerifyPool, Outcome, canonical_answer, default_pool,
-                      extract_final_answer, fast_check)
+from .canonical import canonical_answer
+from .extraction import extract_answer
+from .mv_pool import MathVerifyPool, default_pool
+from .rules import Outcome, fast_check
 from .judge import JudgeClient, JudgeConfig
 from .judge_cache import JudgeCache, judgement_key
 
 Check = Literal["rules", "judge", "cascade"]
 COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples", "unjudged",
               "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
-              "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
+              "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts",
+              "found_boxed", "found_statement", "found_fallback", "found_none")
 
 
 @dataclass
@@ -113,13 +119,15 @@ class GradeResult:
     """Per-question, per-sample outcome of :func:`grade`.
 
     ``source`` says who decided each sample: 'rule', 'no_answer', 'cache', 'judge' or
-    'unjudged'.
+    'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback'
+    or 'none' (:mod:`.extraction`).
     """
 
     extracted: list[list[Optional[str]]]
     correct: list[list[Optional[bool]]]
     source: list[list[str]]
     counts: dict[str, int]
+    found: Optional[list[list[str]]] = None
     errors: Counter = field(default_factory=Counter)
     cache_path: str = ""
 
@@ -153,6 +161,108 @@ def _bar(total: int, enabled: bool):
                 dynamic_ncols=True, leave=False)
 
 
+@dataclass
+class RuleDecisions:
+    """What the rules settle on their own (see :func:`rule_decisions`)."""
+
+    extracted: list[list[Optional[str]]]
+    found: list[list[str]]
+    candidates: list[list[Optional[str]]]
+    decision: list[list[str]]  # 'correct' | 'wrong' | 'no_answer' | 'judge'
+    counts: dict[str, int]
+
+
+def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: bool) -> str:
+    """One sample's fate under *check*: 'correct', 'wrong', 'no_answer' or 'judge'.
+
+    Rules mode: correct iff the rules say 'equal'. Cascade: 'equal' → correct; 'wrong' →
+    wrong only for a boxed or stated answer (a fallback guess may have read the wrong
+    expression: the judge sees the last paragraph); everything else → judge. Judge mode:
+    every sample with an answer → judge. A sample without an answer (found 'none') is wrong
+    without a judge call in every mode.
+    """
+    if not has_answer:
+        return "no_answer"
+    if check == "rules":
+        return "correct" if outcome == "equal" else "wrong"
+    if check == "judge":
+        return "judge"
+    if outcome == "equal":
+        return "correct"
+    if outcome == "wrong" and found in ("boxed", "statement"):
+        return "wrong"
+    return "judge"
+
+
+def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
+                   rule_workers: Optional[int] = None, rule_timeout: float = 5.0
+                   ) -> RuleDecisions:
+    """Extraction and the rule check of every sample, and what *check* does with it.
+
+    Each distinct (canonical answer, canonical gold) is checked once; math-verify runs in
+    the shared pool (``rule_workers=None``) or a private one. No judge is called: samples
+    whose decision is 'judge' are the ones :func:`grade` sends to the judge.
+    """
+    counts = dict.fromkeys(COUNT_KEYS, 0)
+    extracted: list[list[Optional[str]]] = []
+    found: list[list[str]] = []
+    candidates: list[list[Optional[str]]] = []
+    canon: list[list[str]] = []
+    canon_memo: dict[str, str] = {}
+    gold_canon = [canonical_answer(str(item["gold"])) for item in items]
+
+    for item in items:
+        row = [extract_answer(r) for r in item["responses"]]
+        extracted.append([e.answer for e in row])
+        found.append([e.found for e in row])
+        candidates.append([e.candidate for e in row])
+        cs = []
+        for e in row:
+            if e.answer is None:
+                cs.append("")
+            else:
+                c = canon_memo.get(e.answer)
+                if c is None:
+                    c = canon_memo[e.answer] = canonical_answer(e.answer)
+                cs.append(c)
+        canon.append(cs)
+    counts["samples"] = sum(len(ex) for ex in extracted)
+    for row in found:
+        for how in row:
+            counts["found_" + how] += 1
+
+    # ---- rules: each distinct (answer, gold) once
+    rule: dict[tuple[str, str], Outcome] = {}
+    if check in ("rules", "cascade"):
+        slow: list[tuple[str, str]] = []
+        for qi, cs in enumerate(canon):
+            g = gold_canon[qi]
+            for c in cs:
+                key = (c, g)
+                if c and key not in rule:
+                    quick = fast_check(c, g)
+                    rule[key] = quick if quick is not None else "undecided"
+                    if quick is None:
+                        slow.append(key)
+        counts["rule_checks"] = len(rule)
+        counts["rule_mv_calls"] = len(slow)
+        if slow:
+            pool: MathVerifyPool = (default_pool() if rule_workers is None else
+                                    MathVerifyPool(rule_workers, rule_timeout))
+            before = pool.timeouts
+            try:
+                outcomes = _check_parallel(pool, slow, rule_timeout)
+            finally:
+                counts["rule_timeouts"] = pool.timeouts - before
+                if rule_workers is not None:
+                    pool.close()
+            rule.update(zip(slow, outcomes))
+
+    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])), bool(c))
+                 for si, c in enumerate(cs)] for qi, cs in enumerate(canon)]
+    return RuleDecisions(extracted, found, candidates, decision, counts)
+
+
 def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeResult:
     """Grade every response of every item; see the module docstring for the contract.
 
@@ -164,82 +274,35 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     Raises:
         UnjudgedError: more than ``policy.max_unjudged`` of the samples are unjudged.
     """
-    counts = dict.fromkeys(COUNT_KEYS, 0)
-    extracted: list[list[Optional[str]]] = []
-    canon: list[list[str]] = []
-    correct: list[list[Optional[bool]]] = []
-    source: list[list[str]] = []
-    canon_memo: dict[str, str] = {}
-    gold_canon = [canonical_answer(str(item["gold"])) for item in items]
-
-    for item in items:
-        ex = [extract_final_answer(r) for r in item["responses"]]
-        cs = []
-        for a in ex:
-            if a is None:
-                cs.append("")
-            else:
-                c = canon_memo.get(a)
-                if c is None:
-                    c = canon_memo[a] = canonical_answer(a)
-                cs.append(c)
-        extracted.append(ex)
-        canon.append(cs)
-        correct.append([None] * len(ex))
-        source.append([""] * len(ex))
-    counts["samples"] = sum(len(ex) for ex in extracted)
+    ruled = rule_decisions(items, policy.check, policy.rule_workers, policy.rule_timeout)
+    counts = ruled.counts
+    extracted = ruled.extracted
+    correct: list[list[Optional[bool]]] = [[None] * len(row) for row in extracted]
+    source: list[list[str]] = [[""] * len(row) for row in extracted]
     bar = _bar(counts["samples"], policy.progress)
 
     def postfix(refresh: bool = False) -> None:
         bar.set_postfix(rule=counts["rule_decided"], cache=counts["cache_hits"],
                         judged=counts["judged"], unjudged=counts["unjudged"], refresh=refresh)
 
-    # ---- rules: each distinct (gold, answer) once
-    rule: dict[tuple[str, str], Outcome] = {}
-    if policy.check in ("rules", "cascade"):
-        slow: list[tuple[str, str]] = []
-        for qi, cs in enumerate(canon):
-            g = gold_canon[qi]
-            for c in cs:
-                key = (c, g)
-                if key not in rule:
-                    quick = fast_check(c, g)
-                    rule[key] = quick if quick is not None else "undecided"
-                    if quick is None:
-                        slow.append(key)
-        counts["rule_checks"] = len(rule)
-        counts["rule_mv_calls"] = len(slow)
-        if slow:
-            pool: MathVerifyPool = (default_pool() if policy.rule_workers is None else
-                                    MathVerifyPool(policy.rule_workers, policy.rule_timeout))
-            before = pool.timeouts
-            try:
-                outcomes = _check_parallel(pool, slow, policy.rule_timeout)
-            finally:
-                counts["rule_timeouts"] = pool.timeouts - before
-                if policy.rule_workers is not None:
-                    pool.close()
-            rule.update(zip(slow, outcomes))
-
-    # ---- decide by rules; collect judge pairs
+    # ---- decide by rules; collect judge pairs (what the judge sees: the candidate)
     pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
     for qi, item in enumerate(items):
-        for si, c in enumerate(canon[qi]):
-            if not c:
+        for si, fate in enumerate(ruled.decision[qi]):
+            if fate == "no_answer":
                 correct[qi][si], source[qi][si] = False, "no_answer"
                 counts["no_answer"] += 1
                 counts["rule_decided"] += 1
-                continue
-            outcome = rule.get((c, gold_canon[qi]))
-            if policy.check == "rules" or outcome in ("equal", "wrong"):
-                correct[qi][si], source[qi][si] = outcome == "equal", "rule"
+            elif fate in ("correct", "wrong"):
+                correct[qi][si], source[qi][si] = fate == "correct", "rule"
                 counts["rule_decided"] += 1
-                continue
-            pkey = (str(item["question"]), str(item["gold"]), c)
-            entry = pairs.setdefault(pkey, {"answers": set(), "samples": [],
-                                            "language": item.get("language")})
-            entry["answers"].add(extracted[qi][si])
-            entry["samples"].append((qi, si))
+            else:
+                shown = str(ruled.candidates[qi][si])
+                pkey = (str(item["question"]), str(item["gold"]), canonical_answer(shown))
+                entry = pairs.setdefault(pkey, {"answers": set(), "samples": [],
+                                                "language": item.get("language")})
+                entry["answers"].add(shown)
+                entry["samples"].append((qi, si))
     bar.update(counts["rule_decided"])
     postfix()
 
@@ -256,7 +319,7 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
             cache.close()
 
     result = GradeResult(extracted=extracted, correct=correct, source=source, counts=counts,
-                         errors=errors,
+                         found=ruled.found, errors=errors,
                          cache_path=cache.location if cache is not None else
                          str(policy.cache_dir or "(in memory only: no cache_dir)"))
     if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:

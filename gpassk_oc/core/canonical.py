@@ -1,0 +1,177 @@
+"""Canonical forms of extracted answers and cheap classifiers of answer kinds (pure core).
+
+:func:`canonical_answer` is a cheap, *certainly answer-preserving* normal form used to
+deduplicate answers before any expensive check: whitespace, ``$``, ``\\left``/``\\right``,
+spacing macros, ``\\displaystyle``, ``\\dfrac``/``\\tfrac`` → ``\\frac``, ``\\frac12`` →
+``\\frac{1}{2}``, ``x^{2}`` → ``x^2``, ``\\text{271}`` → ``271`` (numbers only), empty
+``\\text{}``, a trailing period. Equal canonical forms are the same answer; different forms
+may still be equivalent (that is what :mod:`.rules` and the judge decide).
+
+The classifiers read a canonical form as a plain rational (:func:`as_rational`), a set of
+choice letters (:func:`as_choice`), text (:func:`as_text`), prose outside ``\\text{}``
+(:func:`has_bare_word`) or plain math (:func:`is_plain_math`).
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Optional
+
+# unicode writings of LaTeX (only tried on text that is not pure ASCII)
+_UNICODE_SUBS = (
+    (re.compile("∞"), r"\\infty"), (re.compile("∪"), r"\\cup"), (re.compile("π"), r"\\pi "),
+    (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
+    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
+    (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
+)
+_CANON_SUBS = (
+    # spacing macros, but not the second backslash of a row break "\\ "
+    (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|(?<!\\)\\[!,;: ]|~"), ""),
+    (re.compile(r"(?<!\\)\$"), ""),  # math delimiters anywhere ("-1$,$2"); \$ is a dollar
+    (re.compile(r"\^\{\s*\\circ\s*\}"), r"^\\circ"),
+    (re.compile(r"\\[bB]igg?[lr]?(?=[()\[\]|])"), ""),  # \bigg( → (
+    (re.compile(r"(?<=[,(\[])\s*\+\s*\\infty"), r"\\infty"),  # (3, +\infty) is (3, \infty)
+    (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
+    (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
+    (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
+    (re.compile(r"\\text\{\s*\}"), ""),
+    (re.compile(r"\s+"), ""),
+)
+
+
+# a whole answer \text{271} is the number 271; \text{word} keeps its wrapper (math-verify
+# reads a bare word as a product of symbols: "obj0a" == "object0" == 0)
+_WHOLE_TEXT_RE = re.compile(r"^\\(?:text|textbf|textrm|mathrm|mbox)\{([-+]?\d+(?:\.\d+)?)\}$")
+
+
+_EDGE_QUAD_RE = re.compile(r"^(?:\\q?quad)+|(?:\\q?quad)+$")
+
+
+def _one_group(text: str) -> bool:
+    """True when *text* is one brace group: ``{a}`` yes, ``{1}{2}`` no."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "{") - (ch == "}")
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return depth == 0
+
+
+def canonical_answer(answer: Optional[str]) -> str:
+    """Cheap normal form for deduplication; equal forms are certainly the same answer."""
+    if answer is None:
+        return ""
+    text = answer.strip()
+    if not text.isascii():
+        for pattern, repl in _UNICODE_SUBS:
+            text = pattern.sub(repl, text)
+    for pattern, repl in _CANON_SUBS:
+        text = pattern.sub(repl, text)
+    previous = None
+    while text != previous:  # "$5$." → "5", "\\text{271}" → "271"
+        previous = text
+        text = text.strip("$").rstrip(".。")
+        if "quad" in text:
+            text = _EDGE_QUAD_RE.sub("", text)
+        if text.startswith("{") and text.endswith("}") and _one_group(text):
+            text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
+        whole = _WHOLE_TEXT_RE.match(text)
+        if whole:
+            text = whole.group(1)
+    return text
+
+
+
+_NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
+_RATIONAL_RES = (
+    re.compile(rf"^({_NUM})$"),
+    re.compile(rf"^([+-]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}$"),
+    re.compile(rf"^({_NUM})/({_NUM})$"),
+)
+_CHOICE_RE = re.compile(r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*)\)?\}?$")
+
+
+def as_rational(canonical: str) -> Optional[Fraction]:
+    """The exact value of a canonical answer that is a plain rational number, else None."""
+    if len(canonical) > 40:
+        return None
+    try:
+        m = _RATIONAL_RES[0].match(canonical)
+        if m:
+            return Fraction(m.group(1))
+        m = _RATIONAL_RES[1].match(canonical)
+        if m:
+            value = Fraction(m.group(2)) / Fraction(m.group(3))
+            return -value if m.group(1) == "-" else value
+        m = _RATIONAL_RES[2].match(canonical)
+        if m:
+            return Fraction(m.group(1)) / Fraction(m.group(2))
+    except (ValueError, ZeroDivisionError):
+        return None
+    return None
+
+
+def as_choice(canonical: str) -> Optional[frozenset[str]]:
+    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``), else None."""
+    m = _CHOICE_RE.match(canonical)
+    if not m:
+        return None
+    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G")
+
+
+_TEXT_WRAP_RE = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}$")
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+_WORDS_RE = re.compile(r"^[A-Za-z]{2,}(?:[ '-][A-Za-z]+)*$")
+
+
+def as_text(canonical: str) -> Optional[str]:
+    """Lower-cased text of a text answer, else None: a ``\\text{...}`` wrapper, an answer with
+    CJK characters and no LaTeX, or a bare word of two or more letters (``Tuesday``)."""
+    m = _TEXT_WRAP_RE.match(canonical)
+    if m:
+        return m.group(1).lower()
+    if _CJK_RE.search(canonical) and "\\" not in canonical and "$" not in canonical:
+        return canonical.lower()
+    if _WORDS_RE.match(canonical):
+        return canonical.lower()
+    return None
+
+
+def split_top(text: str) -> list[str]:
+    """*text* split at the commas outside brackets and braces."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+_TEXT_GROUP_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}|"
+                            r"\\[a-zA-Z]+\{[a-zA-Z*]*\}")
+_BARE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+
+
+def has_bare_word(canonical: str) -> bool:
+    """Prose outside ``\\text{}`` (three or more letters in a row that are no command)."""
+    return bool(_BARE_WORD_RE.search(_TEXT_GROUP_RE.sub(" ", canonical)))
+
+
+# "plain math": no letters outside these commands, so math-verify sees the whole string
+_PLAIN_COMMANDS = re.compile(
+    r"\\(?:(?:frac|binom|sqrt|pi|infty|cup|cap|cdot|times|div|pm|le|ge|leq|geq|lt|gt|circ|"
+    r"left|right|in|emptyset|varnothing)(?![a-zA-Z])|mathbb\{R\}|\{|\}|%)"
+)
+_PLAIN_RE = re.compile(r"^[0-9+\-*/^_().,\[\]{}<>=|%°π√∞∪! ]*$")
+
+
+def is_plain_math(canonical: str) -> bool:
+    """True when *canonical* has no letters besides whitelisted math commands (math-verify then
+    sees the whole string, never a fragment of a sentence)."""
+    stripped = _PLAIN_COMMANDS.sub(" ", canonical).replace("\\", "")
+    return bool(stripped.strip()) and bool(_PLAIN_RE.match(stripped))

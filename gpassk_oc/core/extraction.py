@@ -1,0 +1,373 @@
+"""Final-answer extraction from what models actually write (pure core).
+
+:func:`extract_answer` looks, in order, for
+
+1. ``boxed`` — the content of the *last* ``\\boxed{...}`` / ``\\fbox{...}`` (nested braces,
+   ``\\boxed 5`` without braces, ``\\boxed{{5}}`` double braces). Boxes on the line holding
+   the last box are one multi-part answer, joined as a comma list (``\\boxed{1}, \\boxed{2}``
+   → ``"1, 2"``); boxes on earlier lines are intermediate results.
+2. ``statement`` — the last explicit final-answer statement: English ("The final answer
+   is X", "the answer is X", "Answer: X", "**Final Answer** X", "The correct option is X")
+   or Chinese (``【答案】X``, ``答案：X``, ``答案是/为X``, ``故答案为X``, ``最终答案是X``,
+   ``答：X``, ``故选X``, ``正确答案是X``). X runs to the end of
+   its sentence; a display formula right after the marker is taken whole. A statement
+   followed by more than 800 characters of further text keeps its answer but counts as a
+   ``fallback`` (it may not be the final word).
+3. ``fallback`` — the last math expression of the final sentence that has one, within the
+   last paragraphs: a ``$…$`` / ``\\(…\\)`` / ``\\[…\\]`` formula (its right-hand side after
+   ``=``), else a ``**bold**`` phrase, else the number after the last "is"/"=", else the
+   last number. A guess: cascade mode never settles a non-matching fallback answer as
+   wrong, it sends the response's last paragraph (:attr:`Extraction.candidate`) to the judge.
+4. ``none`` — nothing found: an empty response, or no math in its last paragraphs (a
+   truncated or prose-only ending); such a sample has no answer.
+
+Every result records how its answer was found (:attr:`Extraction.found`).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Literal, NamedTuple, Optional
+
+Found = Literal["boxed", "statement", "fallback", "none"]
+FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
+
+
+class Extraction(NamedTuple):
+    """The final answer of one response and how it was found.
+
+    ``candidate`` is what the judge is shown: the answer itself, or for a ``fallback`` the
+    response's last paragraph (the guess may have picked the wrong expression); None for
+    ``none``.
+    """
+
+    answer: Optional[str]
+    found: Found
+    candidate: Optional[str]
+
+
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
+_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
+def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
+    """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
+    depth = 0
+    i = start
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":  # skip escaped characters such as \{ and \}
+            i += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i], i + 1
+        i += 1
+    return None
+
+
+def _unwrap_double(content: str) -> str:
+    """``{{5}}`` (a template artefact) → ``5``; ``{1}{2}`` is left alone."""
+    while content.startswith("{") and content.endswith("}"):
+        inner = _braced(content, 0)
+        if inner is None or inner[1] != len(content):
+            break
+        content = inner[0].strip()
+    return content
+
+
+def _boxes_with_pos(text: str) -> list[tuple[str, int]]:
+    found = []
+    for match in _BOX_RE.finditer(text):
+        pos = match.end()
+        if pos < len(text) and text[pos] == "{":
+            group = _braced(text, pos)
+            if group is not None:
+                found.append((_unwrap_double(group[0].strip()), match.start()))
+        elif pos > match.start() + 6 or (pos < len(text) and text[pos] not in "\\$"):
+            token = re.match(r"[^\s$]+", text[pos:])
+            if token:
+                found.append((token.group(0).strip(), match.start()))
+    return found
+
+
+def boxed_answers(text: str) -> list[str]:
+    """Every ``\\boxed``/``\\fbox`` content in order (``\\boxed 5`` form included)."""
+    return [content for content, _ in _boxes_with_pos(text or "")]
+
+
+@lru_cache(maxsize=65536)
+def _answer_from_last_line(tail: str) -> Optional[str]:
+    """'' for only empty boxes, None for no complete box, else the (joined) answer."""
+    boxes = _boxes_with_pos(tail)
+    if not boxes:
+        return None
+    return ", ".join(b for b, _ in boxes if b)
+
+
+
+
+def _boxed(text: str) -> Optional[str]:
+    last = text.rfind("\\boxed")
+    last = max(last, text.rfind("\\fbox", last + 1))  # only the part after the last \\boxed
+    if last < 0:
+        return None
+    # only the line holding the last box matters: scan from its start (fast on long texts);
+    # final lines repeat a lot across samples, so their parse is memoised
+    line_start = text.rfind("\n", 0, last) + 1
+    found = _answer_from_last_line(text[line_start:])
+    if found is not None:
+        return found or None
+    boxes = _boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
+    return (boxes[-1][0] or None) if boxes else None
+
+
+# ---------------------------------------------------------------- final-answer statements
+
+_STATEMENT_RE = re.compile(
+    r"(?:\bfinal\s+answer\b(?:\s+(?:is|would\s+be|will\s+be))?"
+    r"|\b(?:the|my)\s+answer\s+(?:is|would\s+be|will\s+be)"
+    r"|\bthe\s+correct\s+(?:answer|option|choice)\s+is"
+    r"|\banswer\s*(?:\*\*)?\s*[:：]"
+    r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：]"
+    r"|正确(?:答案|选项)\s*(?:是|为)|(?:故|所以|因此|应)选|答案选)"
+    r"[\s*:：#]*(?:is\s*)?",
+    re.I | re.M)
+_END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
+# display / inline formulas; $$ before $, and \[ \] before everything else
+_MATH_RE = re.compile(r"\$\$([^$]+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
+_SENTENCE_END_RE = re.compile(r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n")
+
+
+def _math_spans(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), next(g for g in m.groups() if g is not None))
+            for m in _MATH_RE.finditer(text)]
+
+
+def _first_sentence(text: str) -> str:
+    """*text* up to its first sentence end outside formulas."""
+    inside = _inside_math(text)
+    for match in _SENTENCE_END_RE.finditer(text):
+        if inside[match.start()]:
+            continue
+        if match.start() == 0 and match.group() == "\n":
+            continue
+        return text[:match.start()]
+    return text
+
+
+def _clean(answer: str) -> Optional[str]:
+    answer = _END_MARKERS_RE.sub("", answer).replace("**", "").strip()
+    spans = _math_spans(answer)
+    if spans:
+        outside = answer
+        for a, b, _ in reversed(spans):
+            outside = outside[:a] + " " + outside[b:]
+        words = re.findall(r"[A-Za-z]{2,}|[\u4e00-\u9fff]+", outside)
+        if len(words) >= 3:  # a sentence around formulas: the value it states
+            return _from_sentence(answer)
+        if words:  # "$x=1$ and $y=2$": the formulas together
+            answer = ", ".join(s.strip() for _, _, s in spans)
+        else:
+            answer = _MATH_RE.sub(lambda m: next(g for g in m.groups() if g is not None), answer)
+    answer = answer.strip().strip("$").strip()
+    answer = re.sub(r"[.。,，;；:：]+$", "", answer).strip()
+    return answer or None
+
+
+def _statement(text: str) -> Optional[tuple[str, int]]:
+    lowered = text.lower()
+    if "answer" not in lowered and "correct" not in lowered and "答" not in text \
+            and "选" not in text:
+        return None  # cheap test before the regex: most responses without a box say none
+    matches = list(_STATEMENT_RE.finditer(text))
+    for match in reversed(matches):
+        rest = text[match.end():]
+        stripped = rest.lstrip(" \t*:：")
+        if stripped.startswith("\n") or not stripped.strip():
+            stripped = stripped.lstrip()  # the answer is on the next line(s)
+        if stripped.startswith(("$$", "\\[", "\\(", "$")):
+            span = _MATH_RE.match(stripped)
+            if span is not None:
+                after = _first_sentence(stripped[span.end():])
+                found = _clean(stripped[:span.end()] + after)
+                if found:
+                    return found, match.start()
+        found = _clean(_first_sentence(stripped))
+        if found and _CJK_PROSE_RE.search(found):
+            # 【答案】首先……所以 n=8: prose after the marker, the answer is its last value
+            block = _END_MARKERS_RE.split(stripped, maxsplit=1)[0]
+            found = _last_math(block) or (found if not _HAS_MATH_RE.search(block) else None)
+        if found and len(found) <= 300 and not _NOT_AN_ANSWER_RE.match(found):
+            return found, match.start()
+    return None
+
+
+# "the answer is below / as follows": a pointer to the answer, not the answer
+_NOT_AN_ANSWER_RE = re.compile(r"^(?:(?:given|shown|stated|written)\s+)?(?:below|above|as\s+follows|"
+                               r"the\s+following|following|here|correct|wrong|incorrect)\b", re.I)
+
+
+_CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e00-\u9fff]")
+
+
+# ---------------------------------------------------------------- last-resort fallback
+
+_NUMBER_RE = re.compile(r"-?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?\s*(?:%|\\%|°|\^\\circ)?")
+_IS_RE = re.compile(r"\b(?:is|are|was|were|equals|be|of|to)\s+(?:about\s+|approximately\s+)?"
+                    r"|=|≈|为|是")
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
+_HAS_MATH_RE = re.compile(r"\d|\\\(|\\\[|\$")
+_PARA_RE = re.compile(r"\n\s*\n")
+
+
+# a name whose value a formula states: x, a_1, f(3), |r-s|, \text{Area}; other left-hand
+# sides without a top-level + or - (AC, x^3) state a value too
+_NAME_RE = re.compile(r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\||"
+                      r"\\(?:text|mathrm)\{[^{}]*\}(?:_\{?\w+\}?)?)\s*$")
+
+
+def _rhs(formula: str) -> str:
+    """The value a formula states: ``x = 9`` → ``9``; ``9 \\times 10 = 90`` → ``90``;
+    ``x=-1, x=2`` → ``-1, 2``; an equation of expressions (``x^2 + y^2 = 13``) stays whole."""
+    parts = [p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()]
+    if len(parts) > 1 and all("=" in p for p in parts):
+        return ", ".join(_rhs(p) for p in parts)
+    sides = re.split(r"=|\\approx|≈", formula)
+    if len(sides) == 1:
+        return formula.strip()
+    lhs = sides[0].strip()
+    if _NAME_RE.match(lhs) or not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", lhs)) \
+            or not re.search(r"(?<=.)[+-]", lhs):
+        return sides[-1].strip()  # AC = 25, x^3 = 12, 9 \times 10 = 90
+    return formula.strip()  # x^2 + y^2 = 13: the equation is the answer
+
+
+def _inside_math(text: str) -> bytearray:
+    """1 at every position of *text* inside a formula (sentence ends there do not count)."""
+    mask = bytearray(len(text))
+    for a, b, _ in _math_spans(text):
+        mask[a:b] = b"\x01" * (b - a)
+    return mask
+
+
+_CUT_CHAR_RE = re.compile(r"[.。！？!?；;\n]")
+
+
+def _is_sentence_end(text: str, i: int) -> bool:
+    """The rules of :data:`_SENTENCE_END_RE` at one candidate character (faster in a loop)."""
+    if text[i] != ".":
+        return True
+    prev, rest = text[i - 1:i], text[i + 1:]
+    if prev.isdigit():  # 3.5 is a number; "is 15. I hope" and a final "15." end sentences
+        stripped = rest.lstrip()
+        return not stripped or (rest[:1].isspace() and stripped[0].isupper())
+    return not prev.isupper() and (not rest or rest[0].isspace())
+
+
+def _sentences(paragraph: str) -> list[str]:
+    inside = _inside_math(paragraph)
+    cuts = [m.end() for m in _CUT_CHAR_RE.finditer(paragraph)
+            if not inside[m.start()] and _is_sentence_end(paragraph, m.start())]
+    out, start = [], 0
+    for cut in cuts + [len(paragraph)]:
+        if paragraph[start:cut].strip():
+            out.append(paragraph[start:cut])
+        start = cut
+    return out
+
+
+def _from_sentence(sentence: str) -> Optional[str]:
+    """The value a sentence states: its last formula with a number, bold phrase or number
+    (by position), or failing those its last formula."""
+    spans = [(a, b, f) for a, b, f in _math_spans(sentence) if f.strip() and f.strip() != "\\boxed{}"]
+    items: list[tuple[int, str]] = [(a, _rhs(f)) for a, b, f in spans if re.search(r"\d", _rhs(f))]
+    named = [_rhs(f) for _, _, f in spans if re.match(r"^\s*([A-Za-z])\s*=", f)]
+    if len(named) > 1 and len({re.match(r"^\s*([A-Za-z])", f).group(1)  # type: ignore[union-attr]
+                               for _, _, f in spans if re.match(r"^\s*[A-Za-z]\s*=", f)}) == 1:
+        return ", ".join(named)  # "\(n = 5\) and \(n = 15\)": every value of one unknown
+    for match in _BOLD_RE.finditer(sentence):
+        numbers = _NUMBER_RE.findall(match.group(1))
+        if numbers:
+            items.append((match.start(), numbers[-1].strip()))
+    masked = sentence
+    for a, b, _ in reversed(spans):
+        masked = masked[:a] + " " * (b - a) + masked[b:]
+    numbers = [m for m in _NUMBER_RE.finditer(masked)
+               if not any(x <= m.start() < y for x, y in _bold_spans(sentence))]
+    verbs = list(_IS_RE.finditer(masked))
+    after_verb = [m for m in numbers if verbs and m.start() >= verbs[-1].end()]
+    for m in after_verb[:1] or numbers[-1:]:
+        items.append((m.start(), m.group().strip()))
+    if items:
+        return max(items, key=lambda item: item[0])[1] or None
+    return _rhs(spans[-1][2]) or None if spans else None
+
+
+def _bold_spans(sentence: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _BOLD_RE.finditer(sentence)]
+
+
+def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
+    paragraphs = [p for p in _PARA_RE.split(_END_MARKERS_RE.sub("", text)) if p.strip()]
+    for paragraph in reversed(paragraphs[-3:]):
+        if not _HAS_MATH_RE.search(paragraph):
+            continue
+        # the final sentences are at its end: look at the last lines first
+        found = _last_math(_tail(paragraph, 600)) or _last_math(_tail(paragraph, 3000))
+        if found:
+            return found, _tail(paragraphs[-1])
+        break
+    return None, None
+
+
+def _last_math(text: str) -> Optional[str]:
+    """The value of the last sentence of *text* that has math in it, or None."""
+    for sentence in reversed(_sentences(text)):
+        if _HAS_MATH_RE.search(sentence):
+            found = _from_sentence(sentence)
+            if found:
+                return found.replace("\\$", "").lstrip("$").rstrip(".").strip() or None
+    return None
+
+
+def _tail(paragraph: str, limit: int = 1200) -> str:
+    """The last paragraph, cut to its last *limit* characters at a line start."""
+    paragraph = paragraph.strip()
+    if len(paragraph) <= limit:
+        return paragraph
+    cut = paragraph.find("\n", len(paragraph) - limit)
+    return paragraph[cut + 1:] if cut >= 0 else paragraph[-limit:]
+
+
+# ---------------------------------------------------------------- public
+
+# a statement followed by more than this many characters is not treated as the final word
+_STATEMENT_TAIL = 800
+
+def extract_answer(text: Optional[str]) -> Extraction:
+    """The final answer of a model response and how it was found (see the module doc)."""
+    if not text or text.isspace():
+        return Extraction(None, "none", None)
+    boxed = _boxed(text)
+    if boxed:
+        return Extraction(boxed, "boxed", boxed)
+    stated = _statement(text)
+    if stated:
+        answer, where = stated
+        if len(text) - where > _STATEMENT_TAIL:
+            # "so the answer is 12. Let me double-check … [much more]": the statement may not
+            # be the final word — keep its answer, but let a mismatch go to the judge
+            return Extraction(answer, "fallback", _tail(_PARA_RE.split(text.strip())[-1]))
+        return Extraction(answer, "statement", answer)
+    guess, paragraph = _fallback(text)
+    if guess:
+        return Extraction(guess, "fallback", paragraph)
+    return Extraction(None, "none", None)
+
+
+def extract_final_answer(text: Optional[str]) -> Optional[str]:
+    """The final answer of a model response (boxed, stated or guessed), or None."""
+    return extract_answer(text).answer

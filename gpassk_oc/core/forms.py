@@ -1,0 +1,282 @@
+"""Other ways of writing one value: decorations, lists, ``\\pm``, approximations (pure core).
+
+Models write the value a gold answer states in many forms a judge accepts. Each rule here
+says 'equal' only when the reading is unambiguous, 'undecided' when a judge could go
+either way, and 'wrong' only when *no* reading of the notation matches:
+
+* decorations (:func:`decorated`): a currency sign (``\\$45.00``), thousands separators
+  (``3,110,400``), a ratio (``20:3`` is 20/3), a trailing unit (``34\\text{hours}``, ``130\\text{m}``), percent
+  (``17.5\\%`` reads as 17.5 or 0.175) and degrees (``30^\\circ`` reads as 30 or π/6).
+  No reading equal → 'wrong', except a unit against a number that differs by a unit
+  conversion factor (10^k, 60, 3600, 12, …) → 'undecided';
+* decimal approximations (:func:`approximates`): ``85.71`` for ``\\frac{600}{7}`` → 'undecided'
+  (a judge accepts it unless the problem asks for the exact value); a decimal that does not
+  round or truncate to the value stays 'wrong';
+* mixed numbers (:func:`mixed_number`): ``21\\frac{13}{14}`` is 21 + 13/14;
+* lists (:func:`list_check`): comma lists, ``\\pm`` (``2\\pm\\sqrt{3}`` = ``2+\\sqrt{3}, 2-\\sqrt{3}``)
+  and repeated elements (``20, 20``) compared as sets of elements. Same elements in the same
+  order → 'equal'; reordered → 'equal' when either is written as a set, the gold is a list
+  of tuples, or values in sorted order (a solution set; two values always are), else
+  'undecided' (the order of three unsorted values may carry meaning: a, b, c); a proper subset
+  (one of several answers) → 'undecided'; an element matching none of the gold's →
+  'wrong'.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable, NamedTuple, Optional
+
+from .canonical import split_top
+from .numeric import Numbers, Outcome, compare_numbers, numeric_value
+
+Check = Callable[[str, str, Numbers], Optional[Outcome]]
+
+_THOUSANDS_RE = re.compile(r"^([+-]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?$")
+_CURRENCY_RE = re.compile(r"^(-?)(?:\\\$|\\textdollar|USD|¥|￥|€|£)")
+_UNIT_TAIL_RE = re.compile(
+    r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}|(?<=\d)([a-zA-Z]{2,20}(?:\^[23])?)"
+    r"|(?<=\d)([\u4e00-\u9fff]{1,4}))$")
+_DEGREE_RE = re.compile(r"(?:\^\\circ|°|\\circ|\\degree)$")
+_PERCENT_RE = re.compile(r"(?:\\%|%)$")
+_CONVERSIONS = (10.0, 100.0, 1000.0, 1e4, 1e6, 60.0, 3600.0, 12.0, 24.0, 36.0, 144.0, 1728.0)
+
+
+class Decorated(NamedTuple):
+    """A number with its decorations stripped: value and what surrounded it."""
+
+    value: Any
+    kind: str  # 'plain' | 'grouped' (1,200) | 'ratio' (20:3) | 'unit' | 'percent' | 'degree'
+    unit: str
+
+
+def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
+    """The value of a decorated number (``\\$1,200``, ``30^\\circ``, ``40\\text{cm}``), else None.
+
+    A bare number without decoration also returns (value, 'plain', '') so that both sides
+    of a comparison read alike; anything that is not one number returns None.
+    """
+    text = canonical
+    kind, unit = "plain", ""
+    m = _CURRENCY_RE.match(text)
+    if m:
+        text = m.group(1) + text[m.end():]
+        kind = "unit"
+    for _ in range(2):  # "30^\circ\text{}" / "5\text{cm}^2"-like tails, at most two layers
+        if _DEGREE_RE.search(text):
+            text, kind = _DEGREE_RE.sub("", text), "degree"
+        elif _PERCENT_RE.search(text):
+            text, kind = _PERCENT_RE.sub("", text), "percent"
+        else:
+            tail = _UNIT_TAIL_RE.search(text)
+            if tail is None or tail.start() == 0:
+                break
+            word = next(g for g in tail.groups() if g is not None).strip()
+            if word and not re.fullmatch(r"[A-Za-z]{1,20}(?:\^[23])?|[\u4e00-\u9fff]{1,4}|"
+                                         r"[A-Za-z][A-Za-z ./^0-9-]*", word):
+                return None
+            text = text[:tail.start()]
+            kind, unit = "unit", word.lower()
+    m = _THOUSANDS_RE.match(text)
+    if m:
+        text = m.group(1) + m.group(2).replace(",", "") + (m.group(3) or "")
+        kind = "grouped" if kind == "plain" else kind
+    if not text or "," in text:
+        return None
+    if text.count(":") == 1 and kind == "plain":  # a ratio 20:3 is the number 20/3
+        left, right = (numeric_value(side, num) for side in text.split(":"))
+        if left is None or right is None or not right or isinstance(left, num.complex_type) \
+                or isinstance(right, num.complex_type):
+            return None
+        return Decorated(left / right, "ratio", "")
+    value = numeric_value(text, num)
+    if value is None or isinstance(value, num.complex_type):
+        return None
+    return Decorated(value, kind, unit)
+
+
+def _readings(d: Decorated, num: Numbers) -> list:
+    if d.kind == "percent":
+        return [d.value, d.value / 100]
+    if d.kind == "degree":
+        return [d.value, d.value * num.pi / 180]
+    return [d.value]
+
+
+def decoration_check(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
+    """Numbers where at least one side is decorated (see the module doc), else None."""
+    p, g = decorated(pred, num), decorated(gold, num)
+    if p is None or g is None or (p.kind == "plain" and g.kind == "plain"):
+        return None
+    outcomes = [compare_numbers(a, b, num) for a in _readings(p, num) for b in _readings(g, num)]
+    if "equal" in outcomes:
+        return "equal"
+    if "grouped" in (p.kind, g.kind):
+        return None  # "25,100" may be the list 25, 100: the list rules decide
+    if None in outcomes:
+        return None
+    if (p.kind == "unit" or g.kind == "unit") and p.unit != g.unit and _conversion(p.value, g.value):
+        return "undecided"  # 2 m against 200: a unit conversion the problem may ask for
+    return approximation(pred, gold, num) or "wrong"
+
+
+def _conversion(a: Any, b: Any) -> bool:
+    if not a or not b:
+        return False
+    ratio = abs(float(a) / float(b))
+    ratio = max(ratio, 1 / ratio) if ratio else 0.0
+    return any(abs(ratio - f) <= 1e-9 * f for f in _CONVERSIONS)
+
+
+_DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)")
+
+
+def _value(text: str, num: Numbers) -> Optional[list]:
+    """The readings of one value: a mixed number, a decorated number or a closed value."""
+    mixed = mixed_number(text)
+    if mixed is not None:
+        return [num.number(str(mixed.numerator)) / mixed.denominator]
+    d = decorated(text, num)
+    return _readings(d, num) if d is not None else None
+
+
+def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
+    """One side a decimal approximation of the other (see :func:`approximates`): 'equal' when
+    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None."""
+    for approx, exact in ((pred, gold), (gold, pred)):
+        found = approximates(approx, exact, num)
+        if found is not None:
+            return found
+    return None
+
+
+def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
+    """*approx* as a rounding of *exact*: 'equal' if it is *exact* correctly rounded to its own
+    decimals with ≥ 3 significant digits, 'undecided' if it is within one unit of its last
+    digit (truncated, or only 2 significant digits), None if not an approximation at all
+    (also for a single significant digit: 0.3 is not 1/3).
+
+    An *exact* that is itself a decimal with no more digits is simply a different value;
+    an integer counts as an approximation only of a decimal gold with ≥ 2 decimals (300 for
+    299.94)."""
+    m = _DECIMAL_RE.match(approx)
+    digits = len(m.group(1)) if m else 0
+    if m is None and not (re.fullmatch(r"[+-]?\d+", approx)
+                          and (e := _DECIMAL_RE.match(exact)) and len(e.group(1)) >= 2):
+        return None
+    exact_fraction = _as_fraction(exact)
+    if exact_fraction is not None and (exact_fraction * 10 ** digits).denominator == 1:
+        return None  # 0.5 vs 0.6: both exact at this precision
+    p, g = _value(approx, num), _value(exact, num)
+    if p is None or g is None:
+        return None
+    unit = 10.0 ** (-digits)
+    best = min(abs(float(a) - float(b)) for a in p for b in g)
+    if best > unit * (1 + 1e-9):
+        return None
+    significant = len(re.sub(r"^[+-]?0*\.?0*", "", approx).replace(".", ""))
+    if significant < 2:
+        return None  # 0.3 for 1/3: too coarse to be meant as the value
+    if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:
+        return "equal"
+    return "undecided"
+
+
+def _as_fraction(text: str) -> Optional[Fraction]:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+_MIXED_RE = re.compile(r"^([+-]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$")
+
+
+def mixed_number(canonical: str) -> Optional[Fraction]:
+    """``21\\frac{13}{14}`` → 21 + 13/14 (a proper fraction right after an integer), else None."""
+    m = _MIXED_RE.match(canonical)
+    if m is None:
+        return None
+    whole, top, bottom = int(m.group(2)), int(m.group(3)), int(m.group(4))
+    if bottom == 0 or top >= bottom:
+        return None
+    value = whole + Fraction(top, bottom)
+    return -value if m.group(1) == "-" else value
+
+
+_PM_RE = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
+
+
+def elements(canonical: str) -> Optional[list[str]]:
+    """The elements of a comma list or a ``\\pm`` expression (≥ 2), else None.
+
+    Set braces, ``\\text{and}`` / ``\\text{or}`` separators and a leading ``x=`` shared by
+    ``x=1,x=2`` are read; bracketed tuples and intervals are single elements.
+    """
+    text = canonical
+    if text.startswith("\\{") and text.endswith("\\}"):
+        text = text[2:-2]
+    text = re.sub(r"\\text\{(?:and|or|,)\}|\\(?:quad|qquad)|;|\\text\{和\}|和|或", ",", text)
+    pm = _PM_RE.split(text)
+    if len(pm) == 2 and "," not in text:
+        left, right = pm
+        head = re.match(r"^([a-zA-Z](?:_\d)?=)?(.*)$", left)
+        assert head is not None
+        base = head.group(2)
+        return [f"{base}+{right}" if base else right, f"{base}-{right}" if base else f"-{right}"]
+    parts = [p for p in split_top(text) if p]
+    if len(parts) < 2 or len(parts) != len(split_top(text)):
+        return None
+    return parts
+
+
+def _tuple(canonical: str) -> Optional[list[str]]:
+    if len(canonical) > 2 and canonical[0] == "(" and canonical[-1] == ")":
+        parts = split_top(canonical[1:-1])
+        if len(parts) >= 2 and all(parts):
+            return parts
+    return None
+
+
+def _sorted_values(parts: list[str], num: Numbers) -> bool:
+    """Values in increasing or decreasing order (two always are: two solutions are listed in
+    either order, as math-verify reads them)."""
+    values = [numeric_value(p, num) for p in parts]
+    if any(v is None or isinstance(v, num.complex_type) for v in values):
+        return False
+    return values == sorted(values) or values == sorted(values, reverse=True)
+
+
+def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Optional[Outcome]:
+    """Lists against lists or single values, elements compared with *check* (see module doc)."""
+    pe, ge = elements(pred), elements(gold)
+    if pe is None and ge is None:
+        return None
+    unordered = any(s.startswith("\\{") for s in (pred, gold))  # written as a set
+    if pe is None and ge is not None and not gold.startswith("("):
+        pe = _tuple(pred)  # (1000, 10) against 10^3, 10
+    if ge is None and pe is not None and not pred.startswith("("):
+        ge = _tuple(gold)
+    pe, ge = pe or [pred], ge or [gold]
+    if len(pe) > 40 or len(ge) > 40:
+        return None
+    table = [[check(a, b, num) for b in ge] for a in pe]
+    matched_p = [any(o == "equal" for o in row) for row in table]
+    matched_g = [any(row[j] == "equal" for row in table) for j in range(len(ge))]
+    if all(matched_p) and all(matched_g):
+        if len(pe) == len(ge) and all(table[i][i] == "equal" for i in range(len(pe))):
+            return "equal"
+        if len(set(pe)) < len(pe) or len(set(ge)) < len(ge):
+            return "equal"  # "20, 20" for 20: the same answer twice
+        if unordered or all(g.startswith("(") for g in ge) or _sorted_values(ge, num):
+            return "equal"  # a solution set: its order is not part of the answer
+        return "undecided"
+    unmatched = [row for row, ok in zip(table, matched_p) if not ok]
+    if all(matched_p) or all(matched_g):
+        return "undecided"  # one of several answers, or extra answers besides the gold's
+    if all(o == "wrong" for row in unmatched for o in row):
+        return "wrong"  # answers that are none of the gold's, and gold answers missing
+    if any(o is None for row in table for o in row):
+        return None
+    return "undecided"
+

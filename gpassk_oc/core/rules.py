@@ -1,0 +1,331 @@
+"""Rule-based equivalence of an extracted answer and the gold answer (pure core).
+
+Outcome ``'equal'``, ``'wrong'`` (*confidently wrong*: a competent judge would also say no)
+or ``'undecided'`` (not shown equal and not confidently wrong: the judge decides in cascade
+mode; rules mode scores it False). A missing answer (``None``/empty) is ``'wrong'``. Then,
+cheapest first (:func:`fast_check`, no sympy, ~µs):
+
+* equal canonical forms → equal;
+* "x=5" against "5": the assigned value is compared;
+* both exact rationals (``3``, ``-0.5``, ``a/b``, ``\\frac{a}{b}``) → compared as
+  :class:`fractions.Fraction`: equal / wrong;
+* both closed arithmetic values (:mod:`.numeric`) → evaluated in doubles: wrong beyond 1e-6
+  relative; equal within 1e-9 only if 50-digit arithmetic agrees within 1e-30;
+* both finite sets, two-endpoint intervals (also as inequalities) or numeric matrices
+  (:mod:`.structures`) → elementwise: equal / wrong; a number against a set/interval → wrong;
+* both multiple-choice letter sets (``A``, ``BD``, ``A,C``; A–G) → equal / wrong;
+* other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
+  ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
+  undecided, never confidently wrong because of the notation;
+* expressions or equations in single-letter variables → evaluated at three fixed
+  irrational points (equations up to a constant factor): identical → equal, different →
+  undecided (never wrong: the problem may give the variable a meaning);
+* text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
+  undecided; text or a choice letter against a number → undecided; prose outside
+  ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
+* anything else → math-verify in a worker process with a deadline (:mod:`.mv_pool`;
+  a timeout is undecided). ``verify`` true → equal; false is *confidently wrong* only when
+  both answers are :func:`~.canonical.is_plain_math` and parse to closed numeric values, or
+  intervals / finite sets / unions / tuples of them; otherwise undecided.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from . import forms
+from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
+from .mv_pool import MathVerifyPool, default_pool
+from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
+                      values_at_points, variables)
+from .structures import compare_structures, structure
+
+__all__ = ["Outcome", "fast_check", "symbolic_check", "text_check", "check_answer",
+           "check_answers", "answers_equivalent"]
+
+
+def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """Equations l1=r1, l2=r2 are the same when l1-r1 = c·(l2-r2) for one constant c ≠ 0,
+    tested at generic points (``y=3x+2`` ≡ ``3x-y+2=0``); otherwise 'undecided'."""
+    sides = [pred_canon.split("="), gold_canon.split("=")]
+    if any(not side.strip() for pair in sides for side in pair):
+        return None
+    sides_vars = [variables(side) for pair in sides for side in pair]
+    if any(v is None for v in sides_vars):
+        return None
+    names = sorted(set().union(*sides_vars))
+    if not names:
+        return None
+    values = [values_at_points(side, names, num) for pair in sides for side in pair]
+    if any(v is None for v in values):
+        return None
+    f1 = [l - r for l, r in zip(values[0], values[1])]
+    f2 = [l - r for l, r in zip(values[2], values[3])]
+    if any(abs(y) < 1e-9 for y in f2) or any(abs(x) < 1e-9 for x in f1):
+        return None  # a point on the curve: ratio undefined, let math-verify decide
+    ratios = [x / y for x, y in zip(f1, f2)]
+    outcomes = [compare_numbers(ratios[0], r, num) for r in ratios[1:]]
+    if all(o == "equal" for o in outcomes):
+        return "equal"
+    if "wrong" in outcomes:
+        return "undecided"
+    return None
+
+
+def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Optional[Outcome]:
+    """Identity test of single-variable-letter expressions at three fixed irrational points.
+
+    Equations (one ``=`` each) are compared up to a constant factor by :func:`_equation_check`.
+    Equal at every point (within 1e-30 relative, 50-digit arithmetic) → 'equal' (a polynomial/rational identity that
+    holds at generic points, Schwartz–Zippel); different at some point → 'undecided': not
+    equal, yet not *confidently wrong* because variables are involved (e.g. the problem may
+    define x), so cascade asks the judge and rules mode scores it False. None otherwise.
+    """
+    if pred_canon.count("=") == 1 and gold_canon.count("=") == 1:
+        return _equation_check(pred_canon, gold_canon, num)
+    pv, gv = variables(pred_canon), variables(gold_canon)
+    if pv is None or gv is None or not (pv or gv):
+        return None
+    names = sorted(set(pv) | set(gv))
+    a, b = values_at_points(pred_canon, names, num), values_at_points(gold_canon, names, num)
+    if a is None or b is None:
+        return None
+    outcomes = [compare_numbers(x, y, num) for x, y in zip(a, b)]
+    if all(o == "equal" for o in outcomes):
+        return "equal"
+    if "wrong" in outcomes:
+        return "undecided"
+    return None
+
+
+def _is_number(canonical: str) -> bool:
+    return as_rational(canonical) is not None or numeric_value(canonical) is not None
+
+
+def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Text answers: both text → 'equal' if the lower-cased texts agree, else 'undecided'
+    (wording is the judge's job); text vs a number → 'undecided' (三 vs 3); a choice letter
+    vs a number → 'undecided' (only the options in the question can tell); else None.
+    'undecided' here is final: math-verify would not decide these either."""
+    pt, gt = as_text(pred_canon), as_text(gold_canon)
+    if pt is not None and gt is not None:
+        return "equal" if pt == gt else "undecided"
+    if (pt is not None and _is_number(gold_canon)) or (gt is not None and _is_number(pred_canon)):
+        return "undecided"
+    pc, gc = as_choice(pred_canon), as_choice(gold_canon)
+    if (pc is not None and _is_number(gold_canon)) or (gc is not None and _is_number(pred_canon)):
+        return "undecided"
+    return None
+
+
+# "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]",
+# "Maximum=2", "\text{Area}=5", "Paolo:18": a named value
+_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]+|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\||"
+                        r"\\text\{[^{}]*\})(?:=|\\in)([^=<>]+)$|^[A-Za-z]{2,}:([^:=<>]+)$")
+
+
+def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+    """Definitive outcome from cheap rules without sympy, or None when math-verify is needed.
+
+    In order: empty → wrong; equal canonical forms; exact rationals (Fraction); closed
+    arithmetic values (doubles: different beyond 1e-6 relative → wrong; equal within 1e-9 →
+    re-decided in 50-digit arithmetic, equal only within 1e-30); finite sets
+    and two-endpoint intervals of such values; multiple-choice letter sets (all definitive);
+    then :func:`symbolic_check` and :func:`text_check`, which may also return 'undecided'
+    (final: not equal, judge needed, no math-verify call).
+    """
+    if not pred_canon:
+        return "wrong"
+    if pred_canon == gold_canon:
+        return "equal"
+    outcome = _fast_check(pred_canon, gold_canon, FLOAT)
+    if outcome == "equal":  # doubles cannot tell 2^{40}+1 from 2^{40}: confirm in 50 digits
+        outcome = _fast_check(pred_canon, gold_canon, PRECISE)
+    return outcome
+
+
+_FUNCTION_RE = re.compile(r"^([a-zA-Z])\(([a-z])\)=(.+)$")
+
+
+def _rename_function_variable(pred_canon: str, gold_canon: str) -> Optional[str]:
+    """``f(x)=2x`` against ``f(z)=2z``: *pred* with its variable renamed to the gold's."""
+    pm, gm = _FUNCTION_RE.match(pred_canon), _FUNCTION_RE.match(gold_canon)
+    if pm is None or gm is None or pm.group(1) != gm.group(1) or pm.group(2) == gm.group(2):
+        return None
+    old, new = pm.group(2), gm.group(2)
+    body = pm.group(3)
+    if re.search(rf"(?<![\\a-zA-Z]){new}(?![a-zA-Z])", body):
+        return None  # the gold's variable already appears: renaming would merge two
+    body = re.sub(rf"(?<![\\a-zA-Z]){old}(?![a-zA-Z])", new, body)
+    return f"{pm.group(1)}({new})={body}"
+
+
+def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """``\\frac{1+\\sqrt{97}}{8}\\approx1.36``: an exact value and its rounding; equal to either
+    is equal, wrong only against both."""
+    outcomes = [_fast_check(p, g, num) for p in pred_canon.split("\\approx")
+                for g in gold_canon.split("\\approx") if p and g]
+    if "equal" in outcomes:
+        return "equal"
+    if outcomes and all(o == "wrong" for o in outcomes):
+        return "wrong"
+    return "undecided" if "undecided" in outcomes else None
+
+
+def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
+    """'wrong' for two different values, unless one is a decimal approximation of the other
+    (then 'equal' or 'undecided', see :func:`.forms.approximates`)."""
+    return forms.approximation(pred_canon, gold_canon, num) or "wrong"
+
+
+def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """A mixed number (``2\\frac{1}{2}``) on one side: equal as 2 + 1/2; equal only as the
+    product 2·1/2 → undecided; equal in neither reading → wrong."""
+    for mixed_side, other in ((pred_canon, gold_canon), (gold_canon, pred_canon)):
+        value = forms.mixed_number(mixed_side)
+        if value is None:
+            continue
+        target = numeric_value(other, num)
+        if target is None or isinstance(target, num.complex_type):
+            return None
+        if compare_numbers(num.number(str(value.numerator)) / value.denominator, target, num) == "equal":
+            return "equal"
+        product = numeric_value(mixed_side, num)
+        if product is not None and compare_numbers(product, target, num) == "equal":
+            return "undecided"
+        return _unless_approximation(pred_canon, gold_canon, num)
+    return None
+
+
+def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    if not pred_canon:
+        return "wrong"
+    if pred_canon == gold_canon:
+        return "equal"
+    if "\\approx" in pred_canon or "\\approx" in gold_canon:
+        return _approx_check(pred_canon, gold_canon, num)
+    renamed = _rename_function_variable(pred_canon, gold_canon)
+    if renamed is not None:
+        return _fast_check(renamed, gold_canon, num)
+    # "x=5" against "5": the value assigned to a single variable is the answer
+    pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
+    if (pm is None) != (gm is None):
+        if pm is not None and "=" not in gold_canon:
+            return _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
+        if gm is not None and "=" not in pred_canon:
+            return _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+    mixed = _mixed_check(pred_canon, gold_canon, num)
+    if mixed is not None:
+        return mixed
+    p, g = as_rational(pred_canon), as_rational(gold_canon)
+    if p is not None and g is not None:
+        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+    if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
+        p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
+        if p is not None and g is not None:
+            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+    pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
+    if pv is not None and gv is not None:
+        outcome = compare_numbers(pv, gv, num)
+        return _unless_approximation(pred_canon, gold_canon, num) if outcome == "wrong" else outcome
+    if pv is None or gv is None:
+        found = forms.decoration_check(pred_canon, gold_canon, num)
+        if found is not None:
+            return found
+    ps = structure(pred_canon, num) if pv is None else None
+    gs = structure(gold_canon, num) if gv is None else None
+    if ps is not None and gs is not None:
+        return compare_structures(ps, gs, num)
+    if (ps is not None and gv is not None) or (gs is not None and pv is not None):
+        return "wrong"  # a number is never a set or an interval
+    pc, gc = as_choice(pred_canon), as_choice(gold_canon)
+    if pc is not None and gc is not None:
+        return "equal" if pc == gc else "wrong"
+    if (pc is None) != (gc is None) and not (pv is not None or gv is not None):
+        return "undecided"  # an option letter against an expression: only the options tell
+    p_rel, g_rel = bool(_RELATION_RE.search(pred_canon)), bool(_RELATION_RE.search(gold_canon))
+    if (p_rel and not g_rel and ps is None) or (g_rel and not p_rel and gs is None):
+        return "undecided"  # an inequality the rules cannot read against a value or interval
+    found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
+    if found is not None:
+        return found
+    if ("=" in pred_canon) != ("=" in gold_canon):
+        return "undecided"  # an equation against an expression (named values are read above)
+    if pv is None or gv is None:
+        found = symbolic_check(pred_canon, gold_canon, num)
+        if found is not None:
+            return found
+    found = text_check(pred_canon, gold_canon)
+    if found is None and (has_bare_word(pred_canon) or has_bare_word(gold_canon)):
+        return "undecided"  # prose outside \text{}: math-verify would multiply its letters
+    if found is None and (_EXPENSIVE_RE.search(pred_canon) or _EXPENSIVE_RE.search(gold_canon)):
+        # sums, integrals, limits, ellipses, floors, modular arithmetic and large exponents
+        # that neither evaluator above could compute: sympy takes seconds on them, hits
+        # the deadline or cannot decide them — the judge decides
+        return "undecided"
+    if found is None and _has_letters(pred_canon) != _has_letters(gold_canon):
+        # variables on one side only: math-verify could at best find them cancelling, and
+        # cannot call it confidently wrong (not plain math) — spare the worker call
+        return "undecided"
+    return found
+
+
+# known command names first, without a word boundary: canonical forms drop spaces ("\sinx")
+_RELATION_RE = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant|neq|ne)(?![a-zA-Z])")
+# (a bare 2^10 is not here: LaTeX reads 2¹0, its writer 1024 — math-verify's call)
+# ellipses, floors and modular arithmetic: sympy cannot decide them symbolically either
+# (no word boundary after the name: canonical forms drop spaces, "a_1\cdotsa_n")
+_EXPENSIVE_RE = re.compile(r"\\(?:sum|prod|int|oint|lim|cdots|ldots|dots|lfloor|lceil|mod|pmod|bmod)"
+                           r"|\^\{-?\d{2,}")
+_COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
+                         r"\\(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|"
+                         r"log|exp|sqrt|frac|binom|cdot|times|div|pi|infty|circ|leq|geq|le|ge|pm|"
+                         r"mp|cup|cap)|\\[a-zA-Z]+|\\.")
+
+
+def _has_letters(canonical: str) -> bool:
+    """Variables (letters other than e outside commands): ``T-18``, ``2F_{84}``."""
+    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", canonical)))
+
+
+def check_answer(prediction: Optional[str], gold: str,
+                 pool: Optional[MathVerifyPool] = None) -> Outcome:
+    """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer."""
+    if prediction is None or not prediction.strip():
+        return "wrong"
+    pc, gc = canonical_answer(prediction), canonical_answer(gold)
+    quick = fast_check(pc, gc)
+    if quick is not None:
+        return quick
+    return (pool or default_pool()).check(pc, gc)
+
+
+def check_answers(pairs: Iterable[tuple[Optional[str], str]],
+                  pool: Optional[MathVerifyPool] = None) -> list[Outcome]:
+    """:func:`check_answer` over many pairs; each distinct canonical pair is checked once."""
+    pairs = list(pairs)
+    keys = [(canonical_answer(p) if p and p.strip() else "", canonical_answer(g)) for p, g in pairs]
+    outcomes: dict[tuple[str, str], Outcome] = {}
+    slow: list[tuple[str, str]] = []
+    for key in keys:
+        if key in outcomes:
+            continue
+        quick = fast_check(*key)
+        if quick is None:
+            outcomes[key] = "undecided"
+            slow.append(key)
+        else:
+            outcomes[key] = quick
+    if slow:
+        for key, outcome in zip(slow, (pool or default_pool()).check_many(slow)):
+            outcomes[key] = outcome
+    return [outcomes[key] for key in keys]
+
+
+def answers_equivalent(prediction: Optional[str], gold: str) -> bool:
+    """True when *prediction* is equal to *gold* by the rules (exact forms or math-verify).
+
+    Safe to call from any thread or process; a pathological expression times out (default
+    5 s, env ``GPASSK_MV_TIMEOUT``) and counts as not equivalent.
+    """
+    return check_answer(prediction, gold) == "equal"

@@ -1,0 +1,179 @@
+"""Structured answers: intervals, finite sets and numeric matrices (pure core).
+
+``(1,2]``, ``-1<x\\le 2``, ``x>3`` (intervals with two endpoints), ``\\{1,2,3\\}`` (finite
+sets of closed values) and p/b/B/plain matrices of closed values are read into tuples and
+compared elementwise; bracket style of a matrix is typography, ``vmatrix`` (a determinant)
+is not read.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Optional
+
+from .canonical import split_top
+from .numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
+
+
+def _endpoint(text: str, num: Numbers) -> Optional[Any]:
+    if text in ("\\infty", "+\\infty"):
+        return math.inf
+    if text == "-\\infty":
+        return -math.inf
+    value = numeric_value(text, num)
+    return None if isinstance(value, complex) else value
+
+
+_REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
+# a bound: numbers and commands such as \frac, \sqrt, \pi (not the relations themselves)
+_BOUND = r"((?:\\(?!le|ge|lt|gt)[a-zA-Z]+|[^<>=a-zA-Z\\])+)"
+_CHAIN_RE = re.compile(rf"^{_BOUND}{_REL}([a-zA-Z]){_REL}{_BOUND}$")
+_SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}{_BOUND}$")
+
+
+def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
+    """``-1<x\\le2`` → ('interval', '(]', -1, 2); ``x>3`` → ('interval', '()', 3, inf)."""
+    if "<" not in canonical and ">" not in canonical and "\\" not in canonical:
+        return None
+    m = _CHAIN_RE.match(canonical)
+    if m:
+        lo, op1, _, op2, hi = m.groups()
+        if not (op1.startswith(("<", "\\le")) and op2.startswith(("<", "\\le"))):
+            return None  # a > x > b chains are rare; leave them to math-verify
+        lo_v, hi_v = numeric_value(lo, num), numeric_value(hi, num)
+        if lo_v is None or hi_v is None or isinstance(lo_v, complex) or isinstance(hi_v, complex):
+            return None
+        return ("interval", ("(" if op1 == "<" else "[") + (")" if op2 == "<" else "]"), lo_v, hi_v)
+    m = _SIMPLE_RE.match(canonical)
+    if m:
+        _, op, bound = m.groups()
+        value = numeric_value(bound, num)
+        if value is None or isinstance(value, complex):
+            return None
+        if op == ">" or op.startswith("\\ge"):
+            return ("interval", ("(" if op == ">" else "[") + ")", value, math.inf)
+        return ("interval", "(" + (")" if op == "<" else "]"), -math.inf, value)
+    return None
+
+
+_SET_BUILDER_RE = re.compile(r"^\\\{[a-z](?:\\in\\mathbb\{R\})?(?:\||\\mid)(.+)\\\}$")
+_MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
+
+
+def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
+    """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
+    ('union', intervals) for intervals joined by ``\\cup``,
+    ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
+    ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
+    vmatrix is a determinant and is not read), else None."""
+    if "\\cup" in canonical:
+        return _union(canonical, num)
+    builder = _SET_BUILDER_RE.match(canonical)
+    if builder:  # \{x|-1<x<1\} is the interval (-1,1)
+        canonical = builder.group(1)
+    interval = _inequality_interval(canonical, num)
+    if interval is not None:
+        return interval
+    m = _MATRIX_RE.match(canonical)
+    if m:
+        rows = [r.split("&") for r in m.group(2).split("\\\\")]
+        if rows and rows[-1] == [""]:
+            rows = rows[:-1]  # a trailing \\\\ before \\end
+        if not rows or len({len(r) for r in rows}) != 1:
+            return None
+        values = [numeric_value(x, num) for r in rows for x in r]
+        if any(v is None for v in values):
+            return None
+        return ("matrix", (len(rows), len(rows[0])), values)
+    if canonical.startswith("\\{") and canonical.endswith("\\}"):
+        inner = canonical[2:-2]
+        values = [numeric_value(x, num) for x in split_top(inner)] if inner else []
+        if any(v is None or isinstance(v, complex) for v in values):
+            return None
+        return ("set", sorted(values))
+    if len(canonical) >= 5 and canonical[0] in "([" and canonical[-1] in ")]":
+        parts = split_top(canonical[1:-1])
+        if len(parts) == 2:
+            lo, hi = _endpoint(parts[0], num), _endpoint(parts[1], num)
+            if lo is not None and hi is not None and not (isinstance(lo, num.complex_type)
+                                                          or isinstance(hi, num.complex_type)) \
+                    and lo < hi:  # (1000, 10) is a pair, not an interval
+                return ("interval", canonical[0] + canonical[-1], lo, hi)
+        if canonical[0] == "(" and canonical[-1] == ")" and len(parts) >= 2:
+            values = [numeric_value(x, num) for x in parts]
+            if all(v is not None and not isinstance(v, num.complex_type) for v in values):
+                return ("tuple", len(values), values)
+    return None
+
+
+def _union(canonical: str, num: Numbers) -> Optional[tuple]:
+    """('union', intervals sorted) for ``(-\\infty,-8)\\cup(4,\\infty)``; a part that is not an
+    interval (``\\{1\\}``, a set) makes it unreadable here."""
+    depth, parts, start = 0, [], 0
+    for i, ch in enumerate(canonical):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if depth == 0 and canonical.startswith("\\cup", i):
+            parts.append(canonical[start:i])
+            start = i + 4
+    parts.append(canonical[start:])
+    if len(parts) < 2 or not all(parts):
+        return None  # no top-level \cup (unbalanced brackets) or an empty part
+    read = [structure(part, num) for part in parts]
+    if any(r is None or r[0] != "interval" for r in read):
+        return None
+    return ("union", sorted(read, key=lambda r: (r[2], r[3])))  # type: ignore[index]
+
+
+def _as_tuple(s: tuple) -> tuple:
+    """An open interval (a, b) is written like the point (a, b), a one-row or one-column
+    matrix lists a vector's coordinates: read them as tuples."""
+    if s[0] == "interval" and s[1] == "()" and not any(math.isinf(v) for v in s[2:]):
+        return ("tuple", 2, list(s[2:]))
+    if s[0] == "matrix" and 1 in s[1]:
+        return ("tuple", len(s[2]), list(s[2]))
+    return s
+
+
+def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Optional[Outcome]:
+    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
+    if p[0] != g[0] and "tuple" in (p[0], g[0]):
+        p, g = _as_tuple(p), _as_tuple(g)
+    if p[0] != g[0] and "union" in (p[0], g[0]):  # an interval is a union of one
+        p, g = [s if s[0] == "union" else ("union", [s]) for s in (p, g)]
+    if p[0] == g[0] == "union":
+        if len(p[1]) != len(g[1]):
+            return None  # (0,1)\cup[1,2) is [0,2)... written differently: math-verify's call
+        outcomes = [compare_structures(a, b, num) for a, b in zip(p[1], g[1])]
+        if any(o is None for o in outcomes):
+            return None
+        return "equal" if all(o == "equal" for o in outcomes) else "wrong"
+    if p[0] != g[0]:
+        return None
+    if p[0] == "interval":
+        if p[1] != g[1]:
+            return "wrong"
+        values = list(zip(p[2:], g[2:]))
+    elif p[0] == "tuple":
+        if p[1] != g[1]:
+            return "wrong"  # different lengths
+        values = list(zip(p[2], g[2]))
+    elif p[0] == "matrix":
+        if p[1] != g[1]:
+            return "wrong"  # different shapes
+        values = list(zip(p[2], g[2]))
+    else:
+        if len(p[1]) != len(g[1]) or len(set(p[1])) != len(p[1]) or len(set(g[1])) != len(g[1]):
+            return None  # sizes differ or repeated elements: leave it to math-verify
+        values = list(zip(p[1], g[1]))
+    outcomes = []
+    for a, b in values:
+        if math.isinf(a) or math.isinf(b):
+            outcomes.append("equal" if a == b else "wrong")
+        else:
+            outcomes.append(compare_numbers(a, b, num))
+    if any(o is None for o in outcomes):
+        return None
+    return "equal" if all(o == "equal" for o in outcomes) else "wrong"

@@ -1,0 +1,145 @@
+"""Rules for other writings of one value (issue 11): expected outcomes written by hand.
+
+'equal' only when the reading is unambiguous, 'undecided' where a judge could go either way,
+'wrong' only when no reading of the notation matches.
+"""
+from fractions import Fraction
+
+import pytest
+
+from gpassk_oc.core.canonical import canonical_answer
+from gpassk_oc.core.forms import decorated, elements, mixed_number
+from gpassk_oc.core.numeric import EXACT, FLOAT, PRECISE, numeric_value
+from gpassk_oc.core.rules import fast_check
+
+
+def check(pred: str, gold: str):
+    return fast_check(canonical_answer(pred), canonical_answer(gold))
+
+
+@pytest.mark.parametrize("pred, gold, expected", [
+    # approximations: 600/7 = 85.714285…
+    ("85.71", r"\frac{600}{7}", "equal"),         # correctly rounded, 4 significant digits
+    ("85.72", r"\frac{600}{7}", "undecided"),     # within one unit of the last digit
+    ("85.7", r"\frac{600}{7}", "equal"),
+    ("86", r"\frac{600}{7}", "wrong"),            # an integer is not a rounding of an exact value
+    ("85.9", r"\frac{600}{7}", "wrong"),
+    (r"\frac{1587}{52}", "30.52", "equal"),       # 30.5192…: the gold is the rounding
+    ("0.5", "0.6", "wrong"),                      # both exact at one decimal
+    ("0.3", r"\frac{1}{3}", "wrong"),             # one significant digit is no approximation
+    ("1.41", r"\sqrt{2}", "equal"), ("1.42", r"\sqrt{2}", "undecided"),
+    ("300", "299.94", "undecided"),               # a coarser rounding of a decimal gold
+    # percent: 17.5 or 0.175
+    (r"17.5\%", "17.5", "equal"), ("17.5%", "0.175", "equal"), (r"17.5\%", "17", "wrong"),
+    # degrees: 30 or π/6
+    (r"30^\circ", r"\frac{\pi}{6}", "equal"), ("30", r"30^{\circ}", "equal"),
+    ("30°", "30", "equal"), (r"80", r"75^\circ", "wrong"),
+    # currency, thousands separators, units
+    (r"\$45.00", "45", "equal"), ("120,000", "120000", "equal"), (r"3,\!110,\!400", "3110400", "equal"),
+    (r"34\text{ hours}", "34", "equal"), (r"130\text{ m}", "160", "wrong"),
+    (r"2\text{ m}", "200", "undecided"),         # 2 m = 200 cm: a conversion the problem may ask for
+    (r"20 \text{ cm}", r"20\text{ cm}", "equal"),
+    # mixed numbers: 21 13/14 = 307/14
+    (r"21\frac{13}{14}", r"\frac{307}{14}", "equal"), (r"21\frac{13}{14}", "21.93", "equal"),
+    (r"2\frac{1}{2}", "1", "undecided"),          # only the product reading 2·½ matches
+    (r"2\frac{1}{2}", "3", "wrong"),
+    # \pm and lists
+    (r"2\pm\sqrt{3}", r"2+\sqrt{3}, 2-\sqrt{3}", "equal"), (r"\pm 2", "2, -2", "equal"),
+    (r"\pm 1", "1,-1,7,-7", "undecided"),          # some of the answers
+    ("3", "3, -2", "undecided"),                   # one of several answers
+    ("25, 100", "100", "undecided"),               # extra answers besides the gold's
+    ("-2, 3", "3, -2", "equal"),                   # two solutions, listed in either order
+    (r"7 \text{ and } -5", "-5,7", "equal"),
+    ("3, -2, 1", "-2, 1, 3", "equal"),             # three sorted gold values: a solution set
+    ("2, 3, 4", "2, 4, 3", "undecided"),           # unsorted gold: a, b, c in that order
+    (r"\{3, -2\}", "3, -2", "equal"), (r"\{3, -2\}", "-2, 3", "equal"),  # written as a set
+    ("20, 20", "20", "equal"),                     # the same answer twice
+    ("4, 5", "1, 2", "wrong"),                     # none of the gold's, gold answers missing
+    ("x=-1, x=2", "-1, 2", "equal"),
+    ("(3,2),(-3,2)", "(-3,2),(3,2)", "equal"),     # a list of tuples is a solution set
+    ("(1000, 10)", "10^{3},10", "equal"),          # a pair against a bare list
+    (r"(\frac{1}{6},\frac{1}{3})", r"(\frac{1}{4},\frac{1}{27})", "wrong"),  # points, not intervals
+    (r"(2,\frac{\pi}{2})", r"(2,\pi/2)", "equal"), ("(1,2,3)", "(1,3,2)", "wrong"),
+    (r"\{(4,2),(-4,2)\}", "(3,2),(-3,2)", "wrong"), (r"\quad(1,2)", "(1,2)", "equal"),
+    # ratios, \approx, √
+    ("20:3", "6.67", "equal"), ("2", "2:1", "equal"), (r"\frac{5}{8}", "5:8", "equal"),
+    ("5:6", "5:8", "wrong"), (r"\frac{1+\sqrt{97}}{8}", r"\frac{1+\sqrt{97}}{8} \approx 1.36", "equal"),
+    ("1.36", r"\frac{1+\sqrt{97}}{8}\approx1.36", "equal"), ("1.5", r"\frac{1+\sqrt{97}}{8}\approx1.36", "wrong"),
+    ("2√2", r"2\sqrt{2}", "equal"),
+    # named values, renamed functions, set-builder notation
+    ("Maximum = 2, Minimum = 1", "2, 1", "equal"), ("Paolo: 18, Qing: 14, Rayna: 7", "7,14,18", "equal"),
+    (r"(-7,16,5)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "equal"),   # a vector
+    (r"(-7,16,7)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "wrong"),
+    ("|r-s| = 16", "16", "equal"), (r"\lambda = 1/2", r"\frac{1}{2}", "equal"), ("E(2020, 1993) = 76", "76", "equal"),
+    ("[-2, 7]", r"x \in [-2,7]", "equal"), ("f(x)=2x", "f(z)=2z", "equal"),
+    ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
+    (r"(-\infty,-8)\cup(4,\infty)", r"(-\infty,-8)\cup(8,\infty)", "wrong"),   # unions of intervals
+    (r"(4,\infty)\cup(-\infty,-8)", r"(-\infty,-8)\cup(4,+\infty)", "equal"),
+    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", None),   # different counts: math-verify's call
+    ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
+    (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
+    # exact arithmetic where doubles overflow
+    ("2^{100}", "1267650600228229401496703205376", "equal"),
+    ("2^{100}+1", "1267650600228229401496703205376", "wrong"),
+    ("3^{2021}-2^{2021}", "3^{2021}-2^{2021}+0", "equal"),
+    # variables on one side only: not confidently wrong, no math-verify call
+    ("T-18", "14", "undecided"), ("2F_{84}", "-2", "undecided"),
+    # notation sympy cannot decide (sums, ellipses, floors): the judge's, without a worker call
+    (r"\sum_{k=1}^{n}k", r"\frac{n(n+1)}{2}", "undecided"),
+    (r"\lfloor\frac{n}{2}\rfloor", r"\lfloor\sqrt{n-1}\rfloor", "undecided"),
+    (r"a_1a_2\cdots a_n", "n!", "undecided"),
+    ("(D)", "D", "equal"), (r"\text{(B)}", "D", "wrong"),   # option letters in parentheses
+    # unicode and Chinese notation
+    ("(-∞, -3) ∪ (3, +∞)", r"(-\infty,-3)\cup(3,\infty)", "equal"), ("根号3", r"\sqrt{3}", "equal"),
+])
+def test_forms(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+def test_decorated_readings():
+    assert decorated(canonical_answer(r"\$1,200"), FLOAT) == (1200.0, "unit", "")
+    assert decorated(canonical_answer(r"30^\circ"), FLOAT).kind == "degree"
+    assert decorated(canonical_answer(r"40\text{ cubic inches}"), FLOAT).unit == "cubicinches"
+    assert decorated(canonical_answer("1, 2"), FLOAT) is None
+    assert decorated("2x", FLOAT) is None  # one letter is a variable
+
+
+def test_mixed_numbers_and_elements():
+    assert mixed_number(r"21\frac{13}{14}") == Fraction(307, 14)
+    assert mixed_number(r"-1\frac{1}{2}") == Fraction(-3, 2)
+    assert mixed_number(r"2\frac{3}{2}") is None  # improper: a product, not a mixed number
+    assert elements(r"2\pm\sqrt{3}") == [r"2+\sqrt{3}", r"2-\sqrt{3}"]
+    assert elements(r"x=\pm1") == ["1", "-1"]
+    assert elements("(1,2)") is None and elements(r"1\text{and}2") == ["1", "2"]
+
+
+@pytest.mark.parametrize("latex, value", [
+    ("3^{40}", Fraction(3 ** 40)), (r"\frac{1}{3}+2^{10}", Fraction(3073, 3)), ("0.25", Fraction(1, 4)),
+    (r"2\sqrt{4}", None), (r"\pi", None), ("(2^{4096})^{4096}", None),  # not rational / too large
+])
+def test_exact_numbers(latex, value):
+    assert numeric_value(latex, EXACT) == value
+
+
+def test_number_systems_are_explicit():
+    a, b = numeric_value("2^{40}+1", FLOAT), numeric_value("2^{40}", FLOAT)
+    assert abs(a - b) / b < 1e-9  # doubles cannot tell them apart …
+    assert numeric_value("2^{40}+1", PRECISE) != numeric_value("2^{40}", PRECISE)  # 50 digits can
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_PIECES = ["1", "2", "0.5", "x", "k", "=", ",", "(", ")", "[", "]", "\\{", "\\}", "\\frac{1}{2}",
+           "\\sqrt{2}", "\\pi", "^", "{", "}", "\\%", "^\\circ", "\\pm", "\\cup", "<", "\\le",
+           ":", "\\text{cm}", "\\$", "3,000", "\\approx", "\\infty", "-", "+", "/", "A", "|",
+           "\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\cdots", "e", "i", "2^{100}", "根号", "√"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=10), st.lists(st.sampled_from(_PIECES), max_size=10))
+def test_rules_never_raise_and_are_sane(pred, gold):
+    p, g = canonical_answer("".join(pred)), canonical_answer("".join(gold))
+    outcome = fast_check(p, g)
+    assert outcome in (None, "equal", "wrong", "undecided")
+    if p and p == g:
+        assert outcome == "equal"
