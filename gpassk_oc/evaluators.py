@@ -32,8 +32,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._plugin import guarded_import, missing_name_hook
 from .core.gpass_eval import build_results, group_replicas
-from .core import grading
-from .core.grading import GradeResult, GradingPolicy, UnjudgedError, grade
+from .core.grading import COUNT_KEYS, GradeResult, GradingPolicy, UnjudgedError, grade
 from .core.judge import JudgeConfig, resolve_prompt
 from .log import logger
 from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
@@ -58,10 +57,6 @@ CHECK_MODES = ("rules", "judge", "cascade")
 #: timestamp and be taken for the latest run; '.' sorts before the digits.
 CACHE_DIRNAME = ".gpassk_judge_cache"
 
-#: counts of :class:`~gpassk_oc.core.grading.GradeResult` copied into the results JSON
-ACCOUNTING_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples",
-                   "unjudged", "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
-                   "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
 
 #: JudgeConfig fields a config may set (prompt_texts is filled here, from OpenCompass)
 _JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_texts"}
@@ -325,11 +320,8 @@ class GPassKEvaluator(BaseEvaluator):
                   "responses": [p if isinstance(p, str) else str(p or "") for p in preds]}
                  for r, preds in zip(rows, grouped)]
         graded = self._grade(items)
-        accounting: Dict[str, Any] = {key: int(graded.counts.get(key, 0))
-                                      for key in ACCOUNTING_KEYS}
-        # how answers were found (boxed / statement / fallback / none), when the grader says
-        accounting.update({key: int(v) for key, v in graded.counts.items()
-                           if key.startswith("found_")})
+        # every grading count (who decided, how answers were found) goes into the results
+        accounting: Dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
         if self.check != "rules":
             accounting["judge_cache"] = graded.cache_path
         return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
@@ -338,8 +330,7 @@ class GPassKEvaluator(BaseEvaluator):
                              accounting=accounting, check=self.check,
                              judge=judge_identity(self.judge_config) if self.check != "rules"
                              else None,
-                             undecided_marked=bool(getattr(grading, "MARKS_RULE_UNDECIDED",
-                                                           False)))
+                             undecided_marked=True)  # grade() marks rule_undecided
 
     def score(self, predictions: List[Any], references: List[Any],
               test_set: Any = None) -> Dict[str, Any]:

@@ -39,7 +39,7 @@ from opencompass.datasets.livemathbench.prompts import JUDGE_PROMPT_CN, JUDGE_PR
 
 from gpassk_oc.core.judge import PROMPT_CN, PROMPT_EN
 from gpassk_oc.core.judge_cache import judgement_key
-from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
+from gpassk_oc.core.sim_endpoint import (NO_ANSWER_REPLY, WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
                                          SimQuestion)
 
 pytestmark = pytest.mark.e2e
@@ -71,12 +71,15 @@ QUESTIONS = [
 
 
 def produced_answers(forms, c):
-    """The distinct boxed answers ExactCountsResponder gives over N calls (see its
-    docstring): call j < c writes forms[j % len(forms)]; a wrong call j >= c boxes
-    WRONG_ANSWER when j is even and states no answer when j is odd."""
+    """The distinct answers ExactCountsResponder gives over N calls (see its docstring):
+    call j < c boxes forms[j % len(forms)]; a wrong call j >= c boxes WRONG_ANSWER when j
+    is even and, when j is odd, writes NO_ANSWER_REPLY — no answer to extract, so in
+    cascade mode the judge sees that reply itself."""
     answers = {forms[j % len(forms)] for j in range(c)}
     if any(j % 2 == 0 for j in range(c, N)):
         answers.add(WRONG_ANSWER)
+    if any(j % 2 for j in range(c, N)):
+        answers.add(NO_ANSWER_REPLY)
     return answers
 
 
@@ -87,7 +90,7 @@ def judge_truth():
         for answer in produced_answers(forms, c):
             if answer in judge_forms:
                 truth[(question, answer)] = True
-            elif answer == WRONG_ANSWER and wrong_needs_judge:
+            elif answer == WRONG_ANSWER and wrong_needs_judge or answer == NO_ANSWER_REPLY:
                 truth[(question, answer)] = False
     return truth
 
@@ -234,7 +237,8 @@ def test_metrics_equal_independent_values(judged_runs):
 def test_judge_called_once_per_unique_undecided_pair(judged_runs):
     truth = judge_truth()
     # both text golds and the symbolic gold need the judge for some answers
-    assert {q for q, _ in truth} == {QUESTIONS[i][2] for i in (0, 1, 4)}
+    # ... and every question with a wrong call that gives no answer (all but question 3)
+    assert {q for q, _ in truth} == {QUESTIONS[i][2] for i in (0, 1, 2, 4)}
     assert judged_runs["judge_unknown"] == []  # never asked about a rule-decidable pair
     assert judged_runs["judge_calls_1"] == {pair: 1 for pair in truth}
     assert judged_runs["judge_requests_1"] == len(truth)
@@ -244,10 +248,12 @@ def test_judge_called_once_per_unique_undecided_pair(judged_runs):
     assert acc["judge_calls"] == acc["judged"] == acc["unique_pairs"] == len(truth)
     # samples decided by the judge = samples whose answer is one of the judged pairs
     for detail, (_s, _l, question, *_r) in zip(results["details"], QUESTIONS):
-        judged = [e for e, src in zip(detail["extracted"], detail["source"]) if src == "judge"]
-        assert all((question, e) in truth for e in judged)
+        # what the judge saw: the answer, or the whole reply when none was extracted
+        shown = [NO_ANSWER_REPLY if e is None else e for e in detail["extracted"]]
+        judged = [a for a, src in zip(shown, detail["source"]) if src == "judge"]
+        assert all((question, a) in truth for a in judged)
         assert sum(src == "judge" for src in detail["source"]) == \
-            sum((question, e) in truth for e in detail["extracted"])
+            sum((question, a) in truth for a in shown)
 
 
 def test_accounting_is_consistent(judged_runs):
@@ -258,9 +264,11 @@ def test_accounting_is_consistent(judged_runs):
     assert r["cache_hits"] == 0 and r["cache_hit_pairs"] == 0 and r["unjudged_pairs"] == 0
     sources = [s for d in r["details"] for s in d["source"]]
     assert sources.count("judge") == r["judged_samples"]
-    assert sources.count("rule") + sources.count("no_answer") == r["rule_decided"]
-    assert sources.count("no_answer") == r["no_answer"] == \
-        sum(1 for *_x, c, _f, _w in QUESTIONS for j in range(c, N) if j % 2)
+    assert sources.count("rule") == r["rule_decided"]
+    # every reply is non-empty: a reply without an answer goes to the judge, not no_answer
+    assert r["no_answer"] == r["rule_undecided"] == 0
+    assert sources.count("judge") >= sum(1 for *_x, c, _f, _w in QUESTIONS
+                                         for j in range(c, N) if j % 2)
     assert r["excluded_questions"] == {str(k): 0 for k in KS}
 
 

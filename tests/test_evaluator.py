@@ -118,7 +118,9 @@ def test_details_schema_and_extraction(livemath_dir):
                            "question", "gold", "extracted", "correct", "source", "found",
                            "c", "n"]
     assert first["extracted"] == [None, "12"] and first["correct"] == [False, True]
-    assert first["source"] == ["no_answer", "rule"] and first["found"] == ["none", "boxed"]
+    # rules mode: a reply without an answer is scored wrong and marked as undecided (the
+    # judge would see it in cascade mode)
+    assert first["source"] == ["rule_undecided", "rule"] and first["found"] == ["none", "boxed"]
     assert first["c"] == 1 and first["n"] == 2 and first["question_id"] == "AMC_en_0"
 
 
@@ -443,7 +445,7 @@ def text_dataset(tmp_path):
 TEXT_PREDS = [  # replica-major: (text question, numeric question) per replica
     "so \\boxed{Tuesday is the day}", "\\boxed{12}",
     "so \\boxed{Tuesday is the day}", "\\boxed{13}",
-    "\\boxed{\\text{Tuesday}}", "no idea",
+    "\\boxed{\\text{Tuesday}}", "",  # an empty reply: nothing to judge (no_answer)
     "\\boxed{Wednesday for sure}", "\\boxed{12.0}",
 ]
 

@@ -41,7 +41,8 @@ ITEMS = [
 ]
 # the pairs the rules cannot decide, with the judge's ground truth
 TRUTH = {(Q1, r"\text{one half}"): True, (Q2, "x^2+2"): False, (Q2, "2 + x^2"): False,
-         (Q3, "上海"): False, (Q3, "南京"): False}
+         (Q3, "上海"): False, (Q3, "南京"): False,
+         (Q1, "I give up."): False}  # no answer found: the judge sees the whole reply
 EXPECTED = [[True, True, True, False, False, True, True],
             [True, False, False, False, True],
             [True, False, False, False, False],
@@ -62,21 +63,21 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         res = grade(ITEMS, policy(srv.url, tmp_path))
         assert res.correct == EXPECTED
         assert srv.unknown == []
-        assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 5 unique undecided pairs
+        assert dict(srv.calls) == {pair: 1 for pair in TRUTH}  # 6 unique undecided pairs
         c = res.counts
-        assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 5, 5, 5)
-        # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京
-        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (10, 1, 9, 0)
+        assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 6, 6, 6)
+        # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京, I give up
+        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (11, 0, 8, 0)
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
-        assert res.source[0][4] == "no_answer" and res.found[0][4] == "none"
+        assert res.source[0][4] == "judge" and res.found[0][4] == "none"
         assert res.found[2][1] == "statement" and res.found[0][0] == "boxed"
         assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (17, 1, 0, 1)
 
         again = grade(ITEMS, policy(srv.url, tmp_path))  # a rerun: everything from the cache
         assert again.correct == EXPECTED
-        assert sum(srv.calls.values()) == 5
-        assert (again.counts["cache_hits"], again.counts["judge_calls"], again.counts["judged"]) == (10, 0, 0)
+        assert sum(srv.calls.values()) == 6
+        assert (again.counts["cache_hits"], again.counts["judge_calls"], again.counts["judged"]) == (11, 0, 0)
 
 
 def test_rules_only_and_judge_only(tmp_path):
@@ -86,15 +87,18 @@ def test_rules_only_and_judge_only(tmp_path):
                            [True, False, False, False, False],
                            [False, True]]
     assert res.counts["rule_decided"] == 19 and res.counts["judge_calls"] == 0
+    # what cascade would ask the judge about is scored wrong and marked: the reply without
+    # an answer is undecided, the boxed 0.6 against 1/2 is confidently wrong
+    assert res.source[0][4] == "rule_undecided" and res.source[0][3] == "rule"
     truth = dict(TRUTH)
     truth.update({(Q1, "0.5"): True, (Q1, r"\dfrac12"): True, (Q1, "1/2"): True, (Q1, "0.6"): False,
                   (Q2, "1+x^2"): True, (Q2, "x^2 + 1"): True, (Q3, "北京"): True})
     with JudgeServer(truth) as srv:
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
-    # distinct canonical answers: Q1 5 (0.5, \frac{1}{2}, 1/2, 0.6, one half),
-    # Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
-    assert res.counts["judge_calls"] == 12 and res.counts["rule_decided"] == 1
+    # distinct canonical answers: Q1 6 (0.5, \frac{1}{2}, 1/2, 0.6, one half, the reply
+    # without an answer), Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
+    assert res.counts["judge_calls"] == 13 and res.counts["rule_decided"] == 0
 
 
 def test_thirty_percent_faults_every_label_resolved(tmp_path):
@@ -129,7 +133,7 @@ def test_endpoint_down_raises_clear_error_and_keeps_cache(tmp_path):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # cache intact
     partial = info.value.result
     assert partial.correct[1][1] is None and partial.correct[0][5] is True  # cached label kept
-    assert partial.counts["cache_hits"] == 3  # one half ×3
+    assert partial.counts["cache_hits"] == 4  # one half ×3, I give up
     with JudgeServer(TRUTH) as srv:  # resume: only the 4 missing pairs are sent
         res = grade(ITEMS, policy(srv.url, tmp_path))
         assert res.correct == EXPECTED and sum(srv.calls.values()) == 4
@@ -263,7 +267,8 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
     """Issue 11: a response without \\boxed{} and without "the answer is" used to be
     "no answer" → wrong, never judged. Its last-resort answer now decides only when it
     matches; otherwise the judge sees the response's last paragraph. Only a response with
-    no math in its last paragraphs stays without an answer."""
+    no math in its last paragraphs has no answer — but a prose answer is still the judge's
+    to decide: it too sees the last paragraph."""
     q1, q2 = "How long is the red rope, in centimeters?", "求圆的方程。"
     red_rope_wrong = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
     red_rope_right = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
@@ -275,6 +280,7 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
                             "所以圆的方程为 $x^2+y^2=4$。"]}]
     # the judge's truth is keyed by what it is shown: the last paragraph for a guess
     truth = {(q1, "Therefore, the length of the red rope is 20 centimeters."): False,
+             (q1, "So the red rope is twice as long as the blue one."): False,
              (q2, "所以圆的方程为 $x^2+y^2=4$。"): False}
     with JudgeServer(truth) as srv:
         res = grade(items, policy(srv.url, tmp_path))
@@ -282,8 +288,15 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
     assert res.found == [["fallback", "fallback", "none"], ["statement", "fallback"]]
     assert res.extracted == [["20", "24", None], ["x^2+y^2=2", "x^2+y^2=4"]]
     assert res.correct == [[False, True, False], [True, False]]
-    assert res.source == [["judge", "rule", "no_answer"], ["rule", "judge"]]
+    assert res.source == [["judge", "rule", "judge"], ["rule", "judge"]]
     c = res.counts
     assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (0, 1, 3, 1)
     rules = grade(items, GradingPolicy(check="rules", progress=False))  # same extraction
     assert rules.correct == [[False, True, False], [True, False]]
+    # scored wrong without a judge: marked as what no rule decided
+    assert rules.source == [["rule_undecided", "rule", "rule_undecided"],
+                            ["rule", "rule_undecided"]]
+    assert rules.counts["rule_undecided"] == 3 and rules.counts["no_answer"] == 0
+    empty = grade([{"question": q1, "gold": "24", "language": "en", "responses": ["", " \n"]}],
+                  policy("http://127.0.0.1:9", tmp_path))  # nothing to judge: never sent
+    assert empty.source == [["no_answer", "no_answer"]] and empty.correct == [[False, False]]

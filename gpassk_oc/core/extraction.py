@@ -36,9 +36,10 @@ FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
 class Extraction(NamedTuple):
     """The final answer of one response and how it was found.
 
-    ``candidate`` is what the judge is shown: the answer itself, or for a ``fallback`` the
-    response's last paragraph (the guess may have picked the wrong expression); None for
-    ``none``.
+    ``candidate`` is what the judge is shown: the answer itself, or for a ``fallback`` and a
+    non-empty response with no answer found (``none``) the response's last paragraph (the
+    guess may have picked the wrong expression; a prose answer has none to pick); None only
+    for an empty response.
     """
 
     answer: Optional[str]
@@ -46,7 +47,6 @@ class Extraction(NamedTuple):
     candidate: Optional[str]
 
 
-_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
     """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
@@ -365,7 +365,7 @@ def extract_answer(text: Optional[str]) -> Extraction:
     guess, paragraph = _fallback(text)
     if guess:
         return Extraction(guess, "fallback", paragraph)
-    return Extraction(None, "none", None)
+    return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
 
 
 def extract_final_answer(text: Optional[str]) -> Optional[str]:

@@ -23,13 +23,17 @@ Checks
     Extraction (:mod:`.extraction`) finds each sample's answer and records how
     (``result.found``: 'boxed', 'statement', 'fallback', 'none'); the rules
     (:mod:`.rules`) give 'equal', 'wrong' (confidently wrong) or 'undecided'.
-    ``'rules'``: a sample is correct iff the rules say ``'equal'``; no judge is used.
-    ``'judge'``: every sample with an answer is decided by the judge (deduplicated, cached).
     ``'cascade'``: ``'equal'`` → correct; ``'wrong'`` for a boxed or stated answer → wrong;
-    undecided pairs and fallback guesses that do not match go to the judge. The judge is
-    shown the answer, or for a fallback guess the response's last paragraph
-    (:attr:`.extraction.Extraction.candidate`). A sample without any answer (found 'none':
-    no math in its last paragraphs) is wrong without a judge call (``no_answer``).
+    everything a competent judge could still accept goes to the judge: undecided pairs,
+    fallback guesses that do not match, and non-empty responses where no answer was found
+    (a prose answer has no formula to pick). The judge is shown the answer, or for a
+    fallback guess and a response without an answer the response's last paragraph
+    (:attr:`.extraction.Extraction.candidate`).
+    ``'rules'``: the same extraction and rules; a sample is correct iff the rules say
+    ``'equal'``. What cascade would send to the judge is scored wrong and marked
+    ``rule_undecided`` (so reports can show how far those verdicts could move a metric).
+    ``'judge'``: every non-empty response is decided by the judge (deduplicated, cached).
+    An empty response is wrong without a judge call in every mode (``no_answer``).
 
 Deduplication
     Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
@@ -39,8 +43,9 @@ Deduplication
 
 Accounting (``result.counts``)
     Per *sample* — these partition ``samples``:
-    ``rule_decided`` (includes ``no_answer``), ``cache_hits``, ``judged_samples`` (decided by a
-    fresh judge label in this run), ``unjudged``.
+    ``rule_decided`` (includes ``no_answer`` and, rules mode, ``rule_undecided``),
+    ``cache_hits``, ``judged_samples`` (decided by a fresh judge label in this run),
+    ``unjudged``.
     Per *pair*: ``unique_pairs`` (distinct pairs that needed the judge), ``cache_hit_pairs``,
     ``judged`` (fresh judge requests that produced a label), ``unjudged_pairs``;
     ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
@@ -70,7 +75,7 @@ from .judge import JudgeClient, JudgeConfig
 from .judge_cache import JudgeCache, judgement_key
 
 Check = Literal["rules", "judge", "cascade"]
-COUNT_KEYS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples", "unjudged",
+COUNT_KEYS = ("samples", "rule_decided", "no_answer", "rule_undecided", "cache_hits", "judged_samples", "unjudged",
               "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
               "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts",
               "found_boxed", "found_statement", "found_fallback", "found_none")
@@ -118,8 +123,8 @@ class GradingPolicy:
 class GradeResult:
     """Per-question, per-sample outcome of :func:`grade`.
 
-    ``source`` says who decided each sample: 'rule', 'no_answer', 'cache', 'judge' or
-    'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback'
+    ``source`` says who decided each sample: 'rule', 'rule_undecided' (rules mode: scored
+    wrong, no rule decided), 'no_answer', 'cache', 'judge' or 'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback'
     or 'none' (:mod:`.extraction`).
     """
 
@@ -168,30 +173,30 @@ class RuleDecisions:
     extracted: list[list[Optional[str]]]
     found: list[list[str]]
     candidates: list[list[Optional[str]]]
-    decision: list[list[str]]  # 'correct' | 'wrong' | 'no_answer' | 'judge'
+    decision: list[list[str]]  # 'correct' | 'wrong' | 'undecided' | 'no_answer' | 'judge'
     counts: dict[str, int]
 
 
-def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: bool) -> str:
-    """One sample's fate under *check*: 'correct', 'wrong', 'no_answer' or 'judge'.
+def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: bool,
+           has_response: bool = True) -> str:
+    """One sample's fate under *check*: 'correct', 'wrong', 'undecided', 'no_answer' or
+    'judge'.
 
-    Rules mode: correct iff the rules say 'equal'. Cascade: 'equal' → correct; 'wrong' →
-    wrong only for a boxed or stated answer (a fallback guess may have read the wrong
-    expression: the judge sees the last paragraph); everything else → judge. Judge mode:
-    every sample with an answer → judge. A sample without an answer (found 'none') is wrong
-    without a judge call in every mode.
+    Cascade: 'equal' → correct; 'wrong' → wrong only for a boxed or stated answer (a
+    fallback guess may have read the wrong expression); everything else → judge, including
+    a non-empty response without an answer. Rules mode: what cascade sends to the judge is
+    'undecided' (scored wrong). Judge mode: every non-empty response → judge. An empty
+    response is 'no_answer' in every mode.
     """
-    if not has_answer:
+    if not has_response:
         return "no_answer"
-    if check == "rules":
-        return "correct" if outcome == "equal" else "wrong"
     if check == "judge":
         return "judge"
-    if outcome == "equal":
+    if has_answer and outcome == "equal":
         return "correct"
-    if outcome == "wrong" and found in ("boxed", "statement"):
+    if has_answer and outcome == "wrong" and found in ("boxed", "statement"):
         return "wrong"
-    return "judge"
+    return "undecided" if check == "rules" else "judge"
 
 
 def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
@@ -258,7 +263,8 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
                     pool.close()
             rule.update(zip(slow, outcomes))
 
-    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])), bool(c))
+    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])), bool(c),
+                        candidates[qi][si] is not None)
                  for si, c in enumerate(cs)] for qi, cs in enumerate(canon)]
     return RuleDecisions(extracted, found, candidates, decision, counts)
 
@@ -295,6 +301,10 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                 counts["rule_decided"] += 1
             elif fate in ("correct", "wrong"):
                 correct[qi][si], source[qi][si] = fate == "correct", "rule"
+                counts["rule_decided"] += 1
+            elif fate == "undecided":
+                correct[qi][si], source[qi][si] = False, "rule_undecided"
+                counts["rule_undecided"] += 1
                 counts["rule_decided"] += 1
             else:
                 shown = str(ruled.candidates[qi][si])

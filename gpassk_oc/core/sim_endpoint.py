@@ -41,6 +41,8 @@ Responder = Callable[[str, list, dict], str]
 
 #: The wrong final answer simulated models give; equal to no gold in our data.
 WRONG_ANSWER = "-987654321"
+#: What a simulated model writes when it gives no final answer (a judge would say no).
+NO_ANSWER_REPLY = "I am not sure how to finish this problem."
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ def _answer(correct: bool, question: SimQuestion, call: int) -> str:
         forms = question.forms()
         return f"Working step by step we find the result.\n\nFinal: $\\boxed{{{forms[call % len(forms)]}}}$"
     if call % 2:  # half of the wrong answers state no boxed answer at all
-        return "I am not sure how to finish this problem."
+        return NO_ANSWER_REPLY
     return f"After some algebra the answer is $\\boxed{{{WRONG_ANSWER}}}$."
 
 

@@ -34,8 +34,9 @@ __all__ = ["ACCOUNTING_COLUMNS", "Cell", "Report", "ReportError", "Sensitivity",
            "build_report", "default_k", "sensitivity", "sorted_rows"]
 
 #: accounting counts the report shows (when the results files have them), in this order
-ACCOUNTING_COLUMNS = ("samples", "rule_decided", "no_answer", "cache_hits", "judged_samples",
-                      "unjudged", "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts")
+ACCOUNTING_COLUMNS = ("samples", "rule_decided", "no_answer", "rule_undecided", "cache_hits",
+                      "judged_samples", "unjudged", "judge_calls", "rule_checks",
+                      "rule_mv_calls", "rule_timeouts")
 
 
 class ReportError(ValueError):
