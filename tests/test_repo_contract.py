@@ -23,3 +23,27 @@ def test_readme_quickstart_is_near_the_top():
     first_two = _bash_blocks(text)[:2]
     assert len(first_two) == 2
     assert text.index(first_two[1]) < 2500, "the two quickstart commands must be near the top"
+
+
+def _github_anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped (hyphens and
+    underscores kept), spaces as hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_readme_links_resolve():
+    """Every in-page link names a heading; every relative file link names a file."""
+    text = (ROOT / "README.md").read_text()
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    anchors = {_github_anchor(h) for h in re.findall(r"^#{1,6} (.+)$", prose, re.M)}
+    targets = re.findall(r"\]\(([^)\s]+)\)", prose)
+    assert targets, "no links found"
+    for target in targets:
+        if target.startswith(("http://", "https://")):
+            continue
+        path, _, anchor = target.partition("#")
+        if path:
+            assert (ROOT / path).exists(), f"README links to missing file {path}"
+        else:
+            assert anchor in anchors, f"README links to missing heading #{anchor}"
