@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, Sequence
 
 from . import __version__
-from .log import fail, use_cli_format
+from .log import OneLineParser, use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
@@ -19,15 +19,6 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("gpassk_oc.demo.run",
              "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth"),
 }
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad flag is one ``error:`` line and exit status 2 (no usage dump;
-    ``--help`` still shows it)."""
-
-    def error(self, message: str) -> NoReturn:
-        fail(f"{self.prog}: {message}")
-        raise SystemExit(2)
 
 
 def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],
@@ -57,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         module_path, help_text = SUBCOMMANDS[argv[0]]
         add_arguments, run = _load(module_path)
-        sub = _OneLineParser(prog=f"gpassk-oc {argv[0]}", description=help_text)
+        sub = OneLineParser(prog=f"gpassk-oc {argv[0]}", description=help_text)
         add_arguments(sub)
         return int(run(sub.parse_args(argv[1:])) or 0)
     args = parser.parse_args(argv)

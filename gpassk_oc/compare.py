@@ -178,5 +178,8 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(to_json(a, b, k, args.level, args.resamples, result), indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result)
-    write_output(text, args.out)
+    try:
+        write_output(text, args.out)
+    except ReportError as exc:
+        return fail(str(exc))
     return 0

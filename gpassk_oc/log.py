@@ -14,12 +14,13 @@ Base layer beside metrics: imports loguru only, so every module (core included) 
 """
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from loguru import logger
 
-__all__ = ["logger", "use_cli_format", "fail"]
+__all__ = ["logger", "use_cli_format", "fail", "OneLineParser"]
 
 _PREFIX = {"WARNING": "warning: ", "ERROR": "error: ", "CRITICAL": "error: "}
 
@@ -40,3 +41,12 @@ def fail(message: str, code: int = 2) -> int:
     """Log *message* as one ``error:`` line and return *code* (the CLI's exit status)."""
     logger.opt(depth=1).error(message)
     return code
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one ``error:`` line and exit status 2 (no usage dump;
+    ``--help`` still shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{self.prog}: {message}")
+        raise SystemExit(2)

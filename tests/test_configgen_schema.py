@@ -225,3 +225,12 @@ def test_every_variable_is_documented_and_defaults_validate():
         assert var.doc and var.type
         if var.default not in (None, REQUIRED):
             assert var.check(var.name, var.default) == var.default, var.name
+
+
+def test_a_bad_flag_of_the_dump_script_is_one_line():
+    proc = subprocess.run([sys.executable, str(ROOT / "dump_opencompass_configs.py"),
+                           "--config_template_file", "nono1.py", "--gird"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("error: dump_opencompass_configs.py: unrecognized arguments: "
+                           "--gird\n")

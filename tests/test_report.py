@@ -464,6 +464,22 @@ def test_bad_flag_values_are_one_line_too(workdir, capsys):
                                             "value: 'sixteen'\n")
 
 
+def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
+    """--out or --plots onto something that is not a writable folder/file: one line, exit 2."""
+    root, _ = workdir
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--out", tmp_path)
+    assert (code, out) == (2, "") and err == f"error: --out {tmp_path}: Is a directory\n"
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--plots",
+                             blocker / "figures")
+    assert code == 2 and err.splitlines()[-1] == f"error: --plots {blocker / 'figures'}: Not a directory"
+    models = sorted({p.parent.name for p in root.glob("*/results/*/*.json") if "t0-0" not in p.parent.name})
+    code, out, err = run_cli(capsys, "compare", root, root, "--model-a", models[0], "--model-b",
+                             models[1], "--resamples", "0", "--out", tmp_path)
+    assert (code, out) == (2, "") and err.splitlines()[-1] == f"error: --out {tmp_path}: Is a directory"
+
+
 def test_model_never_imports_its_renderers_or_plots():
     """Plots and renderers depend on the model, never the reverse (no import cycle)."""
     import ast

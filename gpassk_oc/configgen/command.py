@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ..log import fail, logger, use_cli_format
+from ..log import OneLineParser, fail, logger, use_cli_format
 from .expand import ConfigData
 from .loader import TEMPLATES_DIRNAME, resolve_template
 from .pipeline import build
@@ -98,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``dump_opencompass_configs.py``."""
-    parser = argparse.ArgumentParser(
+    use_cli_format()  # before parsing: a bad flag is one error line too
+    parser = OneLineParser(
         prog="dump_opencompass_configs.py",
         description="Expand a template into one OpenCompass config per grid point.")
     add_arguments(parser)

@@ -86,11 +86,16 @@ def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) 
 
 
 def write_output(text: str, out: Path | None) -> None:
+    """*text* to stdout, or to *out*; a file that cannot be written is a
+    :class:`ReportError` naming it."""
     if out is None:
         sys.stdout.write(text)
-    else:
+        return
+    try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text)
+    except OSError as exc:
+        raise ReportError(f"--out {out}: {exc.strerror or exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,14 +109,21 @@ def run(args: argparse.Namespace) -> int:
         logger.info(f"note: {note}")
     if not report.rows and not report.greedy:
         return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
-    write_output(render(report, args.format, ci=not args.no_ci, descending=args.descending),
-                 args.out)
+    try:
+        write_output(render(report, args.format, ci=not args.no_ci,
+                            descending=args.descending), args.out)
+    except ReportError as exc:
+        return fail(str(exc))
     if args.plots is not None and not report.rows:
         logger.warning(f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
                        "per question: no G-Pass curves to draw)")
     elif args.plots is not None:
         from .plots import write_all
 
-        for path in write_all(report, args.plots):
+        try:
+            written = write_all(report, args.plots)
+        except OSError as exc:
+            return fail(f"--plots {args.plots}: {exc.strerror or exc}")
+        for path in written:
             logger.info(f"wrote {path}")
     return 0
