@@ -55,8 +55,7 @@ Threshold = Union[float, str, Fraction, int, Decimal]
 Counts = Union[int, np.integer, Sequence[int], np.ndarray]
 
 #: The thresholds OpenCompass reports (and the order it reports them in).
-DEFAULT_THRESHOLDS: tuple[Fraction, ...] = (
-    Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1))
+DEFAULT_THRESHOLDS: tuple[Fraction, ...] = metric_names.ALL_TAUS
 #: Up to this many samples per question every value is exact; above it, scipy.
 EXACT_N_MAX = 1024
 MG_MODES = ("documented", "integral")

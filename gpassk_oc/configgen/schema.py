@@ -358,7 +358,3 @@ def markdown_table() -> str:
             "unset" if default is None else f"`{default!r}`")
         rows.append(f"| `{key}` | {shown} | {doc} |")
     return "\n".join(rows)
-
-
-def field_names() -> Sequence[str]:
-    return [v.name for v in VARIABLES]

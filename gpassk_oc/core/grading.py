@@ -293,6 +293,7 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
 
     # ---- decide by rules; collect judge pairs (what the judge sees: the candidate)
     pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    shown_canon: dict[str, str] = {}  # candidates repeat across samples and replicas
     for qi, item in enumerate(items):
         for si, fate in enumerate(ruled.decision[qi]):
             if fate == "no_answer":
@@ -308,7 +309,10 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                 counts["rule_decided"] += 1
             else:
                 shown = str(ruled.candidates[qi][si])
-                pkey = (str(item["question"]), str(item["gold"]), canonical_answer(shown))
+                canon = shown_canon.get(shown)
+                if canon is None:
+                    canon = shown_canon[shown] = canonical_answer(shown)
+                pkey = (str(item["question"]), str(item["gold"]), canon)
                 entry = pairs.setdefault(pkey, {"answers": set(), "samples": [],
                                                 "language": item.get("language")})
                 entry["answers"].add(shown)

@@ -33,7 +33,7 @@ no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unju
 
 Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at the top
 level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused
-with one line naming its version. Pure core: standard library only.
+with one line naming its version. Pure core: no third-party imports.
 """
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 from ..metric_names import group_name, legacy_group, parse_result_key, result_key
+from .extraction import FOUND_KINDS
 
 __all__ = ["FOUND_VALUES", "QuestionResult", "Results", "ResultsError", "RunInfo",
            "SCHEMA_NAME", "SCHEMA_VERSION", "SOURCES", "read_results", "schema_tag"]
@@ -52,7 +53,7 @@ SCHEMA_VERSION = 2
 #: who decided a sample (``source``); ``rule_undecided`` only in rules mode
 SOURCES = ("rule", "rule_undecided", "no_answer", "cache", "judge", "unjudged")
 #: how the answer was found in the response (``found``)
-FOUND_VALUES = ("boxed", "statement", "fallback", "none")
+FOUND_VALUES = FOUND_KINDS
 #: schema-1 top-level keys that were run metadata or accounting, not metrics
 _V1_RUN_KEYS = ("n", "num_questions", "ks", "thresholds")
 _V1_SKIP = ("details",)

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Literal, Optional
 
-from .answers import boxed_answers
+from .extraction import boxed_answers
 
 Verdict = Literal["yes", "no"]
 
