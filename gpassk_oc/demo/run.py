@@ -176,8 +176,9 @@ def true_metrics(keys: Iterable[str], p: Sequence[float] | np.ndarray,
     the report's estimator around it for *n* samples per question (exact under the model)."""
     keys = list(keys)
     se = rerun_se(n, p, keys)
-    return {key: {"value": round(100 * true_metric(key, p), 4),
-                  "rerun_se": round(100 * se[parse_metric(key).key], 4)} for key in keys}
+    # unrounded: the leaderboard rounds once, when it writes the number
+    return {key: {"value": 100 * true_metric(key, p),
+                  "rerun_se": 100 * se[parse_metric(key).key]} for key in keys}
 
 
 # --------------------------------------------------------------------------- configs
@@ -352,21 +353,19 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
 
 
 def _pct_text(value: float | None) -> str:
-    """A percent value of the report JSON as text, by the report's one rounding rule."""
+    """A percent value (the truth, unrounded) as text, by the report's one rounding rule."""
     from ..report.numbers import pct_text
 
     return pct_text(None if value is None else value / 100)
 
 
-def _cell(metric: Mapping[str, Any] | None) -> str:
-    if not metric or metric.get("value") is None:
-        return "—"
-    text = _pct_text(metric["value"])
-    if metric.get("ci_low") is not None:
-        text += f" [{_pct_text(metric['ci_low'])}, {_pct_text(metric['ci_high'])}]"
-    elif metric.get("ci") == "no width":
-        text += " [no width]"
-    return text
+def _estimate(report: Any, entry: Mapping[str, Any], metric: str) -> str:
+    """The estimate of *metric* for a leaderboard row, as every report table writes it
+    (from the report's own Estimate, not the JSON's rounded copy: one rounding only)."""
+    from ..report.tables import estimate_text
+
+    cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
+    return estimate_text(cell.metrics.get(metric) if cell else None, ci=True)
 
 
 def shown_metrics(k: int) -> list[str]:
@@ -374,8 +373,9 @@ def shown_metrics(k: int) -> list[str]:
     return headline_metrics(k) + [f"pass@{k}", f"gap@{k}"]
 
 
-def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
+def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
+    k, level = report.k, report.level
     metrics = shown_metrics(k)
     header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -384,7 +384,7 @@ def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
         cells = [entry["base_model"], f"{s.get('temperature', '')}", str(entry["n"]),
                  str(entry["num_questions"])]
         for m in metrics:
-            cells += [_cell(entry["metrics"].get(m)), _pct_text(entry["truth"][m]["value"])]
+            cells += [_estimate(report, entry, m), _pct_text(entry["truth"][m]["value"])]
         out.append("| " + " | ".join(cells) + " |")
     out += ["", f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions "
                 "([no width]: every question has the same value, so resampling questions "
@@ -394,15 +394,16 @@ def truth_markdown(rows_json: Sequence[dict], k: int, level: float) -> str:
     return "\n".join(out)
 
 
-def truth_text(rows_json: Sequence[dict], k: int) -> str:
+def truth_text(report: Any, rows_json: Sequence[dict]) -> str:
     """The terminal version: one block per row, metric | estimate [CI] | truth."""
+    k = report.k
     out = []
     for entry in rows_json:
         s = entry["setting"] or {}
         out.append(f"{entry['base_model']}  T={s.get('temperature')}  "
                    f"({entry['num_questions']} questions x n={entry['n']} samples)")
         for m in shown_metrics(k) + ["pass@1"]:
-            out.append(f"  {m:<15} {_cell(entry['metrics'].get(m)):<22} "
+            out.append(f"  {m:<15} {_estimate(report, entry, m):<22} "
                        f"truth {_pct_text(entry['truth'][m]['value']):>5}")
     return "\n".join(out)
 
@@ -452,7 +453,7 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
     report_dir.mkdir(parents=True, exist_ok=True)
     markdown = "\n".join([
         f"# gpassk-oc demo — G-Pass@{report.k} leaderboard", "", f"**{SIMULATION_BANNER}**", "",
-        truth_markdown(rows_json, report.k, report.level), "", SIMULATION_DOC,
+        truth_markdown(report, rows_json), "", SIMULATION_DOC,
         "---", "", "The full report (`gpassk-oc report`, per split × language):", "",
         _demote_headings(report_mod.render_markdown(report))])
     files = [report_dir / "leaderboard.md", report_dir / "report.json", report_dir / "report.csv"]
@@ -541,7 +542,7 @@ def run(args: argparse.Namespace) -> int:
     _say(f"=== {SIMULATION_BANNER}")
     _say(f"G-Pass@{report.k} leaderboard (percent, {100 * report.level:g}% bootstrap CI; "
          "truth = exact value of the simulated model)")
-    _say(truth_text(rows_json, report.k))
+    _say(truth_text(report, rows_json))
     _say(f"Read: pass@{report.k} (solved at least once in {report.k} tries) favours the shaky model; "
          f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
          "the truth up to sampling noise; the CIs say how far to trust them.")
