@@ -21,7 +21,7 @@ from .log import fail, logger
 from .metric_names import headline_metrics, parse_metric
 from .core.stats import Difference, compare as paired_compare
 from .report.cli import add_common_arguments, check_common, write_output
-from .report.collect import Row, collect, describe_key_difference, subset_name
+from .report.collect import Row, collect, describe_key_difference, subset_masks
 from .report.model import ReportError, default_k
 from .report.numbers import DASH, pct, pct_text
 
@@ -78,10 +78,9 @@ def compare_rows(a: Row, b: Row, metrics: Sequence[str], *, by_split: bool = Fal
                  n_boot: int = 10_000, level: float = 0.95, seed: int = 0) -> dict[str, dict[str, Difference]]:
     """Differences per subset ("overall", and "split/lang" when *by_split*)."""
     n_a, c_a, n_b, c_b = aligned(a, b)
-    subsets = {"overall": np.ones(len(a.keys), dtype=bool)}
-    if by_split:
-        for name in sorted({subset_name(k) for k in a.keys} - {""}):
-            subsets[name] = np.array([subset_name(k) == name for k in a.keys])
+    subsets = subset_masks(a.keys)
+    if not by_split:
+        subsets = {"overall": subsets["overall"]}
     return {name: paired_compare(n_a[m], c_a[m], n_b[m], c_b[m], metrics, n_boot=n_boot,
                                  level=level, seed=seed)
             for name, m in subsets.items()}

@@ -120,6 +120,16 @@ def subset_name(key: QuestionKey) -> str:
     return group_name(key[0], key[1])
 
 
+def subset_masks(keys: Sequence[QuestionKey], overall: str = "overall") -> dict[str, np.ndarray]:
+    """Boolean masks over *keys*: *overall* (every question), then one per split × language
+    group, in name order."""
+    names = [subset_name(k) for k in keys]
+    masks = {overall: np.ones(len(keys), dtype=bool)}
+    for name in sorted(set(names) - {""}):
+        masks[name] = np.array([n == name for n in names], dtype=bool)
+    return masks
+
+
 def _timestamp_of(path: Path) -> str:
     """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
     parts = path.parts
@@ -207,9 +217,7 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
 def cross_check(run: Run) -> list[str]:
     """Compare the file's top-level metrics (overall and per split × language group) with
     the recomputation from the details."""
-    by_group: dict[str, np.ndarray] = {"": np.ones(len(run.keys), dtype=bool)}
-    for name in sorted({subset_name(k) for k in run.keys} - {""}):
-        by_group[name] = np.array([subset_name(k) == name for k in run.keys])
+    by_group = subset_masks(run.keys, overall="")  # result keys spell overall as no group
     out = []
     for key, value in run.results.metrics.items():
         group, spec = parse_result_key(key)

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..metric_names import group_name, headline_metrics, report_metrics
 from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
-from .collect import QuestionKey, Row, Run, collect, pick_greedy, subset_name
+from .collect import QuestionKey, Row, Run, collect, pick_greedy, subset_masks, subset_name
 
 __all__ = ["ACCOUNTING_COLUMNS", "Cell", "Report", "ReportError", "Sensitivity", "accounting",
            "build_report", "default_k", "sensitivity", "sorted_rows"]
@@ -175,10 +175,10 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
             greedy_runs[(row.label, dataset_abbr)] = g_run.model_abbr if g_run else None
             g_lookup = ({key: (n, c) for key, n, c in zip(g_run.keys, g_run.n, g_run.c)}
                         if g_run else {})
+            masks = subset_masks(row.keys)
             for subset in subsets[dataset_abbr]:
-                mask = np.array([subset == "overall" or subset_name(q) == subset
-                                 for q in row.keys], dtype=bool)
-                if not mask.any():
+                mask = masks.get(subset)
+                if mask is None or not mask.any():
                     continue
                 est = summarize(row.n[mask], row.c[mask], specs, n_boot=n_boot, level=level,
                                 seed=seed)
