@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpassk_oc.core.grading import GradingPolicy, grade, rule_decisions  # noqa: E402
-from gpassk_oc.core.log import fail, logger, use_cli_format  # noqa: E402
+from gpassk_oc.log import fail, logger, use_cli_format  # noqa: E402
 from gpassk_oc.core.mv_pool import default_pool  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "answer-checking" / "dev.jsonl"

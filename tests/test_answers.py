@@ -60,12 +60,24 @@ def test_extraction_of_long_text_has_no_catastrophic_backtracking():
 @pytest.mark.parametrize("a, b", [
     (r"\dfrac{1}{2}", r"\frac{1}{2}"), (r"\frac12", r"\frac{1}{2}"), ("$5$.", "5"),
     (r"\left( 1, 2 \right)", "(1,2)"), (r"x \, = \; 3", "x=3"), (r"\text{ } 4", "4"),
+    # LaTeX whose escapes a JSON string ate: \f is a form feed, \b a backspace, \t a tab
+    ("\x0crac{1}{2}", r"\frac{1}{2}"), ("\x08inom{5}{2}", r"\binom{5}{2}"), ("3\times 2", r"3\times2"),
+    ("x\text{ cm}", r"x\text{cm}"),
+    (r"\\frac{\\pi}{2}", r"\frac{\pi}{2}"),         # escaped twice
+    ("2 × 10^(-10)", r"2\times 10^{-10}"), ("3<sup>x</sup>", "3^{x}"), ("x ≥ 1", r"x\geq 1"),
+    ("a＞0", "a>0"), (r"x \geqslant 2", r"x\ge2"),
+    (r"\text{sin}(x)", r"\sin(x)"), (r"\frac{\mathrm{N}_{1}}{\mathrm{~N}}", r"\frac{N_1}{N}"),
+    (r"(- \frac {1}{2}, \sqrt {2}.]", r"(-\frac{1}{2},\sqrt{2}]"),  # a stray period
+    (r"\[\boxed{\frac{1}{2}}\]", r"\frac{1}{2}"), (r"\(x+1\)", "x+1"),
 ])
 def test_canonical_equal(a, b):
     assert canonical_answer(a) == canonical_answer(b)
 
 
-@pytest.mark.parametrize("a, b", [("12", "1 2x"), (r"\frac{1}{2}", r"\frac{2}{1}"), ("(1,2)", "[1,2]")])
+@pytest.mark.parametrize("a, b", [("12", "1 2x"), (r"\frac{1}{2}", r"\frac{2}{1}"), ("(1,2)", "[1,2]"),
+                                  ("(1.)", "(1)"),  # a decimal point, not a stray period
+                                  (r"\begin{pmatrix}a\\b\end{pmatrix}", r"\begin{pmatrix}a\b\end{pmatrix}"),
+                                  (r"\boxed{1}+\boxed{2}", "1}+\\boxed{2")])
 def test_canonical_different(a, b):
     assert canonical_answer(a) != canonical_answer(b)
 
