@@ -51,7 +51,8 @@ _CANON_SUBS = (
     (re.compile(r"\^\{\s*\\circ\s*\}"), r"^\\circ"),
     (re.compile(r"\\[bB]igg?[lr]?(?=[()\[\]|])"), ""),  # \bigg( → (
     (re.compile(r"(?<=[,(\[])\s*\+\s*\\infty"), r"\\infty"),  # (3, +\infty) is (3, \infty)
-    (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
+    (re.compile(r"\\[dt](frac|binom)(?![a-zA-Z])"), r"\\\1"),
+    (re.compile(r"\\(sin|cos|tan)\^\{-1\}"), r"\\arc\1"),  # \tan^{-1} is \arctan
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
     (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
     (re.compile(r"\\text\{\s*\}"), ""),

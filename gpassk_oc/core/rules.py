@@ -37,7 +37,7 @@ from . import forms
 from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
 from .mv_pool import MathVerifyPool, default_pool
 from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
-                      values_at_points, variables)
+                      values_at_common_points, variables)
 from .structures import compare_structures, structure
 
 __all__ = ["Outcome", "fast_check", "symbolic_check", "text_check", "check_answer",
@@ -56,8 +56,8 @@ def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[
     names = sorted(set().union(*sides_vars))
     if not names:
         return None
-    values = [values_at_points(side, names, num) for pair in sides for side in pair]
-    if any(v is None for v in values):
+    values = values_at_common_points([side for pair in sides for side in pair], names, num)
+    if values is None:
         return None
     f1 = [l - r for l, r in zip(values[0], values[1])]
     f2 = [l - r for l, r in zip(values[2], values[3])]
@@ -87,9 +87,10 @@ def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Op
     if pv is None or gv is None or not (pv or gv):
         return None
     names = sorted(set(pv) | set(gv))
-    a, b = values_at_points(pred_canon, names, num), values_at_points(gold_canon, names, num)
-    if a is None or b is None:
+    values = values_at_common_points([pred_canon, gold_canon], names, num)
+    if values is None:
         return None
+    a, b = values
     outcomes = [compare_numbers(x, y, num) for x, y in zip(a, b)]
     if all(o == "equal" for o in outcomes):
         return "equal"
@@ -210,10 +211,13 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     # "x=5" against "5": the value assigned to a single variable is the answer
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):
+        found = None
         if pm is not None and "=" not in gold_canon:
-            return _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
-        if gm is not None and "=" not in pred_canon:
-            return _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+            found = _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
+        elif gm is not None and "=" not in pred_canon:
+            found = _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+        if found is not None:
+            return found  # else the rules below may still settle the pair as written
     mixed = _mixed_check(pred_canon, gold_canon, num)
     if mixed is not None:
         return mixed
@@ -283,9 +287,15 @@ _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
                          r"mp|cup|cap)|\\[a-zA-Z]+|\\.")
 
 
+_GREEK_RE = re.compile(r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
+                       r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
+                       r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])")
+
+
 def _has_letters(canonical: str) -> bool:
-    """Variables (letters other than e outside commands): ``T-18``, ``2F_{84}``."""
-    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", canonical)))
+    """Variables (letters other than e outside commands, Greek letters other than \\pi):
+    ``T-18``, ``2F_{84}``, ``\\phi+1``."""
+    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", _GREEK_RE.sub("v", canonical))))
 
 
 def check_answer(prediction: Optional[str], gold: str,
