@@ -91,6 +91,17 @@ def check(pred: str, gold: str):
     ("(D)", "D", "equal"), (r"\text{(B)}", "D", "wrong"),   # option letters in parentheses
     # unicode and Chinese notation
     ("(-∞, -3) ∪ (3, +∞)", r"(-\infty,-3)\cup(3,\infty)", "equal"), ("根号3", r"\sqrt{3}", "equal"),
+    ("2 × 10^(-10)", r"2 \times 10^{-10}", "equal"),
+    # qualifiers: equal when the rest is, else the judge's (the qualifier may matter)
+    ("f(n) = 1", r"f(x) = 1 \text{ for all } x \in \mathbb{N}", "equal"),
+    (r"x = 2k\pi \text{ for } k \in \mathbb{Z}", r"2k\pi", "equal"),
+    ("1", r"2 \text{ for all } x", "undecided"), ("0", r"\text{only } x=0", "equal"),
+    (r"\text{forty}", "40", "undecided"),                   # no qualifier
+    # tuple assignments and "and" lists
+    ("(f(n), g(n)) = (n, 1)", "$f(n)=n$, $g(n)=1$", "equal"),
+    ("(f(n), g(n)) = (n, 2)", "$f(n)=n$, $g(n)=1$", "undecided"),
+    ("(a, b, c) = (1, 2)", "a=1, b=2", None),                  # counts differ: not rewritten
+    (r"f(x)=x \quad\text{and}\quad f(x)=-x", "f(x)=x, f(x)=-x", "equal"),
 ])
 def test_forms(pred, gold, expected):
     assert check(pred, gold) == expected

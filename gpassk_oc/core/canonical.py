@@ -41,9 +41,11 @@ _MARKUP_SUBS = (
     (re.compile(r"<sup>([^<>]*)</sup>"), r"^{\1}"), (re.compile(r"<sub>([^<>]*)</sub>"), r"_{\1}"),
     (re.compile(r"\^\(([^()]*)\)"), r"^{\1}"),
     (re.compile(r"\\(?:text|mathrm|operatorname)\{(sin|cos|tan|cot|sec|csc|ln|log|exp)\}"), r"\\\1 "),
-    (re.compile(r"\\(?:mathrm|mathit|textrm)\{~?([A-Za-z])\}"), r"\1"),
     (re.compile(r"(?<=[}a-zA-Z])\.(?=\s*(?:\\right)?[)\]])"), ""),
 )
+_UPRIGHT_LETTER_RE = re.compile(r"\\(?:mathrm|mathit)\{~?([A-Za-z])\}")
+_SUBSCRIPT_RE = re.compile(r"_(?:\{[^{}]*\}|\w)")
+_DIGIT_RE = re.compile(r"\d")
 _CANON_SUBS = (
     # spacing macros, but not the second backslash of a row break "\\ "
     (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|(?<!\\)\\[!,;: ]|~"), ""),
@@ -96,6 +98,10 @@ def canonical_answer(answer: Optional[str]) -> str:
     if "<su" in text or "^(" in text or "{" in text or "." in text:
         for pattern, repl in _MARKUP_SUBS:
             text = pattern.sub(repl, text)
+    if "\\math" in text and not _DIGIT_RE.search(_SUBSCRIPT_RE.sub("", text)):
+        # \frac{\mathrm{N}_1}{\mathrm{~N}}: upright letters name quantities; beside a number
+        # (2.6\mathrm{m}) they are units and stay
+        text = _UPRIGHT_LETTER_RE.sub(r"\1", text)
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
     previous = None

@@ -34,7 +34,8 @@ import re
 from typing import Iterable, Optional
 
 from . import forms
-from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
+from .canonical import (as_choice, as_rational, as_text, canonical_answer, has_bare_word,
+                        split_top)
 from .mv_pool import MathVerifyPool, default_pool
 from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
                       values_at_common_points, variables)
@@ -198,6 +199,40 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Out
     return None
 
 
+# "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
+_QUALIFIER_RE = re.compile(r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}")
+_AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
+_TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
+
+
+def _tuple_assignment(canonical: str) -> str:
+    """``(f(n),g(n))=(n,1)`` → ``f(n)=n,g(n)=1`` (names and values of the same count)."""
+    m = _TUPLE_ASSIGN_RE.match(canonical)
+    if m is None or "=" in m.group(1) or "=" in m.group(2):
+        return canonical
+    names, values = split_top(m.group(1)[1:-1]), split_top(m.group(2)[1:-1])
+    if len(names) < 2 or len(names) != len(values) or not all(names) or not all(values):
+        return canonical
+    return ",".join(f"{n}={v}" for n, v in zip(names, values))
+
+
+def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
+    tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
+    'undecided' (a qualifier may matter) or None when nothing was rewritten."""
+    pair = []
+    for text in (pred_canon, gold_canon):
+        if "\\text{" in text and "\\begin" not in text:
+            text = _AND_RE.sub(",", _QUALIFIER_RE.sub("", text))
+        if "=(" in text:
+            text = _tuple_assignment(text)
+        pair.append(text)
+    if pair == [pred_canon, gold_canon] or not all(pair):
+        return None
+    found = _fast_check(pair[0], pair[1], num)
+    return "equal" if found == "equal" else "undecided" if found is not None else None
+
+
 def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
     if not pred_canon:
         return "wrong"
@@ -205,6 +240,10 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
+    if "\\text{" in pred_canon + gold_canon or "=(" in pred_canon + gold_canon:
+        found = _rewritten(pred_canon, gold_canon, num)
+        if found is not None:
+            return found
     renamed = _rename_function_variable(pred_canon, gold_canon)
     if renamed is not None:
         return _fast_check(renamed, gold_canon, num)
