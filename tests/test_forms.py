@@ -75,7 +75,17 @@ def check(pred: str, gold: str):
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
     (r"(-\infty,-8)\cup(4,\infty)", r"(-\infty,-8)\cup(8,\infty)", "wrong"),   # unions of intervals
     (r"(4,\infty)\cup(-\infty,-8)", r"(-\infty,-8)\cup(4,+\infty)", "equal"),
-    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", None),   # different counts: math-verify's call
+    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", "wrong"),  # one piece against two
+    # unions are merged before comparing: touching pieces join unless the point is missing
+    (r"(0,1)\cup[1,2)", "(0,2)", "equal"), (r"(0,1)\cup(1,2)", "(0,2)", "wrong"),
+    (r"[0,3]\cup[1,2]", "[0,3]", "equal"), (r"(0,1]\cup[1,2]", "[0,2]", "wrong"),
+    (r"\{1,2\}\cup[3,4]", r"[3,4]\cup\{2,1\}", "equal"),
+    (r"(-\infty,-2]\cup\{1\}", r"a \leqslant -2 \text{ or } a = 1", "equal"),
+    (r"x<1 \text{ or } x>2", r"(-\infty,1)\cup(2,\infty)", "equal"),
+    (r"x=1 \text{ or } x=2", "2", "undecided"),              # solutions, not a union of sets
+    # an equation against an expression lacking one of its variables: solved for it
+    ("-4x^2 + 4x - 2", "y + 1 = - (2x - 1)^2", "equal"), ("-4x^2+4x", "y+1=-(2x-1)^2", "undecided"),
+    ("1-x", "x+y=1", "equal"), ("x", "x+y=1", "undecided"),
     ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
     (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
     # exact arithmetic where doubles overflow

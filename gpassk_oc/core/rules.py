@@ -293,7 +293,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if found is not None:
         return found
     if ("=" in pred_canon) != ("=" in gold_canon):
-        return "undecided"  # an equation against an expression (named values are read above)
+        # an equation against an expression (named values are read above): y+1=-(2x-1)^2
+        # against -4x^2+4x-2 is y = that expression; otherwise the judge's
+        return _solved_for(pred_canon, gold_canon, num) or "undecided"
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
         if found is not None:
@@ -329,6 +331,23 @@ _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
 _GREEK_RE = re.compile(r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
                        r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
                        r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])")
+
+
+def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """An equation against an expression that lacks exactly one of its variables v: 'equal'
+    when the equation is v = expression (up to a constant factor), else None."""
+    equation, expression = (pred_canon, gold_canon) if "=" in pred_canon else (gold_canon, pred_canon)
+    if equation.count("=") != 1:
+        return None
+    sides = [variables(side) for side in equation.split("=")]
+    expr_vars = variables(expression)
+    if expr_vars is None or any(v is None for v in sides):
+        return None
+    missing = set().union(*sides) - set(expr_vars)  # type: ignore[arg-type]
+    if len(missing) != 1:
+        return None
+    found = _equation_check(f"{missing.pop()}={expression}", equation, num)
+    return "equal" if found == "equal" else None
 
 
 def _has_letters(canonical: str) -> bool:
