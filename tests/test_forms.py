@@ -23,6 +23,10 @@ def check(pred: str, gold: str):
     ("85.72", r"\frac{600}{7}", "undecided"),     # within one unit of the last digit
     ("85.7", r"\frac{600}{7}", "equal"),
     ("86", r"\frac{600}{7}", "wrong"),            # an integer is not a rounding of an exact value
+    ("784", "785.12", "undecided"),               # 0.14 % from a decimal (measured) reference
+    ("780", "785.12", "wrong"),                   # 0.65 %
+    (r"\frac{15840}{\pi}", "5040", "undecided"),  # 5042.0…: π taken as 22/7
+    (r"\frac{15840}{\pi}", "5000", "wrong"), ("785", "784", "wrong"),  # exact integers
     ("85.9", r"\frac{600}{7}", "wrong"),
     (r"\frac{1587}{52}", "30.52", "equal"),       # 30.5192…: the gold is the rounding
     ("0.5", "0.6", "wrong"),                      # both exact at one decimal

@@ -176,8 +176,24 @@ def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Ou
 
 def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
-    (then 'equal' or 'undecided', see :func:`.forms.approximates`)."""
-    return forms.approximation(pred_canon, gold_canon, num) or "wrong"
+    (then 'equal' or 'undecided', see :func:`.forms.approximates`), or close to a decimal
+    reference or to a value with π ('undecided')."""
+    found = forms.approximation(pred_canon, gold_canon, num)
+    if found is not None:
+        return found
+    # a reference that is itself a decimal (785.12: a measured or rounded value) within 0.5 %,
+    # or π taken as 3.14 or 22/7 (5040 against 15840/π) within 0.1 %: a judge may accept it
+    tolerance = 0.005 if _DECIMAL_RE.match(gold_canon) else \
+        0.001 if "\\pi" in pred_canon + gold_canon else 0.0
+    if tolerance:
+        pv, gv = numeric_value(pred_canon, FLOAT), numeric_value(gold_canon, FLOAT)
+        if pv is not None and gv is not None and not isinstance(pv, complex) \
+                and not isinstance(gv, complex) and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv)):
+            return "undecided"
+    return "wrong"
+
+
+_DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
 
 
 def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
