@@ -90,6 +90,14 @@ def check(pred: str, gold: str):
     # an equation against an expression lacking one of its variables: solved for it
     ("-4x^2 + 4x - 2", "y + 1 = - (2x - 1)^2", "equal"), ("-4x^2+4x", "y+1=-(2x-1)^2", "undecided"),
     ("1-x", "x+y=1", "equal"), ("x", "x+y=1", "undecided"),
+    # solution families: the integer parameter's name is not part of the answer
+    (r"n\pi", r"x = k\pi", "equal"), (r"2n\pi", r"k\pi", "undecided"),
+    ("n+1", "x+1", "undecided"),                               # x is no integer parameter
+    # intervals and pairs with variables: endpoint by endpoint, never confidently wrong
+    (r"[-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi]", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "equal"),
+    (r"(-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi)", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "undecided"),
+    ("(1, 2k)", "(1, 3k)", "undecided"),
+    (r"\{1,2\}", r"k \geq 2", "undecided"),                  # k may be an integer
     ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
     (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
     # exact arithmetic where doubles overflow

@@ -314,6 +314,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return _solved_for(pred_canon, gold_canon, num) or "undecided"
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
+        if found != "equal":
+            found = _renamed_parameter(pred_canon, gold_canon, num) or found or \
+                _parametric_interval(pred_canon, gold_canon, num)
         if found is not None:
             return found
     found = text_check(pred_canon, gold_canon)
@@ -347,6 +350,38 @@ _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
 _GREEK_RE = re.compile(r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
                        r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
                        r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])")
+
+
+def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """Intervals with variables in their endpoints (``(k\\pi-\\frac{\\pi}{3},k\\pi]``):
+    'equal' for the same brackets and identical endpoints, else 'undecided'; None if not."""
+    ends = []
+    for text in (pred_canon, gold_canon):
+        if len(text) < 5 or text[0] not in "([" or text[-1] not in ")]":
+            return None
+        parts = split_top(text[1:-1])
+        if len(parts) != 2 or not all(parts):
+            return None
+        ends.append(parts)
+    outcomes = [_fast_check(a, b, num) for a, b in zip(ends[0], ends[1])]
+    if any(o is None for o in outcomes):
+        return None
+    same = pred_canon[0] + pred_canon[-1] == gold_canon[0] + gold_canon[-1]
+    return "equal" if same and all(o == "equal" for o in outcomes) else "undecided"
+
+
+_PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x = k\pi)
+
+
+def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """``n\\pi`` against ``k\\pi``: one integer parameter on each side, named differently —
+    'equal' when renaming makes the sides identical, else None."""
+    pv, gv = variables(pred_canon), variables(gold_canon)
+    if pv is None or gv is None or len(pv) != 1 or len(gv) != 1 or pv == gv \
+            or pv[0] not in _PARAMETERS or gv[0] not in _PARAMETERS:
+        return None
+    renamed = re.sub(rf"(?<![\\a-zA-Z]){pv[0]}(?![a-zA-Z_])", gv[0], pred_canon)
+    return "equal" if symbolic_check(renamed, gold_canon, num) == "equal" else None
 
 
 def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
