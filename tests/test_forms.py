@@ -93,6 +93,7 @@ def check(pred: str, gold: str):
     # solution families: the integer parameter's name is not part of the answer
     (r"n\pi", r"x = k\pi", "equal"), (r"2n\pi", r"k\pi", "undecided"),
     ("n+1", "x+1", "undecided"),                               # x is no integer parameter
+    ("n+1", "k+1", "undecided"), ("n", "k", "undecided"),        # only angle families
     # intervals and pairs with variables: endpoint by endpoint, never confidently wrong
     (r"[-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi]", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "equal"),
     (r"(-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi)", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "undecided"),

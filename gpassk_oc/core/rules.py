@@ -374,8 +374,10 @@ _PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x
 
 
 def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
-    """``n\\pi`` against ``k\\pi``: one integer parameter on each side, named differently —
-    'equal' when renaming makes the sides identical, else None."""
+    """``n\\pi`` against ``k\\pi``: angle families with one integer parameter on each side,
+    named differently — 'equal' when renaming makes the sides identical, else None."""
+    if "\\pi" not in pred_canon or "\\pi" not in gold_canon:
+        return None  # only angle families (x = k\\pi + …); "n+1" for "k+1" may be a slip
     pv, gv = variables(pred_canon), variables(gold_canon)
     if pv is None or gv is None or len(pv) != 1 or len(gv) != 1 or pv == gv \
             or pv[0] not in _PARAMETERS or gv[0] not in _PARAMETERS:
