@@ -97,7 +97,7 @@ def check(pred: str, gold: str):
     # intervals and pairs with variables: endpoint by endpoint, never confidently wrong
     (r"[-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi]", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "equal"),
     (r"(-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi)", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "undecided"),
-    ("(1, 2k)", "(1, 3k)", "undecided"),
+    ("(1, 2k)", "(1, 3k)", "undecided"), ("(k),(1,2)", "(k),(1,2)", "equal"), ("(k),(1,2k)", "(k),(1,3k)", None),
     (r"\{1,2\}", r"k \geq 2", "undecided"),                  # k may be an integer
     ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
     (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),

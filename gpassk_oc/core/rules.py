@@ -360,14 +360,23 @@ def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Opti
         if len(text) < 5 or text[0] not in "([" or text[-1] not in ")]":
             return None
         parts = split_top(text[1:-1])
-        if len(parts) != 2 or not all(parts):
-            return None
+        if len(parts) != 2 or not all(parts) or not all(_balanced(p) for p in parts):
+            return None  # (a),(b,c) is a list, not one bracket pair
         ends.append(parts)
     outcomes = [_fast_check(a, b, num) for a, b in zip(ends[0], ends[1])]
     if any(o is None for o in outcomes):
         return None
     same = pred_canon[0] + pred_canon[-1] == gold_canon[0] + gold_canon[-1]
     return "equal" if same and all(o == "equal" for o in outcomes) else "undecided"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 _PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x = k\pi)
