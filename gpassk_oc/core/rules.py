@@ -17,9 +17,17 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
   ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
   undecided, never confidently wrong because of the notation;
-* expressions or equations in single-letter variables → evaluated at three fixed
-  irrational points (equations up to a constant factor): identical → equal, different →
-  undecided (never wrong: the problem may give the variable a meaning);
+* qualifiers (``\\text{for all } x``, ``\\text{where …}``, ``\\text{only}``) and
+  ``\\text{and}`` lists are rewritten away, tuple assignments ``(f,g)=(n,1)`` read as
+  ``f=n,g=1``: equal when the rewritten pair is, else undecided;
+* a value close to a decimal reference (0.5 %) or to a value with π (0.1 %) is undecided,
+  not wrong (a measurement; π taken as 3.14);
+* expressions or equations in variables (one letter, optionally subscripted; Greek letters
+  count) → evaluated at three fixed irrational points where both are defined (equations up
+  to a constant factor; an expression against an equation lacking one of its variables v as
+  v = expression; angle families with the integer parameter renamed; intervals with
+  variables endpoint by endpoint): identical → equal, different → undecided (never wrong:
+  the problem may give the variable a meaning);
 * text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
   undecided; text or a choice letter against a number → undecided; prose outside
   ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
