@@ -32,7 +32,7 @@ _UNICODE_SUBS = (
 _ESCAPE_SUBS = (
     (re.compile("\x0c"), r"\\f"), (re.compile("\x08"), r"\\b"), (re.compile("\x07"), r"\\a"),
     (re.compile("\t(?=ext\\{|imes|heta|an|au)"), r"\\t"), (re.compile("\r(?=ight|ho)"), r"\\r"),
-    (re.compile(r"\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
+    (re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
                 r"infty|bigg|big)(?![a-zA-Z]))"), r"\\"),
 )
 # HTML exponents and subscripts, ^(…) for ^{…}, a function name in \text{}, a one-letter
