@@ -125,6 +125,7 @@ def check(pred: str, gold: str):
     ("(f(n), g(n)) = (n, 2)", "$f(n)=n$, $g(n)=1$", "undecided"),
     ("(a, b, c) = (1, 2)", "a=1, b=2", None),                  # counts differ: not rewritten
     (r"f(x)=x \quad\text{and}\quad f(x)=-x", "f(x)=x, f(x)=-x", "equal"),
+    (r"7 \text{ and } -6", "-5,7", "wrong"),                   # "and" alone: still a list
 ])
 def test_forms(pred, gold, expected):
     assert check(pred, gold) == expected

@@ -243,17 +243,24 @@ def _tuple_assignment(canonical: str) -> str:
 def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
     """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
     tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
-    'undecided' (a qualifier may matter) or None when nothing was rewritten."""
-    pair = []
+    'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
+    None when nothing was rewritten."""
+    pair, qualified = [], False
     for text in (pred_canon, gold_canon):
         if "\\text{" in text and "\\begin" not in text:
-            text = _AND_RE.sub(",", _QUALIFIER_RE.sub("", text))
+            bare = _QUALIFIER_RE.sub("", text)
+            qualified = qualified or bare != text
+            text = _AND_RE.sub(",", bare)
         if "=(" in text:
-            text = _tuple_assignment(text)
+            assigned = _tuple_assignment(text)
+            qualified = qualified or assigned != text
+            text = assigned
         pair.append(text)
     if pair == [pred_canon, gold_canon] or not all(pair):
         return None
     found = _fast_check(pair[0], pair[1], num)
+    if not qualified:  # only "and" read as a comma: the same answer
+        return found
     return "equal" if found == "equal" else "undecided" if found is not None else None
 
 
@@ -371,6 +378,8 @@ def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Opti
         if len(parts) != 2 or not all(parts) or not all(_balanced(p) for p in parts):
             return None  # (a),(b,c) is a list, not one bracket pair
         ends.append(parts)
+    if not any(variables(end) for pair in ends for end in pair):
+        return None  # numbers (45^\\circ): the structures' and math-verify's job
     outcomes = [_fast_check(a, b, num) for a, b in zip(ends[0], ends[1])]
     if any(o is None for o in outcomes):
         return None
