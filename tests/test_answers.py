@@ -77,6 +77,7 @@ def test_canonical_equal(a, b):
 @pytest.mark.parametrize("a, b", [("12", "1 2x"), (r"\frac{1}{2}", r"\frac{2}{1}"), ("(1,2)", "[1,2]"),
                                   ("(1.)", "(1)"),  # a decimal point, not a stray period
                                   (r"2.6\mathrm{m}", "2.6m"),  # a unit, not the variable m
+                                  ("1\tand 2", r"1\tand2"),  # a tab before a word is whitespace
                                   (r"x=1\\\text{cm}", r"x=1\\text{cm}"),  # a row break, then \text
                                   (r"\begin{pmatrix}a\\b\end{pmatrix}", r"\begin{pmatrix}a\b\end{pmatrix}"),
                                   (r"\boxed{1}+\boxed{2}", "1}+\\boxed{2")])

@@ -31,7 +31,8 @@ _UNICODE_SUBS = (
 # escaped twice ("\\\\frac" for "\\frac") — repaired before anything else
 _ESCAPE_SUBS = (
     (re.compile("\x0c"), r"\\f"), (re.compile("\x08"), r"\\b"), (re.compile("\x07"), r"\\a"),
-    (re.compile("\t(?=ext\\{|imes|heta|an|au)"), r"\\t"), (re.compile("\r(?=ight|ho)"), r"\\r"),
+    (re.compile("\t(?=ext\\{|(?:imes|heta|an|au)(?![a-zA-Z]))"), r"\\t"),
+    (re.compile("\r(?=(?:ight|ho)(?![a-zA-Z]))"), r"\\r"),
     (re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
                 r"infty|bigg|big)(?![a-zA-Z]))"), r"\\"),
 )
