@@ -24,6 +24,11 @@ def check(pred: str, gold: str):
     ("85.7", r"\frac{600}{7}", "equal"),
     ("86", r"\frac{600}{7}", "wrong"),            # an integer is not a rounding of an exact value
     ("784", "785.12", "undecided"),               # 0.14 % from a decimal (measured) reference
+    (r"17.5\%", r"\frac{1}{8}", "wrong"),          # 0.175: the last digit of 17.5% is 0.001
+    (r"33.3\%", r"\frac{1}{3}", "equal"), (r"\frac{9}{25}", r"18.8^\circ", "wrong"),
+    (r"118\%", r"117.95\%", "undecided"),          # an integer rounding of a decimal reference
+    # variables get values of their own: y-x and k-n are not the same constant
+    ("y=x+1", "k=n+1", "undecided"), ("y=x+1", "y-x=1", "equal"),
     ("780", "785.12", "wrong"),                   # 0.65 %
     (r"\frac{15840}{\pi}", "5040", "undecided"),  # 5042.0…: π taken as 22/7
     (r"\frac{15840}{\pi}", "5000", "wrong"), ("785", "784", "wrong"),  # exact integers

@@ -315,9 +315,10 @@ def values_at_common_points(expressions: list[str], names: list[str],
     if any(not t or "\\infty" in t for t in token_lists):
         return None
     out: list[list] = [[] for _ in expressions]
-    for k, base in enumerate(_POINTS):
-        number = num.number
-        env = {name: number(base) + number(str(37 * j + 11 * k)) / 100
+    number = num.number
+    for k in range(len(_POINTS)):
+        # each variable from its own sequence of points: x - y differs from point to point
+        env = {name: number(_POINTS[(k + j) % len(_POINTS)]) + number(str(37 * j + 11 * k)) / 100
                for j, name in enumerate(names)}
         values = [_values_at(t, env, num) for t in token_lists]
         if any(v is None for v in values):
