@@ -27,6 +27,7 @@ def check(pred: str, gold: str):
     (r"17.5\%", r"\frac{1}{8}", "wrong"),          # 0.175: the last digit of 17.5% is 0.001
     (r"33.3\%", r"\frac{1}{3}", "equal"), (r"\frac{9}{25}", r"18.8^\circ", "wrong"),
     (r"118\%", r"117.95\%", "undecided"),          # an integer rounding of a decimal reference
+    (r"10^\circ", r"17.5\%", "wrong"),              # π/18 = 0.1745…, yet an angle is no percent
     # variables get values of their own: y-x and k-n are not the same constant
     ("y=x+1", "k=n+1", "undecided"), ("y=x+1", "y-x=1", "equal"),
     ("780", "785.12", "wrong"),                   # 0.65 %

@@ -149,7 +149,11 @@ def _value(text: str, num: Numbers) -> Optional[list]:
 
 def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
     """One side a decimal approximation of the other (see :func:`approximates`): 'equal' when
-    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None."""
+    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None
+    (also for a percent against an angle: 17.5% is no rounding of 10°)."""
+    kinds = {d.kind for d in (decorated(pred, num), decorated(gold, num)) if d is not None}
+    if {"percent", "degree"} <= kinds:
+        return None
     for approx, exact in ((pred, gold), (gold, pred)):
         found = approximates(approx, exact, num)
         if found is not None:
