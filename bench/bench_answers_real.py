@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gpassk_oc.core.grading import GradingPolicy, grade, rule_decisions  # noqa: E402
-from gpassk_oc.core.log import fail, logger, use_cli_format  # noqa: E402
+from gpassk_oc.log import fail, logger, use_cli_format  # noqa: E402
 from gpassk_oc.core.mv_pool import default_pool  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "answer-checking" / "dev.jsonl"
@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="skip math-verify and OpenCompass (faster iterations)")
     ap.add_argument("--show-errors", type=int, default=0, metavar="N",
                     help="print up to N disagreements of each kind (ours)")
+    ap.add_argument("--show-mv", type=int, default=0, metavar="N",
+                    help="print up to N distinct (answer, gold) pairs the fast rules leave to "
+                         "math-verify (what to decide next for speed)")
     args = ap.parse_args(argv)
     if not args.data.is_file():
         print(f"no labelled data at {args.data}: nothing to benchmark (pass --data PATH)")
@@ -206,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.show_errors:
         _show(rows, ours, decision, found, labels, args.show_errors)
+    if args.show_mv:
+        _show_mv(rows, args.show_mv)
 
     n = len(rows)
     agree = sum(o == lab for o, lab in zip(ours, labels))
@@ -230,6 +235,24 @@ def _show(rows, ours, decision, found, labels, limit: int) -> None:
             ex = extract_answer(_text(rows[i]))
             print(f"  [{rows[i]['source'][:8]} {rows[i]['id']}] found={found[i]} "
                   f"answer={ex.answer!r} gold={rows[i]['gold']!r}")
+
+
+def _show_mv(rows, limit: int) -> None:
+    from gpassk_oc.core.canonical import canonical_answer
+    from gpassk_oc.core.extraction import extract_answer
+    from gpassk_oc.core.rules import fast_check
+
+    slow: dict[tuple[str, str], list[bool]] = {}
+    for r in rows:
+        answer = extract_answer(_text(r)).answer
+        if not answer:
+            continue
+        key = (canonical_answer(answer), canonical_answer(str(r["gold"])))
+        if key in slow or fast_check(*key) is None:
+            slow.setdefault(key, []).append(bool(r["label"]))
+    print(f"\n-- pairs left to math-verify: {len(slow)}")
+    for (pred, gold), labels in list(slow.items())[:limit]:
+        print(f"  labels={labels} answer={pred!r} gold={gold!r}")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,10 @@ from gpassk_oc.core.extraction import FOUND_KINDS, extract_answer
     ("Therefore, the customer paid $37 on this shopping trip.", "37", "fallback"),
     ("So the value of \\(n\\) is \\(20\\).", "20", "fallback"),          # a number, not a name
     ("The total is $9 \\times 10 = 90$.", "90", "fallback"),             # right-hand side
+    ("Hence, the solution is \\(f(n) = n\\) for all \\(n\\). It holds for all \\(x\\) and \\(y\\).",
+     "f(n) = n", "fallback"),                                            # a function; bare letters skipped
+    ("Thus \\(f(2) = 5\\).", "5", "fallback"),                         # a value of the function
+    ("Work.\n\nSo it depends on \\(x\\) only.", "x", "fallback"),       # a letter when nothing else
     ("So there's a 10% chance.", "10%", "fallback"),
     ("The answer is below.\n\nThe area is 10 square units.\n\nI hope this helps!", "10", "fallback"),
     # nothing

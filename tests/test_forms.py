@@ -23,6 +23,16 @@ def check(pred: str, gold: str):
     ("85.72", r"\frac{600}{7}", "undecided"),     # within one unit of the last digit
     ("85.7", r"\frac{600}{7}", "equal"),
     ("86", r"\frac{600}{7}", "wrong"),            # an integer is not a rounding of an exact value
+    ("784", "785.12", "undecided"),               # 0.14 % from a decimal (measured) reference
+    (r"17.5\%", r"\frac{1}{8}", "wrong"),          # 0.175: the last digit of 17.5% is 0.001
+    (r"33.3\%", r"\frac{1}{3}", "equal"), (r"\frac{9}{25}", r"18.8^\circ", "wrong"),
+    (r"118\%", r"117.95\%", "undecided"),          # an integer rounding of a decimal reference
+    (r"10^\circ", r"17.5\%", "wrong"),              # π/18 = 0.1745…, yet an angle is no percent
+    # variables get values of their own: y-x and k-n are not the same constant
+    ("y=x+1", "k=n+1", "undecided"), ("y=x+1", "y-x=1", "equal"),
+    ("780", "785.12", "wrong"),                   # 0.65 %
+    (r"\frac{15840}{\pi}", "5040", "undecided"),  # 5042.0…: π taken as 22/7
+    (r"\frac{15840}{\pi}", "5000", "wrong"), ("785", "784", "wrong"),  # exact integers
     ("85.9", r"\frac{600}{7}", "wrong"),
     (r"\frac{1587}{52}", "30.52", "equal"),       # 30.5192…: the gold is the rounding
     ("0.5", "0.6", "wrong"),                      # both exact at one decimal
@@ -75,7 +85,26 @@ def check(pred: str, gold: str):
     ("f(x)=x+1", "f(z)=z", "undecided"), ("(-1, 1)", r"\{x|-1 < x < 1\}", "equal"),
     (r"(-\infty,-8)\cup(4,\infty)", r"(-\infty,-8)\cup(8,\infty)", "wrong"),   # unions of intervals
     (r"(4,\infty)\cup(-\infty,-8)", r"(-\infty,-8)\cup(4,+\infty)", "equal"),
-    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", None),   # different counts: math-verify's call
+    (r"(-2,-1)", r"(-\sqrt{11},-2)\cup(\sqrt{11},9)", "wrong"),  # one piece against two
+    # unions are merged before comparing: touching pieces join unless the point is missing
+    (r"(0,1)\cup[1,2)", "(0,2)", "equal"), (r"(0,1)\cup(1,2)", "(0,2)", "wrong"),
+    (r"[0,3]\cup[1,2]", "[0,3]", "equal"), (r"(0,1]\cup[1,2]", "[0,2]", "wrong"),
+    (r"\{1,2\}\cup[3,4]", r"[3,4]\cup\{2,1\}", "equal"),
+    (r"(-\infty,-2]\cup\{1\}", r"a \leqslant -2 \text{ or } a = 1", "equal"),
+    (r"x<1 \text{ or } x>2", r"(-\infty,1)\cup(2,\infty)", "equal"),
+    (r"x=1 \text{ or } x=2", "2", "undecided"),              # solutions, not a union of sets
+    # an equation against an expression lacking one of its variables: solved for it
+    ("-4x^2 + 4x - 2", "y + 1 = - (2x - 1)^2", "equal"), ("-4x^2+4x", "y+1=-(2x-1)^2", "undecided"),
+    ("1-x", "x+y=1", "equal"), ("x", "x+y=1", "undecided"),
+    # solution families: the integer parameter's name is not part of the answer
+    (r"n\pi", r"x = k\pi", "equal"), (r"2n\pi", r"k\pi", "undecided"),
+    ("n+1", "x+1", "undecided"),                               # x is no integer parameter
+    ("n+1", "k+1", "undecided"), ("n", "k", "undecided"),        # only angle families
+    # intervals and pairs with variables: endpoint by endpoint, never confidently wrong
+    (r"[-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi]", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "equal"),
+    (r"(-\frac{5\pi}{12} + k\pi, \frac{\pi}{12} + k\pi)", r"[k\pi-\frac{5\pi}{12},k\pi+\frac{\pi}{12}]", "undecided"),
+    ("(1, 2k)", "(1, 3k)", "undecided"), ("(k),(1,2)", "(k),(1,2)", "equal"), ("(k),(1,2k)", "(k),(1,3k)", None),
+    (r"\{1,2\}", r"k \geq 2", "undecided"),                  # k may be an integer
     ("(20, 30)", "20<P<30", "equal"), (r"\frac{1}{2} \leq x \leq 8", r"[\frac{1}{2}, 8]", "equal"),
     (r"x > \sqrt{2}", r"(\sqrt{2}, \infty)", "equal"), (r"x \ge \pi", r"(\pi, \infty)", "wrong"),
     # exact arithmetic where doubles overflow
@@ -91,6 +120,18 @@ def check(pred: str, gold: str):
     ("(D)", "D", "equal"), (r"\text{(B)}", "D", "wrong"),   # option letters in parentheses
     # unicode and Chinese notation
     ("(-∞, -3) ∪ (3, +∞)", r"(-\infty,-3)\cup(3,\infty)", "equal"), ("根号3", r"\sqrt{3}", "equal"),
+    ("2 × 10^(-10)", r"2 \times 10^{-10}", "equal"),
+    # qualifiers: equal when the rest is, else the judge's (the qualifier may matter)
+    ("f(n) = 1", r"f(x) = 1 \text{ for all } x \in \mathbb{N}", "equal"),
+    (r"x = 2k\pi \text{ for } k \in \mathbb{Z}", r"2k\pi", "equal"),
+    ("1", r"2 \text{ for all } x", "undecided"), ("0", r"\text{only } x=0", "equal"),
+    (r"\text{forty}", "40", "undecided"),                   # no qualifier
+    # tuple assignments and "and" lists
+    ("(f(n), g(n)) = (n, 1)", "$f(n)=n$, $g(n)=1$", "equal"),
+    ("(f(n), g(n)) = (n, 2)", "$f(n)=n$, $g(n)=1$", "undecided"),
+    ("(a, b, c) = (1, 2)", "a=1, b=2", None),                  # counts differ: not rewritten
+    (r"f(x)=x \quad\text{and}\quad f(x)=-x", "f(x)=x, f(x)=-x", "equal"),
+    (r"7 \text{ and } -6", "-5,7", "wrong"),                   # "and" alone: still a list
 ])
 def test_forms(pred, gold, expected):
     assert check(pred, gold) == expected

@@ -23,7 +23,30 @@ _UNICODE_SUBS = (
     (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
     (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
     (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
+    (re.compile("×"), r"\\times "), (re.compile("＞"), ">"), (re.compile("＜"), "<"),
+    (re.compile("∀"), r"\\forall "),
 )
+# LaTeX whose backslash escape was read by a JSON/Python string: "\frac" arrives as a form
+# feed + "rac", "\binom" as a backspace + "inom", "\text" as a tab + "ext"; and commands
+# escaped twice ("\\\\frac" for "\\frac") — repaired before anything else
+_ESCAPE_SUBS = (
+    (re.compile("\x0c"), r"\\f"), (re.compile("\x08"), r"\\b"), (re.compile("\x07"), r"\\a"),
+    (re.compile("\t(?=ext\\{|(?:imes|heta|an|au)(?![a-zA-Z]))"), r"\\t"),
+    (re.compile("\r(?=(?:ight|ho)(?![a-zA-Z]))"), r"\\r"),
+    (re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
+                r"infty|bigg|big)(?![a-zA-Z]))"), r"\\"),
+)
+# HTML exponents and subscripts, ^(…) for ^{…}, a function name in \text{}, a one-letter
+# \mathrm{N}, a period before a closing bracket ("\sqrt{2}.]")
+_MARKUP_SUBS = (
+    (re.compile(r"<sup>([^<>]*)</sup>"), r"^{\1}"), (re.compile(r"<sub>([^<>]*)</sub>"), r"_{\1}"),
+    (re.compile(r"\^\(([^()]*)\)"), r"^{\1}"),
+    (re.compile(r"\\(?:text|mathrm|operatorname)\{(sin|cos|tan|cot|sec|csc|ln|log|exp)\}"), r"\\\1 "),
+    (re.compile(r"(?<=[}a-zA-Z])\.(?=\s*(?:\\right)?[)\]])"), ""),
+)
+_UPRIGHT_LETTER_RE = re.compile(r"\\(?:mathrm|mathit)\{~?([A-Za-z])\}")
+_SUBSCRIPT_RE = re.compile(r"_(?:\{[^{}]*\}|\w)")
+_DIGIT_RE = re.compile(r"\d")
 _CANON_SUBS = (
     # spacing macros, but not the second backslash of a row break "\\ "
     (re.compile(r"\\left(?![a-zA-Z])|\\right(?![a-zA-Z])|\\displaystyle|(?<!\\)\\[!,;: ]|~"), ""),
@@ -31,10 +54,12 @@ _CANON_SUBS = (
     (re.compile(r"\^\{\s*\\circ\s*\}"), r"^\\circ"),
     (re.compile(r"\\[bB]igg?[lr]?(?=[()\[\]|])"), ""),  # \bigg( → (
     (re.compile(r"(?<=[,(\[])\s*\+\s*\\infty"), r"\\infty"),  # (3, +\infty) is (3, \infty)
-    (re.compile(r"\\[dt]frac(?![a-zA-Z])"), r"\\frac"),
+    (re.compile(r"\\[dt](frac|binom)(?![a-zA-Z])"), r"\\\1"),
+    (re.compile(r"\\(sin|cos|tan)\^\{-1\}"), r"\\arc\1"),  # \tan^{-1} is \arctan
     (re.compile(r"\\frac\s*(\d)\s*(\d)"), r"\\frac{\1}{\2}"),
     (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
     (re.compile(r"\\text\{\s*\}"), ""),
+    (re.compile(r"\\([lg]e)(?:q|qslant|slant)(?![a-zA-Z])"), r"\\\1"),  # \geq, \geqslant are \ge
     (re.compile(r"\s+"), ""),
 )
 
@@ -61,10 +86,23 @@ def canonical_answer(answer: Optional[str]) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:
         return ""
-    text = answer.strip()
+    text = answer
+    if not text.isprintable():  # before strip(): a form feed is whitespace to it
+        for pattern, repl in _ESCAPE_SUBS[:-1]:
+            text = pattern.sub(repl, text)
+    text = text.strip()
+    if "\\\\" in text and "\\begin" not in text:  # (a row break inside an environment stays)
+        text = _ESCAPE_SUBS[-1][0].sub(_ESCAPE_SUBS[-1][1], text)
     if not text.isascii():
         for pattern, repl in _UNICODE_SUBS:
             text = pattern.sub(repl, text)
+    if "<su" in text or "^(" in text or "{" in text or "." in text:
+        for pattern, repl in _MARKUP_SUBS:
+            text = pattern.sub(repl, text)
+    if "\\math" in text and not _DIGIT_RE.search(_SUBSCRIPT_RE.sub("", text)):
+        # \frac{\mathrm{N}_1}{\mathrm{~N}}: upright letters name quantities; beside a number
+        # (2.6\mathrm{m}) they are units and stay
+        text = _UPRIGHT_LETTER_RE.sub(r"\1", text)
     for pattern, repl in _CANON_SUBS:
         text = pattern.sub(repl, text)
     previous = None
@@ -75,6 +113,11 @@ def canonical_answer(answer: Optional[str]) -> str:
             text = _EDGE_QUAD_RE.sub("", text)
         if text.startswith("{") and text.endswith("}") and _one_group(text):
             text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
+        if text.startswith("\\[") and text.endswith("\\]") or \
+                text.startswith("\\(") and text.endswith("\\)"):
+            text = text[2:-2]  # display / inline math delimiters around a whole answer
+        if text.startswith("\\boxed{") and text.endswith("}") and _one_group(text[6:]):
+            text = text[7:-1]  # a reference answer written boxed
         whole = _WHOLE_TEXT_RE.match(text)
         if whole:
             text = whole.group(1)

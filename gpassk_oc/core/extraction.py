@@ -231,7 +231,8 @@ _NAME_RE = re.compile(r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\
 
 def _rhs(formula: str) -> str:
     """The value a formula states: ``x = 9`` → ``9``; ``9 \\times 10 = 90`` → ``90``;
-    ``x=-1, x=2`` → ``-1, 2``; an equation of expressions (``x^2 + y^2 = 13``) stays whole."""
+    ``x=-1, x=2`` → ``-1, 2``; an equation of expressions (``x^2 + y^2 = 13``) and a function
+    definition (``f(n) = 2n``) stay whole."""
     parts = [p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()]
     if len(parts) > 1 and all("=" in p for p in parts):
         return ", ".join(_rhs(p) for p in parts)
@@ -239,6 +240,10 @@ def _rhs(formula: str) -> str:
     if len(sides) == 1:
         return formula.strip()
     lhs = sides[0].strip()
+    function = re.match(r"^[A-Za-z]\(([a-z])\)$", lhs)
+    if function and len(sides) == 2 and re.search(rf"(?<![\\A-Za-z]){function.group(1)}(?![A-Za-z])",
+                                                  sides[1]):
+        return formula.strip()  # f(n) = n: a function is the answer, not its value n
     if _NAME_RE.match(lhs) or not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", lhs)) \
             or not re.search(r"(?<=.)[+-]", lhs):
         return sides[-1].strip()  # AC = 25, x^3 = 12, 9 \times 10 = 90
@@ -279,7 +284,7 @@ def _sentences(paragraph: str) -> list[str]:
     return out
 
 
-def _from_sentence(sentence: str) -> Optional[str]:
+def _from_sentence(sentence: str, skip_letters: bool = False) -> Optional[str]:
     """The value a sentence states: its last formula with a number, bold phrase or number
     (by position), or failing those its last formula."""
     spans = [(a, b, f) for a, b, f in _math_spans(sentence) if f.strip() and f.strip() != "\\boxed{}"]
@@ -303,7 +308,13 @@ def _from_sentence(sentence: str) -> Optional[str]:
         items.append((m.start(), m.group().strip()))
     if items:
         return max(items, key=lambda item: item[0])[1] or None
-    return _rhs(spans[-1][2]) or None if spans else None
+    formulas = [_rhs(f) for _, _, f in spans]
+    if skip_letters:  # a bare letter ("for all \\(x\\)") names a variable, it states no value
+        formulas = [f for f in formulas if not _LETTER_RE.fullmatch(f)]
+    return formulas[-1] or None if formulas else None
+
+
+_LETTER_RE = re.compile(r"\s*[A-Za-z]\s*")
 
 
 def _bold_spans(sentence: str) -> list[tuple[int, int]]:
@@ -316,18 +327,21 @@ def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
         if not _HAS_MATH_RE.search(paragraph):
             continue
         # the final sentences are at its end: look at the last lines first
-        found = _last_math(_tail(paragraph, 600)) or _last_math(_tail(paragraph, 3000))
+        found = _last_math(_tail(paragraph, 600), True) or _last_math(_tail(paragraph, 3000), True)
         if found:
             return found, _tail(paragraphs[-1])
         break
     return None, None
 
 
-def _last_math(text: str) -> Optional[str]:
-    """The value of the last sentence of *text* that has math in it, or None."""
-    for sentence in reversed(_sentences(text)):
-        if _HAS_MATH_RE.search(sentence):
-            found = _from_sentence(sentence)
+def _last_math(text: str, letters_last: bool = False) -> Optional[str]:
+    """The value of the last sentence of *text* that has math in it, or None; with
+    *letters_last*, a sentence whose only formulas are bare letters counts only when no
+    sentence states more."""
+    sentences = [s for s in reversed(_sentences(text)) if _HAS_MATH_RE.search(s)]
+    for skip_letters in ((True, False) if letters_last else (False,)):
+        for sentence in sentences:
+            found = _from_sentence(sentence, skip_letters)
             if found:
                 return found.replace("\\$", "").lstrip("$").rstrip(".").strip() or None
     return None

@@ -96,11 +96,17 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
 
 
 def _readings(d: Decorated, num: Numbers) -> list:
+    return [value for value, _ in _scaled_readings(d, num)]
+
+
+def _scaled_readings(d: Decorated, num: Numbers) -> list:
+    """(reading, scale): 17.5% is 17.5 or 0.175 — the latter with its last digit 1/100 as
+    large; 30° is 30 or π/6 (scale π/180)."""
     if d.kind == "percent":
-        return [d.value, d.value / 100]
+        return [(d.value, 1), (d.value / 100, 1 / 100)]
     if d.kind == "degree":
-        return [d.value, d.value * num.pi / 180]
-    return [d.value]
+        return [(d.value, 1), (d.value * num.pi / 180, float(num.pi) / 180)]
+    return [(d.value, 1)]
 
 
 def decoration_check(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
@@ -132,17 +138,22 @@ _DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)")
 
 
 def _value(text: str, num: Numbers) -> Optional[list]:
-    """The readings of one value: a mixed number, a decorated number or a closed value."""
+    """The readings of one value, each with the scale of its last digit: a mixed number, a
+    decorated number or a closed value."""
     mixed = mixed_number(text)
     if mixed is not None:
-        return [num.number(str(mixed.numerator)) / mixed.denominator]
+        return [(num.number(str(mixed.numerator)) / mixed.denominator, 1)]
     d = decorated(text, num)
-    return _readings(d, num) if d is not None else None
+    return _scaled_readings(d, num) if d is not None else None
 
 
 def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
     """One side a decimal approximation of the other (see :func:`approximates`): 'equal' when
-    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None."""
+    correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None
+    (also for a percent against an angle: 17.5% is no rounding of 10°)."""
+    kinds = {d.kind for d in (decorated(pred, num), decorated(gold, num)) if d is not None}
+    if {"percent", "degree"} <= kinds:
+        return None
     for approx, exact in ((pred, gold), (gold, pred)):
         found = approximates(approx, exact, num)
         if found is not None:
@@ -161,7 +172,7 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     299.94)."""
     m = _DECIMAL_RE.match(approx)
     digits = len(m.group(1)) if m else 0
-    if m is None and not (re.fullmatch(r"[+-]?\d+", approx)
+    if m is None and not (re.match(r"[+-]?\d+(?![\d.])(?:\\%|%|\^\\circ|°)?$", approx)
                           and (e := _DECIMAL_RE.match(exact)) and len(e.group(1)) >= 2):
         return None
     exact_fraction = _as_fraction(exact)
@@ -171,7 +182,8 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     if p is None or g is None:
         return None
     unit = 10.0 ** (-digits)
-    best = min(abs(float(a) - float(b)) for a in p for b in g)
+    # distance in units of the approximation's last digit, in the scale of its reading
+    best = min(abs(float(a) - float(b)) / scale for a, scale in p for b, _ in g)
     if best > unit * (1 + 1e-9):
         return None
     significant = len(re.sub(r"^[+-]?0*\.?0*", "", approx).replace(".", ""))

@@ -41,12 +41,12 @@ _MP.dps = 50
 FLOAT = Numbers(float, math.pi, math.e, 1j,
                   {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.cos,
                    "\\tan": math.tan, "\\exp": math.exp, "\\arcsin": math.asin,
-                   "\\arccos": math.acos, "\\arctan": math.atan},
+                   "\\arccos": math.acos, "\\arctan": math.atan, "gamma": math.gamma},
                   cmath.isfinite, complex, 1e-9)
 PRECISE = Numbers(_MP.mpf, +_MP.pi, +_MP.e, _MP.mpc(0, 1),
                     {"\\ln": _MP.log, "\\log": _MP.log, "\\sin": _MP.sin, "\\cos": _MP.cos,
                      "\\tan": _MP.tan, "\\exp": _MP.exp, "\\arcsin": _MP.asin,
-                     "\\arccos": _MP.acos, "\\arctan": _MP.atan},
+                     "\\arccos": _MP.acos, "\\arctan": _MP.atan, "gamma": _MP.gamma},
                     _MP.isfinite, _MP.mpc, 1e-30)
 # exact rationals: integers and fractions of any size (3^{2021}-2^{2021}), no constants or
 # functions (a None constant fails the evaluation), exponents up to 4096
@@ -54,12 +54,26 @@ EXACT = Numbers(Fraction, None, None, None, {}, lambda v: isinstance(v, Fraction
                 4096)
 _FUNCS = FLOAT.funcs  # the accepted function names
 
+# after a function name: no letter, or one letter that is its argument (canonical forms drop
+# spaces: \\tanx is tan x) — but not h (\\tanh) and no longer run of letters
+_FUNCTION_END = r"(?=[a-gi-zA-Z](?![a-zA-Z])|(?![a-zA-Z]))"
 _TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
-                       r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)(?![a-zA-Z])|"
-                       r"[-+*/^_(){}\[\]]|[a-z]")
-# single-letter variables (not e, i: constants); a run of letters (sin, ab) is not accepted
-_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z])[a-zA-Z]{2,}|[A-Z]")
-_POINTS = ("0.6180339887", "1.4142135623", "-0.7320508075")
+                       r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END +
+                       r"|\\binom|!|"
+                       r"[a-zA-Z]_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9])|[-+*/^_(){}\[\]]|[a-zA-Z]")
+# variables: one letter, optionally with a simple subscript (x, N, x_1, a_{10}; not e, i:
+# constants); a run of letters (sin, ab) is not accepted
+_VARIABLE_RE = re.compile(r"[a-zA-Z](?:_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9]))?")
+_LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z_])[a-zA-Z]{2,}")
+# commands of _TOKEN_RE; canonical forms drop spaces, so \pia is \pi·a (\cdots is no \cdot)
+_COMMANDS_RE = re.compile(r"\\(?:frac|sqrt|pi|cdot(?!s)|times|infty)|"
+                          r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END +
+                          r"|\\binom")
+_MAX_LEN = 240  # longer answers are left to math-verify and the judge
+# candidate points (irrational, so identities are not met by chance); the small positive
+# ones keep \\sqrt{x}, \\ln x and \\arccos x defined when a negative or large one is not
+_POINTS = ("0.6180339887", "1.4142135623", "-0.7320508075", "0.2360679774", "0.0413812651",
+           "0.1715728752", "0.3819660112")
 _REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
 
 
@@ -108,7 +122,7 @@ class _Eval:
                 rhs = self.unary()
                 value = value / rhs if tok == "/" else value * rhs
             elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or tok in _FUNCS \
-                    or (tok is not None and tok.isalpha()) \
+                    or (tok is not None and tok[0].isalpha()) \
                     or (tok is not None and (tok[0].isdigit() or tok[0] == ".")
                         and self.t[self.i - 1] in (")", "}")):  # \sqrt{3}7, (2)3
                 value = value * self.power()  # implicit product: 2\sqrt{3}, 3\pi
@@ -122,6 +136,11 @@ class _Eval:
 
     def power(self) -> float:
         base = self.atom()
+        if self.peek() == "!":
+            self.take()
+            if self.peek() == "!":
+                raise ValueError("double factorial")
+            base = self.factorial(base)
         if self.peek() == "^":
             self.take()
             exponent = self.group_or_atom()
@@ -170,7 +189,7 @@ class _Eval:
         nxt = self.peek()
         if not bracketed and nxt is not None and (
                 nxt in ("(", "{", "\\frac", "\\sqrt", "\\pi", "e") or nxt in _FUNCS
-                or nxt.isalpha() or nxt[0].isdigit() or nxt == "^"):
+                or nxt[0].isalpha() or nxt[0].isdigit() or nxt == "^"):
             raise ValueError("ambiguous function argument")
         if isinstance(arg, self.num.complex_type):
             raise ValueError("function of a complex argument: leave it to sympy")
@@ -182,6 +201,16 @@ class _Eval:
         if power is not None:
             value = value ** power
         return value
+
+    def factorial(self, x: Any) -> Any:
+        """x! exactly for integers 0..1000, else Γ(x+1) (not in EXACT; poles refused)."""
+        if isinstance(x, self.num.complex_type):
+            raise ValueError("factorial of a complex number")
+        if x == int(x):
+            if not 0 <= x <= 1000:
+                raise ValueError("factorial out of range")
+            return self.num.number(str(math.factorial(int(x))))
+        return self.num.funcs["gamma"](x + 1)  # KeyError in EXACT: not rational
 
     def atom(self) -> float:
         tok = self.take()
@@ -196,13 +225,19 @@ class _Eval:
             return self.num.i
         if tok in _FUNCS:
             return self.function(tok)
-        if tok.isalpha():
+        if tok[0].isalpha():
             return self.env[tok]  # KeyError: no value given (numeric_value) -> None
         if tok in ("(", "{"):
             value = self.expr()
             if self.take() != (")" if tok == "(" else "}"):
                 raise ValueError("unbalanced")
             return value
+        if tok == "\\binom":
+            n, k = self.group_or_atom(), self.group_or_atom()
+            if not isinstance(n, self.num.complex_type) and n == int(n) and k == int(k) \
+                    and 0 <= int(n) <= 100_000:
+                return self.num.number(str(math.comb(int(n), int(k)) if k >= 0 else 0))
+            return self.factorial(n) / (self.factorial(k) * self.factorial(n - k))
         if tok == "\\frac":
             num = self.group_or_atom()
             den = self.group_or_atom()
@@ -224,7 +259,7 @@ class _Eval:
 def numeric_value(canonical: str, num: Numbers = FLOAT):
     """Value of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``) in the
     number system *num* (a float, an mpmath number, or with ``EXACT`` a Fraction), else None."""
-    if not canonical or len(canonical) > 80:
+    if not canonical or len(canonical) > _MAX_LEN:
         return None
     tokens = _tokens(canonical)
     if not tokens or "\\infty" in tokens or "[" in tokens and "\\sqrt" not in tokens:
@@ -241,38 +276,58 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
 
 
 def variables(canonical: str) -> Optional[list[str]]:
-    """Single-letter variables of an arithmetic expression, or None if it is not one."""
-    if not canonical or len(canonical) > 80 or "=" in canonical:
+    """Variables (one letter, optionally subscripted: ``x``, ``N``, ``x_1``) of an arithmetic
+    expression, or None if it is not one."""
+    if not canonical or len(canonical) > _MAX_LEN or "=" in canonical:
         return None
-    stripped = re.sub(r"\\(?:frac|sqrt|pi|cdot|times|infty|ln|log|sin|cos|tan|exp|arcsin|"
-                      r"arccos|arctan)(?![a-zA-Z])", " ", canonical)
+    stripped = _COMMANDS_RE.sub(" ", canonical)
     if _LETTER_RUN_RE.search(stripped) or "\\" in stripped:
         return None
     # e is Euler's number and i the imaginary unit, never variables
-    return sorted({ch for ch in stripped if ch.isalpha() and ch not in "ei"})
+    return sorted({v for v in _VARIABLE_RE.findall(stripped) if v not in ("e", "i")})
 
 
 def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> Optional[list]:
-    """Values of an expression in single-letter *names* at three fixed irrational points."""
-    tokens = _tokens(canonical)
-    if not tokens or "\\infty" in tokens:
-        return None
-    values = []
-    for k, base in enumerate(_POINTS):
-        number = num.number
-        env = {name: number(base) + number(str(37 * j + 11 * k)) / 100
-               for j, name in enumerate(names)}
-        ev = _Eval(list(tokens), num, env)
-        try:
-            value = ev.expr()
-            if ev.i != len(ev.t) or not ev.num.isfinite(value):
-                return None
-        except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
-            AttributeError):
-            return None
-        values.append(value)
-    return values
+    """Values of an expression in the variables *names* at three fixed irrational points."""
+    found = values_at_common_points([canonical], names, num)
+    return found[0] if found is not None else None
 
+
+def _values_at(tokens: list[str], env: dict, num: Numbers):
+    ev = _Eval(list(tokens), num, env)
+    try:
+        value = ev.expr()
+        if ev.i != len(ev.t) or not ev.num.isfinite(value):
+            return None
+    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
+            AttributeError):
+        return None
+    return value
+
+
+def values_at_common_points(expressions: list[str], names: list[str],
+                            num: Numbers = FLOAT) -> Optional[list[list]]:
+    """Values of every expression at the same three fixed irrational points, one list per
+    expression; points where some expression is undefined (``\\sqrt{x}`` at x < 0,
+    ``\\arccos`` beyond ±1) are skipped for further candidates; None if fewer than three
+    points remain or an expression cannot be read."""
+    token_lists = [_tokens(c) for c in expressions]
+    if any(not t or "\\infty" in t for t in token_lists):
+        return None
+    out: list[list] = [[] for _ in expressions]
+    number = num.number
+    for k in range(len(_POINTS)):
+        # each variable from its own sequence of points: x - y differs from point to point
+        env = {name: number(_POINTS[(k + j) % len(_POINTS)]) + number(str(37 * j + 11 * k)) / 100
+               for j, name in enumerate(names)}
+        values = [_values_at(t, env, num) for t in token_lists]
+        if any(v is None for v in values):
+            continue
+        for row, v in zip(out, values):
+            row.append(v)
+        if len(out[0]) == 3:
+            return out
+    return None
 
 
 def compare_numbers(a: Any, b: Any, num: Numbers = FLOAT) -> Optional[Outcome]:

@@ -17,9 +17,17 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
   ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
   undecided, never confidently wrong because of the notation;
-* expressions or equations in single-letter variables → evaluated at three fixed
-  irrational points (equations up to a constant factor): identical → equal, different →
-  undecided (never wrong: the problem may give the variable a meaning);
+* qualifiers (``\\text{for all } x``, ``\\text{where …}``, ``\\text{only}``) and
+  ``\\text{and}`` lists are rewritten away, tuple assignments ``(f,g)=(n,1)`` read as
+  ``f=n,g=1``: equal when the rewritten pair is, else undecided;
+* a value close to a decimal reference (0.5 %) or to a value with π (0.1 %) is undecided,
+  not wrong (a measurement; π taken as 3.14);
+* expressions or equations in variables (one letter, optionally subscripted; Greek letters
+  count) → evaluated at three fixed irrational points where both are defined (equations up
+  to a constant factor; an expression against an equation lacking one of its variables v as
+  v = expression; angle families with the integer parameter renamed; intervals with
+  variables endpoint by endpoint): identical → equal, different → undecided (never wrong:
+  the problem may give the variable a meaning);
 * text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
   undecided; text or a choice letter against a number → undecided; prose outside
   ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
@@ -34,10 +42,11 @@ import re
 from typing import Iterable, Optional
 
 from . import forms
-from .canonical import as_choice, as_rational, as_text, canonical_answer, has_bare_word
+from .canonical import (as_choice, as_rational, as_text, canonical_answer, has_bare_word,
+                        split_top)
 from .mv_pool import MathVerifyPool, default_pool
 from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
-                      values_at_points, variables)
+                      values_at_common_points, variables)
 from .structures import compare_structures, structure
 
 __all__ = ["Outcome", "fast_check", "symbolic_check", "text_check", "check_answer",
@@ -56,8 +65,8 @@ def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[
     names = sorted(set().union(*sides_vars))
     if not names:
         return None
-    values = [values_at_points(side, names, num) for pair in sides for side in pair]
-    if any(v is None for v in values):
+    values = values_at_common_points([side for pair in sides for side in pair], names, num)
+    if values is None:
         return None
     f1 = [l - r for l, r in zip(values[0], values[1])]
     f2 = [l - r for l, r in zip(values[2], values[3])]
@@ -87,9 +96,10 @@ def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Op
     if pv is None or gv is None or not (pv or gv):
         return None
     names = sorted(set(pv) | set(gv))
-    a, b = values_at_points(pred_canon, names, num), values_at_points(gold_canon, names, num)
-    if a is None or b is None:
+    values = values_at_common_points([pred_canon, gold_canon], names, num)
+    if values is None:
         return None
+    a, b = values
     outcomes = [compare_numbers(x, y, num) for x, y in zip(a, b)]
     if all(o == "equal" for o in outcomes):
         return "equal"
@@ -174,8 +184,24 @@ def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Ou
 
 def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
-    (then 'equal' or 'undecided', see :func:`.forms.approximates`)."""
-    return forms.approximation(pred_canon, gold_canon, num) or "wrong"
+    (then 'equal' or 'undecided', see :func:`.forms.approximates`), or close to a decimal
+    reference or to a value with π ('undecided')."""
+    found = forms.approximation(pred_canon, gold_canon, num)
+    if found is not None:
+        return found
+    # a reference that is itself a decimal (785.12: a measured or rounded value) within 0.5 %,
+    # or π taken as 3.14 or 22/7 (5040 against 15840/π) within 0.1 %: a judge may accept it
+    tolerance = 0.005 if _DECIMAL_RE.match(gold_canon) else \
+        0.001 if "\\pi" in pred_canon + gold_canon else 0.0
+    if tolerance:
+        pv, gv = numeric_value(pred_canon, FLOAT), numeric_value(gold_canon, FLOAT)
+        if pv is not None and gv is not None and not isinstance(pv, complex) \
+                and not isinstance(gv, complex) and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv)):
+            return "undecided"
+    return "wrong"
+
+
+_DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
 
 
 def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
@@ -197,6 +223,47 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Out
     return None
 
 
+# "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
+_QUALIFIER_RE = re.compile(r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}")
+_AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
+_TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
+
+
+def _tuple_assignment(canonical: str) -> str:
+    """``(f(n),g(n))=(n,1)`` → ``f(n)=n,g(n)=1`` (names and values of the same count)."""
+    m = _TUPLE_ASSIGN_RE.match(canonical)
+    if m is None or "=" in m.group(1) or "=" in m.group(2):
+        return canonical
+    names, values = split_top(m.group(1)[1:-1]), split_top(m.group(2)[1:-1])
+    if len(names) < 2 or len(names) != len(values) or not all(names) or not all(values):
+        return canonical
+    return ",".join(f"{n}={v}" for n, v in zip(names, values))
+
+
+def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
+    tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
+    'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
+    None when nothing was rewritten."""
+    pair, qualified = [], False
+    for text in (pred_canon, gold_canon):
+        if "\\text{" in text and "\\begin" not in text:
+            bare = _QUALIFIER_RE.sub("", text)
+            qualified = qualified or bare != text
+            text = _AND_RE.sub(",", bare)
+        if "=(" in text:
+            assigned = _tuple_assignment(text)
+            qualified = qualified or assigned != text
+            text = assigned
+        pair.append(text)
+    if pair == [pred_canon, gold_canon] or not all(pair):
+        return None
+    found = _fast_check(pair[0], pair[1], num)
+    if not qualified:  # only "and" read as a comma: the same answer
+        return found
+    return "equal" if found == "equal" else "undecided" if found is not None else None
+
+
 def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
     if not pred_canon:
         return "wrong"
@@ -204,16 +271,23 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
+    if "\\text{" in pred_canon + gold_canon or "=(" in pred_canon + gold_canon:
+        found = _rewritten(pred_canon, gold_canon, num)
+        if found is not None:
+            return found
     renamed = _rename_function_variable(pred_canon, gold_canon)
     if renamed is not None:
         return _fast_check(renamed, gold_canon, num)
     # "x=5" against "5": the value assigned to a single variable is the answer
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):
+        found = None
         if pm is not None and "=" not in gold_canon:
-            return _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
-        if gm is not None and "=" not in pred_canon:
-            return _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+            found = _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
+        elif gm is not None and "=" not in pred_canon:
+            found = _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+        if found is not None:
+            return found  # else the rules below may still settle the pair as written
     mixed = _mixed_check(pred_canon, gold_canon, num)
     if mixed is not None:
         return mixed
@@ -250,9 +324,14 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if found is not None:
         return found
     if ("=" in pred_canon) != ("=" in gold_canon):
-        return "undecided"  # an equation against an expression (named values are read above)
+        # an equation against an expression (named values are read above): y+1=-(2x-1)^2
+        # against -4x^2+4x-2 is y = that expression; otherwise the judge's
+        return _solved_for(pred_canon, gold_canon, num) or "undecided"
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
+        if found != "equal":
+            found = _renamed_parameter(pred_canon, gold_canon, num) or found or \
+                _parametric_interval(pred_canon, gold_canon, num)
         if found is not None:
             return found
     found = text_check(pred_canon, gold_canon)
@@ -283,9 +362,77 @@ _COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
                          r"mp|cup|cap)|\\[a-zA-Z]+|\\.")
 
 
+_GREEK_RE = re.compile(r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
+                       r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
+                       r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])")
+
+
+def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """Intervals with variables in their endpoints (``(k\\pi-\\frac{\\pi}{3},k\\pi]``):
+    'equal' for the same brackets and identical endpoints, else 'undecided'; None if not."""
+    ends = []
+    for text in (pred_canon, gold_canon):
+        if len(text) < 5 or text[0] not in "([" or text[-1] not in ")]":
+            return None
+        parts = split_top(text[1:-1])
+        if len(parts) != 2 or not all(parts) or not all(_balanced(p) for p in parts):
+            return None  # (a),(b,c) is a list, not one bracket pair
+        ends.append(parts)
+    if not any(variables(end) for pair in ends for end in pair):
+        return None  # numbers (45^\\circ): the structures' and math-verify's job
+    outcomes = [_fast_check(a, b, num) for a, b in zip(ends[0], ends[1])]
+    if any(o is None for o in outcomes):
+        return None
+    same = pred_canon[0] + pred_canon[-1] == gold_canon[0] + gold_canon[-1]
+    return "equal" if same and all(o == "equal" for o in outcomes) else "undecided"
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+_PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x = k\pi)
+
+
+def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """``n\\pi`` against ``k\\pi``: angle families with one integer parameter on each side,
+    named differently — 'equal' when renaming makes the sides identical, else None."""
+    if "\\pi" not in pred_canon or "\\pi" not in gold_canon:
+        return None  # only angle families (x = k\\pi + …); "n+1" for "k+1" may be a slip
+    pv, gv = variables(pred_canon), variables(gold_canon)
+    if pv is None or gv is None or len(pv) != 1 or len(gv) != 1 or pv == gv \
+            or pv[0] not in _PARAMETERS or gv[0] not in _PARAMETERS:
+        return None
+    renamed = re.sub(rf"(?<![\\a-zA-Z]){pv[0]}(?![a-zA-Z_])", gv[0], pred_canon)
+    return "equal" if symbolic_check(renamed, gold_canon, num) == "equal" else None
+
+
+def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+    """An equation against an expression that lacks exactly one of its variables v: 'equal'
+    when the equation is v = expression (up to a constant factor), else None."""
+    equation, expression = (pred_canon, gold_canon) if "=" in pred_canon else (gold_canon, pred_canon)
+    if equation.count("=") != 1:
+        return None
+    sides = [variables(side) for side in equation.split("=")]
+    expr_vars = variables(expression)
+    if expr_vars is None or any(v is None for v in sides):
+        return None
+    missing = set().union(*sides) - set(expr_vars)  # type: ignore[arg-type]
+    if len(missing) != 1:
+        return None
+    found = _equation_check(f"{missing.pop()}={expression}", equation, num)
+    return "equal" if found == "equal" else None
+
+
 def _has_letters(canonical: str) -> bool:
-    """Variables (letters other than e outside commands): ``T-18``, ``2F_{84}``."""
-    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", canonical)))
+    """Variables (letters other than e outside commands, Greek letters other than \\pi):
+    ``T-18``, ``2F_{84}``, ``\\phi+1``."""
+    return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", _GREEK_RE.sub("v", canonical))))
 
 
 def check_answer(prediction: Optional[str], gold: str,
