@@ -132,6 +132,18 @@ def check(pred: str, gold: str):
     ("(a, b, c) = (1, 2)", "a=1, b=2", None),                  # counts differ: not rewritten
     (r"f(x)=x \quad\text{and}\quad f(x)=-x", "f(x)=x, f(x)=-x", "equal"),
     (r"7 \text{ and } -6", "-5,7", "wrong"),                   # "and" alone: still a list
+    # approximations count the digits of the number, never of its unit or percent sign
+    (r"1.2 \text{cm}", "1.24", "undecided"),                  # 2 significant digits
+    (r"3.1\%", r"3.14\%", "undecided"),
+    (r"0.5\text{ m}", "0.54", "wrong"),                       # 1 significant digit: no rounding
+    (r"1.24\text{ cm}", "1.24", "equal"),
+    # a mixed number with a unit is its value, not a product
+    ("3.5", r"3\frac{1}{2}\text{ hours}", "equal"),
+    (r"1.5\text{ hours}", r"3\frac{1}{2}\text{ hours}", "wrong"),
+    # a number against a set: a one-element set is its element; one of several → the judge's
+    (r"\{3\}", "3", "equal"), (r"x \in \{3\}", "3", "equal"), ("1", r"\{1\}", "equal"),
+    ("4", r"\{3\}", "wrong"), ("2", r"\{1, 2\}", "undecided"), ("5", r"\{1, 2\}", "wrong"),
+    ("5", "[1, 2]", "wrong"),                                  # never an interval
 ])
 def test_forms(pred, gold, expected):
     assert check(pred, gold) == expected

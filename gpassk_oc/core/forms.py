@@ -50,12 +50,9 @@ class Decorated(NamedTuple):
     unit: str
 
 
-def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
-    """The value of a decorated number (``\\$1,200``, ``30^\\circ``, ``40\\text{cm}``), else None.
-
-    A bare number without decoration also returns (value, 'plain', '') so that both sides
-    of a comparison read alike; anything that is not one number returns None.
-    """
+def strip_decorations(canonical: str) -> Optional[tuple[str, str, str]]:
+    """(bare number text, kind, unit): currency, degree, percent and unit tails and thousands
+    separators taken off (``\\$1,200`` → ``1200``); None when a tail is not a unit."""
     text = canonical
     kind, unit = "plain", ""
     m = _CURRENCY_RE.match(text)
@@ -81,6 +78,19 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
     if m:
         text = m.group(1) + m.group(2).replace(",", "") + (m.group(3) or "")
         kind = "grouped" if kind == "plain" else kind
+    return text.strip(), kind, unit
+
+
+def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
+    """The value of a decorated number (``\\$1,200``, ``30^\\circ``, ``40\\text{cm}``), else None.
+
+    A bare number without decoration also returns (value, 'plain', '') so that both sides
+    of a comparison read alike; anything that is not one number returns None.
+    """
+    stripped = strip_decorations(canonical)
+    if stripped is None:
+        return None
+    text, kind, unit = stripped
     if not text or "," in text:
         return None
     if text.count(":") == 1 and kind == "plain":  # a ratio 20:3 is the number 20/3
@@ -89,7 +99,9 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
                 or isinstance(right, num.complex_type):
             return None
         return Decorated(left / right, "ratio", "")
-    value = numeric_value(text, num)
+    mixed = mixed_number(text)  # 3\frac{1}{2} hours is 3.5 hours, not 3·(1/2)
+    value = (num.number(str(mixed.numerator)) / mixed.denominator if mixed is not None
+             else numeric_value(text, num))
     if value is None or isinstance(value, num.complex_type):
         return None
     return Decorated(value, kind, unit)
@@ -134,7 +146,7 @@ def _conversion(a: Any, b: Any) -> bool:
     return any(abs(ratio - f) <= 1e-9 * f for f in _CONVERSIONS)
 
 
-_DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)")
+_DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)$")
 
 
 def _value(text: str, num: Numbers) -> Optional[list]:
@@ -170,10 +182,15 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     An *exact* that is itself a decimal with no more digits is simply a different value;
     an integer counts as an approximation only of a decimal gold with ≥ 2 decimals (300 for
     299.94)."""
-    m = _DECIMAL_RE.match(approx)
+    stripped, exact_stripped = strip_decorations(approx), strip_decorations(exact)
+    if stripped is None:
+        return None
+    bare = stripped[0]  # digits are counted on the number alone, never on its unit or %
+    m = _DECIMAL_RE.match(bare)
     digits = len(m.group(1)) if m else 0
-    if m is None and not (re.match(r"[+-]?\d+(?![\d.])(?:\\%|%|\^\\circ|°)?$", approx)
-                          and (e := _DECIMAL_RE.match(exact)) and len(e.group(1)) >= 2):
+    if m is None and not (re.fullmatch(r"[+-]?\d+", bare) and exact_stripped is not None
+                          and (e := _DECIMAL_RE.match(exact_stripped[0]))
+                          and len(e.group(1)) >= 2):
         return None
     exact_fraction = _as_fraction(exact)
     if exact_fraction is not None and (exact_fraction * 10 ** digits).denominator == 1:
@@ -186,7 +203,7 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     best = min(abs(float(a) - float(b)) / scale for a, scale in p for b, _ in g)
     if best > unit * (1 + 1e-9):
         return None
-    significant = len(re.sub(r"^[+-]?0*\.?0*", "", approx).replace(".", ""))
+    significant = len(re.sub(r"^[+-]?0*\.?0*", "", bare).replace(".", ""))
     if significant < 2:
         return None  # 0.3 for 1/3: too coarse to be meant as the value
     if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:

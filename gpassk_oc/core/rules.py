@@ -12,7 +12,9 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * both closed arithmetic values (:mod:`.numeric`) → evaluated in doubles: wrong beyond 1e-6
   relative; equal within 1e-9 only if 50-digit arithmetic agrees within 1e-30;
 * both finite sets, two-endpoint intervals (also as inequalities) or numeric matrices
-  (:mod:`.structures`) → elementwise: equal / wrong; a number against a set/interval → wrong;
+  (:mod:`.structures`) → elementwise: equal / wrong; a number against an interval → wrong,
+  against a one-element set → its element decides, against an element of a larger set →
+  undecided (one of several answers), against no element → wrong;
 * both multiple-choice letter sets (``A``, ``BD``, ``A,C``; A–G) → equal / wrong;
 * other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
   ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
@@ -39,7 +41,7 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from . import forms
 from .canonical import (as_choice, as_rational, as_text, canonical_answer, has_bare_word,
@@ -311,7 +313,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if ps is not None and gs is not None:
         return compare_structures(ps, gs, num)
     if (ps is not None and gv is not None) or (gs is not None and pv is not None):
-        return "wrong"  # a number is never a set or an interval
+        return _number_against_structure(ps if ps is not None else gs,
+                                         gv if ps is not None else pv, num)
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
@@ -433,6 +436,21 @@ def _has_letters(canonical: str) -> bool:
     """Variables (letters other than e outside commands, Greek letters other than \\pi):
     ``T-18``, ``2F_{84}``, ``\\phi+1``."""
     return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", _GREEK_RE.sub("v", canonical))))
+
+
+def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcome:
+    """A number against a set: ``\\{3\\}`` is 3 written as a solution set (its element
+    decides); a number that is one element of a larger set is one of several answers
+    ('undecided'); a number in no element is 'wrong'. A number is never an interval, a
+    tuple or a matrix ('wrong')."""
+    if struct[0] != "set":
+        return "wrong"
+    outcomes = [compare_numbers(element, value, num) for element in struct[1]]
+    if len(outcomes) == 1:
+        return outcomes[0] or "undecided"
+    if "equal" in outcomes or None in outcomes:
+        return "undecided"
+    return "wrong"
 
 
 def check_answer(prediction: Optional[str], gold: str,
