@@ -8,8 +8,8 @@ a reference answer ``gold`` and a correctness ``label`` given by someone other t
 For each source and overall, side by side:
 
 * **ours**: :func:`gpassk_oc.core.grading.grade` in rules mode (the same extraction and
-  rules the cascade uses); in cascade mode :func:`gpassk_oc.core.grading.rule_decisions`
-  tells which samples the rules settle and which go to the judge (no judge is called: we
+  rules the cascade uses); the samples it marks ``rule_undecided`` are the ones cascade
+  mode sends to the judge, the rest cascade settles the same way (no judge is called: we
   measure what the rules settle on their own);
 * **math-verify**: ``parse`` + ``verify`` on the full response (the gold wrapped in ``$``
   when it has none), every verdict final;
@@ -49,7 +49,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from gpassk_oc.core.grading import GradingPolicy, grade, rule_decisions  # noqa: E402
+from gpassk_oc.core.grading import GradingPolicy, grade  # noqa: E402
 from gpassk_oc.log import fail, logger, use_cli_format  # noqa: E402
 from gpassk_oc.core.mv_pool import default_pool  # noqa: E402
 
@@ -94,11 +94,14 @@ def run_ours(rows: list[dict]) -> tuple[list[bool], list[str], list[str], float]
     t0 = time.perf_counter()
     res = grade(items, policy)
     seconds = time.perf_counter() - t0
-    decisions = rule_decisions(items)
+    # rules mode marks exactly what cascade would send to the judge (rule_undecided): one
+    # pass gives both, with every rule and math-verify check done once
+    decisions = ["judge" if src[0] == "rule_undecided" else "correct" if ok[0] else "wrong"
+                 for src, ok in zip(res.source, res.correct)]
     c = res.counts
     print(f"ours: {c['rule_checks']} distinct (answer, gold) checks, {c['rule_mv_calls']} needed "
           f"math-verify, {c['rule_timeouts']} hit the {policy.rule_timeout:g} s deadline")
-    return ([bool(c[0]) for c in res.correct], [d[0] for d in decisions.decision],
+    return ([bool(c[0]) for c in res.correct], decisions,
             [f[0] for f in res.found], seconds)
 
 

@@ -256,7 +256,7 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
                                     MathVerifyPool(rule_workers, rule_timeout))
             before = pool.timeouts
             try:
-                outcomes = _check_parallel(pool, slow, rule_timeout)
+                outcomes = pool.check_many(slow, rule_timeout)
             finally:
                 counts["rule_timeouts"] = pool.timeouts - before
                 if rule_workers is not None:
@@ -339,14 +339,6 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:
         raise UnjudgedError(result, policy.max_unjudged)
     return result
-
-
-def _check_parallel(pool: MathVerifyPool, pairs: list[tuple[str, str]],
-                    timeout: float) -> list[Outcome]:
-    if pool.size == 1:
-        return [pool.check(p, g, timeout) for p, g in pairs]
-    with ThreadPoolExecutor(pool.size) as ex:
-        return list(ex.map(lambda pg: pool.check(pg[0], pg[1], timeout), pairs))
 
 
 def _judge_pairs(pairs, policy: GradingPolicy, cache: JudgeCache, counts, correct, source,

@@ -176,16 +176,18 @@ class MathVerifyPool:
         finally:
             self._idle.put(proc)
 
-    def check_many(self, pairs: Sequence[tuple[str, str]]) -> list[Outcome]:
-        """Outcomes for many (pred, gold) pairs, spread over the workers."""
+    def check_many(self, pairs: Sequence[tuple[str, str]],
+                   timeout: Optional[float] = None) -> list[Outcome]:
+        """Outcomes for many (pred, gold) pairs, spread over the workers (*timeout* per call,
+        as in :meth:`check`)."""
         if not pairs:
             return []
         if self.size == 1 or len(pairs) == 1:
-            return [self.check(p, g) for p, g in pairs]
+            return [self.check(p, g, timeout) for p, g in pairs]
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(self.size) as ex:
-            return list(ex.map(lambda pg: self.check(pg[0], pg[1]), pairs))
+            return list(ex.map(lambda pg: self.check(pg[0], pg[1], timeout), pairs))
 
     def close(self) -> None:
         """Kill every worker."""
