@@ -98,8 +98,7 @@ def boxed_answers(text: str) -> list[str]:
     return [content for content, _ in _boxes_with_pos(text or "")]
 
 
-@lru_cache(maxsize=65536)
-def _answer_from_last_line(tail: str) -> Optional[str]:
+def _answer_from_tail(tail: str) -> Optional[str]:
     """'' for only empty boxes, None for no complete box, else the (joined) answer."""
     boxes = _boxes_with_pos(tail)
     if not boxes:
@@ -107,6 +106,10 @@ def _answer_from_last_line(tail: str) -> Optional[str]:
     return ", ".join(b for b, _ in boxes if b)
 
 
+# short final lines repeat a lot across samples; long tails (a box followed by pages of
+# text) are rare repeats and would make the memo hold megabytes
+_answer_from_short_tail = lru_cache(maxsize=65536)(_answer_from_tail)
+_MEMO_TAIL = 512
 
 
 def _boxed(text: str) -> Optional[str]:
@@ -117,7 +120,8 @@ def _boxed(text: str) -> Optional[str]:
     # only the line holding the last box matters: scan from its start (fast on long texts);
     # final lines repeat a lot across samples, so their parse is memoised
     line_start = text.rfind("\n", 0, last) + 1
-    found = _answer_from_last_line(text[line_start:])
+    tail = text[line_start:]
+    found = (_answer_from_short_tail if len(tail) <= _MEMO_TAIL else _answer_from_tail)(tail)
     if found is not None:
         return found or None
     boxes = _boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
