@@ -6,7 +6,7 @@ What it does (each stage prints one line):
    layout under ``OUTPUT/data``;
 2. starts a *simulated* OpenAI-compatible endpoint on 127.0.0.1
    (:class:`gpassk_oc.core.sim_endpoint.SimEndpoint`) serving two models whose
-   per-question success probabilities are known (see :func:`success_probability`);
+   per-question success probabilities are known (see :mod:`.simulation`);
 3. expands ``opencompass_config_templates/demo.py`` with :mod:`gpassk_oc.configgen`,
    overriding (as data) the endpoint's URL and the absolute data path (``--quick``: one
    temperature, n = 8), into one file per grid point in ``OUTPUT/configs`` and the grid
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import subprocess
@@ -36,18 +35,19 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from .. import configgen
 from ..log import fail
 from ..core.naming import parse_dataset_abbr
-from ..core.sim_endpoint import ProbabilityResponder, SimEndpoint, SimQuestion, questions_from_records
-from ..core.stats import rerun_se
-from ..metric_names import MetricSpec, headline_metrics, parse_metric, report_metrics
-from ..metrics import threshold_count
+from ..core.sim_endpoint import SimEndpoint
+from ..metric_names import headline_metrics, report_metrics
 from . import problems
+from .simulation import (MODELS, SHAKY, STEADY, TEMPERATURE_PULL, TemperatureResponder,
+                         base_probability, question_probability, success_probability,
+                         true_metric, true_metrics)
 
 __all__ = [
     "MODELS", "STEADY", "SHAKY", "TEMPERATURE_PULL", "base_probability", "success_probability",
@@ -61,125 +61,6 @@ TEMPLATE_NAME = "demo.py"
 CLI_TIMEOUT = 1200
 SIMULATION_BANNER = ("SIMULATION — the two models are simulated by a local endpoint with known "
                      "per-question success probabilities; no real LLM was evaluated.")
-
-# --------------------------------------------------------------------------- simulation
-STEADY = "gpassk-demo-steady"  # weaker but stable
-SHAKY = "gpassk-demo-shaky"    # stronger but unstable
-MODELS = (STEADY, SHAKY)
-#: At temperature T a probability p moves a fraction min(1, PULL·T) of the way to 0.5.
-TEMPERATURE_PULL = 0.15
-
-
-def base_probability(model: str, position: int) -> float:
-    """Success probability at temperature 0 of the *position*-th problem (0-based) of a
-    split; the same in both languages.
-
-    * ``gpassk-demo-shaky`` (strong, unstable): 0.50, 0.55, …, 0.85 — solves every
-      problem often, few of them every time;
-    * ``gpassk-demo-steady`` (weak, stable): 0.97 on the first three problems of each
-      split, 0.03 on the others — either (almost) always right or (almost) always wrong.
-    """
-    if model == SHAKY:
-        return 0.50 + 0.05 * (position % 8)
-    if model == STEADY:
-        return 0.97 if position % 8 < 3 else 0.03
-    raise KeyError(f"unknown simulated model {model!r} (known: {', '.join(MODELS)})")
-
-
-def success_probability(model: str, position: int, temperature: float) -> float:
-    """Temperature effect: sampling hotter pulls p toward 0.5, the least stable value,
-    ``p(T) = p + min(1, TEMPERATURE_PULL·T)·(0.5 − p)``."""
-    p = base_probability(model, position)
-    return p + min(1.0, TEMPERATURE_PULL * temperature) * (0.5 - p)
-
-
-def question_probability(model: str, question: str, temperature: float) -> float:
-    """p of a demo question given by its text (English or Chinese)."""
-    position = _POSITIONS.get(question)
-    if position is None:
-        raise KeyError(f"not a demo question: {question[:60]!r}")
-    return success_probability(model, position, temperature)
-
-
-def _all_rows() -> list[tuple[str, str, int, dict]]:
-    """(split, language, position in the split, JSONL row) of every demo question."""
-    return [(split, lang, i, row) for split in problems.SPLITS for lang in problems.LANGUAGES
-            for i, row in enumerate(problems.rows(split, lang))]
-
-
-_POSITIONS: dict[str, int] = {row["question"]: i for _, _, i, row in _all_rows()}
-
-
-class TemperatureResponder:
-    """Endpoint responder: model *and* request temperature decide p.
-
-    Delegates to :class:`ProbabilityResponder` with one synthetic model name per
-    (model, temperature), ``"{model}@T={temperature}"``, so every grid point draws from its
-    own reproducible stream; a temperature not announced up front is an HTTP 500.
-    """
-
-    def __init__(self, temperatures: Iterable[float], seed: int = 0):
-        rows = _all_rows()
-        self.questions: list[SimQuestion] = questions_from_records([r for *_, r in rows])
-        table: dict[str, dict[str, float]] = {}
-        for model in MODELS:
-            for t in temperatures:
-                table[self.key(model, float(t))] = {
-                    row["question"]: success_probability(model, i, float(t))
-                    for _, _, i, row in rows}
-        self._inner = ProbabilityResponder(self.questions, table, seed=seed)
-
-    @staticmethod
-    def key(model: str, temperature: float) -> str:
-        return f"{model}@T={temperature!r}"
-
-    def __call__(self, model: str, messages: list, params: dict) -> str:
-        temperature = params.get("temperature")
-        if temperature is None:
-            raise LookupError("request without temperature")
-        return self._inner(self.key(model, float(temperature)), messages, params)
-
-
-# --------------------------------------------------------------------------- truth
-def _binom_tail(k: int, p: np.ndarray, m: int) -> np.ndarray:
-    """P(Binomial(k, p) ≥ m), by scipy (exact enough for k ≤ a few hundred)."""
-    from scipy.stats import binom
-
-    return binom.sf(m - 1, k, p)
-
-
-def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float:
-    """True value (fraction) of a report metric for questions with success probabilities
-    *p*: the mean over questions of the per-question quantity for k i.i.d. samples.
-
-    ``G-Pass@k_τ``: P(X ≥ m), X ~ Binomial(k, p), m = max(⌈τk⌉, 1) on exact rationals;
-    ``mG-Pass@k``: (2/k)·Σ_{i=⌈k/2⌉+1}^{k} P(X ≥ i) (the documented weights);
-    ``pass@k``: 1 − (1−p)^k; ``gap@k``: pass@k − p^k.
-    """
-    spec = parse_metric(key)
-    k = spec.k
-    p = np.asarray(p, dtype=float)
-    if spec.kind == "G":
-        per_q = _binom_tail(k, p, threshold_count(k, spec.tau))
-    elif spec.kind == "mG":
-        per_q = 2 / k * sum(_binom_tail(k, p, i) for i in range(math.ceil(k / 2) + 1, k + 1))
-    elif spec.kind == "pass":
-        per_q = 1 - (1 - p) ** k
-    else:  # gap
-        per_q = (1 - (1 - p) ** k) - p ** k
-    return float(np.mean(per_q))
-
-
-def true_metrics(keys: Iterable[str], p: Sequence[float] | np.ndarray,
-                 n: int | Sequence[int] | np.ndarray) -> dict[str, dict[str, float]]:
-    """``{key: {"value", "rerun_se"}}`` in percent: the truth, and the standard error of
-    the report's estimator around it for *n* samples per question (exact under the model)."""
-    keys = list(keys)
-    se = rerun_se(n, p, keys)
-    # unrounded: the leaderboard rounds once, when it writes the number
-    return {key: {"value": 100 * true_metric(key, p),
-                  "rerun_se": 100 * se[parse_metric(key).key]} for key in keys}
-
 
 # --------------------------------------------------------------------------- configs
 def demo_plan(template_path: Path, base_url: str, data_dir: Path, quick: bool
@@ -334,7 +215,7 @@ def _row_probabilities(row: Any) -> np.ndarray:
 def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
     """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
     report's JSON rows; keys are the report's own metric keys."""
-    from ..report import subset_name
+    from ..report.collect import subset_masks
 
     by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
     keys = report_metrics(report.k)
@@ -346,9 +227,9 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
             "p": {f"{split}/{lang}/{index}": round(float(q), 6)
                   for (split, lang, index, _), q in zip(row.keys, p)}}
         entry["truth"] = true_metrics(keys, p, row.n)
+        masks = subset_masks(row.keys)
         for subset, block in entry["splits"].items():
-            mask = np.array([subset_name(q) == subset for q in row.keys])
-            block["truth"] = true_metrics(keys, p[mask], row.n[mask])
+            block["truth"] = true_metrics(keys, p[masks[subset]], row.n[masks[subset]])
     return rows_json
 
 
