@@ -18,6 +18,7 @@ answer, and 10 % of responses with an intermediate box on an earlier line. Respo
 
 Prints ``RESULT judge_calls_per_sample=<x> rule_scoring_speedup=<y>`` and the figures behind it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from gpassk_oc.core.extraction import extract_answer  # noqa: E402
-from gpassk_oc.core.grading import GradingPolicy, grade  # noqa: E402
-from gpassk_oc.core.judge import JudgeConfig  # noqa: E402
+from gpassk_oc.core.answers.extraction import extract_answer  # noqa: E402
+from gpassk_oc.core.judging.grading import GradingPolicy, grade  # noqa: E402
+from gpassk_oc.core.judging.judge import JudgeConfig  # noqa: E402
 
 FILLER = [
     r"Let $f(x) = x^2 - 3x + 2$, so $f(1) = 0$ and $f(2) = 0$.",
@@ -52,11 +53,41 @@ FILLER = [
     "因此我们需要分类讨论。",
     r"Taking logarithms, $\log_2 8 = 3$.",
 ]
-WORDS = ["Monday", "Tuesday", "red", "blue", "north", "south", "circle", "square", "even", "odd",
-         "Alice", "Bob", "prime", "composite", "left", "right"]
+WORDS = [
+    "Monday",
+    "Tuesday",
+    "red",
+    "blue",
+    "north",
+    "south",
+    "circle",
+    "square",
+    "even",
+    "odd",
+    "Alice",
+    "Bob",
+    "prime",
+    "composite",
+    "left",
+    "right",
+]
 CN_WORDS = ["北京", "上海", "南京", "正方形", "圆", "奇数", "偶数", "甲", "乙", "丙"]
-KINDS = [("int", 24), ("line", 1), ("comb", 1), ("func", 3), ("complex", 3), ("matrix", 2), ("ineq", 1), ("frac", 15), ("sqrt", 10), ("interval", 7), ("set", 5), ("expr", 10),
-         ("text", 10), ("choice", 8)]
+KINDS = [
+    ("int", 24),
+    ("line", 1),
+    ("comb", 1),
+    ("func", 3),
+    ("complex", 3),
+    ("matrix", 2),
+    ("ineq", 1),
+    ("frac", 15),
+    ("sqrt", 10),
+    ("interval", 7),
+    ("set", 5),
+    ("expr", 10),
+    ("text", 10),
+    ("choice", 8),
+]
 
 
 def _frac_forms(f: Fraction) -> list[str]:
@@ -75,25 +106,42 @@ def _frac_forms(f: Fraction) -> list[str]:
     return forms
 
 
-def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
+def _value(kind: str, rng: random.Random) -> tuple[str, list[str], callable]:
     """(gold, correct forms with the dominant one first, generator of wrong answers)."""
     if kind == "int":
         v = rng.randint(-20, 2000)
-        return str(v), [str(v), f"{v}.0", rf"\text{{{v}}}", f"x = {v}"], lambda: str(v + rng.choice([-2, -1, 1, 2, 10, v]))
+        return (
+            str(v),
+            [str(v), f"{v}.0", rf"\text{{{v}}}", f"x = {v}"],
+            lambda: str(v + rng.choice([-2, -1, 1, 2, 10, v])),
+        )
     if kind == "frac":
         f = Fraction(rng.randint(1, 30), rng.randint(2, 16))
         if f.denominator == 1:
             f += Fraction(1, 2)
         forms = _frac_forms(f)
-        return forms[0], forms, lambda: _frac_forms(f + Fraction(rng.randint(1, 5), rng.randint(2, 9)))[0]
+        return (
+            forms[0],
+            forms,
+            lambda: _frac_forms(f + Fraction(rng.randint(1, 5), rng.randint(2, 9)))[0],
+        )
     if kind == "sqrt":
         a, b = rng.randint(2, 6), rng.choice([2, 3, 5, 6, 7])
-        forms = [rf"{a}\sqrt{{{b}}}", rf"\sqrt{{{a * a * b}}}", rf"{a} \sqrt {b}", rf"\sqrt{{{b}}}\cdot {a}"]
+        forms = [
+            rf"{a}\sqrt{{{b}}}",
+            rf"\sqrt{{{a * a * b}}}",
+            rf"{a} \sqrt {b}",
+            rf"\sqrt{{{b}}}\cdot {a}",
+        ]
         return forms[0], forms, lambda: rf"{rng.randint(2, 9)}\sqrt{{{rng.choice([2, 3, 5])}}}"
     if kind == "interval":
         lo, hi = rng.randint(-9, 3), rng.randint(4, 12)
         forms = [f"({lo}, {hi}]", rf"\left({lo},{hi}\right]", f"({lo},{hi}]"]
-        return forms[0], forms, lambda: rng.choice([f"[{lo}, {hi}]", f"({lo}, {hi})", f"({lo}, {hi + 1}]"])
+        return (
+            forms[0],
+            forms,
+            lambda: rng.choice([f"[{lo}, {hi}]", f"({lo}, {hi})", f"({lo}, {hi + 1}]"]),
+        )
     if kind == "set":
         vals = rng.sample(range(-5, 10), 3)
         fmt = lambda xs: r"\{" + ", ".join(map(str, xs)) + r"\}"  # noqa: E731
@@ -115,11 +163,19 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
     if kind == "line":  # equations of lines: only math-verify (sympy) decides these
         a, b = rng.randint(2, 9), rng.randint(1, 9)
         forms = [f"y={a}x+{b}", f"y={b}+{a}x", f"{a}x-y+{b}=0"]
-        return forms[0], forms, lambda: rng.choice([f"y={a}x-{b}", f"y={a + 1}x+{b}", f"y=-{a}x+{b}"])
+        return (
+            forms[0],
+            forms,
+            lambda: rng.choice([f"y={a}x-{b}", f"y={a + 1}x+{b}", f"y=-{a}x+{b}"]),
+        )
     if kind == "ineq":  # inequalities vs intervals: only math-verify (sympy) can decide these
         lo, hi = rng.randint(-9, 0), rng.randint(1, 9)
         forms = [f"({lo}, {hi}]", rf"{lo} < x \le {hi}", rf"{lo}<x\leq {hi}"]
-        return forms[0], forms, lambda: rng.choice([rf"{lo} \le x < {hi}", rf"x > {lo}", rf"{lo} < x < {hi + 1}"])
+        return (
+            forms[0],
+            forms,
+            lambda: rng.choice([rf"{lo} \le x < {hi}", rf"x > {lo}", rf"{lo} < x < {hi + 1}"]),
+        )
     if kind == "matrix":  # the fast path does not read matrices: every new pair goes to math-verify
         m = [rng.randint(-5, 9) for _ in range(4)]
         mat = lambda env, xs: rf"\begin{{{env}}}{xs[0]}&{xs[1]}\\{xs[2]}&{xs[3]}\end{{{env}}}"  # noqa: E731
@@ -134,11 +190,18 @@ def _value(kind: str, rng: random.Random) -> tuple[str, list[str], "callable"]:
             w = rng.choice(CN_WORDS)
             return w, [w, rf"\text{{{w}}}"], lambda: rng.choice([x for x in CN_WORDS if x != w])
         w = rng.choice(WORDS)
-        return rf"\text{{{w}}}", [rf"\text{{{w}}}", w, rf"\text{{{w.lower()}}}"], \
-            lambda: rf"\text{{{rng.choice([x for x in WORDS if x != w])}}}"
+        return (
+            rf"\text{{{w}}}",
+            [rf"\text{{{w}}}", w, rf"\text{{{w.lower()}}}"],
+            lambda: rf"\text{{{rng.choice([x for x in WORDS if x != w])}}}",
+        )
     # choice
     letter = rng.choice("ABCD")
-    return letter, [letter, rf"\text{{{letter}}}"], lambda: rng.choice([c for c in "ABCD" if c != letter])
+    return (
+        letter,
+        [letter, rf"\text{{{letter}}}"],
+        lambda: rng.choice([c for c in "ABCD" if c != letter]),
+    )
 
 
 def _response(answer: str | None, rng: random.Random) -> tuple[str, str | None]:
@@ -150,9 +213,15 @@ def _response(answer: str | None, rng: random.Random) -> tuple[str, str | None]:
         lines.insert(rng.randint(0, len(lines)), rf"An intermediate value is $\boxed{{{middle}}}$.")
     if answer is None:  # truncated generation: only the intermediate box, if any, remains
         return "\n".join(lines), middle
-    lines.append(rng.choice([rf"Therefore, the final answer is $\boxed{{{answer}}}$.",
-                             rf"所以答案为 $\boxed{{{answer}}}$。",
-                             rf"$$\boxed{{{answer}}}$$"]))
+    lines.append(
+        rng.choice(
+            [
+                rf"Therefore, the final answer is $\boxed{{{answer}}}$.",
+                rf"所以答案为 $\boxed{{{answer}}}$。",
+                rf"$$\boxed{{{answer}}}$$",
+            ]
+        )
+    )
     return "\n".join(lines), None
 
 
@@ -192,9 +261,14 @@ def make_dataset(n_questions: int, n_samples: int, seed: int, offset: int = 0):
                 table[(question, middle)] = False
             elif (shown := extract_answer(text).candidate) is not None:
                 table[(question, shown)] = False  # a guess: the judge sees the last paragraph
-        items.append({"question": question, "gold": gold,
-                      "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
-                      "responses": responses})
+        items.append(
+            {
+                "question": question,
+                "gold": gold,
+                "language": "cn" if any("\u4e00" <= ch <= "\u9fff" for ch in gold) else "en",
+                "responses": responses,
+            }
+        )
         sample_truth.append(truth)
     return items, sample_truth, table
 
@@ -204,30 +278,48 @@ def bench_cascade(n_questions: int, n_samples: int, seed: int) -> dict:
 
     items, truth, table = make_dataset(n_questions, n_samples, seed)
     with JudgeServer(table) as srv, tempfile.TemporaryDirectory() as cache:
-        policy = GradingPolicy(check="cascade", judge=JudgeConfig(urls=[srv.url], model="fake-72b",
-                               concurrency=8), cache_dir=cache, progress=False)
+        policy = GradingPolicy(
+            check="cascade",
+            judge=JudgeConfig(urls=[srv.url], model="fake-72b", concurrency=8),
+            cache_dir=cache,
+            progress=False,
+        )
         t0 = time.perf_counter()
         res = grade(items, policy)
         elapsed = time.perf_counter() - t0
         rerun = grade(items, policy)
         unknown = len(srv.unknown)
     mismatches = sum(c != t for cq, tq in zip(res.correct, truth) for c, t in zip(cq, tq))
-    by_rule_wrong = sum(c != t for cq, tq, sq in zip(res.correct, truth, res.source)
-                        for c, t, s in zip(cq, tq, sq) if s == "rule")
+    by_rule_wrong = sum(
+        c != t
+        for cq, tq, sq in zip(res.correct, truth, res.source)
+        for c, t, s in zip(cq, tq, sq)
+        if s == "rule"
+    )
     c = res.counts
-    return {"samples": c["samples"], "counts": c, "seconds": elapsed, "mismatches": mismatches,
-            "rule_mismatches": by_rule_wrong, "unknown_prompts": unknown,
-            "rerun_judge_calls": rerun.counts["judge_calls"],
-            "judge_calls_per_sample": c["judge_calls"] / c["samples"]}
+    return {
+        "samples": c["samples"],
+        "counts": c,
+        "seconds": elapsed,
+        "mismatches": mismatches,
+        "rule_mismatches": by_rule_wrong,
+        "unknown_prompts": unknown,
+        "rerun_judge_calls": rerun.counts["judge_calls"],
+        "judge_calls_per_sample": c["judge_calls"] / c["samples"],
+    }
 
 
-def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_subsample: int) -> dict:
+def bench_rules(
+    n_questions: int, n_samples: int, seed: int, chunk: int, their_subsample: int
+) -> dict:
     ours = 0.0
     total = checks = mv_calls = 0
     theirs_sample = []
     rng = random.Random(seed + 1)
     for start in range(0, n_questions, chunk):
-        items, _, _ = make_dataset(min(chunk, n_questions - start), n_samples, seed + start, offset=start)
+        items, _, _ = make_dataset(
+            min(chunk, n_questions - start), n_samples, seed + start, offset=start
+        )
         t0 = time.perf_counter()
         res = grade(items, GradingPolicy(check="rules", progress=False))
         ours += time.perf_counter() - t0
@@ -240,6 +332,7 @@ def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_s
         del items, res
     # OpenCompass's rule path, per sample, on a subsample of the same predictions
     import logging
+
     logging.disable(logging.WARNING)
     from opencompass.datasets.math import MATHEvaluator, math_postprocess_v2
 
@@ -248,10 +341,17 @@ def bench_rules(n_questions: int, n_samples: int, seed: int, chunk: int, their_s
     for response, gold in theirs_sample:
         evaluator.is_equiv(math_postprocess_v2(response), gold)
     theirs_per_sample = (time.perf_counter() - t0) / len(theirs_sample)
-    return {"samples": total, "ours_seconds": ours, "rule_checks": checks, "mv_calls": mv_calls, "ours_per_sample_us": ours / total * 1e6,
-            "theirs_per_sample_us": theirs_per_sample * 1e6, "theirs_subsample": len(theirs_sample),
-            "theirs_seconds_scaled": theirs_per_sample * total,
-            "speedup": theirs_per_sample * total / ours}
+    return {
+        "samples": total,
+        "ours_seconds": ours,
+        "rule_checks": checks,
+        "mv_calls": mv_calls,
+        "ours_per_sample_us": ours / total * 1e6,
+        "theirs_per_sample_us": theirs_per_sample * 1e6,
+        "theirs_subsample": len(theirs_sample),
+        "theirs_seconds_scaled": theirs_per_sample * total,
+        "speedup": theirs_per_sample * total / ours,
+    }
 
 
 def main() -> None:
@@ -267,21 +367,31 @@ def main() -> None:
 
     cas = bench_cascade(args.questions, args.samples, args.seed)
     c = cas["counts"]
-    print(f"cascade: {cas['samples']} samples in {cas['seconds']:.1f} s; rule_decided={c['rule_decided']} "
-          f"(no_answer={c['no_answer']}) judged_samples={c['judged_samples']} unjudged={c['unjudged']} "
-          f"unique_pairs={c['unique_pairs']} judge_calls={c['judge_calls']} "
-          f"rule_checks={c['rule_checks']} rule_mv_calls={c['rule_mv_calls']} rule_timeouts={c['rule_timeouts']}")
-    print(f"cascade: labels differing from the generator's truth: {cas['mismatches']} "
-          f"(by rules: {cas['rule_mismatches']}); prompts the judge could not place: "
-          f"{cas['unknown_prompts']}; judge calls on rerun: {cas['rerun_judge_calls']}")
-    rules = bench_rules(args.rule_questions, args.samples, args.seed, args.chunk, args.their_subsample)
-    print(f"rules: {rules['samples']} predictions scored in {rules['ours_seconds']:.1f} s "
-          f"({rules['ours_per_sample_us']:.1f} us/sample, {os.cpu_count()} CPUs; "
-          f"{rules['rule_checks']} distinct checks, {rules['mv_calls']} needed math-verify); OpenCompass "
-          f"math_postprocess_v2 + MATHEvaluator.is_equiv: {rules['theirs_per_sample_us']:.1f} us/sample "
-          f"on {rules['theirs_subsample']} samples -> {rules['theirs_seconds_scaled']:.1f} s scaled")
-    print(f"RESULT judge_calls_per_sample={cas['judge_calls_per_sample']:.4f} "
-          f"rule_scoring_speedup={rules['speedup']:.1f}")
+    print(
+        f"cascade: {cas['samples']} samples in {cas['seconds']:.1f} s; rule_decided={c['rule_decided']} "
+        f"(no_answer={c['no_answer']}) judged_samples={c['judged_samples']} unjudged={c['unjudged']} "
+        f"unique_pairs={c['unique_pairs']} judge_calls={c['judge_calls']} "
+        f"rule_checks={c['rule_checks']} rule_mv_calls={c['rule_mv_calls']} rule_timeouts={c['rule_timeouts']}"
+    )
+    print(
+        f"cascade: labels differing from the generator's truth: {cas['mismatches']} "
+        f"(by rules: {cas['rule_mismatches']}); prompts the judge could not place: "
+        f"{cas['unknown_prompts']}; judge calls on rerun: {cas['rerun_judge_calls']}"
+    )
+    rules = bench_rules(
+        args.rule_questions, args.samples, args.seed, args.chunk, args.their_subsample
+    )
+    print(
+        f"rules: {rules['samples']} predictions scored in {rules['ours_seconds']:.1f} s "
+        f"({rules['ours_per_sample_us']:.1f} us/sample, {os.cpu_count()} CPUs; "
+        f"{rules['rule_checks']} distinct checks, {rules['mv_calls']} needed math-verify); OpenCompass "
+        f"math_postprocess_v2 + MATHEvaluator.is_equiv: {rules['theirs_per_sample_us']:.1f} us/sample "
+        f"on {rules['theirs_subsample']} samples -> {rules['theirs_seconds_scaled']:.1f} s scaled"
+    )
+    print(
+        f"RESULT judge_calls_per_sample={cas['judge_calls_per_sample']:.4f} "
+        f"rule_scoring_speedup={rules['speedup']:.1f}"
+    )
 
 
 if __name__ == "__main__":

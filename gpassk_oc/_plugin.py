@@ -12,12 +12,13 @@ icl_evaluators registry". Two hooks fix that:
 * :func:`missing_name_hook` gives an adapter module a ``__getattr__`` that logs which
   names exist when a config asks for one that does not.
 """
+
 from __future__ import annotations
 
 import sys
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
-from .log import logger
+from gpassk_oc.log import logger
 
 
 class PluginImportError(RuntimeError):
@@ -26,9 +27,11 @@ class PluginImportError(RuntimeError):
 
 def guarded_import(module: str, exc: ImportError) -> PluginImportError:
     """The error to raise (``from exc``) when *module* fails to import a dependency."""
-    message = (f"gpassk_oc: importing {module} failed with {type(exc).__name__}: {exc} "
-               f"(python: {sys.executable}); fix this import error — OpenCompass would "
-               "otherwise only report the class as 'not in the registry'")
+    message = (
+        f"gpassk_oc: importing {module} failed with {type(exc).__name__}: {exc} "
+        f"(python: {sys.executable}); fix this import error — OpenCompass would "
+        "otherwise only report the class as 'not in the registry'"
+    )
     logger.error(message)  # loguru's stderr sink: the task's .out log captures it
     return PluginImportError(message)
 
@@ -39,8 +42,7 @@ def missing_name_hook(module: str, public: Iterable[str]) -> Callable[[str], obj
 
     def __getattr__(name: str) -> object:
         if not name.startswith("_") and name[:1].isupper():
-            message = (f"gpassk_oc: {module} has no {name!r}; it provides: "
-                       f"{', '.join(names)}")
+            message = f"gpassk_oc: {module} has no {name!r}; it provides: {', '.join(names)}"
             logger.error(message)
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 

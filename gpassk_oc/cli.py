@@ -1,28 +1,36 @@
 """The ``gpassk-oc`` command: one entry point, one subcommand per tool."""
+
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from . import __version__
-from .log import OneLineParser, use_cli_format
+from gpassk_oc import __version__
+from gpassk_oc.log import OneLineParser, use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
-    "report": ("gpassk_oc.report.cli",
-               "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs"),
-    "compare": ("gpassk_oc.compare",
-                "paired comparison of two runs on the same questions (difference with CI)"),
-    "demo": ("gpassk_oc.demo.run",
-             "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth"),
+    "report": (
+        "gpassk_oc.report.cli",
+        "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs",
+    ),
+    "compare": (
+        "gpassk_oc.report.compare",
+        "paired comparison of two runs on the same questions (difference with CI)",
+    ),
+    "demo": (
+        "gpassk_oc.demo.run",
+        "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth",
+    ),
 }
 
 
-def _load(module_path: str) -> tuple[Callable[[argparse.ArgumentParser], None],
-                                     Callable[[argparse.Namespace], int]]:
+def _load(
+    module_path: str,
+) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]:
     import importlib
 
     module = importlib.import_module(module_path)
@@ -36,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gpassk-oc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_path, help_text) in SUBCOMMANDS.items():
+    for name, (_module_path, help_text) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
 

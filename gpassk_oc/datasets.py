@@ -10,14 +10,16 @@ replace). In configs, import the class and use it as ``type``::
          k=[4, 8, 16], n=48, abbr='LiveMathBench-v202412-k4_8_16-r3',
          reader_cfg=dict(input_columns=['prompt'], output_column='answer'), ...)
 
-All loading logic lives in :mod:`gpassk_oc.core.livemath_data`.
+All loading logic lives in :mod:`gpassk_oc.core.data.livemath_data`.
 """
+
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
-from ._plugin import guarded_import, missing_name_hook
-from .core.livemath_data import COLUMNS, LiveMathDataError, load_records, validate_k_n
+from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.data.livemath_data import COLUMNS, LiveMathDataError, load_records, validate_k_n
 
 try:
     from datasets import Dataset
@@ -43,24 +45,31 @@ class LiveMathBenchDataset(BaseDataset):
     Rows carry ``prompt`` (the model input), ``answer`` (gold), and ``split``,
     ``language``, ``question_type``, ``question``, ``question_id``, ``version``;
     BaseDataset then repeats the table n times and adds ``subdivision``/``idx``.
-    Bad input raises :class:`~gpassk_oc.core.livemath_data.LiveMathDataError` at load.
+    Bad input raises :class:`~gpassk_oc.core.data.livemath_data.LiveMathDataError` at load.
     """
 
-    def __init__(self, reader_cfg: Optional[Dict[str, Any]] = None,
-                 k: Union[int, List[int]] = 1, n: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        reader_cfg: dict[str, Any] | None = None,
+        k: int | list[int] = 1,
+        n: int = 1,
+        **kwargs: Any,
+    ) -> None:
         validate_k_n(k, n)  # before loading: BaseDataset only asserts, after loading
-        super().__init__(reader_cfg=dict(reader_cfg or _DEFAULT_READER_CFG), k=k, n=n,
-                         **kwargs)
+        super().__init__(reader_cfg=dict(reader_cfg or _DEFAULT_READER_CFG), k=k, n=n, **kwargs)
 
     @staticmethod
-    def load(path: str = "opencompass/LiveMathBench",
-             dataset_splits: Sequence[str] = ("CNMO", "CCEE", "AMC", "WLPMC"),
-             dataset_languages: Sequence[str] = ("cn", "en"),
-             cot: bool = True,
-             version: str = "202412") -> "Dataset":
+    def load(
+        path: str = "opencompass/LiveMathBench",
+        dataset_splits: Sequence[str] = ("CNMO", "CCEE", "AMC", "WLPMC"),
+        dataset_languages: Sequence[str] = ("cn", "en"),
+        cot: bool = True,
+        version: str = "202412",
+    ) -> Dataset:
         """Rows for every split × language, in that order (see core.livemath_data)."""
-        records = load_records(path, list(dataset_splits), list(dataset_languages),
-                               cot=cot, version=str(version))
+        records = load_records(
+            path, list(dataset_splits), list(dataset_languages), cot=cot, version=str(version)
+        )
         return Dataset.from_dict({col: [r[col] for r in records] for col in COLUMNS})
 
 

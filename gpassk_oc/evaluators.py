@@ -5,9 +5,9 @@ It replaces ``BaseEvaluator.evaluate`` entirely: OpenCompass's own grouping keys
 questions by ``subdivision`` + ``idx`` and groups per-subdivision rows by
 ``abbr.split('_')[0]``, which breaks on abbrs such as ``LiveMathBench-v202412-k4_8_16-r3``.
 Here replicas are grouped by position (checked against ``question_id``), every sample is
-graded by the core pipeline (:func:`gpassk_oc.core.grading.grade`: rules, then the cached
+graded by the core pipeline (:func:`gpassk_oc.core.judging.grading.grade`: rules, then the cached
 LLM judge) in one call, and every metric comes from the exact core
-(:func:`gpassk_oc.metrics.g_pass_table`). This module only adapts OpenCompass's calling
+(:func:`gpassk_oc.core.scoring.metrics.g_pass_table`). This module only adapts OpenCompass's calling
 convention and locates the judgement cache under the work dir.
 
 Config::
@@ -20,22 +20,30 @@ Config::
 
 ``judge.prompt='opencompass'`` (also what ``'auto'`` picks for a LiveMath-Judge model) is
 OpenCompass's LiveMathBench judge prompt: its text is read here from the installed
-OpenCompass and handed to the core (:attr:`~gpassk_oc.core.judge.JudgeConfig.prompt_texts`),
+OpenCompass and handed to the core (:attr:`~gpassk_oc.core.judging.judge.JudgeConfig.prompt_texts`),
 which never imports OpenCompass and keeps no copy of it.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any
 
-from ._plugin import guarded_import, missing_name_hook
-from .core.gpass_eval import build_results, group_replicas
-from .core.grading import COUNT_KEYS, GradeResult, GradingPolicy, UnjudgedError, grade
-from .core.judge import JudgeConfig, resolve_prompt
-from .log import logger
-from .metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
+from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.judging.grading import (
+    COUNT_KEYS,
+    GradeResult,
+    GradingPolicy,
+    UnjudgedError,
+    grade,
+)
+from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
+from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
+from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
+from gpassk_oc.log import logger
 
 try:
     import math_verify  # noqa: F401  (rule checking needs it: fail at import, not mid-run)
@@ -44,10 +52,16 @@ try:
 except ImportError as _exc:  # surface the real cause in the task log (see _plugin)
     raise guarded_import(__name__, _exc) from _exc
 
-__all__ = ["CACHE_DIRNAME", "CHECK_MODES", "GPassKEvaluator", "default_cache_location",
-           "opencompass_judge_prompts", "validate_judge"]
+__all__ = [
+    "CACHE_DIRNAME",
+    "CHECK_MODES",
+    "GPassKEvaluator",
+    "default_cache_location",
+    "opencompass_judge_prompts",
+    "validate_judge",
+]
 
-#: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.grading`).
+#: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.judging.grading`).
 CHECK_MODES = ("rules", "judge", "cascade")
 
 #: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
@@ -65,22 +79,26 @@ _JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_tex
 OC_PROMPTS_MODULE = "opencompass.datasets.livemathbench.prompts"
 
 
-def judge_identity(config: JudgeConfig) -> Dict[str, Any]:
+def judge_identity(config: JudgeConfig) -> dict[str, Any]:
     """What the results file records about the judge (``run.judge``): its model, the prompt
     asked for and the one used, and each language's prompt version (name + hash of the
     exact text, as in the cache key) — never URLs, key variables or the prompt texts."""
-    return {"model": config.model, "prompt": config.prompt, "prompt_name": config.prompt_name,
-            "prompt_versions": {lang: config.prompt_for(lang)[1] for lang in ("en", "cn")}}
+    return {
+        "model": config.model,
+        "prompt": config.prompt,
+        "prompt_name": config.prompt_name,
+        "prompt_versions": {lang: config.prompt_for(lang)[1] for lang in ("en", "cn")},
+    }
 
 
-def _as_ks(k: Union[int, Sequence[int]]) -> List[int]:
+def _as_ks(k: int | Sequence[int]) -> list[int]:
     ks = list(k) if isinstance(k, (list, tuple)) else [k]
     if not ks or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in ks):
         raise ValueError(f"k must be a positive int or a list of them, got {k!r}")
     return [int(v) for v in ks]
 
 
-def opencompass_judge_prompts() -> Dict[str, str]:
+def opencompass_judge_prompts() -> dict[str, str]:
     """``{'en': JUDGE_PROMPT_EN, 'cn': JUDGE_PROMPT_CN}`` from the installed OpenCompass's
     LiveMathBench module (imported here, at run time: never copied into this package), or a
     one-line ValueError when this OpenCompass has no such prompts."""
@@ -90,10 +108,12 @@ def opencompass_judge_prompts() -> Dict[str, str]:
         module = importlib.import_module(OC_PROMPTS_MODULE)
         return {"en": module.JUDGE_PROMPT_EN, "cn": module.JUDGE_PROMPT_CN}
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"judge.prompt: 'opencompass' needs JUDGE_PROMPT_EN/JUDGE_PROMPT_CN "
-                         f"from {OC_PROMPTS_MODULE}, which the installed OpenCompass does not "
-                         f"provide ({type(exc).__name__}: {exc}); set judge.prompt='gpassk' "
-                         "or judge.template") from None
+        raise ValueError(
+            f"judge.prompt: 'opencompass' needs JUDGE_PROMPT_EN/JUDGE_PROMPT_CN "
+            f"from {OC_PROMPTS_MODULE}, which the installed OpenCompass does not "
+            f"provide ({type(exc).__name__}: {exc}); set judge.prompt='gpassk' "
+            "or judge.template"
+        ) from None
 
 
 def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
@@ -103,42 +123,66 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(f"judge must be a dict of JudgeConfig fields, got {type(judge).__name__}")
     fields = dict(judge)
     if "api_key" in fields or "key" in fields:
-        raise ValueError("judge: no API key in configs; export it and name the variable with "
-                         "judge=dict(api_key_env='MY_KEY_VAR', ...)")
+        raise ValueError(
+            "judge: no API key in configs; export it and name the variable with "
+            "judge=dict(api_key_env='MY_KEY_VAR', ...)"
+        )
     if "prompt_texts" in fields:
-        raise ValueError("judge.prompt_texts: filled from the installed OpenCompass for "
-                         "prompt='opencompass'; for a prompt of your own set judge.template")
+        raise ValueError(
+            "judge.prompt_texts: filled from the installed OpenCompass for "
+            "prompt='opencompass'; for a prompt of your own set judge.template"
+        )
     unknown = sorted(set(fields) - _JUDGE_FIELDS)
     if unknown:
-        raise ValueError(f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}")
+        raise ValueError(
+            f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}"
+        )
     urls = fields.get("urls")
     if isinstance(urls, str):
         urls = [urls]
-    if not isinstance(urls, (list, tuple)) or not urls or not all(
-            isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls):
+    if (
+        not isinstance(urls, (list, tuple))
+        or not urls
+        or not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls)
+    ):
         raise ValueError(f"judge.urls: need a non-empty list of http(s) URLs, got {urls!r}")
     fields["urls"] = list(urls)
     model = fields.get("model")
     if not isinstance(model, str) or not model:
-        raise ValueError(f"judge.model: need the judge model name served at the urls, got {model!r}")
-    for name, minimum in (("concurrency", 1), ("max_retries", 0), ("unparseable_retries", 0),
-                          ("max_tokens", 1)):
+        raise ValueError(
+            f"judge.model: need the judge model name served at the urls, got {model!r}"
+        )
+    for name, minimum in (
+        ("concurrency", 1),
+        ("max_retries", 0),
+        ("unparseable_retries", 0),
+        ("max_tokens", 1),
+    ):
         value = fields.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
-                                  or value < minimum):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < minimum
+        ):
             raise ValueError(f"judge.{name}: need an int >= {minimum}, got {value!r}")
     for name in ("timeout", "backoff_base", "backoff_max", "temperature"):
         value = fields.get(name)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or value < 0 or (name == "timeout" and value == 0)):
-            raise ValueError(f"judge.{name}: need a non-negative number"
-                             f"{' > 0' if name == 'timeout' else ''}, got {value!r}")
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or value < 0
+            or (name == "timeout" and value == 0)
+        ):
+            raise ValueError(
+                f"judge.{name}: need a non-negative number"
+                f"{' > 0' if name == 'timeout' else ''}, got {value!r}"
+            )
     for name in ("api_key_env", "template", "prompt"):
         value = fields.get(name)
         if value is not None and not isinstance(value, str):
             raise ValueError(f"judge.{name}: need a string, got {value!r}")
-    if fields.get("template") is None and \
-            resolve_prompt(fields.get("prompt") or "auto", model) == "opencompass":
+    if (
+        fields.get("template") is None
+        and resolve_prompt(fields.get("prompt") or "auto", model) == "opencompass"
+    ):
         fields["prompt_texts"] = opencompass_judge_prompts()
     try:
         return JudgeConfig(**fields)
@@ -146,7 +190,7 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(str(exc).replace("JudgeConfig.", "judge.")) from None
 
 
-def default_cache_location(out_dir: str) -> Tuple[Path, str]:
+def default_cache_location(out_dir: str) -> tuple[Path, str]:
     """(cache dir, task id) for an evaluator whose ``_out_dir`` OpenCompass set.
 
     ``OpenICLEvalTask`` sets ``_out_dir = {work_dir}/{timestamp}/results/{model_abbr}/
@@ -162,9 +206,11 @@ def default_cache_location(out_dir: str) -> Tuple[Path, str]:
         if ancestor.name == "results" and (ancestor.parent / "predictions").is_dir():
             return ancestor.parent.parent / CACHE_DIRNAME, path.relative_to(ancestor).as_posix()
     if len(path.parents) < 4 or path.parents[1].name != "results":
-        raise ValueError(f"unexpected OpenCompass output dir {out_dir!r}: expected "
-                         "{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}; "
-                         "pass GPassKEvaluator(cache_dir=...)")
+        raise ValueError(
+            f"unexpected OpenCompass output dir {out_dir!r}: expected "
+            "{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}; "
+            "pass GPassKEvaluator(cache_dir=...)"
+        )
     return path.parents[3] / CACHE_DIRNAME, f"{path.parent.name}/{path.name}"
 
 
@@ -175,14 +221,14 @@ class GPassKEvaluator(BaseEvaluator):
     Args:
         k: ks to report; default: the dataset config's ``k``.
         thresholds: τ values for ``G-Pass@k_τ`` (floats, strings like ``"3/4"``).
-        check: ``'rules'``, ``'judge'`` or ``'cascade'`` (see :mod:`gpassk_oc.core.grading`);
+        check: ``'rules'``, ``'judge'`` or ``'cascade'`` (see :mod:`gpassk_oc.core.judging.grading`);
             default: ``'cascade'`` when *judge* is given, else ``'rules'``.
-        judge: :class:`~gpassk_oc.core.judge.JudgeConfig` fields as a dict (``urls`` and
+        judge: :class:`~gpassk_oc.core.judging.judge.JudgeConfig` fields as a dict (``urls`` and
             ``model`` required; ``api_key_env``, ``prompt`` — ``'auto'``, ``'opencompass'``
             (the paper's), ``'gpassk'``, ``'en'``, ``'cn'`` —, ``template``, ``concurrency``,
             ``timeout``, ``max_retries``, …), validated here.
         max_unjudged: allowed fraction of unjudged samples (default 0: any unjudged sample
-            fails the task with :class:`~gpassk_oc.core.grading.UnjudgedError`). Allowed
+            fails the task with :class:`~gpassk_oc.core.judging.grading.UnjudgedError`). Allowed
             unjudged samples are excluded, never scored as wrong.
         cache_dir: judgement cache directory (absolute, or relative to the directory the
             CLI runs in); default ``{work_dir}/.gpassk_judge_cache``.
@@ -193,37 +239,56 @@ class GPassKEvaluator(BaseEvaluator):
             it unset: extraction of ``\\boxed{}`` answers is done by the grader.
     """
 
-    def __init__(self, k: Optional[Union[int, List[int]]] = None,
-                 thresholds: Sequence[Any] = (0.0, 0.25, 0.5, 0.75, 1.0),
-                 check: Optional[str] = None, judge: Optional[Mapping[str, Any]] = None,
-                 max_unjudged: Union[int, float] = 0.0, cache_dir: Optional[str] = None,
-                 mg_mode: str = "documented", progress: bool = True,
-                 rule_timeout: float = 5.0,
-                 pred_postprocessor: Optional[Dict[str, Any]] = None) -> None:
+    def __init__(
+        self,
+        k: int | list[int] | None = None,
+        thresholds: Sequence[Any] = (0.0, 0.25, 0.5, 0.75, 1.0),
+        check: str | None = None,
+        judge: Mapping[str, Any] | None = None,
+        max_unjudged: int | float = 0.0,
+        cache_dir: str | None = None,
+        mg_mode: str = "documented",
+        progress: bool = True,
+        rule_timeout: float = 5.0,
+        pred_postprocessor: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
         if check is None:  # configgen writes judge=dict(...) without a check: turn it on
             check = "cascade" if judge is not None else "rules"
         if check not in CHECK_MODES:
             raise ValueError(f"check must be one of {CHECK_MODES}, got {check!r}")
         if check != "rules" and judge is None:
-            raise ValueError(f"check={check!r} needs a judge: GPassKEvaluator(judge=dict("
-                             "urls=['http://host:port/v1'], model='judge-model-name'))")
+            raise ValueError(
+                f"check={check!r} needs a judge: GPassKEvaluator(judge=dict("
+                "urls=['http://host:port/v1'], model='judge-model-name'))"
+            )
         self.judge_config = validate_judge(judge) if judge is not None else None
         self.k = None if k is None else _as_ks(k)
-        self.thresholds = tuple(as_fraction(t, "thresholds") for t in thresholds) \
-            if thresholds is not None else DEFAULT_THRESHOLDS
+        self.thresholds = (
+            tuple(as_fraction(t, "thresholds") for t in thresholds)
+            if thresholds is not None
+            else DEFAULT_THRESHOLDS
+        )
         if not self.thresholds:
             raise ValueError("thresholds must name at least one τ")
-        if isinstance(max_unjudged, bool) or not isinstance(max_unjudged, (int, float)) \
-                or not 0 <= max_unjudged <= 1:
+        if (
+            isinstance(max_unjudged, bool)
+            or not isinstance(max_unjudged, (int, float))
+            or not 0 <= max_unjudged <= 1
+        ):
             raise ValueError(f"max_unjudged is a fraction in [0, 1], got {max_unjudged!r}")
         if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
             raise ValueError(f"cache_dir must be a directory path, got {cache_dir!r}")
         if mg_mode not in MG_MODES:
             raise ValueError(f"mg_mode must be one of {MG_MODES}, got {mg_mode!r}")
-        if isinstance(rule_timeout, bool) or not isinstance(rule_timeout, (int, float)) \
-                or rule_timeout <= 0:
-            raise ValueError(f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}")
+        if (
+            isinstance(rule_timeout, bool)
+            or not isinstance(rule_timeout, (int, float))
+            or rule_timeout <= 0
+        ):
+            raise ValueError(
+                f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}"
+            )
         self.check = check
         self.judge = judge
         self.max_unjudged = float(max_unjudged)
@@ -233,7 +298,7 @@ class GPassKEvaluator(BaseEvaluator):
         self.rule_timeout = float(rule_timeout)
 
     # ----------------------------------------------------------------- grading
-    def _cache_location(self) -> Tuple[Optional[str], Optional[str]]:
+    def _cache_location(self) -> tuple[str | None, str | None]:
         """(cache dir, task id). Outside an OpenCompass eval task (no ``_out_dir``) and
         without ``cache_dir`` the judgements are kept in memory only."""
         out_dir = getattr(self, "_out_dir", None)
@@ -245,16 +310,20 @@ class GPassKEvaluator(BaseEvaluator):
             return os.path.abspath(self.cache_dir), task_id
         return (str(default) if default is not None else None), task_id
 
-    def _policy(self, check: Optional[str] = None, progress: Optional[bool] = None
-                ) -> GradingPolicy:
+    def _policy(self, check: str | None = None, progress: bool | None = None) -> GradingPolicy:
         check = check or self.check
         cache_dir, task_id = self._cache_location() if check != "rules" else (None, None)
-        return GradingPolicy(check=check, judge=self.judge_config if check != "rules" else None,
-                             cache_dir=cache_dir, max_unjudged=self.max_unjudged,
-                             task_id=task_id, progress=self.progress if progress is None
-                             else progress, rule_timeout=self.rule_timeout)
+        return GradingPolicy(
+            check=check,
+            judge=self.judge_config if check != "rules" else None,
+            cache_dir=cache_dir,
+            max_unjudged=self.max_unjudged,
+            task_id=task_id,
+            progress=self.progress if progress is None else progress,
+            rule_timeout=self.rule_timeout,
+        )
 
-    def _grade(self, items: List[Dict[str, Any]]) -> GradeResult:
+    def _grade(self, items: list[dict[str, Any]]) -> GradeResult:
         """Grade every response of every item in ONE :func:`grade` call, so identical
         (question, gold, answer) pairs across replicas are checked/judged once.
 
@@ -268,13 +337,15 @@ class GPassKEvaluator(BaseEvaluator):
         except UnjudgedError as exc:
             # the exception's own message says what to do; name the task it belongs to
             # (leading newline: the progress bar leaves its line open in the task log)
-            logger.error(f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) "
-                         f"failed: {exc}")
+            logger.error(
+                f"\ngpassk_oc: GPassKEvaluator({policy.task_id or 'evaluation'}) failed: {exc}"
+            )
             raise
 
     # ----------------------------------------------------------------- OpenCompass API
-    def evaluate(self, k: Union[int, List[int]], n: int, original_dataset: Any,
-                 **score_kwargs: Any) -> Dict[str, Any]:
+    def evaluate(
+        self, k: int | list[int], n: int, original_dataset: Any, **score_kwargs: Any
+    ) -> dict[str, Any]:
         """Called once by OpenCompass's eval task with all q·n predictions."""
         predictions = list(score_kwargs["predictions"])
         test_set = score_kwargs.get("test_set")
@@ -301,39 +372,63 @@ class GPassKEvaluator(BaseEvaluator):
         grouped = group_replicas(predictions, n, ids)
         first = test_set.select(range(size))
 
-        def column(name: str, default: Any) -> List[Any]:
+        def column(name: str, default: Any) -> list[Any]:
             return list(first[name]) if name in columns else [default] * size
 
         golds = column("answer", None)
         if any(g is None for g in golds) and references is not None:
             golds = list(references[:size])
         rows = [
-            {"question_id": qid, "split": split, "language": lang, "question_type": qtype,
-             "question": question, "answer": gold}
+            {
+                "question_id": qid,
+                "split": split,
+                "language": lang,
+                "question_type": qtype,
+                "question": question,
+                "answer": gold,
+            }
             for qid, split, lang, qtype, question, gold in zip(
                 ids[:size] if ids else [str(i) for i in range(size)],
-                column("split", "all"), column("language", "unknown"),
-                column("question_type", ""), column("question", ""), golds)
+                column("split", "all"),
+                column("language", "unknown"),
+                column("question_type", ""),
+                column("question", ""),
+                golds,
+            )
         ]
-        items = [{"question": str(r["question"]), "gold": str(r["answer"]),
-                  "language": str(r["language"]),  # picks the judge prompt ('auto')
-                  "responses": [p if isinstance(p, str) else str(p or "") for p in preds]}
-                 for r, preds in zip(rows, grouped)]
+        items = [
+            {
+                "question": str(r["question"]),
+                "gold": str(r["answer"]),
+                "language": str(r["language"]),  # picks the judge prompt ('auto')
+                "responses": [p if isinstance(p, str) else str(p or "") for p in preds],
+            }
+            for r, preds in zip(rows, grouped)
+        ]
         graded = self._grade(items)
         # every grading count (who decided, how answers were found) goes into the results
-        accounting: Dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
+        accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
         if self.check != "rules":
             accounting["judge_cache"] = graded.cache_path
-        return build_results(n=n, ks=ks, rows=rows, extracted=graded.extracted,
-                             correct=graded.correct, source=graded.source, found=graded.found,
-                             thresholds=self.thresholds, mg_mode=self.mg_mode,
-                             accounting=accounting, check=self.check,
-                             judge=judge_identity(self.judge_config) if self.check != "rules"
-                             else None,
-                             undecided_marked=True)  # grade() marks rule_undecided
+        return build_results(
+            n=n,
+            ks=ks,
+            rows=rows,
+            extracted=graded.extracted,
+            correct=graded.correct,
+            source=graded.source,
+            found=graded.found,
+            thresholds=self.thresholds,
+            mg_mode=self.mg_mode,
+            accounting=accounting,
+            check=self.check,
+            judge=judge_identity(self.judge_config) if self.check != "rules" else None,
+            undecided_marked=True,
+        )  # grade() marks rule_undecided
 
-    def score(self, predictions: List[Any], references: List[Any],
-              test_set: Any = None) -> Dict[str, Any]:
+    def score(
+        self, predictions: list[Any], references: list[Any], test_set: Any = None
+    ) -> dict[str, Any]:
         """Per-sample rule check (usable as a CascadeEvaluator rule evaluator).
 
         Returns ``accuracy`` in percent and ``details`` with ``pred`` (extracted answer),
@@ -343,14 +438,25 @@ class GPassKEvaluator(BaseEvaluator):
         if len(predictions) != len(references):
             return {"error": "predictions and references have different length"}
         golds = [str(r) for r in references]
-        questions = list(test_set["question"]) if test_set is not None and \
-            "question" in test_set.column_names else [""] * len(golds)
-        items = [{"question": str(q), "gold": g, "language": "",
-                  "responses": [p if isinstance(p, str) else str(p or "")]}
-                 for q, g, p in zip(questions, golds, predictions)]
+        questions = (
+            list(test_set["question"])
+            if test_set is not None and "question" in test_set.column_names
+            else [""] * len(golds)
+        )
+        items = [
+            {
+                "question": str(q),
+                "gold": g,
+                "language": "",
+                "responses": [p if isinstance(p, str) else str(p or "")],
+            }
+            for q, g, p in zip(questions, golds, predictions)
+        ]
         graded = grade(items, self._policy(check="rules", progress=False))
-        details = [{"pred": e[0], "answer": g, "correct": bool(v[0])}
-                   for e, g, v in zip(graded.extracted, golds, graded.correct)]
+        details = [
+            {"pred": e[0], "answer": g, "correct": bool(v[0])}
+            for e, g, v in zip(graded.extracted, golds, graded.correct)
+        ]
         accuracy = 100.0 * sum(d["correct"] for d in details) / max(len(details), 1)
         return {"accuracy": accuracy, "details": details}
 

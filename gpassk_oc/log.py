@@ -12,6 +12,7 @@ loguru's default stderr sink puts those lines in the task's log. The ``gpassk-oc
 :func:`fail` logs an error in that format and returns the CLI's exit code.
 Base layer beside metrics: imports loguru only, so every module (core included) may use it.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -13,13 +13,14 @@ This subclass, registered in ``MODELS`` as ``GPassKOpenAICompatible``:
   ``top_p`` and ``seed`` as standard OpenAI fields, ``top_k`` and
   ``repetition_penalty`` in ``extra_body`` (understood by vLLM, LMDeploy, SGLang).
 """
+
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Dict, Optional
+from typing import Any
 
-from ._plugin import guarded_import, missing_name_hook
+from gpassk_oc._plugin import guarded_import, missing_name_hook
 
 try:
     from opencompass.models import OpenAISDK
@@ -56,12 +57,20 @@ class OpenAICompatible(OpenAISDK):
         top_k, repetition_penalty: sent in ``extra_body`` when not None.
     """
 
-    def __init__(self, path: str = "gpt-3.5-turbo", *, tokenizer_path: Optional[str] = None,
-                 temperature: Optional[float] = None, top_p: Optional[float] = None,
-                 top_k: Optional[int] = None, repetition_penalty: Optional[float] = None,
-                 seed: Optional[int] = None, extra_body: Optional[Dict[str, Any]] = None,
-                 openai_extra_kwargs: Optional[Dict[str, Any]] = None,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        path: str = "gpt-3.5-turbo",
+        *,
+        tokenizer_path: str | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        repetition_penalty: float | None = None,
+        seed: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+        openai_extra_kwargs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         # read by _init_tokenizer, which OpenAI.__init__ calls
         self._local_tokenizer_path = tokenizer_path
         body = dict(extra_body or {})
@@ -74,10 +83,14 @@ class OpenAICompatible(OpenAISDK):
             request["top_p"] = float(top_p)
         if seed is not None:
             request["seed"] = int(seed)
-        super().__init__(path=path, tokenizer_path=tokenizer_path,
-                         temperature=None if temperature is None else float(temperature),
-                         extra_body=body or None, openai_extra_kwargs=request or None,
-                         **kwargs)
+        super().__init__(
+            path=path,
+            tokenizer_path=tokenizer_path,
+            temperature=None if temperature is None else float(temperature),
+            extra_body=body or None,
+            openai_extra_kwargs=request or None,
+            **kwargs,
+        )
         self.top_p, self.top_k, self.seed = top_p, top_k, seed
         self.repetition_penalty = repetition_penalty
 
@@ -91,12 +104,14 @@ class OpenAICompatible(OpenAISDK):
 
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(
-                path, local_files_only=True, trust_remote_code=True)
+                path, local_files_only=True, trust_remote_code=True
+            )
         except Exception as exc:
             raise ValueError(
                 f"OpenAICompatible: cannot load tokenizer_path={path!r} from local files "
                 f"({type(exc).__name__}: {exc}); give a local tokenizer directory or "
-                "leave tokenizer_path unset to use the approximate token count") from exc
+                "leave tokenizer_path unset to use the approximate token count"
+            ) from exc
         self.tokenizer_type = "hf"
 
     def get_token_len(self, prompt: str) -> int:

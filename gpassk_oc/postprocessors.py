@@ -9,14 +9,15 @@
   (True / False / None), which OpenCompass's own G-Pass@k computation reads; an
   unparseable verdict is None (OpenCompass then counts it as not correct).
 
-Parsing lives in :func:`gpassk_oc.core.verdict.parse_verdict`.
+Parsing lives in :func:`gpassk_oc.core.judging.verdict.parse_verdict`.
 """
+
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any
 
-from ._plugin import guarded_import, missing_name_hook
-from .core.verdict import parse_verdict
+from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.judging.verdict import parse_verdict
 
 try:
     from opencompass.registry import DICT_POSTPROCESSORS, TEXT_POSTPROCESSORS
@@ -27,7 +28,7 @@ __all__ = ["livemath_judge_dict_postprocess", "livemath_judge_postprocess"]
 
 
 @TEXT_POSTPROCESSORS.register_module(name="gpassk_livemath_judge", force=False)
-def livemath_judge_postprocess(text: Optional[str], **_: Any) -> str:
+def livemath_judge_postprocess(text: str | None, **_: Any) -> str:
     """``'yes'``, ``'no'``, or ``''`` when the reply has no parseable final verdict.
 
     Extra keyword arguments from a postprocessor config are ignored.
@@ -36,8 +37,9 @@ def livemath_judge_postprocess(text: Optional[str], **_: Any) -> str:
 
 
 @DICT_POSTPROCESSORS.register_module(name="gpassk_livemath_judge_dict", force=False)
-def livemath_judge_dict_postprocess(output: Dict[str, Any], output_path: str = "",
-                                    **_: Any) -> Dict[str, Any]:
+def livemath_judge_dict_postprocess(
+    output: dict[str, Any], output_path: str = "", **_: Any
+) -> dict[str, Any]:
     """GenericLLMEvaluator ``dict_postprocessor``: verdicts → accuracy + per-sample correct.
 
     Returns ``accuracy`` (percent of samples judged yes, unparseable counted as not
@@ -46,17 +48,19 @@ def livemath_judge_dict_postprocess(output: Dict[str, Any], output_path: str = "
     reply under ``judge_reply``.
     """
     keys = sorted(output, key=lambda key: int(key) if str(key).isdigit() else str(key))
-    details: List[Dict[str, Any]] = []
+    details: list[dict[str, Any]] = []
     for key in keys:
         entry = output[key] if isinstance(output[key], dict) else {"prediction": output[key]}
         reply = entry.get("prediction")
         verdict = parse_verdict(reply if isinstance(reply, str) else None)
-        details.append({
-            "verdict": verdict,
-            "correct": None if verdict is None else verdict == "yes",
-            "judge_reply": reply,
-            "gold": entry.get("gold"),
-        })
+        details.append(
+            {
+                "verdict": verdict,
+                "correct": None if verdict is None else verdict == "yes",
+                "judge_reply": reply,
+                "gold": entry.get("gold"),
+            }
+        )
     yes = sum(1 for d in details if d["correct"] is True)
     return {
         "accuracy": 100.0 * yes / len(details) if details else 0.0,

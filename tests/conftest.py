@@ -6,6 +6,7 @@ data in the local layout, and runs the real ``opencompass`` CLI (LocalRunner, ta
 subprocesses) on a config that uses only our plugin classes. Tests then compare the
 results with values computed independently from the chosen ``c_q``.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import combinations
 from pathlib import Path
-from typing import Optional
 
 import pytest
 
@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the package need not be installed to run the tests
     sys.path.insert(0, str(ROOT))
 
-from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
+from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
+
 
 @pytest.fixture(autouse=True)
 def _package_log_back_to_stderr():
@@ -43,10 +44,22 @@ def _package_log_back_to_stderr():
 #: (split, language, question, gold, correct forms, c_q) — c_q of N_E2E samples correct.
 E2E_QUESTIONS = [
     ("AMC", "en", "Compute 7 + 5.", "12", ("12", "12.0"), 8),
-    ("AMC", "en", "What is one half written as a fraction?", r"\frac{1}{2}",
-     (r"\frac{1}{2}", r"\dfrac{1}{2}", "0.5"), 5),
-    ("AMC", "en", "What is the positive square root of 2?", r"\sqrt{2}",
-     (r"\sqrt{2}", "2^{1/2}"), 0),
+    (
+        "AMC",
+        "en",
+        "What is one half written as a fraction?",
+        r"\frac{1}{2}",
+        (r"\frac{1}{2}", r"\dfrac{1}{2}", "0.5"),
+        5,
+    ),
+    (
+        "AMC",
+        "en",
+        "What is the positive square root of 2?",
+        r"\sqrt{2}",
+        (r"\sqrt{2}", "2^{1/2}"),
+        0,
+    ),
     ("AMC", "cn", "计算 3 乘以 4。", "12", ("12",), 3),
     ("AMC", "cn", "求 x 使得 2x = 1。", r"\frac{1}{2}", (r"\frac{1}{2}",), 7),
     ("CCEE", "en", "Find the area of a unit square.", "1", ("1",), 1),
@@ -70,10 +83,14 @@ def write_layout(root: Path, rows, version: str = "202412") -> Path:
     version_dir.mkdir(parents=True, exist_ok=True)
     files: dict[Path, list[str]] = {}
     for split, lang, question, gold, *_ in rows:
-        record = {"question": question, "answer": gold,
-                  "question_type": "问答" if lang == "cn" else "problem-solving"}
+        record = {
+            "question": question,
+            "answer": gold,
+            "question_type": "问答" if lang == "cn" else "problem-solving",
+        }
         files.setdefault(version_dir / f"{split}_{lang}.jsonl", []).append(
-            json.dumps(record, ensure_ascii=False))
+            json.dumps(record, ensure_ascii=False)
+        )
     for path, lines in files.items():
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
@@ -85,7 +102,7 @@ def livemath_dir(tmp_path: Path) -> Path:
     return write_layout(tmp_path / "LiveMathBench", E2E_QUESTIONS)
 
 
-# --------------------------------------------------------------------------- oracle (independent of gpassk_oc.metrics)
+# --------------------------------------------------------------------------- oracle (independent of gpassk_oc.core.scoring.metrics)
 def brute_g_pass(n: int, c: int, k: int, tau: str) -> Fraction:
     """P(at least max(ceil(τk), 1) correct among k of n drawn without replacement)."""
     m = max(math.ceil(Fraction(tau) * k), 1)
@@ -112,27 +129,41 @@ def opencompass_cli() -> Path:
     return cli
 
 
-def offline_env(extra_pythonpath: Optional[list[str]] = None) -> dict[str, str]:
+def offline_env(extra_pythonpath: list[str] | None = None) -> dict[str, str]:
     """Environment for CLI runs: offline switches, repo on PYTHONPATH, no proxies."""
     env = dict(os.environ)
     paths = [str(p) for p in (extra_pythonpath or [])] + [str(ROOT)]
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
-    env.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               OPENAI_API_KEY="sim-key", NO_PROXY="127.0.0.1,localhost",
-               no_proxy="127.0.0.1,localhost", TOKENIZERS_PARALLELISM="false")
-    for name in ("COMPASS_DATA_CACHE", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
-                 "https_proxy", "ALL_PROXY", "all_proxy", "OPENAI_BASE_URL"):
+    env.update(
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        OPENAI_API_KEY="sim-key",
+        NO_PROXY="127.0.0.1,localhost",
+        no_proxy="127.0.0.1,localhost",
+        TOKENIZERS_PARALLELISM="false",
+    )
+    for name in (
+        "COMPASS_DATA_CACHE",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+        "OPENAI_BASE_URL",
+    ):
         env.pop(name, None)
     return env
 
 
-def run_cli(cwd: Path, args: list[str], env: dict[str, str], timeout: int = 300
-            ) -> subprocess.CompletedProcess:
+def run_cli(
+    cwd: Path, args: list[str], env: dict[str, str], timeout: int = 300
+) -> subprocess.CompletedProcess:
     cmd = [str(opencompass_cli())] + args
-    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
 _MODEL_BLOCK = """
@@ -154,17 +185,19 @@ models = [dict(
 """
 
 
-def e2e_config(url: str, evaluator_type: Optional[str] = None) -> str:
+def e2e_config(url: str, evaluator_type: str | None = None) -> str:
     """The user-style config of the e2e runs (relative data path: tasks run in the cwd).
 
     By default it starts from our ready config through ``read_base()`` and adapts it,
     as a user would. With *evaluator_type* (e.g. a dotted string) it spells the dataset
     out with direct imports instead and uses that evaluator type.
     """
-    model = _MODEL_BLOCK.format(abbr=E2E_MODEL_ABBR, url=url, temperature=E2E_TEMPERATURE,
-                                top_p=E2E_TOP_P)
+    model = _MODEL_BLOCK.format(
+        abbr=E2E_MODEL_ABBR, url=url, temperature=E2E_TEMPERATURE, top_p=E2E_TOP_P
+    )
     if evaluator_type is None:
-        return f'''
+        return (
+            f"""
 from mmengine.config import read_base
 
 from gpassk_oc.models import OpenAICompatible
@@ -182,8 +215,11 @@ livemathbench_datasets[0].update(dict(
 ))
 livemathbench_datasets[0]['infer_cfg']['inferencer']['max_out_len'] = 512
 datasets = livemathbench_datasets
-''' + model
-    return f'''
+"""
+            + model
+        )
+    return (
+        f"""
 from opencompass.openicl.icl_inferencer import GenInferencer
 from opencompass.openicl.icl_prompt_template import PromptTemplate
 from opencompass.openicl.icl_retriever import ZeroRetriever
@@ -210,7 +246,9 @@ datasets = [dict(
     ),
     eval_cfg=dict(evaluator=dict(type={evaluator_type})),
 )]
-''' + model
+"""
+        + model
+    )
 
 
 @dataclass
@@ -246,8 +284,9 @@ class CliRun:
 @pytest.fixture(scope="session")
 def sim_endpoint():
     """The simulated endpoint with the exact-counts responder for E2E_QUESTIONS."""
-    questions = [SimQuestion(text=q, gold=g, correct_forms=forms)
-                 for _, _, q, g, forms, _ in E2E_QUESTIONS]
+    questions = [
+        SimQuestion(text=q, gold=g, correct_forms=forms) for _, _, q, g, forms, _ in E2E_QUESTIONS
+    ]
     counts = {q: c for _split, _lang, q, _gold, _forms, c in E2E_QUESTIONS}
     responder = ExactCountsResponder(questions, counts, n=E2E_N)
     with SimEndpoint(responder, models=["sim-model"]) as endpoint:
@@ -266,8 +305,16 @@ def oc_run(tmp_path_factory, sim_endpoint) -> CliRun:
     seconds = time.monotonic() - start
     work_dir = cwd / "outputs"
     stamps = sorted(p.name for p in work_dir.iterdir() if p.is_dir()) if work_dir.exists() else []
-    run = CliRun(cwd, work_dir, stamps[-1] if stamps else "", proc, seconds, sim_endpoint,
-                 sim_endpoint.responder, sim_endpoint.num_requests)
+    run = CliRun(
+        cwd,
+        work_dir,
+        stamps[-1] if stamps else "",
+        proc,
+        seconds,
+        sim_endpoint,
+        sim_endpoint.responder,
+        sim_endpoint.num_requests,
+    )
     if proc.returncode != 0 or not stamps or not run.results_file.exists():
         pytest.fail(f"opencompass run failed (rc={proc.returncode}):\n{run.logs()[-8000:]}")
     return run
@@ -279,13 +326,23 @@ def oc_rerun(oc_run: CliRun) -> CliRun:
     before = oc_run.endpoint.num_requests
     mtime = oc_run.results_file.stat().st_mtime_ns
     start = time.monotonic()
-    proc = run_cli(oc_run.cwd, ["cfg.py", "-w", "outputs", "--dump-eval-details",
-                                "-r", oc_run.timestamp],
-                   offline_env())
+    proc = run_cli(
+        oc_run.cwd,
+        ["cfg.py", "-w", "outputs", "--dump-eval-details", "-r", oc_run.timestamp],
+        offline_env(),
+    )
     seconds = time.monotonic() - start
-    run = CliRun(oc_run.cwd, oc_run.work_dir, oc_run.timestamp, proc, seconds,
-                 oc_run.endpoint, oc_run.responder, oc_run.endpoint.num_requests,
-                 extra={"calls_before": before, "results_mtime_before": mtime})
+    run = CliRun(
+        oc_run.cwd,
+        oc_run.work_dir,
+        oc_run.timestamp,
+        proc,
+        seconds,
+        oc_run.endpoint,
+        oc_run.responder,
+        oc_run.endpoint.num_requests,
+        extra={"calls_before": before, "results_mtime_before": mtime},
+    )
     if proc.returncode != 0:
         pytest.fail(f"opencompass rerun failed (rc={proc.returncode}):\n{run.logs()[-8000:]}")
     return run

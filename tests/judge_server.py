@@ -17,6 +17,7 @@ request as (model, prompt, max_tokens), in arrival order.
 Used in-process (a daemon thread) by the tests and by bench/bench_judge.py; subprocesses
 under test reach it through its URL.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,16 +26,24 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Mapping, Optional
 
 
 class JudgeServer:
     """Threaded fake judge; use as a context manager or call start()/stop()."""
 
-    def __init__(self, truth: Mapping[tuple[str, str], bool], *, p_500: float = 0.0,
-                 p_garbage: float = 0.0, p_disconnect: float = 0.0, delay: float = 0.0,
-                 seed: int = 0, status: Optional[int] = None) -> None:
+    def __init__(
+        self,
+        truth: Mapping[tuple[str, str], bool],
+        *,
+        p_500: float = 0.0,
+        p_garbage: float = 0.0,
+        p_disconnect: float = 0.0,
+        delay: float = 0.0,
+        seed: int = 0,
+        status: int | None = None,
+    ) -> None:
         self.truth = dict(truth)
         self.by_question: dict[str, list[str]] = {}
         for q, a in self.truth:
@@ -48,11 +57,11 @@ class JudgeServer:
         self.unknown: list[str] = []
         self.requests = 0
         self.models: Counter = Counter()
-        self.received: list[tuple[Optional[str], str, Optional[int]]] = []
-        self.httpd: Optional[ThreadingHTTPServer] = None
+        self.received: list[tuple[str | None, str, int | None]] = []
+        self.httpd: ThreadingHTTPServer | None = None
 
     # -- lookup
-    def find_pair(self, prompt: str) -> Optional[tuple[str, str]]:
+    def find_pair(self, prompt: str) -> tuple[str, str] | None:
         questions = [q for q in self.by_question if q in prompt]
         if not questions:
             return None
@@ -66,8 +75,10 @@ class JudgeServer:
         # the candidate is the *last* line that is a known answer: prompts quote the
         # reference answer (which may itself be a known answer form) before the candidate
         for line in reversed(prompt.splitlines()):
-            for text in (line, *(line.split(colon, 1)[1] for colon in (":", "：")
-                                 if colon in line)):
+            for text in (
+                line,
+                *(line.split(colon, 1)[1] for colon in (":", "：") if colon in line),
+            ):
                 if text.strip() in known:
                     return q, known[text.strip()]
         return None
@@ -87,8 +98,7 @@ class JudgeServer:
                 with server_self.lock:
                     server_self.requests += 1
                     server_self.models[body.get("model")] += 1
-                    server_self.received.append((body.get("model"), prompt,
-                                                 body.get("max_tokens")))
+                    server_self.received.append((body.get("model"), prompt, body.get("max_tokens")))
                     if pair is None:
                         server_self.unknown.append(prompt)
                     else:
@@ -114,14 +124,27 @@ class JudgeServer:
                 elif roll < server_self.p_garbage:
                     text = "The answer A looks plausible but I am not sure."
                 else:
-                    text = ("Both are the same value.\n\\boxed{yes}" if server_self.truth[pair]
-                            else "They differ.\n\\boxed{no}")
+                    text = (
+                        "Both are the same value.\n\\boxed{yes}"
+                        if server_self.truth[pair]
+                        else "They differ.\n\\boxed{no}"
+                    )
                     with server_self.lock:
                         server_self.answered[pair] += 1
-                self._send(200, {"id": "x", "object": "chat.completion",
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant",
-                                                          "content": text}}]})
+                self._send(
+                    200,
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": text},
+                            }
+                        ],
+                    },
+                )
 
             def _send(self, status: int, payload: dict) -> None:
                 data = json.dumps(payload).encode()
@@ -138,7 +161,7 @@ class JudgeServer:
         assert self.httpd is not None
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def start(self) -> "JudgeServer":
+    def start(self) -> JudgeServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.httpd.daemon_threads = True
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
@@ -149,7 +172,7 @@ class JudgeServer:
             self.httpd.shutdown()
             self.httpd.server_close()
 
-    def __enter__(self) -> "JudgeServer":
+    def __enter__(self) -> JudgeServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

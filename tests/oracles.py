@@ -4,6 +4,7 @@ Nothing here imports gpassk_oc: every expected value is rebuilt from the definit
 with exact integers and Fractions, so a test fails if the code under test is wrong
 rather than agreeing with itself.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -29,8 +30,9 @@ def brute_force_distribution(n: int, c: int, k: int) -> list[int]:
 def exact_g(n: int, c: int, k: int, m: int) -> Fraction:
     """Σ_{j>=m} C(c,j)·C(n-c,k-j) / C(n,k) with math.comb (0 outside the support)."""
     # one common denominator: summing the integer numerators is the same Fraction sum
-    return Fraction(sum(math.comb(c, j) * math.comb(n - c, k - j) for j in range(m, k + 1)),
-                    math.comb(n, k))
+    return Fraction(
+        sum(math.comb(c, j) * math.comb(n - c, k - j) for j in range(m, k + 1)), math.comb(n, k)
+    )
 
 
 def exact_g_tau(n: int, c: int, k: int, tau: Fraction) -> Fraction:
@@ -44,8 +46,9 @@ def exact_pass(n: int, c: int, k: int) -> Fraction:
 def exact_mg_documented(n: int, c: int, k: int) -> Fraction:
     """(2/k) Σ_{i=ceil(k/2)+1}^{k} G-Pass@k_{i/k}, literally as the paper writes it."""
     first = math.ceil(Fraction(k, 2)) + 1
-    return Fraction(2, k) * sum((exact_g_tau(n, c, k, Fraction(i, k))
-                                 for i in range(first, k + 1)), Fraction(0))
+    return Fraction(2, k) * sum(
+        (exact_g_tau(n, c, k, Fraction(i, k)) for i in range(first, k + 1)), Fraction(0)
+    )
 
 
 def exact_mg_integral(n: int, c: int, k: int) -> Fraction:
@@ -54,10 +57,13 @@ def exact_mg_integral(n: int, c: int, k: int) -> Fraction:
     τ ↦ G-Pass@k_τ only changes where τ·k crosses an integer, so it is constant on each
     open interval between consecutive breakpoints; evaluate it at the midpoint.
     """
-    cuts = sorted({Fraction(1, 2), Fraction(1)}
-                  | {Fraction(j, k) for j in range(k + 1) if Fraction(1, 2) < Fraction(j, k) < 1})
-    area = sum(((b - a) * exact_g_tau(n, c, k, (a + b) / 2) for a, b in zip(cuts, cuts[1:])),
-               Fraction(0))
+    cuts = sorted(
+        {Fraction(1, 2), Fraction(1)}
+        | {Fraction(j, k) for j in range(k + 1) if Fraction(1, 2) < Fraction(j, k) < 1}
+    )
+    area = sum(
+        ((b - a) * exact_g_tau(n, c, k, (a + b) / 2) for a, b in zip(cuts, cuts[1:])), Fraction(0)
+    )
     return 2 * area
 
 

@@ -13,6 +13,7 @@ one node with ``CPUs=$(nproc)`` and ``select/cons_tres`` + ``CR_CPU`` so several
 one-CPU jobs share it. ``MinJobAge`` keeps finished jobs visible to ``scontrol show
 job`` for the checks.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,6 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 #: Debian packages that provide the daemons and the client commands.
 PACKAGES = ("slurm-wlm", "munge")
@@ -45,7 +45,7 @@ class ClusterError(RuntimeError):
 
 
 # --------------------------------------------------------------------------- packages
-def _which(name: str) -> Optional[str]:
+def _which(name: str) -> str | None:
     """Absolute path of a command; sbin is searched too (daemons live there and a
     non-login root shell may not have it on PATH)."""
     path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
@@ -73,23 +73,37 @@ def ensure_packages() -> float:
         return 0.0
     what = f"Slurm test: {', '.join(missing)} not installed"
     if shutil.which("apt-get") is None:
-        raise ClusterError(f"{what} and no apt-get to install {' '.join(PACKAGES)}; "
-                           f"install them (Debian/Ubuntu packages) and rerun")
+        raise ClusterError(
+            f"{what} and no apt-get to install {' '.join(PACKAGES)}; "
+            f"install them (Debian/Ubuntu packages) and rerun"
+        )
     if os.geteuid() != 0:
-        raise ClusterError(f"{what}; run as root (the test installs {' '.join(PACKAGES)} "
-                           f"with apt-get and runs the daemons as root)")
+        raise ClusterError(
+            f"{what}; run as root (the test installs {' '.join(PACKAGES)} "
+            f"with apt-get and runs the daemons as root)"
+        )
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     start = time.monotonic()
-    for cmd, timeout in ((["apt-get", "update", "-q"], APT_UPDATE_TIMEOUT),
-                         (["apt-get", "install", "-y", "-q", *PACKAGES], APT_INSTALL_TIMEOUT)):
+    for cmd, timeout in (
+        (["apt-get", "update", "-q"], APT_UPDATE_TIMEOUT),
+        (["apt-get", "install", "-y", "-q", *PACKAGES], APT_INSTALL_TIMEOUT),
+    ):
         try:
-            proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=timeout)
+            proc = subprocess.run(
+                cmd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
         except subprocess.TimeoutExpired:
             raise ClusterError(f"{what}: `{' '.join(cmd)}` took over {timeout} s") from None
         if proc.returncode != 0:
-            raise ClusterError(f"{what}: `{' '.join(cmd)}` failed (exit {proc.returncode}): "
-                               f"{_last_line(proc.stderr or proc.stdout)}")
+            raise ClusterError(
+                f"{what}: `{' '.join(cmd)}` failed (exit {proc.returncode}): "
+                f"{_last_line(proc.stderr or proc.stdout)}"
+            )
     still = missing_commands()
     if still:
         raise ClusterError(f"{what}: still missing after apt-get install: {', '.join(still)}")
@@ -108,8 +122,9 @@ def _usable_cpus() -> int:
     return len(os.sched_getaffinity(0)) or 1
 
 
-def slurm_conf(root: Path, partition: str, node: str, cpus: int, ctld_port: int,
-               slurmd_port: int) -> str:
+def slurm_conf(
+    root: Path, partition: str, node: str, cpus: int, ctld_port: int, slurmd_port: int
+) -> str:
     """``slurm.conf`` text for one node on 127.0.0.1 with all state under *root*."""
     host = socket.gethostname().split(".")[0]  # slurmctld must recognise itself
     settings = [
@@ -142,8 +157,9 @@ def slurm_conf(root: Path, partition: str, node: str, cpus: int, ctld_port: int,
         ("SlurmdDebug", "info"),
     ]
     lines = [f"{key}={value}" for key, value in settings]
-    lines.append(f"NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs={cpus} "
-                 f"State=UNKNOWN")
+    lines.append(
+        f"NodeName={node} NodeHostname={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN"
+    )
     lines.append(f"PartitionName={partition} Nodes={node} Default=YES MaxTime=INFINITE State=UP")
     return "\n".join(lines) + "\n"
 
@@ -169,12 +185,19 @@ class SlurmCluster:
         """Variables to add to a client's environment (srun passes them on to the job)."""
         return {"SLURM_CONF": str(self.conf)}
 
-    def client(self, args: list[str], timeout: float = CLIENT_TIMEOUT
-               ) -> subprocess.CompletedProcess:
+    def client(
+        self, args: list[str], timeout: float = CLIENT_TIMEOUT
+    ) -> subprocess.CompletedProcess:
         """Run a Slurm client command against this cluster."""
         args = [_which(args[0]) or args[0], *args[1:]]
-        return subprocess.run(args, env={**os.environ, **self.env()}, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            args,
+            env={**os.environ, **self.env()},
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def jobs(self) -> list[dict[str, str]]:
         """Every job the controller remembers (finished ones included, see MinJobAge):
@@ -236,8 +259,13 @@ def _terminate(proc: subprocess.Popen) -> None:
 def _daemon(cluster: SlurmCluster, name: str, cmd: list[str]) -> None:
     with open(cluster.root / "log" / f"{name}.stdout", "wb") as out:
         cluster.procs[name] = subprocess.Popen(
-            [_which(cmd[0]) or cmd[0], *cmd[1:]], env={**os.environ, **cluster.env()}, stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True)  # no terminal signals
+            [_which(cmd[0]) or cmd[0], *cmd[1:]],
+            env={**os.environ, **cluster.env()},
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # no terminal signals
 
 
 def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
@@ -248,12 +276,13 @@ def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
             if proc.poll() is not None:
                 raise ClusterError(f"{name} exited with code {proc.returncode} while starting")
         try:
-            state = cluster.client(["sinfo", "-h", "-p", cluster.partition, "-o", "%T"],
-                                   timeout=5)
+            state = cluster.client(["sinfo", "-h", "-p", cluster.partition, "-o", "%T"], timeout=5)
             last = _last_line(state.stdout + state.stderr)
             if state.returncode == 0 and state.stdout.strip().startswith("idle"):
-                probe = cluster.client(["srun", "-p", cluster.partition, "-N1", "-t", "1",
-                                        "true"], timeout=max(1.0, deadline - time.monotonic()))
+                probe = cluster.client(
+                    ["srun", "-p", cluster.partition, "-N1", "-t", "1", "true"],
+                    timeout=max(1.0, deadline - time.monotonic()),
+                )
                 if probe.returncode == 0:
                     return
                 last = f"srun -N1 true: {_last_line(probe.stderr)}"
@@ -263,8 +292,7 @@ def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
     raise ClusterError(f"cluster not ready in time (last: {last})")
 
 
-def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOUT
-                  ) -> SlurmCluster:
+def start_cluster(partition: str | None = None, timeout: float = START_TIMEOUT) -> SlurmCluster:
     """Start munged, slurmctld and slurmd in a fresh directory and wait (bounded) until
     a job runs. On failure everything started is stopped again and :class:`ClusterError`
     carries one line (plus the daemon logs' tails below it)."""
@@ -279,21 +307,34 @@ def start_cluster(partition: Optional[str] = None, timeout: float = START_TIMEOU
     partition = partition or f"gpassk{secrets.token_hex(3)}"
     cluster = SlurmCluster(root=root, partition=partition, node=f"{partition}n1")
     try:
-        for sub, mode in (("run", 0o755), ("munge", 0o700), ("state", 0o700),
-                          ("spool", 0o700), ("log", 0o755)):
+        for sub, mode in (
+            ("run", 0o755),
+            ("munge", 0o700),
+            ("state", 0o700),
+            ("spool", 0o700),
+            ("log", 0o755),
+        ):
             (root / sub).mkdir(mode=mode)
         key = root / "munge" / "munge.key"
         key.write_bytes(secrets.token_bytes(128))  # what `mungekey` makes: 1024 random bits
         key.chmod(0o400)
-        cluster.conf.write_text(slurm_conf(root, partition, cluster.node, _usable_cpus(),
-                                           _free_port(), _free_port()))
+        cluster.conf.write_text(
+            slurm_conf(root, partition, cluster.node, _usable_cpus(), _free_port(), _free_port())
+        )
         deadline = time.monotonic() + timeout
-        _daemon(cluster, "munged", [
-            "munged", "--foreground", f"--key-file={key}",
-            f"--socket={root / 'run' / 'munge.socket'}",
-            f"--pid-file={root / 'run' / 'munged.pid'}",
-            f"--log-file={root / 'log' / 'munged.log'}",
-            f"--seed-file={root / 'munge' / 'munged.seed'}"])
+        _daemon(
+            cluster,
+            "munged",
+            [
+                "munged",
+                "--foreground",
+                f"--key-file={key}",
+                f"--socket={root / 'run' / 'munge.socket'}",
+                f"--pid-file={root / 'run' / 'munged.pid'}",
+                f"--log-file={root / 'log' / 'munged.log'}",
+                f"--seed-file={root / 'munge' / 'munged.seed'}",
+            ],
+        )
         while not (root / "run" / "munge.socket").exists():
             if cluster.procs["munged"].poll() is not None or time.monotonic() > deadline:
                 raise ClusterError("munged did not create its socket in time")

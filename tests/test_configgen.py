@@ -7,6 +7,7 @@ template's own lists. Contents are checked on the config *data*; the rendered te
 back with mmengine exactly as the `opencompass` CLI reads it and must equal that data.
 Validation: test_configgen_schema.py; GPassK-style templates: test_configgen_gpassk.py.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -23,13 +24,15 @@ from mmengine.config import Config
 
 from gpassk_oc import cli, configgen
 from gpassk_oc.configgen import TemplateError, build, generate, resolve_template
-from gpassk_oc.core.naming import parse_dataset_abbr, parse_model_abbr
+from gpassk_oc.core.data.naming import parse_dataset_abbr, parse_model_abbr
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = ROOT / "opencompass_config_templates"
 SHIPPED = ["nono1.py", "o1.py", "close.py", "demo.py"]
-EXAMPLE = ("deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192"
-           "@LiveMathBench-v202412-k4_8_16-r3.py")  # verbatim from the issue
+EXAMPLE = (
+    "deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192"
+    "@LiveMathBench-v202412-k4_8_16-r3.py"
+)  # verbatim from the issue
 SECRET = "sk-test-0123456789abcdef-do-not-leak"
 
 
@@ -47,8 +50,14 @@ def load(path: Path) -> dict:
 
 def dump(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, str(ROOT / "dump_opencompass_configs.py"), *argv],
-                          cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "dump_opencompass_configs.py"), *argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 BASE = """
@@ -93,8 +102,9 @@ replications = [1, 2]
 def test_grid_count_is_the_full_product(tmp_path, temps):
     models = ["model-a", "model-b", "served-c"]
     sampled = [t for t in temps if t > 0]
-    expected = len(list(itertools.product(models, sampled, [0.8, 0.95],
-                                          [(4, 8), (4, 8, 16)], [1, 2])))
+    expected = len(
+        list(itertools.product(models, sampled, [0.8, 0.95], [(4, 8), (4, 8, 16)], [1, 2]))
+    )
     expected += len(models) if 0.0 in temps else 0  # one greedy config per model
     configs = generate(write(tmp_path, GRID.format(temps=temps)))
     assert len(configs) == expected
@@ -102,18 +112,23 @@ def test_grid_count_is_the_full_product(tmp_path, temps):
 
 
 def test_n_alias_gives_one_replication_per_k_list(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         llm_infos = [('org/m', 1, 8)]
         temperature = 0.7
         top_p = 0.8
         ks = [[4, 8, 16], [6, 12]]
         n = 48
-    """)
+    """,
+    )
     names = sorted(c.name for c in generate(path))
-    assert names == sorted([
-        "m_t0-7_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py",
-        "m_t0-7_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k6_12-r4.py",
-    ])
+    assert names == sorted(
+        [
+            "m_t0-7_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py",
+            "m_t0-7_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k6_12-r4.py",
+        ]
+    )
 
 
 def test_integer_k_alias(tmp_path):
@@ -122,15 +137,19 @@ def test_integer_k_alias(tmp_path):
 
 
 def test_gpassk_scalar_aliases(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         llm_infos = [('org/m', 1, 8)]
         temperatures = [1.0]
         top_p = 0.8
         k = [4, 8, 16]
         replication = 3
-    """)
+    """,
+    )
     assert [c.name for c in generate(path)] == [
-        "m_t1-0_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"]
+        "m_t1-0_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"
+    ]
 
 
 def test_greedy_is_one_config_per_model_with_k1_n1(tmp_path):
@@ -158,15 +177,50 @@ def test_greedy_is_one_config_per_model_with_k1_n1(tmp_path):
 # from its lmdeploy/messages.py (OpenCompass silently drops unknown keys, so a misspelt
 # knob would vanish without an error).
 LMDEPLOY_018_ENGINE_FIELDS = {
-    "dtype", "model_format", "tp", "dp", "cp", "ep", "session_len", "max_batch_size",
-    "cache_max_entry_count", "cache_chunk_size", "cache_block_seq_len",
-    "enable_prefix_caching", "quant_policy", "rope_scaling_factor", "use_logn_attn",
-    "download_dir", "revision", "max_prefill_token_num", "num_tokens_per_iter",
-    "max_prefill_iters", "devices", "empty_init", "communicator", "hf_overrides"}
+    "dtype",
+    "model_format",
+    "tp",
+    "dp",
+    "cp",
+    "ep",
+    "session_len",
+    "max_batch_size",
+    "cache_max_entry_count",
+    "cache_chunk_size",
+    "cache_block_seq_len",
+    "enable_prefix_caching",
+    "quant_policy",
+    "rope_scaling_factor",
+    "use_logn_attn",
+    "download_dir",
+    "revision",
+    "max_prefill_token_num",
+    "num_tokens_per_iter",
+    "max_prefill_iters",
+    "devices",
+    "empty_init",
+    "communicator",
+    "hf_overrides",
+}
 LMDEPLOY_018_GEN_FIELDS = {
-    "n", "max_new_tokens", "do_sample", "top_p", "top_k", "min_p", "temperature",
-    "repetition_penalty", "ignore_eos", "random_seed", "stop_words", "bad_words",
-    "stop_token_ids", "bad_token_ids", "min_new_tokens", "skip_special_tokens", "logprobs"}
+    "n",
+    "max_new_tokens",
+    "do_sample",
+    "top_p",
+    "top_k",
+    "min_p",
+    "temperature",
+    "repetition_penalty",
+    "ignore_eos",
+    "random_seed",
+    "stop_words",
+    "bad_words",
+    "stop_token_ids",
+    "bad_token_ids",
+    "min_new_tokens",
+    "skip_special_tokens",
+    "logprobs",
+}
 
 
 def _all_shipped(tmp_path: Path, grid: bool = False) -> list[Path]:
@@ -199,8 +253,10 @@ def test_shipped_templates_expand_and_every_file_loads(tmp_path):
         assert setting is not None
         assert dataset["type"] == "gpassk_oc.datasets.LiveMathBenchDataset"
         assert dataset["eval_cfg"]["evaluator"]["type"] == "gpassk_oc.evaluators.GPassKEvaluator"
-        assert dataset["infer_cfg"]["inferencer"]["type"] == \
-            "opencompass.openicl.icl_inferencer.GenInferencer"
+        assert (
+            dataset["infer_cfg"]["inferencer"]["type"]
+            == "opencompass.openicl.icl_inferencer.GenInferencer"
+        )
         if model["type"] == "opencompass.models.TurboMindModelwithChatTemplate":
             gen = model["gen_config"]
             assert gen["do_sample"] is (setting.temperature > 0)
@@ -228,7 +284,8 @@ def test_shipped_template_counts(tmp_path):
         temps = ns["temperatures"]
         sampled = len([t for t in temps if t > 0])
         expected = models * sampled * len(ns["top_ps"]) * len(ns["ks"]) * len(
-            ns["replications"]) + (models if 0 in temps else 0)
+            ns["replications"]
+        ) + (models if 0 in temps else 0)
         assert len(generate(TEMPLATES / name)) == expected, name
 
 
@@ -254,7 +311,9 @@ def test_runner_sections_only_when_asked(tmp_path):
 
 
 def test_api_model_sampling_knobs(tmp_path):
-    path = write(tmp_path, """
+    path = write(
+        tmp_path,
+        """
         api_models = [
             dict(path='o3-mini', openai_api_base='https://api.example.com/v1',
                  send_top_p=False),
@@ -268,7 +327,8 @@ def test_api_model_sampling_knobs(tmp_path):
         top_k = 20
         repetition_penalty = 1.05
         send_random_seed = True
-    """)
+    """,
+    )
     out = tmp_path / "out"
     configgen.write_configs(generate(path), out)
     o3 = load(next(out.glob("o3-mini_*")))["models"][0]
@@ -282,21 +342,22 @@ def test_api_model_sampling_knobs(tmp_path):
 
 
 def test_judge_run_carries_the_judge_in_its_names(tmp_path):
-    judged = BASE + ("eval_urls = ['http://127.0.0.1:8000/v1']\n"
-                     "eval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n")
+    judged = BASE + (
+        "eval_urls = ['http://127.0.0.1:8000/v1']\neval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n"
+    )
     (config,) = generate(write(tmp_path, judged))
     assert config.name == EXAMPLE[:-3] + "-judge-Qwen2-5-72B-Instruct.py"
     dataset = config.data["datasets"][0]
     assert dataset["abbr"] == "LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct"
     assert "_" not in dataset["abbr"].split("-judge-")[1]  # OpenCompass splits abbrs on '_'
     assert dataset["eval_cfg"]["evaluator"]["judge"] == {
-        "urls": ["http://127.0.0.1:8000/v1"], "model": "Qwen/Qwen2.5-72B-Instruct"}
+        "urls": ["http://127.0.0.1:8000/v1"],
+        "model": "Qwen/Qwen2.5-72B-Instruct",
+    }
     parsed = parse_dataset_abbr(dataset["abbr"])
-    assert (parsed.ks, parsed.replication, parsed.judge) == ((4, 8, 16), 3,
-                                                             "Qwen2-5-72B-Instruct")
+    assert (parsed.ks, parsed.replication, parsed.judge) == ((4, 8, 16), 3, "Qwen2-5-72B-Instruct")
     (rule,) = generate(write(tmp_path, BASE, "rule.py"))
-    assert rule.name == EXAMPLE and "judge" not in rule.data["datasets"][0]["eval_cfg"][
-        "evaluator"]
+    assert rule.name == EXAMPLE and "judge" not in rule.data["datasets"][0]["eval_cfg"]["evaluator"]
     assert parse_dataset_abbr(rule.data["datasets"][0]["abbr"]).judge is None
 
 
@@ -343,31 +404,36 @@ def test_grid_pairs_each_model_only_with_its_own_datasets(tmp_path):
         expected[f"{m}_t0-0_p0-8{tail}"] = {"LiveMathBench-v202412-k1-r1"}  # greedy
         for p in ["0-8", "0-95"]:
             expected[f"{m}_t0-7_p{p}{tail}"] = {
-                f"LiveMathBench-v202412-k{ks}-r{r}" for ks in ["4_8", "4_8_16"] for r in [1, 2]}
+                f"LiveMathBench-v202412-k{ks}-r{r}" for ks in ["4_8", "4_8_16"] for r in [1, 2]
+            }
     data = grid.data
     combos = data["model_dataset_combinations"]
     assert all(len(c["models"]) == 1 for c in combos)
     assert {c["models"][0]["abbr"]: {d["abbr"] for d in c["datasets"]} for c in combos} == expected
     assert sorted(m["abbr"] for m in data["models"]) == sorted(expected)
-    assert sorted(d["abbr"] for d in data["datasets"]) == sorted(
-        set().union(*expected.values()))
+    assert sorted(d["abbr"] for d in data["datasets"]) == sorted(set().union(*expected.values()))
     assert sorted(grid.pairs) == sorted(
-        (c.data["models"][0]["abbr"], c.data["datasets"][0]["abbr"]) for c in plan.configs)
+        (c.data["models"][0]["abbr"], c.data["datasets"][0]["abbr"]) for c in plan.configs
+    )
     assert len(grid.pairs) == sum(len(v) for v in expected.values())
 
 
 def test_grid_flag_writes_grid_file_and_prints_its_path_last(tmp_path):
     out = tmp_path / "out"
-    result = dump(["--config_template_file", str(write(tmp_path, BASE)), "--output_dir",
-                   str(out), "--grid"])
+    result = dump(
+        ["--config_template_file", str(write(tmp_path, BASE)), "--output_dir", str(out), "--grid"]
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        str(out / EXAMPLE), f"1 config(s) + 1 grid config from tpl.py written to {out}",
-        str(out / "grid_tpl.py")]
+        str(out / EXAMPLE),
+        f"1 config(s) + 1 grid config from tpl.py written to {out}",
+        str(out / "grid_tpl.py"),
+    ]
     assert sorted(p.name for p in out.iterdir()) == sorted([EXAMPLE, "grid_tpl.py"])
     cfg = load(out / "grid_tpl.py")
     assert cfg["model_dataset_combinations"] == [
-        {"models": cfg["models"], "datasets": cfg["datasets"]}]
+        {"models": cfg["models"], "datasets": cfg["datasets"]}
+    ]
     assert cfg["models"] == load(out / EXAMPLE)["models"]
 
 
@@ -380,9 +446,21 @@ def test_byte_identical_reruns_across_processes(tmp_path):
         out = tmp_path / f"out{seed}"
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONHASHSEED=seed)
         for name in SHIPPED:
-            subprocess.run([sys.executable, str(ROOT / "dump_opencompass_configs.py"),
-                            "-tc", name, "--output-dir", str(out), "--grid"],
-                           env=env, check=True, capture_output=True, timeout=120)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "dump_opencompass_configs.py"),
+                    "-tc",
+                    name,
+                    "--output-dir",
+                    str(out),
+                    "--grid",
+                ],
+                env=env,
+                check=True,
+                capture_output=True,
+                timeout=120,
+            )
         outs.append({p.name: p.read_bytes() for p in out.iterdir()})
     assert outs[0] == outs[1]
     assert len(outs[0]) == sum(len(generate(TEMPLATES / n)) + 1 for n in SHIPPED)
@@ -404,8 +482,9 @@ def test_no_secret_and_no_unstated_path_in_output(tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.chdir(tmp_path)
     files = _all_shipped(tmp_path / "shipped", grid=True)
-    configgen.write_configs(generate(write(tmp_path, GRID.format(temps=[0, 1.0]))),
-                            tmp_path / "grid")
+    configgen.write_configs(
+        generate(write(tmp_path, GRID.format(temps=[0, 1.0]))), tmp_path / "grid"
+    )
     files += sorted((tmp_path / "grid").glob("*.py"))
     forbidden = [SECRET, str(tmp_path), str(ROOT), str(Path.home()), os.getcwd()]
     for path in files:
@@ -417,9 +496,13 @@ def test_no_secret_and_no_unstated_path_in_output(tmp_path, monkeypatch):
 
 
 def test_api_model_with_literal_key_is_refused(tmp_path):
-    path = write(tmp_path, BASE.replace("llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
-                                        f"api_models = [dict(path='m', key='{SECRET}', "
-                                        "openai_api_base='http://x/v1')]"))
+    path = write(
+        tmp_path,
+        BASE.replace(
+            "llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
+            f"api_models = [dict(path='m', key='{SECRET}', openai_api_base='http://x/v1')]",
+        ),
+    )
     with pytest.raises(TemplateError, match="never carry keys"):
         generate(path)
 
@@ -430,8 +513,10 @@ def test_api_model_with_literal_key_is_refused(tmp_path):
 def test_bare_name_resolves_to_the_repo_templates(tmp_path):
     assert resolve_template("nono1.py", cwd=tmp_path) == TEMPLATES / "nono1.py"
     assert resolve_template("o1", cwd=tmp_path) == TEMPLATES / "o1.py"
-    assert resolve_template("opencompass_config_templates/close.py", cwd=tmp_path) == \
-        TEMPLATES / "close.py"
+    assert (
+        resolve_template("opencompass_config_templates/close.py", cwd=tmp_path)
+        == TEMPLATES / "close.py"
+    )
 
 
 def test_cwd_file_wins_over_the_shipped_template(tmp_path):
@@ -527,8 +612,9 @@ STUBS = {
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("template,pick", [("demo.py", "gpassk-demo-steady_t0-5_"),
-                                           ("nono1.py", EXAMPLE)])
+@pytest.mark.parametrize(
+    "template,pick", [("demo.py", "gpassk-demo-steady_t0-5_"), ("nono1.py", EXAMPLE)]
+)
 def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
     """`opencompass FILE --dry-run` parses the file, resolves the dotted types through its
     registry, builds the dataset (to size it) and partitions the tasks."""
@@ -539,11 +625,30 @@ def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
     out = tmp_path / "configs"
     configgen.write_configs(generate(TEMPLATES / template), out)
     config = next(p for p in sorted(out.iterdir()) if p.name.startswith(pick))
-    env = dict(os.environ, PYTHONPATH=str(stub.parent), GPASSK_REAL_PKG=str(ROOT / "gpassk_oc"),
-               HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    result = subprocess.run([sys.executable, "-m", "opencompass.cli.main", str(config),
-                             "-w", str(tmp_path / "work"), "--dry-run"],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(stub.parent),
+        GPASSK_REAL_PKG=str(ROOT / "gpassk_oc"),
+        HF_HUB_OFFLINE="1",
+        HF_DATASETS_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "opencompass.cli.main",
+            str(config),
+            "-w",
+            str(tmp_path / "work"),
+            "--dry-run",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-3000:]
     assert re.search(r"Partitioned into [1-9]\d* tasks", log), log[-3000:]
@@ -569,19 +674,32 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
     (different counts per model), each paired only with its own dataset; every results
     file must equal brute-force values for its own counts."""
     from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli
-    from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, questions_from_records
+
     from gpassk_oc.demo import problems
+    from gpassk_oc.demo.sim_endpoint import (
+        ExactCountsResponder,
+        SimEndpoint,
+        questions_from_records,
+    )
 
     n = 8  # k = [4, 8], replications = [1]
-    records = [r for split in problems.SPLITS for lang in problems.LANGUAGES
-               for r in problems.rows(split, lang)]
+    records = [
+        r
+        for split in problems.SPLITS
+        for lang in problems.LANGUAGES
+        for r in problems.rows(split, lang)
+    ]
     questions = questions_from_records(records)
-    counts = {"sim-a": {q.text: (3 * i) % (n + 1) for i, q in enumerate(questions)},
-              "sim-b": {q.text: (5 * i + 2) % (n + 1) for i, q in enumerate(questions)}}
+    counts = {
+        "sim-a": {q.text: (3 * i) % (n + 1) for i, q in enumerate(questions)},
+        "sim-b": {q.text: (5 * i + 2) % (n + 1) for i, q in enumerate(questions)},
+    }
     problems.write_dataset(tmp_path / "data")
     responder = _PerModel({m: ExactCountsResponder(questions, c, n) for m, c in counts.items()})
     with SimEndpoint(responder, models=list(counts)) as endpoint:
-        template = write(tmp_path, f"""
+        template = write(
+            tmp_path,
+            f"""
             api_models = [dict(path=m, openai_api_base={endpoint.url!r}, batch_size=8,
                                query_per_second=1000, retry=1, timeout=60)
                           for m in ['sim-a', 'sim-b']]
@@ -590,15 +708,16 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
             ks = [[4, 8]]
             replications = [1]
             max_out_len = 512
-            data_path = {str(tmp_path / 'data')!r}
+            data_path = {str(tmp_path / "data")!r}
             version = '202412'
             dataset_splits = {list(problems.SPLITS)!r}
             dataset_languages = {list(problems.LANGUAGES)!r}
             max_num_workers = 2
-        """, "two.py")
+        """,
+            "two.py",
+        )
         out = tmp_path / "configs"
-        dumped = dump(["--config_template_file", str(template), "--output_dir", str(out),
-                       "--grid"])
+        dumped = dump(["--config_template_file", str(template), "--output_dir", str(out), "--grid"])
         assert dumped.returncode == 0, dumped.stderr
         grid = Path(dumped.stdout.splitlines()[-1])
         assert grid == out / "grid_two.py" and grid.is_file()
@@ -630,10 +749,13 @@ def test_every_subpackage_is_listed_in_pyproject():
     opencompass_config_templates/); a new sub-package must be added there."""
     import tomllib
 
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "packages"])
-    found = {".".join(p.parent.relative_to(ROOT).parts)
-             for p in (ROOT / "gpassk_oc").rglob("__init__.py")}
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "gpassk_oc").rglob("__init__.py")
+    }
     assert found | {"gpassk_oc.templates"} == listed
 
 
@@ -648,22 +770,50 @@ def test_wheel_ships_the_templates_as_package_data(tmp_path):
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, src / name)
     for name in ("gpassk_oc", "opencompass_config_templates"):
-        shutil.copytree(ROOT / name, src / name,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "--no-index", "-q", "-w", str(tmp_path / "dist"), str(src)],
-                   check=True, capture_output=True, timeout=300, cwd=tmp_path)
+        shutil.copytree(
+            ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
     (wheel,) = (tmp_path / "dist").glob("gpassk_oc-*.whl")
     with zipfile.ZipFile(wheel) as zf:
-        shipped = {Path(n).name: zf.read(n) for n in zf.namelist()
-                   if n.startswith("gpassk_oc/templates/") and n.endswith(".py")}
+        shipped = {
+            Path(n).name: zf.read(n)
+            for n in zf.namelist()
+            if n.startswith("gpassk_oc/templates/") and n.endswith(".py")
+        }
     assert shipped == {name: (TEMPLATES / name).read_bytes() for name in SHIPPED}
 
 
 def test_importing_the_generator_imports_neither_opencompass_nor_mmengine():
-    code = ("import sys, gpassk_oc.configgen, gpassk_oc.configgen.schema; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('opencompass', 'mmengine', 'datasets', 'torch')))")
-    out = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(ROOT)),
-                         capture_output=True, text=True, timeout=120, check=True).stdout
+    code = (
+        "import sys, gpassk_oc.configgen, gpassk_oc.configgen.schema; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('opencompass', 'mmengine', 'datasets', 'torch')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     assert out.strip() == "[]"

@@ -6,6 +6,7 @@ The templates below follow the upstream shape (read_base of OpenCompass's
 livemathbench_gen, a TurboMind/OpenAISDK model list, livemathbench_dataset.update(...),
 the evaluator's model_name/url); expected names are written out by hand.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -65,7 +66,7 @@ livemathbench_dataset['infer_cfg']['inferencer'].update(dict(max_out_len=max_out
 datasets = [livemathbench_dataset]
 """
 
-OPENAI = """
+OPENAI = f"""
 from mmengine.config import read_base
 
 with read_base():
@@ -81,13 +82,13 @@ max_out_len = 8192
 eval_urls = []
 eval_model_name = 'Qwen/Qwen2.5-72B-Instruct'
 models = [
-    dict(abbr='o3-mini-2025-01-31' + f'_t{t}_l{max_out_len}', type=OpenAISDK,
-         path='o3-mini-2025-01-31', key='%s', query_per_second=8, batch_size=8,
+    dict(abbr='o3-mini-2025-01-31' + f'_t{{t}}_l{{max_out_len}}', type=OpenAISDK,
+         path='o3-mini-2025-01-31', key='{SECRET}', query_per_second=8, batch_size=8,
          retry=20, run_cfg=dict(num_gpus=0))
     for t in temperatures
 ] + [
-    dict(abbr='Deepseek-R1' + f'_t{t}_l{max_out_len}', type=OpenAISDK,
-         path='deepseek-reasoner', key='%s', openai_api_base='https://api.deepseek.com',
+    dict(abbr='Deepseek-R1' + f'_t{{t}}_l{{max_out_len}}', type=OpenAISDK,
+         path='deepseek-reasoner', key='{SECRET}', openai_api_base='https://api.deepseek.com',
          tokenizer_path='gpt-4o-2024-05-13', temperature=t, query_per_second=2,
          batch_size=8, retry=20, run_cfg=dict(num_gpus=0))
     for t in temperatures
@@ -97,7 +98,7 @@ livemathbench_dataset.update(dict(k=k, n=n, version=version))
 livemathbench_dataset['eval_cfg']['evaluator'].update(dict(
     model_name=eval_model_name, url=eval_urls))
 datasets = [livemathbench_dataset]
-""" % (SECRET, SECRET)
+"""
 
 
 def write(tmp_path: Path, body: str, name: str = "upstream.py") -> Path:
@@ -110,8 +111,11 @@ def test_turbomind_template_gets_convention_names_and_our_classes(tmp_path):
     plan = build(write(tmp_path, TURBOMIND.format(urls="[]")))
     tail = "_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"
     assert [c.name for c in plan.configs] == [
-        "Qwen2.5-7B-Instruct_t0-5_p0-8" + tail, "Qwen2.5-7B-Instruct_t1-0_p0-8" + tail,
-        "deepseek-math-7b-rl_t0-5_p0-8" + tail, "deepseek-math-7b-rl_t1-0_p0-8" + tail]
+        "Qwen2.5-7B-Instruct_t0-5_p0-8" + tail,
+        "Qwen2.5-7B-Instruct_t1-0_p0-8" + tail,
+        "deepseek-math-7b-rl_t0-5_p0-8" + tail,
+        "deepseek-math-7b-rl_t1-0_p0-8" + tail,
+    ]
     for config in plan.configs:
         (model,), (dataset,) = config.data["models"], config.data["datasets"]
         assert model["type"] == "opencompass.models.TurboMindModelwithChatTemplate"
@@ -119,29 +123,44 @@ def test_turbomind_template_gets_convention_names_and_our_classes(tmp_path):
         assert model["gen_config"]["do_sample"] is True
         assert dataset["type"] == "gpassk_oc.datasets.LiveMathBenchDataset"
         assert dataset["eval_cfg"]["evaluator"] == {
-            "type": "gpassk_oc.evaluators.GPassKEvaluator", "k": [4, 8, 16]}
+            "type": "gpassk_oc.evaluators.GPassKEvaluator",
+            "k": [4, 8, 16],
+        }
         assert (dataset["k"], dataset["n"]) == ([4, 8, 16], 48)
-        assert (dataset["dataset_splits"], dataset["dataset_languages"]) == (["CNMO", "AMC"],
-                                                                             ["en"])
+        assert (dataset["dataset_splits"], dataset["dataset_languages"]) == (
+            ["CNMO", "AMC"],
+            ["en"],
+        )
         assert dataset["path"] == "opencompass/LiveMathBench"  # upstream left path=''
-        assert config.header[2:2 + len(REWRITE_NOTES)] == REWRITE_NOTES
-        for phrase in ("LiveMathBenchEvaluator crashes", "IndexError", "random_seed",
-                       "judge=dict(urls, model)", "prompt='opencompass'"):  # what changed and why, in the file
+        assert config.header[2 : 2 + len(REWRITE_NOTES)] == REWRITE_NOTES
+        for phrase in (
+            "LiveMathBenchEvaluator crashes",
+            "IndexError",
+            "random_seed",
+            "judge=dict(urls, model)",
+            "prompt='opencompass'",
+        ):  # what changed and why, in the file
             assert phrase in config.text.split("\n\n")[0], phrase
     deepseek = plan.configs[2].data["models"][0]
     assert (deepseek["engine_config"]["tp"], deepseek["batch_size"]) == (8, 32)
-    assert ("eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is empty: "
-            "rule-based checking (as in GPassK); set eval_urls to use the judge") in plan.notes
+    assert (
+        "eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is empty: "
+        "rule-based checking (as in GPassK); set eval_urls to use the judge"
+    ) in plan.notes
 
 
 def test_judge_urls_become_judge_dict_and_names_carry_the_judge(tmp_path):
     plan = build(write(tmp_path, TURBOMIND.format(urls="['http://10.0.0.5:23333/v1/']")))
     config = plan.configs[0]
-    assert config.name == ("Qwen2.5-7B-Instruct_t0-5_p0-8_k50_rp1-0_rs42_l8192"
-                           "@LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct.py")
+    assert config.name == (
+        "Qwen2.5-7B-Instruct_t0-5_p0-8_k50_rp1-0_rs42_l8192"
+        "@LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct.py"
+    )
     assert config.data["datasets"][0]["eval_cfg"]["evaluator"]["judge"] == {
-        "urls": ["http://10.0.0.5:23333/v1/"], "model": "Qwen/Qwen2.5-72B-Instruct",
-        "prompt": "opencompass"}  # the judge prompt upstream's evaluator sends
+        "urls": ["http://10.0.0.5:23333/v1/"],
+        "model": "Qwen/Qwen2.5-72B-Instruct",
+        "prompt": "opencompass",
+    }  # the judge prompt upstream's evaluator sends
 
 
 def test_openai_template_becomes_api_models_without_keys(tmp_path, capsys):
@@ -149,13 +168,21 @@ def test_openai_template_becomes_api_models_without_keys(tmp_path, capsys):
     plan = build(path)
     assert [c.name for c in plan.configs] == [
         "o3-mini-2025-01-31_t1-0_p1-0_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py",
-        "Deepseek-R1_t1-0_p1-0_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"]
+        "Deepseek-R1_t1-0_p1-0_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py",
+    ]
     o3, r1 = (c.data["models"][0] for c in plan.configs)
     assert (o3["type"], o3["path"], o3["openai_api_base"], o3["key"]) == (
-        "gpassk_oc.models.OpenAICompatible", "o3-mini-2025-01-31",
-        "https://api.openai.com/v1/", "ENV")
+        "gpassk_oc.models.OpenAICompatible",
+        "o3-mini-2025-01-31",
+        "https://api.openai.com/v1/",
+        "ENV",
+    )
     assert (r1["path"], r1["openai_api_base"], r1["query_per_second"], r1["retry"]) == (
-        "deepseek-reasoner", "https://api.deepseek.com", 2, 20)
+        "deepseek-reasoner",
+        "https://api.deepseek.com",
+        2,
+        20,
+    )
     assert "tokenizer_path" not in r1  # a tiktoken name would be downloaded
     for config in plan.configs:
         assert SECRET not in config.text
@@ -164,24 +191,29 @@ def test_openai_template_becomes_api_models_without_keys(tmp_path, capsys):
     assert configgen.main(["-tc", str(path), "-o", str(tmp_path / "out")]) == 0
     err = capsys.readouterr().err
     assert SECRET not in err
-    assert err.splitlines()[0] == ("note: upstream.py: GPassK-style template rewritten onto "
-                                   "gpassk_oc's dataset and evaluator with convention names "
-                                   "(see the file headers)")
+    assert err.splitlines()[0] == (
+        "note: upstream.py: GPassK-style template rewritten onto "
+        "gpassk_oc's dataset and evaluator with convention names "
+        "(see the file headers)"
+    )
 
 
 def test_unsupported_model_type_names_the_field(tmp_path):
-    body = OPENAI.replace("from opencompass.models import OpenAISDK",
-                          "from opencompass.models import HuggingFacewithChatTemplate as OpenAISDK")
+    body = OPENAI.replace(
+        "from opencompass.models import OpenAISDK",
+        "from opencompass.models import HuggingFacewithChatTemplate as OpenAISDK",
+    )
     with pytest.raises(TemplateError) as info:
         build(write(tmp_path, body))
-    assert str(info.value) == ("models[0]: model type 'HuggingFacewithChatTemplate' is not "
-                               "supported in GPassK-style templates (TurboMind or OpenAISDK); "
-                               "use a grid template")
+    assert str(info.value) == (
+        "models[0]: model type 'HuggingFacewithChatTemplate' is not "
+        "supported in GPassK-style templates (TurboMind or OpenAISDK); "
+        "use a grid template"
+    )
 
 
 def test_bad_values_in_gpassk_style_template_fail_like_grid_ones(tmp_path):
-    body = TURBOMIND.format(urls="[]").replace("temperatures = [0.5, 1.0]",
-                                               "temperatures = [70]")
+    body = TURBOMIND.format(urls="[]").replace("temperatures = [0.5, 1.0]", "temperatures = [70]")
     with pytest.raises(TemplateError) as info:
         build(write(tmp_path, body))
     assert str(info.value) == "temperatures: temperature 70 is not in [0, 2]"

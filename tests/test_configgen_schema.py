@@ -4,6 +4,7 @@ model abbrs, and the README's variable table generated from the schema.
 
 Every expected message below is written out by hand.
 """
+
 from __future__ import annotations
 
 import os
@@ -38,74 +39,104 @@ def write(tmp_path: Path, body: str, name: str = "bad.py") -> Path:
 
 
 ERRORS = {
-    "unknown variable": ("temperatuers = [0.3]\n",
-                         "unknown variable 'temperatuers'; did you mean 'temperatures'?"),
+    "unknown variable": (
+        "temperatuers = [0.3]\n",
+        "unknown variable 'temperatuers'; did you mean 'temperatures'?",
+    ),
     "empty list": ("temperatures = []\n", "temperatures: is empty"),
     "empty models": ("llm_infos = []\n", "llm_infos: is empty"),
     "same basename": (
         "llm_infos = [('/exp1/hf', 1, 8), ('/exp2/hf', 1, 8)]\n",
         "llm_infos[1]: name 'hf' is also used by llm_infos[0] (/exp1/hf); their configs "
         "would get the same names: give one an explicit abbr (a 4th element of an "
-        "llm_infos tuple, or abbr= in a dict)"),
-    "duplicate temperature": ("temperatures = [0.3, 0.30]\n",
-                              "temperatures: lists temperature 0.3 twice"),
+        "llm_infos tuple, or abbr= in a dict)",
+    ),
+    "duplicate temperature": (
+        "temperatures = [0.3, 0.30]\n",
+        "temperatures: lists temperature 0.3 twice",
+    ),
     "k > n": ("n = 8\ndel replications\n", "n: k = 16 > n = 8"),
-    "n not multiple": ("n = 40\ndel replications\n",
-                       "n: n = 40 is not a multiple of max(k) = 16"),
-    "temperature 70": ("temperatures = [70]\n",
-                       "temperatures: temperature 70 is not in [0, 2]"),
-    "negative temperature": ("temperatures = [-0.1]\n",
-                             "temperatures: temperature -0.1 is not in [0, 2]"),
-    "temperature alias": ("del temperatures\ntemperature = 2.5\n",
-                          "temperature: temperature 2.5 is not in [0, 2]"),
+    "n not multiple": ("n = 40\ndel replications\n", "n: n = 40 is not a multiple of max(k) = 16"),
+    "temperature 70": ("temperatures = [70]\n", "temperatures: temperature 70 is not in [0, 2]"),
+    "negative temperature": (
+        "temperatures = [-0.1]\n",
+        "temperatures: temperature -0.1 is not in [0, 2]",
+    ),
+    "temperature alias": (
+        "del temperatures\ntemperature = 2.5\n",
+        "temperature: temperature 2.5 is not in [0, 2]",
+    ),
     "top_p zero": ("top_ps = [0.0]\n", "top_ps: top_p 0.0 is not in (0, 1]"),
     "top_p above one": ("top_ps = [1.5]\n", "top_ps: top_p 1.5 is not in (0, 1]"),
-    "flat k-list": ("ks = [4, 8, 16]\n", "ks: [4, 8, 16] is one k-list, but ks is a list "
-                                         "of k-lists; did you mean [[4, 8, 16]]?"),
+    "flat k-list": (
+        "ks = [4, 8, 16]\n",
+        "ks: [4, 8, 16] is one k-list, but ks is a list of k-lists; did you mean [[4, 8, 16]]?",
+    ),
     "k not increasing": ("ks = [[8, 4]]\n", "ks: k-list [8, 4] must be strictly increasing"),
-    "k-list of strings": ("ks = [['4']]\n",
-                          "ks: k-list ['4'] must be a non-empty list of positive integers"),
-    "unknown split": ("dataset_splits = ['AMC', 'amcc']\n",
-                      "dataset_splits: unknown split 'amcc' for LiveMathBench v202412 "
-                      "(known: CNMO, CCEE, AMC, WLPMC, hard); did you mean 'AMC'?"),
-    "split of another version": ("version = '202505'\n",
-                                 "dataset_splits: unknown split 'CNMO' for LiveMathBench "
-                                 "v202505 (known: all, hard)"),
-    "unknown language": ("dataset_languages = ['de']\n",
-                         "dataset_languages: unknown language 'de' for LiveMathBench "
-                         "v202412 (known: cn, en)"),
-    "unknown version": ("version = '202501'\n", "version: unknown LiveMathBench version "
-                                                "'202501' (known: '202412', '202505')"),
-    "urls without judge": ("eval_urls = ['http://127.0.0.1:8000/v1']\n",
-                           "eval_urls: judge URLs set but eval_model_name is not"),
-    "unknown judge prompt": ("eval_prompt = 'paper'\n",
-                             "eval_prompt: must be one of 'auto', 'opencompass', 'gpassk', "
-                             "'en', 'cn', got 'paper'"),
-    "bad url": ("eval_urls = ['127.0.0.1:8000']\neval_model_name = 'j'\n",
-                "eval_urls: must be a list of http(s) URLs, got ['127.0.0.1:8000']"),
-    "bad tp": ("llm_infos = [('a/m', 0, 8)]\n",
-               "llm_infos[0] tensor parallel: must be an integer >= 1, got 0"),
-    "llm_infos shape": ("llm_infos = [('a/m', 1)]\n",
-                        "llm_infos[0]: must be (path, tensor parallel, batch size[, abbr]) "
-                        "or dict(path=..., tp=..., batch_size=..., abbr=...), got ('a/m', 1)"),
+    "k-list of strings": (
+        "ks = [['4']]\n",
+        "ks: k-list ['4'] must be a non-empty list of positive integers",
+    ),
+    "unknown split": (
+        "dataset_splits = ['AMC', 'amcc']\n",
+        "dataset_splits: unknown split 'amcc' for LiveMathBench v202412 "
+        "(known: CNMO, CCEE, AMC, WLPMC, hard); did you mean 'AMC'?",
+    ),
+    "split of another version": (
+        "version = '202505'\n",
+        "dataset_splits: unknown split 'CNMO' for LiveMathBench v202505 (known: all, hard)",
+    ),
+    "unknown language": (
+        "dataset_languages = ['de']\n",
+        "dataset_languages: unknown language 'de' for LiveMathBench v202412 (known: cn, en)",
+    ),
+    "unknown version": (
+        "version = '202501'\n",
+        "version: unknown LiveMathBench version '202501' (known: '202412', '202505')",
+    ),
+    "urls without judge": (
+        "eval_urls = ['http://127.0.0.1:8000/v1']\n",
+        "eval_urls: judge URLs set but eval_model_name is not",
+    ),
+    "unknown judge prompt": (
+        "eval_prompt = 'paper'\n",
+        "eval_prompt: must be one of 'auto', 'opencompass', 'gpassk', 'en', 'cn', got 'paper'",
+    ),
+    "bad url": (
+        "eval_urls = ['127.0.0.1:8000']\neval_model_name = 'j'\n",
+        "eval_urls: must be a list of http(s) URLs, got ['127.0.0.1:8000']",
+    ),
+    "bad tp": (
+        "llm_infos = [('a/m', 0, 8)]\n",
+        "llm_infos[0] tensor parallel: must be an integer >= 1, got 0",
+    ),
+    "llm_infos shape": (
+        "llm_infos = [('a/m', 1)]\n",
+        "llm_infos[0]: must be (path, tensor parallel, batch size[, abbr]) "
+        "or dict(path=..., tp=..., batch_size=..., abbr=...), got ('a/m', 1)",
+    ),
     "both n and replications": ("n = 48\n", "n: set either n or replications, not both"),
     "alias and plural": ("top_p = 0.8\n", "top_ps: set either top_p or top_ps, not both"),
-    "unnameable value": ("temperatures = [1e-05]\n",
-                         "temperatures: temperature 1e-05 cannot be written in a config name"),
-    "at sign in model name": ("llm_infos = [('org/a@b', 1, 8)]\n",
-                              "llm_infos[0]: name 'a@b' contains '@'"),
-    "unknown api model key": ("api_models = [dict(path='m', openai_api_base='http://x/v1', "
-                              "tokenizer='t')]\n",
-                              "api_models[0]: unknown key 'tokenizer'; did you mean "
-                              "'tokenizer_path'?"),
-    "api key literal": ("api_models = [dict(path='m', openai_api_base='http://x/v1', "
-                        "key='sk-abc')]\n",
-                        "api_models[0]: sets 'key': generated files never carry keys; "
-                        "export OPENAI_API_KEY instead"),
+    "unnameable value": (
+        "temperatures = [1e-05]\n",
+        "temperatures: temperature 1e-05 cannot be written in a config name",
+    ),
+    "at sign in model name": (
+        "llm_infos = [('org/a@b', 1, 8)]\n",
+        "llm_infos[0]: name 'a@b' contains '@'",
+    ),
+    "unknown api model key": (
+        "api_models = [dict(path='m', openai_api_base='http://x/v1', tokenizer='t')]\n",
+        "api_models[0]: unknown key 'tokenizer'; did you mean 'tokenizer_path'?",
+    ),
+    "api key literal": (
+        "api_models = [dict(path='m', openai_api_base='http://x/v1', key='sk-abc')]\n",
+        "api_models[0]: sets 'key': generated files never carry keys; "
+        "export OPENAI_API_KEY instead",
+    ),
     "missing grid axis": ("del ks\n", "missing variable 'ks' (or k)"),
     "max_seq_len": ("max_seq_len = 100\n", "max_seq_len: 100 is not above max_out_len = 8192"),
-    "repetition penalty": ("repetition_penalty = 0\n",
-                           "repetition_penalty: 0 is not in (0, inf)"),
+    "repetition penalty": ("repetition_penalty = 0\n", "repetition_penalty: 0 is not in (0, inf)"),
     "bool knob": ("cot = 'yes'\n", "cot: must be True or False, got 'yes'"),
 }
 
@@ -128,8 +159,12 @@ def test_validation_error_through_the_real_script(tmp_path):
     path = write(tmp_path, BASE + "temperatures = [70]\n")
     result = subprocess.run(
         [sys.executable, str(ROOT / "dump_opencompass_configs.py"), "-tc", str(path)],
-        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
-        text=True, timeout=120)
+        cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert result.stderr == "error: bad.py: temperatures: temperature 70 is not in [0, 2]\n"
     assert result.stdout == ""
@@ -160,16 +195,21 @@ def test_unreadable_template(tmp_path):
 
 
 def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
-    path = write(tmp_path, BASE + "eval_urls = []\neval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n",
-                 "tpl.py")
+    path = write(
+        tmp_path, BASE + "eval_urls = []\neval_model_name = 'Qwen/Qwen2.5-72B-Instruct'\n", "tpl.py"
+    )
     plan = build(path)
-    assert plan.notes == ["eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is "
-                          "empty: rule-based checking (as in GPassK); set eval_urls to use "
-                          "the judge"]
+    assert plan.notes == [
+        "eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is "
+        "empty: rule-based checking (as in GPassK); set eval_urls to use "
+        "the judge"
+    ]
     (config,) = plan.configs
     assert config.name == "deepseek-math-7b-rl" + TAIL  # no -judge- part
     assert config.data["datasets"][0]["eval_cfg"]["evaluator"] == {
-        "type": "gpassk_oc.evaluators.GPassKEvaluator", "k": [4, 8, 16]}
+        "type": "gpassk_oc.evaluators.GPassKEvaluator",
+        "k": [4, 8, 16],
+    }
     assert configgen.main(["-tc", str(path), "-o", str(tmp_path / "o")]) == 0
     assert capsys.readouterr().err.splitlines() == [f"note: tpl.py: {plan.notes[0]}"]
 
@@ -180,7 +220,8 @@ def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
         "data_path: 'opencompass/LiveMathBench' is the gated hub dataset: runs need granted "
         "access and a Hugging Face token, and offline runs a local copy; lay it out as "
         "DIR/202412/{split}_{lang}.jsonl and set data_path = '/abs/DIR' (README: \"A local "
-        "LiveMathBench copy\")"]
+        'LiveMathBench copy")'
+    ]
     assert build(write(tmp_path, BASE, "local.py")).notes == []
 
 
@@ -188,23 +229,30 @@ def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
 
 
 def test_llm_infos_fourth_element_and_dict_give_explicit_abbrs(tmp_path):
-    path = write(tmp_path, BASE.replace(
-        "llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
-        "llm_infos = [('/exp1/hf', 1, 8, 'exp1-hf'), "
-        "dict(path='/exp2/hf', tp=2, batch_size=4, abbr='exp2-hf'), ('/exp3/hf', 1, 8)]"))
+    path = write(
+        tmp_path,
+        BASE.replace(
+            "llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
+            "llm_infos = [('/exp1/hf', 1, 8, 'exp1-hf'), "
+            "dict(path='/exp2/hf', tp=2, batch_size=4, abbr='exp2-hf'), ('/exp3/hf', 1, 8)]",
+        ),
+    )
     configs = generate(path)
     assert [c.name for c in configs] == ["exp1-hf" + TAIL, "exp2-hf" + TAIL, "hf" + TAIL]
     models = [c.data["models"][0] for c in configs]
     assert [m["path"] for m in models] == ["/exp1/hf", "/exp2/hf", "/exp3/hf"]
-    assert [(m["engine_config"]["tp"], m["batch_size"]) for m in models] == [
-        (1, 8), (2, 4), (1, 8)]
+    assert [(m["engine_config"]["tp"], m["batch_size"]) for m in models] == [(1, 8), (2, 4), (1, 8)]
 
 
 def test_api_model_abbr_resolves_a_name_clash(tmp_path):
-    path = write(tmp_path, BASE.replace(
-        "llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
-        "llm_infos = [('org/m', 1, 8)]\n"
-        "api_models = [dict(path='m', abbr='m-api', openai_api_base='http://h/v1')]"))
+    path = write(
+        tmp_path,
+        BASE.replace(
+            "llm_infos = [('deepseek-ai/deepseek-math-7b-rl', 8, 64)]",
+            "llm_infos = [('org/m', 1, 8)]\n"
+            "api_models = [dict(path='m', abbr='m-api', openai_api_base='http://h/v1')]",
+        ),
+    )
     assert [c.name for c in generate(path)] == ["m" + TAIL, "m-api" + TAIL]
 
 
@@ -228,9 +276,17 @@ def test_every_variable_is_documented_and_defaults_validate():
 
 
 def test_a_bad_flag_of_the_dump_script_is_one_line():
-    proc = subprocess.run([sys.executable, str(ROOT / "dump_opencompass_configs.py"),
-                           "--config_template_file", "nono1.py", "--gird"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "dump_opencompass_configs.py"),
+            "--config_template_file",
+            "nono1.py",
+            "--gird",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr == ("error: dump_opencompass_configs.py: unrecognized arguments: "
-                           "--gird\n")
+    assert proc.stderr == ("error: dump_opencompass_configs.py: unrecognized arguments: --gird\n")

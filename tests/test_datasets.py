@@ -1,16 +1,16 @@
 """LiveMathBench loading (local layout, hub branch, errors) and the ready configs."""
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
 import pytest
-
 from conftest import E2E_QUESTIONS, write_layout
-from gpassk_oc.core import livemath_data
-from gpassk_oc.core.livemath_data import LiveMathDataError, build_prompt, load_records
-from gpassk_oc.core.naming import dataset_abbr, parse_dataset_abbr
 
+from gpassk_oc.core.data import livemath_data
+from gpassk_oc.core.data.livemath_data import LiveMathDataError, build_prompt, load_records
+from gpassk_oc.core.data.naming import dataset_abbr, parse_dataset_abbr
 from gpassk_oc.datasets import LiveMathBenchDataset
 
 READER = dict(input_columns=["prompt"], output_column="answer")
@@ -39,21 +39,31 @@ def test_prompt_language_cot_and_box(livemath_dir):
     assert "step by step" in en and "\\boxed{}" in en and en.endswith("Compute 7 + 5.")
     assert "step by step" not in build_prompt("Q", "en", cot=False)
     cn = build_prompt("计算", "cn", cot=True)
-    assert "逐步推理" in cn and "\\boxed{}" in cn and "逐步推理" not in build_prompt("计算", "cn", False)
+    assert (
+        "逐步推理" in cn
+        and "\\boxed{}" in cn
+        and "逐步推理" not in build_prompt("计算", "cn", False)
+    )
     rows = load(livemath_dir, cot=False)
     assert all(r["question"] in r["prompt"] and "\\boxed{}" in r["prompt"] for r in rows)
 
 
 def test_base_dataset_replicates_contiguously_and_keeps_our_columns(livemath_dir):
     """Checks the layout the evaluator relies on against OpenCompass's real BaseDataset."""
-    ds = LiveMathBenchDataset(path=str(livemath_dir), dataset_splits=["AMC", "CCEE"],
-                              dataset_languages=["en", "cn"], k=[2, 3], n=3,
-                              abbr="LiveMathBench-v202412-k2_3-r1", reader_cfg=READER)
+    ds = LiveMathBenchDataset(
+        path=str(livemath_dir),
+        dataset_splits=["AMC", "CCEE"],
+        dataset_languages=["en", "cn"],
+        k=[2, 3],
+        n=3,
+        abbr="LiveMathBench-v202412-k2_3-r1",
+        reader_cfg=READER,
+    )
     test = ds.test
     q = len(E2E_QUESTIONS)
     assert len(test) == 3 * q
     ids = test["question_id"]
-    assert ids[:q] == ids[q:2 * q] == ids[2 * q:]  # replica r of question i is row r*q + i
+    assert ids[:q] == ids[q : 2 * q] == ids[2 * q :]  # replica r of question i is row r*q + i
     assert set(test["subdivision"]) == {"LiveMathBench-v202412-k2_3-r1"}  # overwritten
     assert test["idx"][:q] == list(range(q))
     assert test["split"][:q] == [s for s, *_ in E2E_QUESTIONS]
@@ -120,15 +130,22 @@ def test_missing_field_names_file_line_and_field(livemath_dir, missing):
     assert f"{file}:3:" in message and repr(missing) in message
 
 
-@pytest.mark.parametrize("kwargs, needle", [
-    (dict(version="202301"), "unknown LiveMathBench version"),
-    (dict(dataset_splits=["IMO"]), "unknown split 'IMO'"),
-    (dict(dataset_languages=["fr"]), "unknown language 'fr'"),
-    (dict(version="202505", dataset_splits=["all"], dataset_languages=["cn"]),
-     "unknown language 'cn'"),
-    (dict(version="202505", dataset_splits=["AMC"], dataset_languages=["en"]),
-     "unknown split 'AMC'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, needle",
+    [
+        (dict(version="202301"), "unknown LiveMathBench version"),
+        (dict(dataset_splits=["IMO"]), "unknown split 'IMO'"),
+        (dict(dataset_languages=["fr"]), "unknown language 'fr'"),
+        (
+            dict(version="202505", dataset_splits=["all"], dataset_languages=["cn"]),
+            "unknown language 'cn'",
+        ),
+        (
+            dict(version="202505", dataset_splits=["AMC"], dataset_languages=["en"]),
+            "unknown split 'AMC'",
+        ),
+    ],
+)
 def test_unknown_selection(livemath_dir, kwargs, needle):
     with pytest.raises(LiveMathDataError, match=needle):
         load(livemath_dir, **kwargs)
@@ -136,8 +153,9 @@ def test_unknown_selection(livemath_dir, kwargs, needle):
 
 def test_n_smaller_than_max_k_fails_before_loading(tmp_path):
     with pytest.raises(LiveMathDataError, match=r"n=4 is smaller than max\(k\)=8"):
-        LiveMathBenchDataset(path=str(tmp_path / "does-not-exist"), k=[4, 8], n=4,
-                             abbr="x", reader_cfg=READER)
+        LiveMathBenchDataset(
+            path=str(tmp_path / "does-not-exist"), k=[4, 8], n=4, abbr="x", reader_cfg=READER
+        )
 
 
 # --------------------------------------------------------------------------- paths
@@ -186,10 +204,14 @@ def test_hub_id_loads_configs_through_datasets(tmp_path, monkeypatch):
         return [{"question": f"Q {name}", "answer": "1", "question_type": "填空"}]
 
     monkeypatch.setattr(datasets, "load_dataset", fake_load_dataset)
-    rows = load_records("opencompass/LiveMathBench", ["AMC", "hard"], ["cn", "en"],
-                        version="202412")
-    assert calls == [("opencompass/LiveMathBench", f"v202412_{s}_{l}", "test")
-                     for s in ("AMC", "hard") for l in ("cn", "en")]
+    rows = load_records(
+        "opencompass/LiveMathBench", ["AMC", "hard"], ["cn", "en"], version="202412"
+    )
+    assert calls == [
+        ("opencompass/LiveMathBench", f"v202412_{s}_{l}", "test")
+        for s in ("AMC", "hard")
+        for l in ("cn", "en")
+    ]
     assert [r["question_id"] for r in rows] == ["AMC_cn_0", "AMC_en_0", "hard_cn_0", "hard_en_0"]
 
 
@@ -208,9 +230,11 @@ def test_hub_failure_is_one_clear_line(tmp_path, monkeypatch):
         load_records("opencompass/LiveMathBench", ["all"], ["en"], version="202505")
     message = _one_line(exc)
     assert "v202505_all_en" in message and "ConnectionError" in message
-    assert message.endswith("use a local copy instead: lay it out as "
-                            "DIR/202505/{split}_{lang}.jsonl and set the dataset's path "
-                            "(data_path in templates) to DIR")
+    assert message.endswith(
+        "use a local copy instead: lay it out as "
+        "DIR/202505/{split}_{lang}.jsonl and set the dataset's path "
+        "(data_path in templates) to DIR"
+    )
 
 
 def _closed_port() -> int:
@@ -237,12 +261,15 @@ def test_unreachable_hub_fails_fast_before_datasets_retries(tmp_path, monkeypatc
     with pytest.raises(LiveMathDataError) as exc:
         load_records("opencompass/LiveMathBench", ["AMC"], ["en"], version="202412")
     message = _one_line(exc)
-    assert message.startswith(f"hub dataset 'opencompass/LiveMathBench' unreachable at "
-                              f"http://127.0.0.1:{port} (")
-    assert message.endswith("); use a local copy instead: lay it out as "
-                            "DIR/202412/{split}_{lang}.jsonl and set the dataset's path "
-                            "(data_path in templates) to DIR (or set HF_DATASETS_OFFLINE=1 "
-                            "to read a cached download)")
+    assert message.startswith(
+        f"hub dataset 'opencompass/LiveMathBench' unreachable at http://127.0.0.1:{port} ("
+    )
+    assert message.endswith(
+        "); use a local copy instead: lay it out as "
+        "DIR/202412/{split}_{lang}.jsonl and set the dataset's path "
+        "(data_path in templates) to DIR (or set HF_DATASETS_OFFLINE=1 "
+        "to read a cached download)"
+    )
 
 
 def test_gated_hub_without_access_says_so(tmp_path, monkeypatch):
@@ -274,7 +301,8 @@ def test_gated_hub_without_access_says_so(tmp_path, monkeypatch):
         "hub dataset 'opencompass/LiveMathBench' is gated and this machine has no access "
         "(HTTP 401): request access and set HF_TOKEN, or use a local copy instead: lay it "
         "out as DIR/202412/{split}_{lang}.jsonl and set the dataset's path (data_path in "
-        "templates) to DIR")
+        "templates) to DIR"
+    )
 
 
 # --------------------------------------------------------------------------- configs
@@ -292,10 +320,13 @@ def test_configs_load_through_read_base(tmp_path):
 
     imports = "\n".join(
         f"    from gpassk_oc.configs.{name} import livemathbench_datasets as {name}"
-        for name in CONFIGS)
+        for name in CONFIGS
+    )
     user = tmp_path / "user_cfg.py"
-    user.write_text("from mmengine.config import read_base\n\nwith read_base():\n"
-                    f"{imports}\n\ndatasets = {' + '.join(CONFIGS)}\n")
+    user.write_text(
+        "from mmengine.config import read_base\n\nwith read_base():\n"
+        f"{imports}\n\ndatasets = {' + '.join(CONFIGS)}\n"
+    )
     cfg = Config.fromfile(str(user))
     assert len(cfg.datasets) == len(CONFIGS)
     for entry, (name, (base, version, ks, n)) in zip(cfg.datasets, CONFIGS.items()):
@@ -318,7 +349,7 @@ def test_configs_load_through_read_base(tmp_path):
 
 def test_config_split_selection_is_valid():
     for name, (_base, version, _ks, _n) in CONFIGS.items():
-        source = (Path(livemath_data.__file__).parents[1] / "configs" / f"{name}.py").read_text()
+        source = (Path(livemath_data.__file__).parents[2] / "configs" / f"{name}.py").read_text()
         namespace: dict = {}
         # the selection lines are literals: check them against the known versions
         for line in source.splitlines():
@@ -326,18 +357,22 @@ def test_config_split_selection_is_valid():
             if line.startswith(("dataset_splits=", "dataset_languages=")):
                 key, value = line.split("=", 1)
                 namespace[key] = eval(value)  # literal list
-        livemath_data.check_selection(version, namespace["dataset_splits"],
-                                      namespace["dataset_languages"])
+        livemath_data.check_selection(
+            version, namespace["dataset_splits"], namespace["dataset_languages"]
+        )
 
 
 def test_core_modules_never_import_opencompass():
     import subprocess
     import sys
 
-    code = ("import sys; import gpassk_oc.core.livemath_data, gpassk_oc.core.gpass_eval, "
-            "gpassk_oc.core.sim_endpoint; "
-            "print([m for m in sys.modules if m.split('.')[0] == 'opencompass'])")
+    code = (
+        "import sys; import gpassk_oc.core.data.livemath_data, gpassk_oc.core.scoring.gpass_eval, "
+        "gpassk_oc.demo.sim_endpoint; "
+        "print([m for m in sys.modules if m.split('.')[0] == 'opencompass'])"
+    )
     root = Path(__file__).resolve().parents[1]
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
-                         text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"

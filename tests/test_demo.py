@@ -4,6 +4,7 @@ unit tests of the truth computation and the config plumbing.
 The truth oracle here enumerates all 2^k Bernoulli outcome vectors with exact
 fractions — independently of scipy and of the hypergeometric metric core.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -18,13 +19,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import offline_env
+
 from gpassk_oc import configgen
-from gpassk_oc.log import use_cli_format
+from gpassk_oc.core.scoring.metric_names import report_metrics as metric_keys
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
-from gpassk_oc.metric_names import report_metrics as metric_keys
+from gpassk_oc.log import use_cli_format
 
 QUICK_N = 8  # demo.py's k-list [4, 8] with --quick's replications = [1]
 K = 8
@@ -67,7 +68,8 @@ def test_truth_matches_bernoulli_enumeration(k):
     for key in keys:
         expected = sum(brute_truth(key, p) for p in ps) / len(ps)
         assert demo.true_metric(key, [float(p) for p in ps]) == pytest.approx(
-            float(expected), abs=1e-12), key
+            float(expected), abs=1e-12
+        ), key
 
 
 @pytest.mark.parametrize("n,k", [(8, 4), (8, 8), (16, 8), (10, 3)])
@@ -76,7 +78,7 @@ def test_estimators_are_unbiased_for_the_truth(n, k):
     truth: the report's hypergeometric estimators and the demo's truth agree."""
     from scipy.stats import binom
 
-    from gpassk_oc.core.stats import metric_per_c
+    from gpassk_oc.core.scoring.stats import metric_per_c
 
     ps = [0.03, 0.35, 0.5, 0.9295]
     for key in metric_keys(k):
@@ -91,15 +93,21 @@ def test_truth_distinguishes_threshold_rounding():
     # k=5, τ=0.5 needs m=3 (not 2): a wrong ceiling moves the value by P(X = 2)
     p = 0.4
     assert demo.true_metric("G-Pass@5_0.5", [p]) == pytest.approx(
-        float(_tail_by_enumeration(5, Fraction(2, 5), 3)))
+        float(_tail_by_enumeration(5, Fraction(2, 5), 3))
+    )
     assert demo.true_metric("G-Pass@5_0.5", [p]) != pytest.approx(
-        float(_tail_by_enumeration(5, Fraction(2, 5), 2)))
+        float(_tail_by_enumeration(5, Fraction(2, 5), 2))
+    )
 
 
 def test_simulated_probabilities_are_as_documented():
     for position in range(8):
-        assert demo.success_probability(demo.SHAKY, position, 0) == pytest.approx(0.5 + 0.05 * position)
-        assert demo.success_probability(demo.STEADY, position, 0) == (0.97 if position < 3 else 0.03)
+        assert demo.success_probability(demo.SHAKY, position, 0) == pytest.approx(
+            0.5 + 0.05 * position
+        )
+        assert demo.success_probability(demo.STEADY, position, 0) == (
+            0.97 if position < 3 else 0.03
+        )
     # hotter sampling pulls toward 0.5 (never past it)
     for model in demo.MODELS:
         for position in range(8):
@@ -123,8 +131,11 @@ def test_demo_plan_overrides_url_data_and_quick(tmp_path):
 
 
 def test_cli_failure_is_one_line_with_log_path(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(demo, "opencompass_command",
-                        lambda: [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"])
+    monkeypatch.setattr(
+        demo,
+        "opencompass_command",
+        lambda: [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"],
+    )
     args = demo.build_parser().parse_args(["--quick", "--output", str(tmp_path / "out")])
     use_cli_format()  # as `gpassk-oc demo` does, onto the captured stderr
     assert demo.run(args) == 1
@@ -148,13 +159,20 @@ def _listening(port: int) -> bool:
 def demo_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo") / "gpassk_demo_output"
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "gpassk_oc.cli", "demo", "--quick",
-                           "--output", str(out)], cwd=out.parent, env=offline_env(),
-                          capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpassk_oc.cli", "demo", "--quick", "--output", str(out)],
+        cwd=out.parent,
+        env=offline_env(),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     seconds = time.monotonic() - start
     if proc.returncode != 0:
-        pytest.fail(f"demo failed (rc={proc.returncode}) after {seconds:.0f} s:\n"
-                    f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+        pytest.fail(
+            f"demo failed (rc={proc.returncode}) after {seconds:.0f} s:\n"
+            f"{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+        )
     return out, proc, seconds
 
 
@@ -204,7 +222,8 @@ def test_estimates_are_within_sampling_noise_of_the_truth(demo_run):
         # overall (32 questions): every metric; per split x language (8 questions, too
         # few for the indicator-like @8 estimators at n = k = 8): accuracy only
         blocks = [(row["metrics"], row["truth"], metric_keys(K))] + [
-            (s["metrics"], s["truth"], ["pass@1"]) for s in row["splits"].values()]
+            (s["metrics"], s["truth"], ["pass@1"]) for s in row["splits"].values()
+        ]
         assert len(blocks) == 1 + 4  # overall + AMC/CCEE x en/cn
         for metrics, truth, keys in blocks:
             q = metrics["pass@1"]["n_questions"]
@@ -250,7 +269,7 @@ def test_truth_uses_the_documented_probabilities(demo_run):
     for row in _rows(out):
         sim = row["simulation"]
         lam = min(1.0, demo.TEMPERATURE_PULL * sim["temperature"])
-        for qid, p in sim["p"].items():
+        for qid, _p in sim["p"].items():
             split, lang, _ = qid.split("/")
             assert split in problems.SPLITS and lang in problems.LANGUAGES
         values = sorted(set(round(p, 6) for p in sim["p"].values()))
@@ -270,8 +289,11 @@ def test_stable_model_has_the_smaller_stability_gap(demo_run):
     by_model = {r["base_model"]: r for r in _rows(out)}
     gap = {m: by_model[m]["metrics"][f"gap@{K}"]["value"] for m in demo.MODELS}
     assert gap[demo.STEADY] < gap[demo.SHAKY]
-    direct = {m: by_model[m]["metrics"][f"pass@{K}"]["value"]
-              - by_model[m]["metrics"][f"G-Pass@{K}_1.0"]["value"] for m in demo.MODELS}
+    direct = {
+        m: by_model[m]["metrics"][f"pass@{K}"]["value"]
+        - by_model[m]["metrics"][f"G-Pass@{K}_1.0"]["value"]
+        for m in demo.MODELS
+    }
     assert direct[demo.STEADY] < direct[demo.SHAKY]
 
 

@@ -1,4 +1,5 @@
 """Every bundled demo answer is re-derived here by brute force, independently."""
+
 import itertools
 import json
 import math
@@ -28,19 +29,19 @@ DERIVED = {
     "1170": sum(_divisors(360)),
     "30": sum(1 for a in range(1, 721) if 720 % a == 0),
     "\\frac{5}{12}": Fraction(
-        sum(1 for a, b in itertools.product(range(1, 7), repeat=2) if a + b in _primes_upto(12)),
-        36),
+        sum(1 for a, b in itertools.product(range(1, 7), repeat=2) if a + b in _primes_upto(12)), 36
+    ),
     "2_mod": pow(2, 100, 7),
     "24": _trailing_zeros(100),
     "15": next(n for n in range(1, 100) if math.factorial(n) % 1000 == 0),
     "37": sum(1 for x in range(-4, 5) for y in range(-4, 5) if x * x + y * y <= 10),
-    "2_max": round(max(x ** 3 - 3 * x for x in xs), 9),
+    "2_max": round(max(x**3 - 3 * x for x in xs), 9),
     "155": sum(2 + 3 * i for i in range(10)),
-    "255": sum(2 ** i for i in range(8)),
+    "255": sum(2**i for i in range(8)),
     "35": sum(1 for _ in itertools.combinations(range(7), 3)),
     "2_dist": abs(3 * 1 + 4 * 2 - 1) / math.hypot(3, 4),
     "trig": math.sin(math.radians(15)) ** 2 + math.cos(math.radians(75)) ** 2,
-    "80": sum(1 for bits in itertools.product([0, 1], repeat=5) if sum(bits) == 3) * 2 ** 3,
+    "80": sum(1 for bits in itertools.product([0, 1], repeat=5) if sum(bits) == 3) * 2**3,
     "6": abs(4 * 3 - 0 * 1) / 2,
 }
 
@@ -53,9 +54,27 @@ def _value(answer: str) -> float:
     return float(answer)
 
 
-EXPECTED = [DERIVED[k] for k in
-            ["41", "1170", "30", "\\frac{5}{12}", "2_mod", "24", "15", "37",
-             "2_max", "155", "255", "35", "2_dist", "trig", "80", "6"]]
+EXPECTED = [
+    DERIVED[k]
+    for k in [
+        "41",
+        "1170",
+        "30",
+        "\\frac{5}{12}",
+        "2_mod",
+        "24",
+        "15",
+        "37",
+        "2_max",
+        "155",
+        "255",
+        "35",
+        "2_dist",
+        "trig",
+        "80",
+        "6",
+    ]
+]
 
 
 @pytest.mark.parametrize("index", range(len(P.PROBLEMS)))

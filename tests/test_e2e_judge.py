@@ -19,6 +19,7 @@ Two CLI runs in one work dir (``-w outputs``):
 Expected metrics come from brute force over k-subsets with fractions (conftest), judge
 call counts from the data table below — never from gpassk_oc's own rule code.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,16 +32,19 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
 from conftest import brute_g_pass, brute_mg_pass, offline_env, run_cli, write_layout
 from judge_server import JudgeServer
-
 from opencompass.datasets.livemathbench.prompts import JUDGE_PROMPT_CN, JUDGE_PROMPT_EN
 
-from gpassk_oc.core.judge import PROMPT_CN, PROMPT_EN
-from gpassk_oc.core.judge_cache import judgement_key
-from gpassk_oc.core.sim_endpoint import (NO_ANSWER_REPLY, WRONG_ANSWER, ExactCountsResponder, SimEndpoint,
-                                         SimQuestion)
+from gpassk_oc.core.judging.judge import PROMPT_CN, PROMPT_EN
+from gpassk_oc.core.judging.judge_cache import judgement_key
+from gpassk_oc.demo.sim_endpoint import (
+    NO_ANSWER_REPLY,
+    WRONG_ANSWER,
+    ExactCountsResponder,
+    SimEndpoint,
+    SimQuestion,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -59,14 +63,38 @@ CACHE_DIRNAME = ".gpassk_judge_cache"  # spelled out: the test pins the document
 #:  forms the rules cannot decide (hand-labelled), whether the model's wrong answer
 #:  -987654321 is undecidable against this gold (text/symbolic golds) or plainly wrong)
 QUESTIONS = [
-    ("AMC", "en", "Which day of the week comes right after Monday?", r"\text{Tuesday}",
-     ("Tuesday is the day", r"\text{Tuesday}"), 5, {"Tuesday is the day"}, True),
-    ("AMC", "en", "In how many ways can 2 of n+1 people be chosen?", r"\frac{n(n+1)}{2}",
-     ("C_{n+1}^{2}", "n(n+1)/2"), 3, {"C_{n+1}^{2}"}, True),
+    (
+        "AMC",
+        "en",
+        "Which day of the week comes right after Monday?",
+        r"\text{Tuesday}",
+        ("Tuesday is the day", r"\text{Tuesday}"),
+        5,
+        {"Tuesday is the day"},
+        True,
+    ),
+    (
+        "AMC",
+        "en",
+        "In how many ways can 2 of n+1 people be chosen?",
+        r"\frac{n(n+1)}{2}",
+        ("C_{n+1}^{2}", "n(n+1)/2"),
+        3,
+        {"C_{n+1}^{2}"},
+        True,
+    ),
     ("AMC", "cn", "计算 3 乘以 4。", "12", ("12",), 3, set(), False),
     ("CCEE", "en", "Compute 7 + 5.", "12", ("12", "12.0"), 8, set(), False),
-    ("CCEE", "cn", "星期一的下一天是星期几？", r"\text{星期二}",
-     ("答案是星期二这一天", r"\text{星期二}"), 2, {"答案是星期二这一天"}, True),
+    (
+        "CCEE",
+        "cn",
+        "星期一的下一天是星期几？",
+        r"\text{星期二}",
+        ("答案是星期二这一天", r"\text{星期二}"),
+        2,
+        {"答案是星期二这一天"},
+        True,
+    ),
 ]
 
 
@@ -100,9 +128,9 @@ def expected_metrics(counts):
     for k in KS:
         for tau in TAUS:
             out[f"G-Pass@{k}_{tau}"] = float(
-                sum(brute_g_pass(N, c, k, tau) for c in counts) / len(counts) * 100)
-        out[f"mG-Pass@{k}"] = float(sum(brute_mg_pass(N, c, k) for c in counts)
-                                    / len(counts) * 100)
+                sum(brute_g_pass(N, c, k, tau) for c in counts) / len(counts) * 100
+            )
+        out[f"mG-Pass@{k}"] = float(sum(brute_mg_pass(N, c, k) for c in counts) / len(counts) * 100)
     out["pass@1"] = float(Fraction(sum(counts), N * len(counts)) * 100)
     return out
 
@@ -118,7 +146,7 @@ def expected_all():
 
 
 def dataset_block(abbr, judge):
-    return f'''dict(
+    return f"""dict(
     type=LiveMathBenchDataset, abbr={abbr!r}, path='data/LiveMathBench', version='202412',
     dataset_splits=['AMC', 'CCEE'], dataset_languages=['en', 'cn'], cot=True, k={KS!r}, n={N},
     reader_cfg=dict(input_columns=['prompt'], output_column='answer'),
@@ -128,12 +156,12 @@ def dataset_block(abbr, judge):
         retriever=dict(type=ZeroRetriever),
         inferencer=dict(type=GenInferencer, max_out_len=512)),
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator, judge={judge!r})),
-)'''
+)"""
 
 
 def config(model_url, datasets):
     """A user-style config; the judge is configured only through ``judge=dict(...)``."""
-    return f'''
+    return f"""
 from opencompass.openicl.icl_inferencer import GenInferencer
 from opencompass.openicl.icl_prompt_template import PromptTemplate
 from opencompass.openicl.icl_retriever import ZeroRetriever
@@ -149,7 +177,7 @@ models = [dict(
     query_per_second=200, retry=1, max_seq_len=4096, max_out_len=512, batch_size=24,
     run_cfg=dict(num_gpus=0),
 )]
-'''
+"""
 
 
 def timestamps(work_dir: Path):
@@ -157,15 +185,19 @@ def timestamps(work_dir: Path):
 
 
 def task_logs(run_dir: Path) -> str:
-    return "\n".join(f"--- {p}\n{p.read_text(errors='replace')}"
-                     for p in sorted((run_dir / "logs").rglob("*.out")))
+    return "\n".join(
+        f"--- {p}\n{p.read_text(errors='replace')}"
+        for p in sorted((run_dir / "logs").rglob("*.out"))
+    )
 
 
 @pytest.fixture(scope="module")
 def judged_runs(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("oc_judge")
     write_layout(cwd / "data" / "LiveMathBench", QUESTIONS)
-    sims = [SimQuestion(text=q, gold=g, correct_forms=forms) for _s, _l, q, g, forms, *_ in QUESTIONS]
+    sims = [
+        SimQuestion(text=q, gold=g, correct_forms=forms) for _s, _l, q, g, forms, *_ in QUESTIONS
+    ]
     responder = ExactCountsResponder(sims, {q[2]: q[5] for q in QUESTIONS}, n=N)
     with SimEndpoint(responder, models=["sim-model"]) as sim, JudgeServer(judge_truth()) as judge:
         judge_cfg = dict(urls=[judge.url], model=JUDGE_MODEL)
@@ -178,8 +210,10 @@ def judged_runs(tmp_path_factory):
         ts1 = stamps[-1] if stamps else ""
         results1 = work / ts1 / "results" / MODEL_ABBR / f"{ABBR}.json"
         if first.returncode != 0 or not results1.exists():
-            pytest.fail(f"first run failed (rc={first.returncode}):\n{first.stdout[-3000:]}\n"
-                        f"{first.stderr[-3000:]}\n{task_logs(work / ts1)[-6000:] if ts1 else ''}")
+            pytest.fail(
+                f"first run failed (rc={first.returncode}):\n{first.stdout[-3000:]}\n"
+                f"{first.stderr[-3000:]}\n{task_logs(work / ts1)[-6000:] if ts1 else ''}"
+            )
         judge_requests_1 = judge.requests
         judge_calls_1 = dict(judge.calls)
         judge_models_1 = dict(judge.models)
@@ -195,32 +229,49 @@ def judged_runs(tmp_path_factory):
         shutil.copytree(work / ts1 / "predictions", work / ts2 / "predictions")
         # a second dataset abbr over the same predictions, judged by a dead endpoint
         for abbr in (DOWN_ABBR, LMJ_ABBR):
-            shutil.copy(work / ts2 / "predictions" / MODEL_ABBR / f"{ABBR}.json",
-                        work / ts2 / "predictions" / MODEL_ABBR / f"{abbr}.json")
+            shutil.copy(
+                work / ts2 / "predictions" / MODEL_ABBR / f"{ABBR}.json",
+                work / ts2 / "predictions" / MODEL_ABBR / f"{abbr}.json",
+            )
         with socket.socket() as s:  # a port nothing listens on once this socket closes
             s.bind(("127.0.0.1", 0))
             dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
-        down_cfg = dict(urls=[dead], model="down-judge", max_retries=1, backoff_base=0.01,
-                        timeout=5)
+        down_cfg = dict(
+            urls=[dead], model="down-judge", max_retries=1, backoff_base=0.01, timeout=5
+        )
         lmj_cfg = dict(urls=[judge.url], model=LMJ_MODEL)
-        (cwd / "cfg2.py").write_text(config(sim.url, [(ABBR, judge_cfg), (DOWN_ABBR, down_cfg),
-                                                      (LMJ_ABBR, lmj_cfg)]))
+        (cwd / "cfg2.py").write_text(
+            config(sim.url, [(ABBR, judge_cfg), (DOWN_ABBR, down_cfg), (LMJ_ABBR, lmj_cfg)])
+        )
         sim_requests = sim.num_requests
         received_1 = len(judge.received)
         start = time.monotonic()
-        second = run_cli(cwd, ["cfg2.py", "-w", "outputs", "--dump-eval-details",
-                               "-m", "eval", "-r", "latest"], offline_env())
+        second = run_cli(
+            cwd,
+            ["cfg2.py", "-w", "outputs", "--dump-eval-details", "-m", "eval", "-r", "latest"],
+            offline_env(),
+        )
         second_seconds = time.monotonic() - start
-        yield dict(cwd=cwd, work=work, ts1=ts1, ts2=ts2, first=first, second=second,
-                   results1=json.loads(results1.read_text()),
-                   results2_path=work / ts2 / "results" / MODEL_ABBR / f"{ABBR}.json",
-                   down_path=work / ts2 / "results" / MODEL_ABBR / f"{DOWN_ABBR}.json",
-                   judge_requests_1=judge_requests_1, judge_calls_1=judge_calls_1,
-                   received_2=judge.received[received_1:],
-                   lmj_path=work / ts2 / "results" / MODEL_ABBR / f"{LMJ_ABBR}.json",
-                   judge_unknown=list(judge.unknown), judge_models_1=judge_models_1,
-                   sim_requests_2=sim.num_requests - sim_requests, dead=dead,
-                   seconds=(first_seconds, second_seconds))
+        yield dict(
+            cwd=cwd,
+            work=work,
+            ts1=ts1,
+            ts2=ts2,
+            first=first,
+            second=second,
+            results1=json.loads(results1.read_text()),
+            results2_path=work / ts2 / "results" / MODEL_ABBR / f"{ABBR}.json",
+            down_path=work / ts2 / "results" / MODEL_ABBR / f"{DOWN_ABBR}.json",
+            judge_requests_1=judge_requests_1,
+            judge_calls_1=judge_calls_1,
+            received_2=judge.received[received_1:],
+            lmj_path=work / ts2 / "results" / MODEL_ABBR / f"{LMJ_ABBR}.json",
+            judge_unknown=list(judge.unknown),
+            judge_models_1=judge_models_1,
+            sim_requests_2=sim.num_requests - sim_requests,
+            dead=dead,
+            seconds=(first_seconds, second_seconds),
+        )
 
 
 def test_metrics_equal_independent_values(judged_runs):
@@ -230,8 +281,11 @@ def test_metrics_equal_independent_values(judged_runs):
     details = results["details"]
     assert [d["c"] for d in details] == [q[5] for q in QUESTIONS]
     assert all(d["n"] == N and None not in d["correct"] for d in details)
-    assert (results["run"]["check"], results["accounting"]["unjudged"],
-            results["run"]["judge"]["model"]) == ("cascade", 0, JUDGE_MODEL)
+    assert (
+        results["run"]["check"],
+        results["accounting"]["unjudged"],
+        results["run"]["judge"]["model"],
+    ) == ("cascade", 0, JUDGE_MODEL)
 
 
 def test_judge_called_once_per_unique_undecided_pair(judged_runs):
@@ -252,8 +306,9 @@ def test_judge_called_once_per_unique_undecided_pair(judged_runs):
         shown = [NO_ANSWER_REPLY if e is None else e for e in detail["extracted"]]
         judged = [a for a, src in zip(shown, detail["source"]) if src == "judge"]
         assert all((question, a) in truth for a in judged)
-        assert sum(src == "judge" for src in detail["source"]) == \
-            sum((question, a) in truth for a in shown)
+        assert sum(src == "judge" for src in detail["source"]) == sum(
+            (question, a) in truth for a in shown
+        )
 
 
 def test_accounting_is_consistent(judged_runs):
@@ -267,14 +322,19 @@ def test_accounting_is_consistent(judged_runs):
     assert sources.count("rule") == r["rule_decided"]
     # every reply is non-empty: a reply without an answer goes to the judge, not no_answer
     assert r["no_answer"] == r["rule_undecided"] == 0
-    assert sources.count("judge") >= sum(1 for *_x, c, _f, _w in QUESTIONS
-                                         for j in range(c, N) if j % 2)
+    assert sources.count("judge") >= sum(
+        1 for *_x, c, _f, _w in QUESTIONS for j in range(c, N) if j % 2
+    )
     assert r["excluded_questions"] == {str(k): 0 for k in KS}
 
 
 def cache_records(work: Path):
-    return [json.loads(line) for f in (work / CACHE_DIRNAME).glob("judgements-*.jsonl")
-            for line in f.read_text().splitlines() if line.strip()]
+    return [
+        json.loads(line)
+        for f in (work / CACHE_DIRNAME).glob("judgements-*.jsonl")
+        for line in f.read_text().splitlines()
+        if line.strip()
+    ]
 
 
 def sha16(text):
@@ -295,22 +355,28 @@ def test_cache_lives_in_the_work_dir(judged_runs):
     for rec in lines:
         lang = language[rec["question"]]
         version = f"gpassk-{lang}:{sha16(PROMPT_EN if lang == 'en' else PROMPT_CN)}"
-        assert rec["key"] == judgement_key(JUDGE_MODEL, version, rec["question"], rec["gold"],
-                                           rec["answer"]), rec
+        assert rec["key"] == judgement_key(
+            JUDGE_MODEL, version, rec["question"], rec["gold"], rec["answer"]
+        ), rec
     assert not any((judged_runs["work"] / judged_runs["ts1"]).rglob("judgements-*.jsonl"))
 
 
 def test_livemath_judge_receives_exactly_opencompass_prompt(judged_runs):
     """The judge named LiveMath-Judge gets OpenCompass's own prompt text, formatted here
     from the constants OpenCompass ships, once per undecided pair, in the item's language."""
-    sent = [(prompt, tokens) for model, prompt, tokens in judged_runs["received_2"]
-            if model == LMJ_MODEL]
+    sent = [
+        (prompt, tokens)
+        for model, prompt, tokens in judged_runs["received_2"]
+        if model == LMJ_MODEL
+    ]
     gold = {q[2]: q[3] for q in QUESTIONS}
     language = {q[2]: q[1] for q in QUESTIONS}
     expected = sorted(
         (JUDGE_PROMPT_EN if language[q] == "en" else JUDGE_PROMPT_CN).format(
-            question=q, gold_answer=gold[q], answer=a)
-        for q, a in judge_truth())
+            question=q, gold_answer=gold[q], answer=a
+        )
+        for q, a in judge_truth()
+    )
     assert sorted(p for p, _ in sent) == expected
     assert {tokens for _, tokens in sent} == {8192}  # OpenCompass's request size
     assert {language[q] for q, _ in judge_truth()} == {"en", "cn"}  # both prompts exercised
@@ -325,23 +391,32 @@ def test_livemath_judge_receives_exactly_opencompass_prompt(judged_runs):
     assert (judge["model"], judge["prompt_name"], acc["unjudged"]) == (LMJ_MODEL, "opencompass", 0)
     assert judge["prompt_versions"] == {
         lang: f"opencompass-{lang}:{sha16(text)}"
-        for lang, text in (("en", JUDGE_PROMPT_EN), ("cn", JUDGE_PROMPT_CN))}
+        for lang, text in (("en", JUDGE_PROMPT_EN), ("cn", JUDGE_PROMPT_CN))
+    }
     assert acc["judged"] == len(judge_truth()) and acc["cache_hit_pairs"] == 0
     assert judged_runs["results1"]["run"]["judge"]["prompt_name"] == "gpassk"
-    lines = [rec for rec in cache_records(judged_runs["work"])
-             if rec["task"] == f"{MODEL_ABBR}/{LMJ_ABBR}"]
+    lines = [
+        rec
+        for rec in cache_records(judged_runs["work"])
+        if rec["task"] == f"{MODEL_ABBR}/{LMJ_ABBR}"
+    ]
     assert len(lines) == len(judge_truth())
     for rec in lines:
         lang = language[rec["question"]]
-        version = f"opencompass-{lang}:{sha16(JUDGE_PROMPT_EN if lang == 'en' else JUDGE_PROMPT_CN)}"
-        assert rec["key"] == judgement_key(LMJ_MODEL, version, rec["question"], rec["gold"],
-                                           rec["answer"]), rec
+        version = (
+            f"opencompass-{lang}:{sha16(JUDGE_PROMPT_EN if lang == 'en' else JUDGE_PROMPT_CN)}"
+        )
+        assert rec["key"] == judgement_key(
+            LMJ_MODEL, version, rec["question"], rec["gold"], rec["answer"]
+        ), rec
 
 
 def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
     second = judged_runs["second"]
     path = judged_runs["results2_path"]
-    assert path.exists(), f"{second.stdout[-3000:]}\n{task_logs(judged_runs['work'] / judged_runs['ts2'])[-5000:]}"
+    assert path.exists(), (
+        f"{second.stdout[-3000:]}\n{task_logs(judged_runs['work'] / judged_runs['ts2'])[-5000:]}"
+    )
     assert [m for m, *_ in judged_runs["received_2"] if m == JUDGE_MODEL] == []
     assert judged_runs["sim_requests_2"] == 0
     results = json.loads(path.read_text())
@@ -349,8 +424,7 @@ def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
     for key in expected_all():
         assert results[key] == first[key], key
     acc, first_acc = results["accounting"], first["accounting"]
-    assert (acc["judge_calls"], acc["judged"], acc["cache_hit_pairs"]) == \
-        (0, 0, len(judge_truth()))
+    assert (acc["judge_calls"], acc["judged"], acc["cache_hit_pairs"]) == (0, 0, len(judge_truth()))
     assert acc["cache_hits"] == first_acc["judged_samples"]
     assert [d["correct"] for d in results["details"]] == [d["correct"] for d in first["details"]]
     # `-r latest` took the new timestamp, not the cache dir
@@ -360,12 +434,20 @@ def test_new_timestamp_reuses_cache_with_zero_judge_calls(judged_runs):
 def test_judge_down_fails_the_eval_task_with_its_message(judged_runs):
     logs = task_logs(judged_runs["work"] / judged_runs["ts2"])
     assert not judged_runs["down_path"].exists()
-    log = next((p for p in (judged_runs["work"] / judged_runs["ts2"] / "logs" / "eval")
-                .rglob(f"{DOWN_ABBR}.out")), None)
+    log = next(
+        (
+            p
+            for p in (judged_runs["work"] / judged_runs["ts2"] / "logs" / "eval").rglob(
+                f"{DOWN_ABBR}.out"
+            )
+        ),
+        None,
+    )
     assert log is not None, logs[-3000:]
     text = log.read_text(errors="replace")
-    undecided = sum(1 for d in judged_runs["results1"]["details"]
-                    for s in d["source"] if s == "judge")
+    undecided = sum(
+        1 for d in judged_runs["results1"]["details"] for s in d["source"] if s == "judge"
+    )
     assert "UnjudgedError" in text, text[-3000:]
     assert f"{undecided} of {N * len(QUESTIONS)} samples" in text
     assert "ConnectError" in text and judged_runs["dead"].split("//")[1].split("/")[0] in text

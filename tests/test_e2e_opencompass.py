@@ -1,8 +1,9 @@
 """End to end through the real ``opencompass`` CLI (LocalRunner task subprocesses), offline.
 
 Expected values are computed here by brute force over every k-subset of the n samples
-with exact fractions — independently of ``gpassk_oc.metrics``.
+with exact fractions — independently of ``gpassk_oc.core.scoring.metrics``.
 """
+
 from __future__ import annotations
 
 import csv
@@ -12,16 +13,39 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-
-from conftest import (brute_g_pass, brute_mg_pass, E2E_DATASET_ABBR, E2E_KS, E2E_MODEL_ABBR, E2E_N, E2E_QUESTIONS,
-                      E2E_TEMPERATURE, E2E_TOP_P, e2e_config, offline_env, run_cli)
+from conftest import (
+    E2E_DATASET_ABBR,
+    E2E_KS,
+    E2E_MODEL_ABBR,
+    E2E_N,
+    E2E_QUESTIONS,
+    E2E_TEMPERATURE,
+    E2E_TOP_P,
+    brute_g_pass,
+    brute_mg_pass,
+    e2e_config,
+    offline_env,
+    run_cli,
+)
 
 pytestmark = pytest.mark.e2e
 
 THRESHOLDS = ["0.0", "0.25", "0.5", "0.75", "1.0"]
-DETAIL_SCHEMA = {"index": int, "question_id": str, "split": str, "language": str,
-                 "question_type": str, "question": str, "gold": str, "extracted": list,
-                 "correct": list, "c": int, "n": int, "source": list, "found": list}
+DETAIL_SCHEMA = {
+    "index": int,
+    "question_id": str,
+    "split": str,
+    "language": str,
+    "question_type": str,
+    "question": str,
+    "gold": str,
+    "extracted": list,
+    "correct": list,
+    "c": int,
+    "n": int,
+    "source": list,
+    "found": list,
+}
 
 
 def expected_metrics(counts: list[int]) -> dict[str, float]:
@@ -30,8 +54,9 @@ def expected_metrics(counts: list[int]) -> dict[str, float]:
         for tau in THRESHOLDS:
             mean = sum(brute_g_pass(E2E_N, c, k, tau) for c in counts) / len(counts)
             out[f"G-Pass@{k}_{tau}"] = float(mean * 100)
-        out[f"mG-Pass@{k}"] = float(sum(brute_mg_pass(E2E_N, c, k) for c in counts)
-                                    / len(counts) * 100)
+        out[f"mG-Pass@{k}"] = float(
+            sum(brute_mg_pass(E2E_N, c, k) for c in counts) / len(counts) * 100
+        )
     out["pass@1"] = float(Fraction(sum(counts), E2E_N * len(counts)) * 100)
     return out
 
@@ -75,14 +100,19 @@ def test_details_schema_and_counts(oc_run):
     assert isinstance(details, list) and len(details) == len(E2E_QUESTIONS)
     seen_ids = set()
     for index, (detail, (split, lang, question, gold, _forms, c)) in enumerate(
-            zip(details, E2E_QUESTIONS)):
+        zip(details, E2E_QUESTIONS)
+    ):
         # 'found' (how the answer was located) is optional in the results schema
         assert set(DETAIL_SCHEMA) <= set(detail) <= set(DETAIL_SCHEMA) | {"found"}, detail.keys()
         for key, typ in DETAIL_SCHEMA.items():
             assert isinstance(detail[key], typ), (key, detail[key])
         assert detail["index"] == index
-        assert (detail["split"], detail["language"], detail["question"], detail["gold"]) == \
-            (split, lang, question, gold)
+        assert (detail["split"], detail["language"], detail["question"], detail["gold"]) == (
+            split,
+            lang,
+            question,
+            gold,
+        )
         assert detail["n"] == E2E_N == len(detail["extracted"]) == len(detail["correct"])
         assert detail["c"] == c == sum(v is True for v in detail["correct"])
         assert all(v in (True, False, None) for v in detail["correct"])
@@ -130,24 +160,32 @@ def test_broken_plugin_import_is_reported_in_task_log(oc_run, tmp_path):
     # reuse the predictions of the main run; only the eval task runs (-m eval -r)
     cwd = tmp_path / "broken"
     shutil.copytree(oc_run.cwd / "data", cwd / "data")
-    shutil.copytree(oc_run.run_dir / "predictions",
-                    cwd / "outputs" / oc_run.timestamp / "predictions")
+    shutil.copytree(
+        oc_run.run_dir / "predictions", cwd / "outputs" / oc_run.timestamp / "predictions"
+    )
     shadow = tmp_path / "shadow"
     (shadow / "math_verify").mkdir(parents=True)
     (shadow / "math_verify" / "__init__.py").write_text(
-        "raise ImportError('simulated: libmathverify.so is missing')\n")
+        "raise ImportError('simulated: libmathverify.so is missing')\n"
+    )
     # evaluator given as a dotted string, as in a dumped config: only the task imports it
-    (cwd / "cfg.py").write_text(e2e_config(
-        oc_run.endpoint.url, evaluator_type="'gpassk_oc.evaluators.GPassKEvaluator'"))
-    proc = run_cli(cwd, ["cfg.py", "-w", "outputs", "-m", "eval", "-r", oc_run.timestamp,
-                         "--max-num-workers", "1"], offline_env([str(shadow)]))
+    (cwd / "cfg.py").write_text(
+        e2e_config(oc_run.endpoint.url, evaluator_type="'gpassk_oc.evaluators.GPassKEvaluator'")
+    )
+    proc = run_cli(
+        cwd,
+        ["cfg.py", "-w", "outputs", "-m", "eval", "-r", oc_run.timestamp, "--max-num-workers", "1"],
+        offline_env([str(shadow)]),
+    )
     logs = [proc.stdout, proc.stderr] + [
-        p.read_text(errors="replace") for p in (cwd / "outputs").rglob("logs/eval/**/*.out")]
+        p.read_text(errors="replace") for p in (cwd / "outputs").rglob("logs/eval/**/*.out")
+    ]
     text = "\n".join(logs)
     assert "simulated: libmathverify.so is missing" in text, text[-4000:]
     assert "gpassk_oc: importing gpassk_oc.evaluators failed" in text
-    assert not (cwd / "outputs" / oc_run.timestamp / "results" / E2E_MODEL_ABBR /
-                f"{E2E_DATASET_ABBR}.json").exists()
+    assert not (
+        cwd / "outputs" / oc_run.timestamp / "results" / E2E_MODEL_ABBR / f"{E2E_DATASET_ABBR}.json"
+    ).exists()
 
 
 def test_relative_data_path_resolved_in_the_cli_cwd(oc_run):

@@ -7,6 +7,7 @@ is generated from a template and run through ``--slurm``; every task must be a S
 and the results must equal brute-force values from the counts the endpoint was told to
 serve. The test never skips: without root, apt-get or the packages it fails, saying why.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,11 +17,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conftest import ROOT, E2E_KS, E2E_N, E2E_QUESTIONS, offline_env, run_cli, write_layout
-from gpassk_oc.core.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion
+from conftest import E2E_KS, E2E_N, E2E_QUESTIONS, ROOT, offline_env, run_cli, write_layout
 from slurm_cluster import ClusterError, ensure_packages, start_cluster
 from test_e2e_opencompass import expected_all
+
+from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion
 
 #: Per model, how many of the n answers to each E2E question are correct. Different
 #: multisets, so swapped or mixed-up results cannot pass.
@@ -30,8 +31,10 @@ COUNTS = {
 }
 TEMPERATURE, TOP_P = 0.7, 0.9
 #: Names by the documented convention (README, "Names"): hand-written, not computed.
-MODEL_ABBRS = {"sim-a": "sim-a_t0-7_p0-9_k50_rp1-0_rs42_l512",
-               "sim-b": "sim-b_t0-7_p0-9_k50_rp1-0_rs42_l512"}
+MODEL_ABBRS = {
+    "sim-a": "sim-a_t0-7_p0-9_k50_rp1-0_rs42_l512",
+    "sim-b": "sim-b_t0-7_p0-9_k50_rp1-0_rs42_l512",
+}
 DATASET_ABBR = "LiveMathBench-v202412-k2_4-r2"
 CLI_TIMEOUT = 600
 
@@ -40,12 +43,16 @@ class PerModelResponder:
     """One exact-counts responder per served model name."""
 
     def __init__(self, counts: dict[str, list[int]]):
-        questions = [SimQuestion(text=q, gold=g, correct_forms=forms)
-                     for _, _, q, g, forms, _ in E2E_QUESTIONS]
+        questions = [
+            SimQuestion(text=q, gold=g, correct_forms=forms)
+            for _, _, q, g, forms, _ in E2E_QUESTIONS
+        ]
         self.by_model = {
-            model: ExactCountsResponder(questions, {q.text: c for q, c in zip(questions, cs)},
-                                        n=E2E_N)
-            for model, cs in counts.items()}
+            model: ExactCountsResponder(
+                questions, {q.text: c for q, c in zip(questions, cs)}, n=E2E_N
+            )
+            for model, cs in counts.items()
+        }
 
     def __call__(self, model: str, messages: list, params: dict) -> str:
         return self.by_model[model](model, messages, params)
@@ -55,7 +62,9 @@ def grid_template(url: str, data_path: Path) -> str:
     """A grid template: the two models × one temperature, top_p, k-list and replication."""
     models = ",\n    ".join(
         f"dict(path={m!r}, openai_api_base={url!r}, batch_size=24, query_per_second=200, "
-        f"retry=1, timeout=60)" for m in COUNTS)
+        f"retry=1, timeout=60)"
+        for m in COUNTS
+    )
     return f"""\
 api_models = [
     {models},
@@ -78,9 +87,19 @@ def build_grid_config(template: Path, out_dir: Path) -> Path:
     ``python dump_opencompass_configs.py --config_template_file T --output_dir D --grid``
     prints the grid file's path as its last stdout line."""
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "dump_opencompass_configs.py"), "--config_template_file",
-         str(template), "--output_dir", str(out_dir), "--grid"],
-        capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            str(ROOT / "dump_opencompass_configs.py"),
+            "--config_template_file",
+            str(template),
+            "--output_dir",
+            str(out_dir),
+            "--grid",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if proc.returncode != 0:
         pytest.fail(f"dump --grid failed (rc={proc.returncode}): {proc.stderr.strip()}")
     grid = Path(proc.stdout.strip().splitlines()[-1])
@@ -114,22 +133,48 @@ def slurm_run(tmp_path_factory, slurm_cluster):
         grid = build_grid_config(template, cwd / "configs")
         env = {**offline_env(), **slurm_cluster.env()}
         try:
-            proc = run_cli(cwd, [str(grid), "-w", "outputs", "--slurm", "-p",
-                                 slurm_cluster.partition, "--dump-eval-details"], env,
-                           timeout=CLI_TIMEOUT)
+            proc = run_cli(
+                cwd,
+                [
+                    str(grid),
+                    "-w",
+                    "outputs",
+                    "--slurm",
+                    "-p",
+                    slurm_cluster.partition,
+                    "--dump-eval-details",
+                ],
+                env,
+                timeout=CLI_TIMEOUT,
+            )
         except subprocess.TimeoutExpired:  # the fixture's teardown cancels the jobs
-            pytest.fail(f"opencompass --slurm did not finish within {CLI_TIMEOUT} s; "
-                        f"jobs: {slurm_cluster.jobs()}\n{slurm_cluster.logs()}")
+            pytest.fail(
+                f"opencompass --slurm did not finish within {CLI_TIMEOUT} s; "
+                f"jobs: {slurm_cluster.jobs()}\n{slurm_cluster.logs()}"
+            )
         requests = endpoint.num_requests
     stamps = sorted((cwd / "outputs").glob("2*"))
     run_dir = stamps[-1] if stamps else cwd / "outputs"
-    logs = "\n".join([proc.stdout[-4000:], proc.stderr[-4000:]] + [
-        f"--- {p}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(run_dir.rglob("*.out"))])
+    logs = "\n".join(
+        [proc.stdout[-4000:], proc.stderr[-4000:]]
+        + [
+            f"--- {p}\n{p.read_text(errors='replace')[-3000:]}"
+            for p in sorted(run_dir.rglob("*.out"))
+        ]
+    )
     if proc.returncode != 0 or not stamps:
-        pytest.fail(f"opencompass --slurm failed (rc={proc.returncode}):\n{logs[-12000:]}\n"
-                    f"{slurm_cluster.logs()}")
-    return dict(cwd=cwd, run_dir=run_dir, requests=requests, jobs=slurm_cluster.jobs(),
-                partition=slurm_cluster.partition, logs=logs)
+        pytest.fail(
+            f"opencompass --slurm failed (rc={proc.returncode}):\n{logs[-12000:]}\n"
+            f"{slurm_cluster.logs()}"
+        )
+    return dict(
+        cwd=cwd,
+        run_dir=run_dir,
+        requests=requests,
+        jobs=slurm_cluster.jobs(),
+        partition=slurm_cluster.partition,
+        logs=logs,
+    )
 
 
 # --------------------------------------------------------------------------- tests
@@ -158,8 +203,11 @@ def test_results_equal_brute_force_values(slurm_run, model):
     for key, value in expected.items():
         assert key in results, f"missing {key}"
         assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
-    assert (results["run"]["n"], results["run"]["num_questions"],
-            results["accounting"]["unjudged"]) == (E2E_N, len(E2E_QUESTIONS), 0)
+    assert (
+        results["run"]["n"],
+        results["run"]["num_questions"],
+        results["accounting"]["unjudged"],
+    ) == (E2E_N, len(E2E_QUESTIONS), 0)
     assert [d["c"] for d in results["details"]] == COUNTS[model]
 
 
@@ -189,8 +237,11 @@ def test_a_cluster_that_does_not_come_up_is_torn_down(slurm_cluster):
     first = str(exc.value).splitlines()[0]
     assert first.startswith("Slurm test: ") and "in time" in first, first
     assert not _processes_mentioning("gpasskdoomed")  # its slurmd runs with -N gpasskdoomedn1
-    assert not [d for d in Path("/tmp").glob("gpassk-slurm-*") if (d / "slurm.conf").is_file()
-                and "gpasskdoomed" in (d / "slurm.conf").read_text()]  # its directory is gone
+    assert not [
+        d
+        for d in Path("/tmp").glob("gpassk-slurm-*")
+        if (d / "slurm.conf").is_file() and "gpasskdoomed" in (d / "slurm.conf").read_text()
+    ]  # its directory is gone
 
 
 # --------------------------------------------------------------------------- no cluster: fail, never skip

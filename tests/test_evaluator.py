@@ -1,22 +1,29 @@
 """GPassKEvaluator on OpenCompass's real BaseDataset replication, against brute force."""
+
 from __future__ import annotations
 
 import json
 from fractions import Fraction
 
 import pytest
-
 from conftest import E2E_QUESTIONS, brute_g_pass, brute_mg_pass
 
 from gpassk_oc.datasets import LiveMathBenchDataset
 from gpassk_oc.evaluators import GPassKEvaluator
+
 READER = dict(input_columns=["prompt"], output_column="answer")
 
 
 def replicated(livemath_dir, n, k):
-    return LiveMathBenchDataset(path=str(livemath_dir), dataset_splits=["AMC", "CCEE"],
-                                dataset_languages=["en", "cn"], k=k, n=n,
-                                abbr=f"LiveMathBench-v202412-k{k}-r1", reader_cfg=READER).test
+    return LiveMathBenchDataset(
+        path=str(livemath_dir),
+        dataset_splits=["AMC", "CCEE"],
+        dataset_languages=["en", "cn"],
+        k=k,
+        n=n,
+        abbr=f"LiveMathBench-v202412-k{k}-r1",
+        reader_cfg=READER,
+    ).test
 
 
 def predictions_for(test_set, counts, n):
@@ -31,8 +38,9 @@ def predictions_for(test_set, counts, n):
 
 
 def run(evaluator, test_set, preds, k, n):
-    return evaluator.evaluate(k, n, test_set, predictions=preds,
-                              references=test_set["answer"], test_set=test_set)
+    return evaluator.evaluate(
+        k, n, test_set, predictions=preds, references=test_set["answer"], test_set=test_set
+    )
 
 
 def assert_json_plain(value):
@@ -62,16 +70,21 @@ def test_matches_brute_force_overall_and_per_group(livemath_dir):
             for tau in taus:
                 exact = sum(brute_g_pass(n, c, k, tau) for c in cs) / len(cs)
                 assert result[f"{prefix}G-Pass@{k}_{tau}"] == pytest.approx(
-                    float(exact * 100), abs=1e-12)
+                    float(exact * 100), abs=1e-12
+                )
             exact_mg = sum(brute_mg_pass(n, c, k) for c in cs) / len(cs)
-            assert result[f"{prefix}mG-Pass@{k}"] == pytest.approx(float(exact_mg * 100),
-                                                                   abs=1e-12)
+            assert result[f"{prefix}mG-Pass@{k}"] == pytest.approx(float(exact_mg * 100), abs=1e-12)
         assert result[f"{prefix}pass@1"] == pytest.approx(
-            float(Fraction(sum(cs), n * len(cs)) * 100), abs=1e-12)
+            float(Fraction(sum(cs), n * len(cs)) * 100), abs=1e-12
+        )
     assert [d["c"] for d in result["details"]] == counts
     run_info, accounting = result["run"], result["accounting"]
-    assert (run_info["n"], run_info["num_questions"], run_info["ks"], accounting["unjudged"]) \
-        == (n, len(counts), ks, 0)
+    assert (run_info["n"], run_info["num_questions"], run_info["ks"], accounting["unjudged"]) == (
+        n,
+        len(counts),
+        ks,
+        0,
+    )
     assert_json_plain(result)
 
 
@@ -114,9 +127,21 @@ def test_details_schema_and_extraction(livemath_dir):
     preds = ["no answer here"] + [f"\\boxed{{{a}}}" for a in test_set["answer"][1:]]
     result = run(GPassKEvaluator(), test_set, preds, 2, n)
     first = result["details"][0]
-    assert list(first) == ["index", "question_id", "split", "language", "question_type",
-                           "question", "gold", "extracted", "correct", "source", "found",
-                           "c", "n"]
+    assert list(first) == [
+        "index",
+        "question_id",
+        "split",
+        "language",
+        "question_type",
+        "question",
+        "gold",
+        "extracted",
+        "correct",
+        "source",
+        "found",
+        "c",
+        "n",
+    ]
     assert first["extracted"] == [None, "12"] and first["correct"] == [False, True]
     # rules mode: a reply without an answer is scored wrong and marked as undecided (the
     # judge would see it in cascade mode)
@@ -139,8 +164,9 @@ def test_k_larger_than_n_is_refused(livemath_dir):
 
 
 def test_score_is_a_per_sample_rule_check():
-    result = GPassKEvaluator().score(["\\boxed{0.5}", "\\boxed{3}", "none"],
-                                     ["\\frac{1}{2}", "4", "1"])
+    result = GPassKEvaluator().score(
+        ["\\boxed{0.5}", "\\boxed{3}", "none"], ["\\frac{1}{2}", "4", "1"]
+    )
     assert result["accuracy"] == pytest.approx(100 / 3)
     assert [d["correct"] for d in result["details"]] == [True, False, False]
 
@@ -164,7 +190,7 @@ def test_unknown_class_name_is_explained():
     stream = io.StringIO()
     sink = logger.add(stream, format="{message}")
     try:
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 - any lookup failure will do
             if ICL_EVALUATORS.get("gpassk_oc.evaluators.DoesNotExist") is None:
                 raise KeyError("not in the registry")
     finally:
@@ -184,9 +210,10 @@ def test_mmengine_swallows_plain_import_errors(tmp_path, monkeypatch):
 
 # --------------------------------------------------------------------------- property
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
-from gpassk_oc.core.gpass_eval import build_results, group_replicas  # noqa: E402
+from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)
@@ -200,8 +227,10 @@ def test_core_results_match_brute_force_for_random_counts(data):
     flat = [r < counts[i] for r in range(n) for i in range(q)]
     ids = [f"AMC_en_{i}" for _ in range(n) for i in range(q)]
     correct = group_replicas(flat, n, ids)
-    rows = [dict(question_id=f"AMC_en_{i}", split="AMC", language="en", question="q",
-                 answer="1") for i in range(q)]
+    rows = [
+        dict(question_id=f"AMC_en_{i}", split="AMC", language="en", question="q", answer="1")
+        for i in range(q)
+    ]
     result = build_results(n=n, ks=ks, rows=rows, extracted=[["1"] * n] * q, correct=correct)
     for k in ks:
         for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):
@@ -213,16 +242,21 @@ def test_core_results_match_brute_force_for_random_counts(data):
     assert [d["c"] for d in result["details"]] == counts
 
 
-
 def test_opencompass_own_evaluator_crashes_where_ours_works(livemath_dir, tmp_path):
     """The issue's premise, kept as a regression fence: OpenCompass 0.5.4's
     LiveMathBenchEvaluator reads the language from `subdivision`, which BaseDataset has
     overwritten with the abbr, and fails on a local-data run."""
     from opencompass.datasets.livemathbench import LiveMathBenchEvaluator
 
-    test_set = LiveMathBenchDataset(path=str(livemath_dir), dataset_splits=["AMC"],
-                                    dataset_languages=["en"], k=1, n=1,
-                                    abbr="LiveMathBench-v202412", reader_cfg=READER).test
+    test_set = LiveMathBenchDataset(
+        path=str(livemath_dir),
+        dataset_splits=["AMC"],
+        dataset_languages=["en"],
+        k=1,
+        n=1,
+        abbr="LiveMathBench-v202412",
+        reader_cfg=READER,
+    ).test
     preds = [f"\\boxed{{{a}}}" for a in test_set["answer"]]
     theirs = LiveMathBenchEvaluator(model_name="", url=[])
     theirs._out_dir = str(tmp_path / "oc")
@@ -236,10 +270,11 @@ def test_opencompass_own_evaluator_crashes_where_ours_works(livemath_dir, tmp_pa
 import socket  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import gpassk_oc.evaluators as evaluators_module  # noqa: E402
-from gpassk_oc.core.grading import GradeResult, UnjudgedError  # noqa: E402
-from gpassk_oc.evaluators import CACHE_DIRNAME, default_cache_location  # noqa: E402
 from judge_server import JudgeServer  # noqa: E402
+
+import gpassk_oc.evaluators as evaluators_module  # noqa: E402
+from gpassk_oc.core.judging.grading import GradeResult, UnjudgedError  # noqa: E402
+from gpassk_oc.evaluators import CACHE_DIRNAME, default_cache_location  # noqa: E402
 
 JUDGE = dict(urls=["http://127.0.0.1:9/v1"], model="judge-m")
 
@@ -273,21 +308,24 @@ def test_judge_checks_need_a_judge(check):
         GPassKEvaluator(check=check)
 
 
-@pytest.mark.parametrize("judge, field", [
-    (dict(model="m"), "judge.urls"),
-    (dict(urls=[], model="m"), "judge.urls"),
-    (dict(urls=["127.0.0.1:8000"], model="m"), "judge.urls"),
-    (dict(urls=["http://h/v1"]), "judge.model"),
-    (dict(urls=["http://h/v1"], model=""), "judge.model"),
-    (dict(urls=["http://h/v1"], model="m", temprature=0), "judge.temprature"),
-    (dict(urls=["http://h/v1"], model="m", concurrency=0), "judge.concurrency"),
-    (dict(urls=["http://h/v1"], model="m", max_retries=-1), "judge.max_retries"),
-    (dict(urls=["http://h/v1"], model="m", timeout=0), "judge.timeout"),
-    (dict(urls=["http://h/v1"], model="m", prompt="fr"), "judge.prompt"),
-    (dict(urls=["http://h/v1"], model="m", api_key_env=3), "judge.api_key_env"),
-    (dict(urls=["http://h/v1"], model="m", api_key="sk-..."), "no API key"),
-    ("http://h/v1", "judge must be a dict"),
-])
+@pytest.mark.parametrize(
+    "judge, field",
+    [
+        (dict(model="m"), "judge.urls"),
+        (dict(urls=[], model="m"), "judge.urls"),
+        (dict(urls=["127.0.0.1:8000"], model="m"), "judge.urls"),
+        (dict(urls=["http://h/v1"]), "judge.model"),
+        (dict(urls=["http://h/v1"], model=""), "judge.model"),
+        (dict(urls=["http://h/v1"], model="m", temprature=0), "judge.temprature"),
+        (dict(urls=["http://h/v1"], model="m", concurrency=0), "judge.concurrency"),
+        (dict(urls=["http://h/v1"], model="m", max_retries=-1), "judge.max_retries"),
+        (dict(urls=["http://h/v1"], model="m", timeout=0), "judge.timeout"),
+        (dict(urls=["http://h/v1"], model="m", prompt="fr"), "judge.prompt"),
+        (dict(urls=["http://h/v1"], model="m", api_key_env=3), "judge.api_key_env"),
+        (dict(urls=["http://h/v1"], model="m", api_key="sk-..."), "no API key"),
+        ("http://h/v1", "judge must be a dict"),
+    ],
+)
 def test_judge_validated_at_construction(judge, field):
     with pytest.raises(ValueError) as info:
         GPassKEvaluator(judge=judge)
@@ -296,8 +334,11 @@ def test_judge_validated_at_construction(judge, field):
 
 
 def test_judge_dict_accepts_config_fields():
-    evaluator = GPassKEvaluator(judge=dict(urls="http://h:1/v1", model="m", prompt="cn",
-                                           concurrency=2, timeout=5, max_retries=1))
+    evaluator = GPassKEvaluator(
+        judge=dict(
+            urls="http://h:1/v1", model="m", prompt="cn", concurrency=2, timeout=5, max_retries=1
+        )
+    )
     assert evaluator.judge_config.urls == ["http://h:1/v1"]
     assert (evaluator.judge_config.prompt, evaluator.judge_config.concurrency) == ("cn", 2)
 
@@ -347,8 +388,9 @@ def test_rules_mode_calls_grade_once(livemath_dir, monkeypatch):
     monkeypatch.setattr(evaluators_module, "grade", spy)
     n, counts = 3, [3, 2, 0, 1, 3, 2, 1, 0, 3]
     test_set = replicated(livemath_dir, n, 3)
-    result = run(GPassKEvaluator(progress=False), test_set,
-                 predictions_for(test_set, counts, n), 3, n)
+    result = run(
+        GPassKEvaluator(progress=False), test_set, predictions_for(test_set, counts, n), 3, n
+    )
     assert len(calls) == 1
     items, policy = calls[0]
     assert policy.check == "rules" and policy.judge is None and policy.cache_dir is None
@@ -357,8 +399,14 @@ def test_rules_mode_calls_grade_once(livemath_dir, monkeypatch):
     assert [d["c"] for d in result["details"]] == counts
     samples = n * len(counts)
     acc = result["accounting"]
-    assert (result["run"]["check"], acc["samples"], acc["rule_decided"], acc["judge_calls"],
-            acc["unjudged"], acc["cache_hits"]) == ("rules", samples, samples, 0, 0, 0)
+    assert (
+        result["run"]["check"],
+        acc["samples"],
+        acc["rule_decided"],
+        acc["judge_calls"],
+        acc["unjudged"],
+        acc["cache_hits"],
+    ) == ("rules", samples, samples, 0, 0, 0)
     # predictions_for gives each question 2 distinct answers at most: gold and -4242
     assert acc["rule_checks"] <= 2 * len(counts)
 
@@ -379,11 +427,13 @@ def oracle_metrics(correct_rows, ks, taus):
         eligible = [(c, m) for c, m in cn if m >= k]
         for tau in taus:
             if eligible:
-                out[f"G-Pass@{k}_{tau}"] = float(sum(brute_g_pass(m, c, k, tau)
-                                                     for c, m in eligible) / len(eligible) * 100)
+                out[f"G-Pass@{k}_{tau}"] = float(
+                    sum(brute_g_pass(m, c, k, tau) for c, m in eligible) / len(eligible) * 100
+                )
         if eligible:
-            out[f"mG-Pass@{k}"] = float(sum(brute_mg_pass(m, c, k) for c, m in eligible)
-                                        / len(eligible) * 100)
+            out[f"mG-Pass@{k}"] = float(
+                sum(brute_mg_pass(m, c, k) for c, m in eligible) / len(eligible) * 100
+            )
         out[f"excluded@{k}"] = sum(1 for _, m in cn if m < k)
     judged = [(c, m) for c, m in cn if m]
     out["pass@1"] = float(sum(Fraction(c, m) for c, m in judged) / len(judged) * 100)
@@ -392,35 +442,42 @@ def oracle_metrics(correct_rows, ks, taus):
 
 def test_unjudged_samples_are_excluded_per_question(livemath_dir):
     T, F, U = True, False, None
-    rows = [[T, T, F, T, U, U],   # n_q 4
-            [U, U, U, U, U, T],   # n_q 1: only k <= 1 would count
-            [U] * 6,              # n_q 0: excluded everywhere, also from pass@1
-            [T, F, T, F, T, F],
-            [F, F, U, F, F, F],
-            [T, T, T, U, T, T],
-            [T] * 6, [F] * 6, [U, T, U, F, U, T]]
+    rows = [
+        [T, T, F, T, U, U],  # n_q 4
+        [U, U, U, U, U, T],  # n_q 1: only k <= 1 would count
+        [U] * 6,  # n_q 0: excluded everywhere, also from pass@1
+        [T, F, T, F, T, F],
+        [F, F, U, F, F, F],
+        [T, T, T, U, T, T],
+        [T] * 6,
+        [F] * 6,
+        [U, T, U, F, U, T],
+    ]
     n, ks = 6, [2, 4, 6]
 
     class Fixed(GPassKEvaluator):  # a grader with a known unjudged pattern
         def _grade(self, items):
-            return GradeResult(extracted=[["1"] * n for _ in items], correct=rows,
-                               source=[["judge" if v is not None else "unjudged" for v in r]
-                                       for r in rows], counts={})
+            return GradeResult(
+                extracted=[["1"] * n for _ in items],
+                correct=rows,
+                source=[["judge" if v is not None else "unjudged" for v in r] for r in rows],
+                counts={},
+            )
 
     test_set = replicated(livemath_dir, n, ks)
     result = run(Fixed(progress=False), test_set, ["x"] * len(test_set), ks, n)
     taus = ["0.0", "0.25", "0.5", "0.75", "1.0"]
     expected = oracle_metrics(rows, ks, taus)
     for k in ks:
-        assert result["accounting"]["excluded_questions"][str(k)] == \
-            expected.pop(f"excluded@{k}")
+        assert result["accounting"]["excluded_questions"][str(k)] == expected.pop(f"excluded@{k}")
     for key, value in expected.items():
         assert result[key] == pytest.approx(value, abs=1e-12), key
     # n_q: 4 1 0 6 5 5 6 6 3
     assert result["accounting"]["excluded_questions"] == {"2": 2, "4": 3, "6": 6}
     assert result["accounting"]["unjudged"] == sum(v is None for r in rows for v in r)
-    assert [(d["c"], d["n"]) for d in result["details"]] == \
-        [(sum(v is True for v in r), sum(v is not None for v in r)) for r in rows]
+    assert [(d["c"], d["n"]) for d in result["details"]] == [
+        (sum(v is True for v in r), sum(v is not None for v in r)) for r in rows
+    ]
     # group AMC/cn = questions 3, 4 (n_q 6, 5): k=6 only question 3 counts
     assert result["AMC/cn/G-Pass@6_1.0"] == 0.0
     assert result["AMC/cn/G-Pass@6_0.0"] == 100.0
@@ -437,16 +494,26 @@ def text_dataset(tmp_path):
     from conftest import write_layout
 
     rows = [("AMC", "en", TEXT_Q, r"\text{Tuesday}"), ("AMC", "en", "Compute 7 + 5.", "12")]
-    return LiveMathBenchDataset(path=str(write_layout(tmp_path / "lmb", rows)),
-                                dataset_splits=["AMC"], dataset_languages=["en"], k=2, n=4,
-                                abbr="LiveMathBench-v202412-k2-r2", reader_cfg=READER).test
+    return LiveMathBenchDataset(
+        path=str(write_layout(tmp_path / "lmb", rows)),
+        dataset_splits=["AMC"],
+        dataset_languages=["en"],
+        k=2,
+        n=4,
+        abbr="LiveMathBench-v202412-k2-r2",
+        reader_cfg=READER,
+    ).test
 
 
 TEXT_PREDS = [  # replica-major: (text question, numeric question) per replica
-    "so \\boxed{Tuesday is the day}", "\\boxed{12}",
-    "so \\boxed{Tuesday is the day}", "\\boxed{13}",
-    "\\boxed{\\text{Tuesday}}", "",  # an empty reply: nothing to judge (no_answer)
-    "\\boxed{Wednesday for sure}", "\\boxed{12.0}",
+    "so \\boxed{Tuesday is the day}",
+    "\\boxed{12}",
+    "so \\boxed{Tuesday is the day}",
+    "\\boxed{13}",
+    "\\boxed{\\text{Tuesday}}",
+    "",  # an empty reply: nothing to judge (no_answer)
+    "\\boxed{Wednesday for sure}",
+    "\\boxed{12.0}",
 ]
 
 
@@ -459,8 +526,7 @@ def test_cascade_judges_each_undecided_pair_once_and_caches(tmp_path):
     truth = {(TEXT_Q, "Tuesday is the day"): True, (TEXT_Q, "Wednesday for sure"): False}
     test_set = text_dataset(tmp_path)
     with JudgeServer(truth) as server:
-        evaluator = GPassKEvaluator(judge=dict(urls=[server.url], model="judge-m"),
-                                    progress=False)
+        evaluator = GPassKEvaluator(judge=dict(urls=[server.url], model="judge-m"), progress=False)
         cache = in_task_dir(evaluator, tmp_path)
         result = run(evaluator, test_set, TEXT_PREDS, 2, 4)
         assert dict(server.calls) == {pair: 1 for pair in truth}  # replicas share a label
@@ -468,9 +534,15 @@ def test_cascade_judges_each_undecided_pair_once_and_caches(tmp_path):
         assert result["details"][0]["source"] == ["judge", "judge", "rule", "judge"]
         assert result["details"][1]["correct"] == [True, False, False, True]
         acc = result["accounting"]
-        assert (result["run"]["check"], acc["judge_calls"], acc["judged"], acc["samples"],
-                acc["judged_samples"], acc["rule_decided"], acc["no_answer"]) == \
-            ("cascade", 2, 2, 8, 3, 5, 1)
+        assert (
+            result["run"]["check"],
+            acc["judge_calls"],
+            acc["judged"],
+            acc["samples"],
+            acc["judged_samples"],
+            acc["rule_decided"],
+            acc["no_answer"],
+        ) == ("cascade", 2, 2, 8, 3, 5, 1)
         assert result["run"]["judge"]["model"] == "judge-m"
         assert acc["judge_cache"] == str(cache) and list(cache.glob("judgements-*.jsonl"))
         # a new evaluator (another task / rerun) in another timestamp of the same work dir
@@ -493,9 +565,12 @@ def closed_port_url() -> str:
 
 def test_judge_down_fails_with_unjudged_error(tmp_path):
     test_set = text_dataset(tmp_path)
-    evaluator = GPassKEvaluator(judge=dict(urls=[closed_port_url()], model="judge-m",
-                                           max_retries=1, backoff_base=0.01, timeout=2),
-                                progress=False)
+    evaluator = GPassKEvaluator(
+        judge=dict(
+            urls=[closed_port_url()], model="judge-m", max_retries=1, backoff_base=0.01, timeout=2
+        ),
+        progress=False,
+    )
     cache = in_task_dir(evaluator, tmp_path)
     with pytest.raises(UnjudgedError) as info:
         run(evaluator, test_set, TEXT_PREDS, 2, 4)
@@ -506,9 +581,11 @@ def test_judge_down_fails_with_unjudged_error(tmp_path):
 
 def test_judge_down_within_allowance_excludes_unjudged(tmp_path):
     test_set = text_dataset(tmp_path)
-    evaluator = GPassKEvaluator(judge=dict(urls=[closed_port_url()], model="judge-m",
-                                           max_retries=0, timeout=2),
-                                max_unjudged=0.5, progress=False)
+    evaluator = GPassKEvaluator(
+        judge=dict(urls=[closed_port_url()], model="judge-m", max_retries=0, timeout=2),
+        max_unjudged=0.5,
+        progress=False,
+    )
     in_task_dir(evaluator, tmp_path)
     result = run(evaluator, test_set, TEXT_PREDS, 2, 4)
     text, numeric = result["details"]

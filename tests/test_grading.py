@@ -3,6 +3,7 @@
 Expected labels and pair counts are written by hand from the data below, not computed by
 the code under test.
 """
+
 import json
 import os
 import signal
@@ -13,11 +14,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from gpassk_oc.core.grading import GradingPolicy, UnjudgedError, grade
-from gpassk_oc.core.judge import JudgeConfig
-
 from judge_server import JudgeServer
+
+from gpassk_oc.core.judging.grading import GradingPolicy, UnjudgedError, grade
+from gpassk_oc.core.judging.judge import JudgeConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 Q1, Q2, Q3 = "Compute 2/4.", "Expand (x+1)^2 - 2x.", "中国的首都是哪里？"
@@ -28,34 +28,68 @@ def box(ans: str) -> str:
 
 
 ITEMS = [
-    {"question": Q1, "gold": r"\frac{1}{2}", "language": "en",
-     "responses": [box("0.5"), box(r"\dfrac12"), box("1/2"), box("0.6"), "I give up.",
-                   box(r"\text{one half}"), box(r"\text{one half}")]},
-    {"question": Q2, "gold": "x^2+1", "language": "en",
-     "responses": [box("1+x^2"), box("x^2+2"), box("x^2+2"), box("2 + x^2"), box(r"x^2 + 1")]},
-    {"question": Q3, "gold": "北京", "language": "cn",
-     "responses": [box("北京"), "答案是 上海。", box("上海"), box("上海"), box("南京")]},
+    {
+        "question": Q1,
+        "gold": r"\frac{1}{2}",
+        "language": "en",
+        "responses": [
+            box("0.5"),
+            box(r"\dfrac12"),
+            box("1/2"),
+            box("0.6"),
+            "I give up.",
+            box(r"\text{one half}"),
+            box(r"\text{one half}"),
+        ],
+    },
+    {
+        "question": Q2,
+        "gold": "x^2+1",
+        "language": "en",
+        "responses": [box("1+x^2"), box("x^2+2"), box("x^2+2"), box("2 + x^2"), box(r"x^2 + 1")],
+    },
+    {
+        "question": Q3,
+        "gold": "北京",
+        "language": "cn",
+        "responses": [box("北京"), "答案是 上海。", box("上海"), box("上海"), box("南京")],
+    },
     # a replica of Q1: its pair is shared with the first item
-    {"question": Q1, "gold": r"\frac{1}{2}", "language": "en",
-     "responses": [box(r"\text{one half}"), box("0.5")]},
+    {
+        "question": Q1,
+        "gold": r"\frac{1}{2}",
+        "language": "en",
+        "responses": [box(r"\text{one half}"), box("0.5")],
+    },
 ]
 # the pairs the rules cannot decide, with the judge's ground truth
-TRUTH = {(Q1, r"\text{one half}"): True, (Q2, "x^2+2"): False, (Q2, "2 + x^2"): False,
-         (Q3, "上海"): False, (Q3, "南京"): False,
-         (Q1, "I give up."): False}  # no answer found: the judge sees the whole reply
-EXPECTED = [[True, True, True, False, False, True, True],
-            [True, False, False, False, True],
-            [True, False, False, False, False],
-            [True, True]]
+TRUTH = {
+    (Q1, r"\text{one half}"): True,
+    (Q2, "x^2+2"): False,
+    (Q2, "2 + x^2"): False,
+    (Q3, "上海"): False,
+    (Q3, "南京"): False,
+    (Q1, "I give up."): False,
+}  # no answer found: the judge sees the whole reply
+EXPECTED = [
+    [True, True, True, False, False, True, True],
+    [True, False, False, False, True],
+    [True, False, False, False, False],
+    [True, True],
+]
 
 
 def policy(url, cache_dir, **kw):
     judge_kw = {k: kw.pop(k) for k in list(kw) if k in JudgeConfig.__dataclass_fields__}
     judge_kw.setdefault("backoff_base", 0.001)
     judge_kw.setdefault("backoff_max", 0.01)
-    return GradingPolicy(check=kw.pop("check", "cascade"),
-                         judge=JudgeConfig(urls=[url], model="judge-72b", **judge_kw),
-                         cache_dir=str(cache_dir) if cache_dir else None, progress=False, **kw)
+    return GradingPolicy(
+        check=kw.pop("check", "cascade"),
+        judge=JudgeConfig(urls=[url], model="judge-72b", **judge_kw),
+        cache_dir=str(cache_dir) if cache_dir else None,
+        progress=False,
+        **kw,
+    )
 
 
 def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
@@ -67,32 +101,57 @@ def test_cascade_judges_each_unique_undecided_pair_once_and_caches(tmp_path):
         c = res.counts
         assert (c["samples"], c["unique_pairs"], c["judged"], c["judge_calls"]) == (19, 6, 6, 6)
         # samples decided by the judge: one half ×3, x^2+2 ×2, 2+x^2, 上海 ×3, 南京, I give up
-        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (11, 0, 8, 0)
+        assert (c["judged_samples"], c["no_answer"], c["rule_decided"], c["unjudged"]) == (
+            11,
+            0,
+            8,
+            0,
+        )
         assert res.extracted[0][4] is None and res.extracted[2][1] == "上海"
         assert res.source[0][5] == "judge" and res.source[0][0] == "rule"
         assert res.source[0][4] == "judge" and res.found[0][4] == "none"
         assert res.found[2][1] == "statement" and res.found[0][0] == "boxed"
-        assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (17, 1, 0, 1)
+        assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (
+            17,
+            1,
+            0,
+            1,
+        )
 
         again = grade(ITEMS, policy(srv.url, tmp_path))  # a rerun: everything from the cache
         assert again.correct == EXPECTED
         assert sum(srv.calls.values()) == 6
-        assert (again.counts["cache_hits"], again.counts["judge_calls"], again.counts["judged"]) == (11, 0, 0)
+        assert (
+            again.counts["cache_hits"],
+            again.counts["judge_calls"],
+            again.counts["judged"],
+        ) == (11, 0, 0)
 
 
 def test_rules_only_and_judge_only(tmp_path):
     res = grade(ITEMS, GradingPolicy(check="rules", progress=False))
-    assert res.correct == [[True, True, True, False, False, False, False],
-                           [True, False, False, False, True],
-                           [True, False, False, False, False],
-                           [False, True]]
+    assert res.correct == [
+        [True, True, True, False, False, False, False],
+        [True, False, False, False, True],
+        [True, False, False, False, False],
+        [False, True],
+    ]
     assert res.counts["rule_decided"] == 19 and res.counts["judge_calls"] == 0
     # what cascade would ask the judge about is scored wrong and marked: the reply without
     # an answer is undecided, the boxed 0.6 against 1/2 is confidently wrong
     assert res.source[0][4] == "rule_undecided" and res.source[0][3] == "rule"
     truth = dict(TRUTH)
-    truth.update({(Q1, "0.5"): True, (Q1, r"\dfrac12"): True, (Q1, "1/2"): True, (Q1, "0.6"): False,
-                  (Q2, "1+x^2"): True, (Q2, "x^2 + 1"): True, (Q3, "北京"): True})
+    truth.update(
+        {
+            (Q1, "0.5"): True,
+            (Q1, r"\dfrac12"): True,
+            (Q1, "1/2"): True,
+            (Q1, "0.6"): False,
+            (Q2, "1+x^2"): True,
+            (Q2, "x^2 + 1"): True,
+            (Q3, "北京"): True,
+        }
+    )
     with JudgeServer(truth) as srv:
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
@@ -107,12 +166,19 @@ def test_thirty_percent_faults_every_label_resolved(tmp_path):
         q = f"Question number {i}: name the object."
         answers = [rf"\text{{obj{i}a}}", rf"\text{{obj{i}b}}"]
         truth[(q, answers[0])], truth[(q, answers[1])] = True, i % 3 == 0
-        items.append({"question": q, "gold": f"object {i}", "language": "en",
-                      "responses": [box(answers[0]), box(answers[1]), box(answers[1])]})
+        items.append(
+            {
+                "question": q,
+                "gold": f"object {i}",
+                "language": "en",
+                "responses": [box(answers[0]), box(answers[1]), box(answers[1])],
+            }
+        )
         expected.append([True, i % 3 == 0, i % 3 == 0])
     with JudgeServer(truth, p_500=0.15, p_disconnect=0.10, p_garbage=0.05, seed=7) as srv:
-        res = grade(items, policy(srv.url, tmp_path, max_retries=10, unparseable_retries=3,
-                                  concurrency=6))
+        res = grade(
+            items, policy(srv.url, tmp_path, max_retries=10, unparseable_retries=3, concurrency=6)
+        )
     assert res.correct == expected
     assert res.counts["unjudged"] == 0 and res.counts["judged"] == 80
     assert res.counts["judge_calls"] == srv.requests > 80  # faults happened and were retried
@@ -127,7 +193,9 @@ def test_endpoint_down_raises_clear_error_and_keeps_cache(tmp_path):
     with pytest.raises(UnjudgedError) as info:
         grade(ITEMS, dead)
     msg = str(info.value)
-    assert "7 of 19 samples" in msg  # x^2+2 ×2, 2+x^2, 上海 ×3, 南京 and "4 distinct answers" in msg
+    assert (
+        "7 of 19 samples" in msg
+    )  # x^2+2 ×2, 2+x^2, 上海 ×3, 南京 and "4 distinct answers" in msg
     assert "127.0.0.1:9/v1/chat/completions: ConnectError ×8" in msg  # 4 pairs × 2 attempts
     assert str(tmp_path) in msg and "rerun the same command" in msg
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # cache intact
@@ -155,8 +223,8 @@ def test_unjudged_within_allowance_is_none_never_false(tmp_path):
 
 KILL_SCRIPT = """
 import json, sys
-from gpassk_oc.core.grading import GradingPolicy, grade
-from gpassk_oc.core.judge import JudgeConfig
+from gpassk_oc.core.judging.grading import GradingPolicy, grade
+from gpassk_oc.core.judging.judge import JudgeConfig
 spec = json.load(open(sys.argv[1]))
 pol = GradingPolicy(check="cascade", judge=JudgeConfig(urls=[spec["url"]], model="judge-72b",
                     concurrency=3), cache_dir=spec["cache"], progress=False)
@@ -183,16 +251,21 @@ def test_kill_9_mid_judging_then_rerun_judges_no_committed_pair_twice(tmp_path):
         q = f"Kill test question {i}?"
         a = rf"\text{{k{i}}}"
         truth[(q, a)] = i % 2 == 0
-        items.append({"question": q, "gold": f"gold {i}", "language": "en",
-                      "responses": [box(a)] * 4})
+        items.append(
+            {"question": q, "gold": f"gold {i}", "language": "en", "responses": [box(a)] * 4}
+        )
     expected = [[i % 2 == 0] * 4 for i in range(30)]
     cache = tmp_path / "cache"
     spec = {"items": items, "cache": str(cache), "out": str(tmp_path / "out.json")}
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
     with JudgeServer(truth, delay=0.15) as srv:
         spec["url"] = srv.url
         (tmp_path / "spec.json").write_text(json.dumps(spec))
-        proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(tmp_path / "spec.json")], env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", KILL_SCRIPT, str(tmp_path / "spec.json")], env=env
+        )
         deadline = time.monotonic() + 60
         while len(_committed(cache)) < 6 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.01)
@@ -204,8 +277,9 @@ def test_kill_9_mid_judging_then_rerun_judges_no_committed_pair_twice(tmp_path):
         assert 6 <= len(committed) < 30, "the kill must land mid-judging"
         assert not (tmp_path / "out.json").exists()
 
-        proc = subprocess.run([sys.executable, "-c", KILL_SCRIPT, str(tmp_path / "spec.json")],
-                              env=env, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-c", KILL_SCRIPT, str(tmp_path / "spec.json")], env=env, timeout=120
+        )
         assert proc.returncode == 0
         resumed = json.loads((tmp_path / "out.json").read_text())
     assert resumed == expected
@@ -242,17 +316,34 @@ def test_policy_validation():
 
 
 def test_two_concurrent_processes_share_one_cache_dir(tmp_path):
-    items = [{"question": f"Shared question {i}?", "gold": f"g{i}", "language": "en",
-              "responses": [box(rf"\text{{s{i}}}")] * 3} for i in range(12)]
+    items = [
+        {
+            "question": f"Shared question {i}?",
+            "gold": f"g{i}",
+            "language": "en",
+            "responses": [box(rf"\text{{s{i}}}")] * 3,
+        }
+        for i in range(12)
+    ]
     truth = {(it["question"], rf"\text{{s{i}}}"): i % 3 == 0 for i, it in enumerate(items)}
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    )
     with JudgeServer(truth, delay=0.02) as srv:
         procs = []
         for k in range(2):
-            spec = {"items": items, "cache": str(tmp_path / "cache"), "url": srv.url,
-                    "out": str(tmp_path / f"out{k}.json")}
+            spec = {
+                "items": items,
+                "cache": str(tmp_path / "cache"),
+                "url": srv.url,
+                "out": str(tmp_path / f"out{k}.json"),
+            }
             (tmp_path / f"spec{k}.json").write_text(json.dumps(spec))
-            procs.append(subprocess.Popen([sys.executable, "-c", KILL_SCRIPT, str(tmp_path / f"spec{k}.json")], env=env))
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", KILL_SCRIPT, str(tmp_path / f"spec{k}.json")], env=env
+                )
+            )
         assert [p.wait(120) for p in procs] == [0, 0]
         outs = [json.loads((tmp_path / f"out{k}.json").read_text()) for k in range(2)]
         third = grade(items, policy(srv.url, tmp_path / "cache"))
@@ -270,18 +361,36 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
     no math in its last paragraphs has no answer — but a prose answer is still the judge's
     to decide: it too sees the last paragraph."""
     q1, q2 = "How long is the red rope, in centimeters?", "求圆的方程。"
-    red_rope_wrong = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
-    red_rope_right = "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
+    red_rope_wrong = (
+        "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 20 centimeters."
+    )
+    red_rope_right = (
+        "The blue rope is 12 cm.\n\nTherefore, the length of the red rope is 24 centimeters."
+    )
     prose = "We compared both ropes.\n\nSo the red rope is twice as long as the blue one."
-    items = [{"question": q1, "gold": "24", "language": "en",
-              "responses": [red_rope_wrong, red_rope_right, prose]},
-             {"question": q2, "gold": "x^2+y^2=2", "language": "cn",
-              "responses": ["【解析】略。<eoe>\n【答案】$x^2+y^2=2$<eoa>",
-                            "所以圆的方程为 $x^2+y^2=4$。"]}]
+    items = [
+        {
+            "question": q1,
+            "gold": "24",
+            "language": "en",
+            "responses": [red_rope_wrong, red_rope_right, prose],
+        },
+        {
+            "question": q2,
+            "gold": "x^2+y^2=2",
+            "language": "cn",
+            "responses": [
+                "【解析】略。<eoe>\n【答案】$x^2+y^2=2$<eoa>",
+                "所以圆的方程为 $x^2+y^2=4$。",
+            ],
+        },
+    ]
     # the judge's truth is keyed by what it is shown: the last paragraph for a guess
-    truth = {(q1, "Therefore, the length of the red rope is 20 centimeters."): False,
-             (q1, "So the red rope is twice as long as the blue one."): False,
-             (q2, "所以圆的方程为 $x^2+y^2=4$。"): False}
+    truth = {
+        (q1, "Therefore, the length of the red rope is 20 centimeters."): False,
+        (q1, "So the red rope is twice as long as the blue one."): False,
+        (q2, "所以圆的方程为 $x^2+y^2=4$。"): False,
+    }
     with JudgeServer(truth) as srv:
         res = grade(items, policy(srv.url, tmp_path))
         assert srv.unknown == [] and dict(srv.calls) == {pair: 1 for pair in truth}
@@ -290,13 +399,22 @@ def test_unboxed_responses_reach_the_judge_in_cascade(tmp_path):
     assert res.correct == [[False, True, False], [True, False]]
     assert res.source == [["judge", "rule", "judge"], ["rule", "judge"]]
     c = res.counts
-    assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (0, 1, 3, 1)
+    assert (c["found_boxed"], c["found_statement"], c["found_fallback"], c["found_none"]) == (
+        0,
+        1,
+        3,
+        1,
+    )
     rules = grade(items, GradingPolicy(check="rules", progress=False))  # same extraction
     assert rules.correct == [[False, True, False], [True, False]]
     # scored wrong without a judge: marked as what no rule decided
-    assert rules.source == [["rule_undecided", "rule", "rule_undecided"],
-                            ["rule", "rule_undecided"]]
+    assert rules.source == [
+        ["rule_undecided", "rule", "rule_undecided"],
+        ["rule", "rule_undecided"],
+    ]
     assert rules.counts["rule_undecided"] == 3 and rules.counts["no_answer"] == 0
-    empty = grade([{"question": q1, "gold": "24", "language": "en", "responses": ["", " \n"]}],
-                  policy("http://127.0.0.1:9", tmp_path))  # nothing to judge: never sent
+    empty = grade(
+        [{"question": q1, "gold": "24", "language": "en", "responses": ["", " \n"]}],
+        policy("http://127.0.0.1:9", tmp_path),
+    )  # nothing to judge: never sent
     assert empty.source == [["no_answer", "no_answer"]] and empty.correct == [[False, False]]

@@ -1,4 +1,5 @@
 """The package's one logger: the CLI's one-line format, braces kept, exit code returned."""
+
 import io
 
 from gpassk_oc.log import fail, logger, use_cli_format
@@ -8,11 +9,11 @@ def test_cli_format_is_one_plain_line_per_message():
     stream = io.StringIO()
     use_cli_format(stream)
     try:
-        logger.info("wrote {x}/report.md")          # braces in a message are not fields
+        logger.info("wrote {x}/report.md")  # braces in a message are not fields
         logger.warning("3 samples unjudged")
         code = fail("report.py: --level 150 is not a confidence level")
     finally:
-        use_cli_format()                               # back to stderr for later tests
+        use_cli_format()  # back to stderr for later tests
     assert stream.getvalue().splitlines() == [
         "wrote {x}/report.md",
         "warning: 3 samples unjudged",

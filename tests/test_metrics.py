@@ -1,8 +1,9 @@
-"""Tests for gpassk_oc.metrics against independent oracles (tests/oracles.py).
+"""Tests for gpassk_oc.core.scoring.metrics against independent oracles (tests/oracles.py).
 
 Expected values come from enumeration, exact Fractions, OpenCompass's own functions or
 published numbers — never from the code under test.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,17 +21,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from gpassk_oc import metrics
-from gpassk_oc.log import logger
-from gpassk_oc.metrics import (
-    DEFAULT_THRESHOLDS,
-    EXACT_N_MAX,
-    g_pass_at_k,
-    g_pass_table,
-    mg_pass_at_k,
-    pass_at_k,
-)
 from oracles import (
     brute_force_distribution,
     exact_g,
@@ -42,16 +32,37 @@ from oracles import (
     threshold_m,
 )
 
+from gpassk_oc.core.scoring import metrics
+from gpassk_oc.core.scoring.metrics import (
+    DEFAULT_THRESHOLDS,
+    EXACT_N_MAX,
+    g_pass_at_k,
+    g_pass_table,
+    mg_pass_at_k,
+    pass_at_k,
+)
+from gpassk_oc.log import logger
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # (value handed to the code, literal the oracle reads with Fraction): floats, a str
 # fraction and ints, including thresholds whose binary float is not the decimal.
-AWKWARD_TAUS = [(0, "0"), (0.1, "0.1"), ("1/3", "1/3"), (0.25, "0.25"), (0.5, "0.5"),
-                (0.55, "0.55"), (0.75, "0.75"), (0.999, "0.999"), (1, "1")]
+AWKWARD_TAUS = [
+    (0, "0"),
+    (0.1, "0.1"),
+    ("1/3", "1/3"),
+    (0.25, "0.25"),
+    (0.5, "0.5"),
+    (0.55, "0.55"),
+    (0.75, "0.75"),
+    (0.999, "0.999"),
+    (1, "1"),
+]
 OC_THRESHOLDS = [0.0, 0.25, 0.5, 0.75, 1.0]  # as OpenCompass lists them (key format too)
 
-PROPS = settings(max_examples=120, deadline=None, database=None,
-                 suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(
+    max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +153,12 @@ def test_exact_fraction_oracle_vectorised_n512():
 def test_just_above_exact_limit_uses_a_close_approximation():
     # n > EXACT_N_MAX switches method; it must still be within 1e-12 of the exact value
     n = EXACT_N_MAX + 1
-    for c, k, literal in [(n // 2, 600, "0.5"), (1, 1000, "0"), (n - 3, 64, "1"),
-                          (700, 32, "0.75")]:
+    for c, k, literal in [
+        (n // 2, 600, "0.5"),
+        (1, 1000, "0"),
+        (n - 3, 64, "1"),
+        (700, 32, "0.75"),
+    ]:
         exact = float(exact_g(n, c, k, threshold_m(k, literal)))
         assert abs(g_pass_at_k(n, c, k, literal) - exact) <= 1e-12
 
@@ -157,8 +172,10 @@ def test_pass_at_k_matches_oracle():
 
 
 # ----------------------------------------------------------------- mG-Pass@k
-@pytest.mark.parametrize("n,ks", [(8, range(1, 9)), (16, range(1, 17)), (48, (2, 4, 5, 8, 16, 47, 48)),
-                                  (129, (3, 64, 65))])
+@pytest.mark.parametrize(
+    "n,ks",
+    [(8, range(1, 9)), (16, range(1, 17)), (48, (2, 4, 5, 8, 16, 47, 48)), (129, (3, 64, 65))],
+)
 def test_mg_pass_both_modes_match_oracles(n, ks, fresh_odd_k_warnings):
     for k in ks:
         for c in sorted({0, 1, n // 3, n // 2, n - 1, n}):
@@ -171,7 +188,8 @@ def test_mg_pass_both_modes_match_oracles(n, ks, fresh_odd_k_warnings):
                 assert documented == integral  # the closed form is the integral
         cs = np.arange(n + 1)
         assert mg_pass_at_k(n, cs, k, mode="integral").tolist() == [
-            float(exact_mg_integral(n, c, k)) for c in range(n + 1)]
+            float(exact_mg_integral(n, c, k)) for c in range(n + 1)
+        ]
 
 
 def test_mg_odd_k_documented_is_below_the_integral():
@@ -210,7 +228,24 @@ def test_mg_odd_k_warns_once(fresh_odd_k_warnings):
 
 
 # ----------------------------------------------------------------- published numbers
-METRIC_CARD_PREDICTIONS = ["a", "b", "a", "a", "b", "a", "b", "c", "a", "c", "b", "a", "a", "b", "a", "b"]
+METRIC_CARD_PREDICTIONS = [
+    "a",
+    "b",
+    "a",
+    "a",
+    "b",
+    "a",
+    "b",
+    "c",
+    "a",
+    "c",
+    "b",
+    "a",
+    "a",
+    "b",
+    "a",
+    "b",
+]
 METRIC_CARD_OUTPUT = {
     "G-Pass@4_0.25": 0.9615384615384616,
     "G-Pass@4_0.5": 0.7153846153846154,
@@ -328,7 +363,9 @@ def test_array_counts_match_scalar_calls_and_keep_shape():
         for mode in ("documented", "integral"):
             out = mg_pass_at_k(n, counts, k, mode=mode)
             assert out.shape == counts.shape
-            assert out.tolist() == [[mg_pass_at_k(n, int(c), k, mode=mode) for c in row] for row in counts]
+            assert out.tolist() == [
+                [mg_pass_at_k(n, int(c), k, mode=mode) for c in row] for row in counts
+            ]
         out = pass_at_k(n, counts, k)
         assert out.shape == counts.shape
         assert out.tolist() == [[pass_at_k(n, int(c), k) for c in row] for row in counts]
@@ -343,8 +380,9 @@ def test_g_pass_table_keys_values_means_and_percent():
     counts = rng.integers(0, n + 1, size=1000)
     table = g_pass_table(n, counts, ks=ks)
     # exactly the keys OpenCompass writes, in its order: per k, the thresholds, then mG
-    expected_keys = [key for k in ks
-                     for key in [f"G-Pass@{k}_{t}" for t in OC_THRESHOLDS] + [f"mG-Pass@{k}"]]
+    expected_keys = [
+        key for k in ks for key in [f"G-Pass@{k}_{t}" for t in OC_THRESHOLDS] + [f"mG-Pass@{k}"]
+    ]
     assert list(table.means) == expected_keys
     assert list(table.per_question) == expected_keys
     for k in ks:
@@ -354,13 +392,18 @@ def test_g_pass_table_keys_values_means_and_percent():
             assert column.shape == counts.shape
             scalar = [float(exact_g_tau(n, int(c), k, Fraction(str(tau)))) for c in counts[:50]]
             assert column[:50].tolist() == scalar
-            assert math.isclose(table.means[key], float(np.mean(column)), rel_tol=1e-12, abs_tol=1e-15)
+            assert math.isclose(
+                table.means[key], float(np.mean(column)), rel_tol=1e-12, abs_tol=1e-15
+            )
             by_scalar = math.fsum(g_pass_at_k(n, int(c), k, tau) for c in counts) / counts.size
             assert math.isclose(table.means[key], by_scalar, rel_tol=1e-12, abs_tol=1e-15)
         key = f"mG-Pass@{k}"
         assert table.per_question[key][:50].tolist() == [
-            float(exact_mg_documented(n, int(c), k)) for c in counts[:50]]
-        assert math.isclose(table.means[key], float(np.mean(table.per_question[key])), rel_tol=1e-12)
+            float(exact_mg_documented(n, int(c), k)) for c in counts[:50]
+        ]
+        assert math.isclose(
+            table.means[key], float(np.mean(table.per_question[key])), rel_tol=1e-12
+        )
     assert table.percent() == {key: 100.0 * value for key, value in table.means.items()}
     assert set(table.percent()) == set(expected_keys)
 
@@ -369,9 +412,11 @@ def test_g_pass_table_integral_mode_and_custom_thresholds():
     table = g_pass_table(40, [10, 20, 39], ks=[5], thresholds=["1/3", 0.55], mg_mode="integral")
     assert list(table.means) == ["G-Pass@5_0.3333333333333333", "G-Pass@5_0.55", "mG-Pass@5"]
     assert table.per_question["mG-Pass@5"].tolist() == [
-        float(exact_mg_integral(40, c, 5)) for c in (10, 20, 39)]
+        float(exact_mg_integral(40, c, 5)) for c in (10, 20, 39)
+    ]
     assert table.per_question["G-Pass@5_0.55"].tolist() == [
-        float(exact_g(40, c, 5, 3)) for c in (10, 20, 39)]
+        float(exact_g(40, c, 5, 3)) for c in (10, 20, 39)
+    ]
 
 
 # ----------------------------------------------------------------- validation
@@ -429,7 +474,9 @@ INVALID = [
 ]
 
 
-@pytest.mark.parametrize("call,name", [case[1:] for case in INVALID], ids=[case[0] for case in INVALID])
+@pytest.mark.parametrize(
+    "call,name", [case[1:] for case in INVALID], ids=[case[0] for case in INVALID]
+)
 def test_invalid_input_raises_value_error_naming_the_argument(call, name):
     with pytest.raises(ValueError) as info:
         call()
@@ -460,8 +507,10 @@ def test_stable_and_accurate_at_n_10000(fresh_odd_k_warnings):
         tau = Fraction(m, k)
         assert abs(g_pass_at_k(n, c, k, tau) - float(exact_g(n, c, k, m))) <= 1e-9
     assert abs(mg_pass_at_k(n, 5000, 16) - float(exact_mg_documented(n, 5000, 16))) <= 1e-9
-    assert abs(mg_pass_at_k(n, 7000, 100, mode="integral")
-               - float(exact_mg_integral(n, 7000, 100))) <= 1e-9
+    assert (
+        abs(mg_pass_at_k(n, 7000, 100, mode="integral") - float(exact_mg_integral(n, 7000, 100)))
+        <= 1e-9
+    )
 
 
 def test_table_and_arrays_above_exact_limit_map_each_question_to_its_row():
@@ -476,11 +525,17 @@ def test_table_and_arrays_above_exact_limit_map_each_question_to_its_row():
             expected = [float(exact_g(n, int(c), k, m)) for c in counts]
             assert np.allclose(table.per_question[key], expected, rtol=0, atol=1e-12)
             assert np.allclose(g_pass_at_k(n, counts, k, literal), expected, rtol=0, atol=1e-12)
-            assert math.isclose(table.means[key], math.fsum(expected) / len(expected), abs_tol=1e-12)
+            assert math.isclose(
+                table.means[key], math.fsum(expected) / len(expected), abs_tol=1e-12
+            )
         expected_mg = [float(exact_mg_integral(n, int(c), k)) for c in counts]
         assert np.allclose(table.per_question[f"mG-Pass@{k}"], expected_mg, rtol=0, atol=1e-12)
-        assert np.allclose(mg_pass_at_k(n, counts.reshape(2, 4), k, mode="integral"),
-                           np.reshape(expected_mg, (2, 4)), rtol=0, atol=1e-12)
+        assert np.allclose(
+            mg_pass_at_k(n, counts.reshape(2, 4), k, mode="integral"),
+            np.reshape(expected_mg, (2, 4)),
+            rtol=0,
+            atol=1e-12,
+        )
 
 
 # ----------------------------------------------------------------- import hygiene
@@ -488,15 +543,26 @@ def test_import_is_light_and_does_not_import_opencompass():
     code = (
         "import json, sys, time\n"
         "t = time.perf_counter()\n"
-        "import gpassk_oc.metrics\n"
+        "import gpassk_oc.core.scoring.metrics\n"
         "dt = time.perf_counter() - t\n"
         "oc = sorted(m for m in sys.modules if m.split('.')[0] == 'opencompass')\n"
         "print(json.dumps({'seconds': dt, 'opencompass': oc}))\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, cwd=ROOT, timeout=60, check=True)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(
+            [str(ROOT)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        ),
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=60,
+        check=True,
+    )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["opencompass"] == []
     assert report["seconds"] < 3.0, report

@@ -1,4 +1,5 @@
 """OpenAICompatible (offline, sampling params) and the simulated endpoint."""
+
 from __future__ import annotations
 
 import json
@@ -9,17 +10,23 @@ from collections import Counter
 
 import pytest
 
-from gpassk_oc.core.answers import extract_final_answer
-from gpassk_oc.core.sim_endpoint import (WRONG_ANSWER, ExactCountsResponder,
-                                         ProbabilityResponder, SimEndpoint, SimQuestion,
-                                         questions_from_records)
-
 from gpassk_oc import models
+from gpassk_oc.core.answers import extract_final_answer
+from gpassk_oc.demo.sim_endpoint import (
+    WRONG_ANSWER,
+    ExactCountsResponder,
+    ProbabilityResponder,
+    SimEndpoint,
+    SimQuestion,
+    questions_from_records,
+)
 from gpassk_oc.models import OpenAICompatible
 
-QUESTIONS = [SimQuestion("Compute 7 + 5.", "12"),
-             SimQuestion("Compute 7 + 5. Then double it.", "24"),
-             SimQuestion("Half?", r"\frac{1}{2}", (r"\frac{1}{2}", "0.5"))]
+QUESTIONS = [
+    SimQuestion("Compute 7 + 5.", "12"),
+    SimQuestion("Compute 7 + 5. Then double it.", "24"),
+    SimQuestion("Half?", r"\frac{1}{2}", (r"\frac{1}{2}", "0.5")),
+]
 
 
 def chat(question: str):
@@ -27,8 +34,9 @@ def chat(question: str):
 
 
 # --------------------------------------------------------------------------- token count
-@pytest.mark.parametrize("text, count", [("", 0), ("abc", 1), ("abcd", 2), ("你好", 2),
-                                         ("你好abc", 3), ("x" * 30, 10)])
+@pytest.mark.parametrize(
+    "text, count", [("", 0), ("abc", 1), ("abcd", 2), ("你好", 2), ("你好abc", 3), ("x" * 30, 10)]
+)
 def test_approx_token_count(text, count):
     assert models.approx_token_count(text) == count
 
@@ -54,21 +62,27 @@ def test_init_never_touches_tiktoken_or_the_hub(monkeypatch):
 
 def test_missing_local_tokenizer_fails_clearly(tmp_path):
     with pytest.raises(ValueError, match="cannot load tokenizer_path"):
-        OpenAICompatible(path="m", key="k", tokenizer_path=str(tmp_path / "nope"),
-                         openai_api_base="http://127.0.0.1:9/v1/")
+        OpenAICompatible(
+            path="m",
+            key="k",
+            tokenizer_path=str(tmp_path / "nope"),
+            openai_api_base="http://127.0.0.1:9/v1/",
+        )
 
 
 def test_local_tokenizer_directory_is_used(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    from tokenizers import Tokenizer, models as tok_models, pre_tokenizers
+    from tokenizers import Tokenizer, pre_tokenizers
+    from tokenizers import models as tok_models
     from transformers import PreTrainedTokenizerFast
 
     vocab = {"[UNK]": 0, "hello": 1, "world": 2}
     tok = Tokenizer(tok_models.WordLevel(vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]").save_pretrained(tmp_path)
-    model = OpenAICompatible(path="m", key="k", tokenizer_path=str(tmp_path),
-                             openai_api_base="http://127.0.0.1:9/v1/")
+    model = OpenAICompatible(
+        path="m", key="k", tokenizer_path=str(tmp_path), openai_api_base="http://127.0.0.1:9/v1/"
+    )
     assert model.tokenizer_type == "hf"
     assert model.get_token_len("hello world zzzzzzzzzzzzzzzz") == 3
 
@@ -77,9 +91,18 @@ def test_generate_sends_sampling_params(monkeypatch):
     _no_network(monkeypatch)
     responder = ExactCountsResponder(QUESTIONS, {q.text: 1 for q in QUESTIONS}, n=1)
     with SimEndpoint(responder) as endpoint:
-        model = OpenAICompatible(path="sim-model", key="k", openai_api_base=endpoint.url,
-                                 temperature=0.3, top_p=0.8, top_k=40, seed=7,
-                                 repetition_penalty=1.05, query_per_second=50, retry=1)
+        model = OpenAICompatible(
+            path="sim-model",
+            key="k",
+            openai_api_base=endpoint.url,
+            temperature=0.3,
+            top_p=0.8,
+            top_k=40,
+            seed=7,
+            repetition_penalty=1.05,
+            query_per_second=50,
+            retry=1,
+        )
         out = model.generate(["Solve: Compute 7 + 5."], max_out_len=64)
     assert extract_final_answer(out[0]) == "12"
     body = endpoint.requests[0]
@@ -122,10 +145,11 @@ def test_exact_counts_under_concurrency():
 
 def test_probability_responder_is_reproducible():
     def outcomes(order):
-        responder = ProbabilityResponder(QUESTIONS, {"*": {q.text: 0.5 for q in QUESTIONS}},
-                                         seed=3)
-        return Counter((q.text, extract_final_answer(responder("m", chat(q.text), {})) == q.gold)
-                       for q in order)
+        responder = ProbabilityResponder(QUESTIONS, {"*": {q.text: 0.5 for q in QUESTIONS}}, seed=3)
+        return Counter(
+            (q.text, extract_final_answer(responder("m", chat(q.text), {})) == q.gold)
+            for q in order
+        )
 
     order = [q for q in QUESTIONS for _ in range(20)]
     assert outcomes(order) == outcomes(list(reversed(order)))
@@ -138,14 +162,18 @@ def test_http_routes():
         with urllib.request.urlopen(endpoint.url + "models") as resp:
             assert [m["id"] for m in json.load(resp)["data"]] == ["a", "b"]
         request = urllib.request.Request(
-            endpoint.url + "chat/completions", method="POST",
-            data=json.dumps({"model": "a", "messages": chat("unknown?")}).encode())
+            endpoint.url + "chat/completions",
+            method="POST",
+            data=json.dumps({"model": "a", "messages": chat("unknown?")}).encode(),
+        )
         with pytest.raises(urllib.error.HTTPError) as exc:
             urllib.request.urlopen(request)
         assert exc.value.code == 500
         request = urllib.request.Request(
-            endpoint.url + "chat/completions", method="POST",
-            data=json.dumps({"model": "a", "messages": chat("Half?")}).encode())
+            endpoint.url + "chat/completions",
+            method="POST",
+            data=json.dumps({"model": "a", "messages": chat("Half?")}).encode(),
+        )
         with urllib.request.urlopen(request) as resp:
             body = json.load(resp)
         assert body["choices"][0]["message"]["role"] == "assistant"
@@ -153,7 +181,7 @@ def test_http_routes():
 
 
 def test_questions_from_records_and_probability_extremes(livemath_dir):
-    from gpassk_oc.core.livemath_data import load_records
+    from gpassk_oc.core.data.livemath_data import load_records
 
     records = load_records(str(livemath_dir), ["AMC"], ["en"])
     questions = questions_from_records(records + records)

@@ -1,4 +1,5 @@
 """The README's copy-paste commands and CI must not drift apart."""
+
 import re
 from pathlib import Path
 
@@ -11,8 +12,11 @@ def _bash_blocks(text: str) -> list[str]:
 
 def test_ci_runs_exactly_the_readme_test_command():
     readme_commands = _bash_blocks((ROOT / "README.md").read_text())[:2]
-    ci_lines = [line.strip() for line in (ROOT / ".ci/run").read_text().splitlines()
-                if line.strip() and not line.lstrip().startswith("#")]
+    ci_lines = [
+        line.strip()
+        for line in (ROOT / ".ci/run").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
     test_command = readme_commands[1]
     assert "pytest" in test_command
     assert test_command in ci_lines

@@ -1,6 +1,7 @@
 """gpassk-oc report / compare / plots on synthetic OpenCompass work dirs written in
 tmp_path. Expected table values are recomputed here from the synthetic c's with an
 independent Fraction oracle."""
+
 from __future__ import annotations
 
 import csv
@@ -28,17 +29,21 @@ TS = "20261122_031500"
 
 def oracle_g(n: int, c: int, k: int, tau: Fraction) -> Fraction:
     m = max(math.ceil(tau * k), 1)
-    return sum((Fraction(math.comb(c, j) * math.comb(n - c, k - j)) for j in range(m, min(c, k) + 1)),
-               Fraction(0)) / math.comb(n, k)
+    return sum(
+        (Fraction(math.comb(c, j) * math.comb(n - c, k - j)) for j in range(m, min(c, k) + 1)),
+        Fraction(0),
+    ) / math.comb(n, k)
 
 
 def oracle(key: str, n: int, c: int) -> Fraction:
     if key.startswith("G-Pass@"):
-        k, tau = key[len("G-Pass@"):].split("_")
+        k, tau = key[len("G-Pass@") :].split("_")
         return oracle_g(n, c, int(k), Fraction(tau))
     k = int(key.split("@")[1])
     if key.startswith("mG-Pass@"):
-        return Fraction(2, k) * sum(oracle_g(n, c, k, Fraction(i, k)) for i in range(k // 2 + 1, k + 1))
+        return Fraction(2, k) * sum(
+            oracle_g(n, c, k, Fraction(i, k)) for i in range(k // 2 + 1, k + 1)
+        )
     return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))  # pass@k
 
 
@@ -48,12 +53,27 @@ def oracle_mean(key: str, pairs) -> float:
 
 
 def questions():
-    return [(split, lang, i, f"[{split}/{lang}] problem {i}: compute x.")
-            for split, lang in SPLITS for i in range(PER_SPLIT)]
+    return [
+        (split, lang, i, f"[{split}/{lang}] problem {i}: compute x.")
+        for split, lang in SPLITS
+        for i in range(PER_SPLIT)
+    ]
 
 
-def write_run(root: Path, model: str, dataset: str, cs, n: int, *, ts: str = TS, qs=None,
-              rng=None, unjudged: int = 0, details: bool = True, top: dict | None = None) -> Path:
+def write_run(
+    root: Path,
+    model: str,
+    dataset: str,
+    cs,
+    n: int,
+    *,
+    ts: str = TS,
+    qs=None,
+    rng=None,
+    unjudged: int = 0,
+    details: bool = True,
+    top: dict | None = None,
+) -> Path:
     """One results JSON following the evaluator contract."""
     rng = rng or np.random.default_rng(0)
     qs = qs or questions()
@@ -64,11 +84,27 @@ def write_run(root: Path, model: str, dataset: str, cs, n: int, *, ts: str = TS,
         correct: list = [True] * int(c) + [False] * (n - int(c))
         rng.shuffle(correct)
         correct += [None] * unjudged  # unjudged samples are excluded from n
-        rows.append({"index": index, "split": split, "language": lang, "question_type": "short",
-                     "question": text, "gold": "1", "extracted": ["1"] * len(correct),
-                     "correct": correct, "c": int(c), "n": n})
-    data = {"n": n + unjudged, "num_questions": len(qs), "ks": KS if n > 1 else [1],
-            "unjudged": unjudged * len(qs), **(top or {})}
+        rows.append(
+            {
+                "index": index,
+                "split": split,
+                "language": lang,
+                "question_type": "short",
+                "question": text,
+                "gold": "1",
+                "extracted": ["1"] * len(correct),
+                "correct": correct,
+                "c": int(c),
+                "n": n,
+            }
+        )
+    data = {
+        "n": n + unjudged,
+        "num_questions": len(qs),
+        "ks": KS if n > 1 else [1],
+        "unjudged": unjudged * len(qs),
+        **(top or {}),
+    }
     if details:
         data["details"] = rows
     out.write_text(json.dumps(data))
@@ -116,15 +152,23 @@ def report_json(capsys, *argv, greedy: bool = False) -> tuple[list[dict], str]:
 def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
     root, cs = workdir
     rows, _ = report_json(capsys, root)
-    assert len(rows) == 4 and {r["model"] for r in rows} == {abbr(m, t) for m in ("qwen-7b", "llama-8b")
-                                                           for t in ("0-7", "1-0")}
+    assert len(rows) == 4 and {r["model"] for r in rows} == {
+        abbr(m, t) for m in ("qwen-7b", "llama-8b") for t in ("0-7", "1-0")
+    }
     qs = questions()
     for row in rows:
         c = cs[row["model"]]
         assert row["dataset"] == DATASET and row["k"] == 16 and row["n"] == N
         assert row["num_questions"] == len(qs)
-        for key in ("G-Pass@16_0.5", "G-Pass@16_0.75", "G-Pass@16_1.0", "mG-Pass@16", "pass@16",
-                    "G-Pass@16_0.25", "G-Pass@16_0.0"):
+        for key in (
+            "G-Pass@16_0.5",
+            "G-Pass@16_0.75",
+            "G-Pass@16_1.0",
+            "mG-Pass@16",
+            "pass@16",
+            "G-Pass@16_0.25",
+            "G-Pass@16_0.0",
+        ):
             m = row["metrics"][key]
             assert m["value"] == pytest.approx(oracle_mean(key, [(N, int(x)) for x in c]), abs=1e-3)
             assert m["ci_low"] <= m["value"] <= m["ci_high"]
@@ -137,8 +181,11 @@ def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
             idx = [i for i, q in enumerate(qs) if (q[0], q[1]) == (split, lang)]
             assert sub["num_questions"] == PER_SPLIT
             assert sub["metrics"]["mG-Pass@16"]["value"] == pytest.approx(
-                oracle_mean("mG-Pass@16", [(N, int(c[i])) for i in idx]), abs=1e-3)
-            assert sub["metrics"]["Greedy"]["value"] == pytest.approx(100 * greedy[idx].mean(), abs=1e-3)
+                oracle_mean("mG-Pass@16", [(N, int(c[i])) for i in idx]), abs=1e-3
+            )
+            assert sub["metrics"]["Greedy"]["value"] == pytest.approx(
+                100 * greedy[idx].mean(), abs=1e-3
+            )
     mg = [r["metrics"]["mG-Pass@16"]["value"] for r in rows]
     assert mg == sorted(mg), "rows are sorted by mG-Pass@k (ascending, like the paper)"
 
@@ -146,16 +193,29 @@ def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
 def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
     root, _ = workdir
     # drop qwen's greedy run: its rows must show "—" in the Greedy column
-    (root / "20261122_051500" / "results" / abbr("qwen-7b", "0-0", top_p="1-0") / f"{GREEDY_DATASET}.json").unlink()
+    (
+        root
+        / "20261122_051500"
+        / "results"
+        / abbr("qwen-7b", "0-0", top_p="1-0")
+        / f"{GREEDY_DATASET}.json"
+    ).unlink()
     code, out, err = run_cli(capsys, "report", root, "--resamples", "300", "--no-ci")
     assert code == 0, err
     header = "| Model | Setting | n | Q | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |"
     assert header in out
+
     def table_lines(model):  # rows of the paper-style tables (their Setting column)
-        return [line for line in out.splitlines()
-                if line.startswith(f"| {model}") and line.split(" | ")[1].startswith("T=")]
+        return [
+            line
+            for line in out.splitlines()
+            if line.startswith(f"| {model}") and line.split(" | ")[1].startswith("T=")
+        ]
+
     lines = table_lines("qwen-7b")
-    assert len(lines) == 2 * (1 + len(SPLITS)) and all(line.split(" | ")[4] == "—" for line in lines)
+    assert len(lines) == 2 * (1 + len(SPLITS)) and all(
+        line.split(" | ")[4] == "—" for line in lines
+    )
     assert all(line.split(" | ")[4] != "—" for line in table_lines("llama-8b"))
     assert f"## {DATASET} — AMC/cn" in out and f"## {DATASET} — overall" in out
 
@@ -163,14 +223,18 @@ def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
 def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
     root, _ = workdir
     out_file = tmp_path_factory.mktemp("out") / "table.csv"
-    code, _, err = run_cli(capsys, "report", root, "--format", "csv", "--out", out_file, "--resamples", "200")
+    code, _, err = run_cli(
+        capsys, "report", root, "--format", "csv", "--out", out_file, "--resamples", "200"
+    )
     assert code == 0, err
     records = list(csv.DictReader(io.StringIO(out_file.read_text())))
     assert len(records) == 4 * (1 + len(SPLITS)) + 2  # + the two greedy runs
     overall = [r for r in records if r["subset"] == "overall" and r["n"] != "1"]
     assert {r["temperature"] for r in overall} == {"0.7", "1.0"}
-    assert all(float(r["mG-Pass@16 ci_low"]) <= float(r["mG-Pass@16"]) <= float(r["mG-Pass@16 ci_high"])
-               for r in overall)
+    assert all(
+        float(r["mG-Pass@16 ci_low"]) <= float(r["mG-Pass@16"]) <= float(r["mG-Pass@16 ci_high"])
+        for r in overall
+    )
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")
     # overall + per split, the verdict sensitivity, accounting and greedy tables
     assert code == 0 and out.count("<table>") == 1 + len(SPLITS) + 3 and "mG-Pass@16" in out
@@ -182,13 +246,16 @@ def test_k_option_and_k_larger_than_n(workdir, capsys):
     row = rows[0]
     assert set(row["metrics"]) >= {"G-Pass@8_0.5", "mG-Pass@8"}
     assert row["metrics"]["G-Pass@8_0.75"]["value"] == pytest.approx(
-        oracle_mean("G-Pass@8_0.75", [(N, int(x)) for x in cs[row["model"]]]), abs=1e-3)
+        oracle_mean("G-Pass@8_0.75", [(N, int(x)) for x in cs[row["model"]]]), abs=1e-3
+    )
     # a k no run can reach is a bad input: one line, non-zero exit, no table
     code, out, err = run_cli(capsys, "report", root, "--k", "64", "--resamples", "100")
     assert code == 2 and out == ""
-    assert err.splitlines() == [f"error: --k 64: {abbr('llama-8b', '0-7')} on {DATASET} has only "
-                                "n=48 samples per question, so G-Pass@64 cannot be computed "
-                                "(largest usable k: 48)"]
+    assert err.splitlines() == [
+        f"error: --k 64: {abbr('llama-8b', '0-7')} on {DATASET} has only "
+        "n=48 samples per question, so G-Pass@64 cannot be computed "
+        "(largest usable k: 48)"
+    ]
 
 
 # --------------------------------------------------------------------------- partial runs
@@ -198,9 +265,19 @@ def test_partial_runs_are_noted_not_crashed(workdir, capsys):
     rng = np.random.default_rng(3)
     # a model with fewer questions (one split×language missing)
     short = abbr("mistral-7b", "0-7")
-    write_run(root, short, DATASET, rng.integers(0, N + 1, len(qs) - PER_SPLIT), N, qs=qs[:-PER_SPLIT])
+    write_run(
+        root, short, DATASET, rng.integers(0, N + 1, len(qs) - PER_SPLIT), N, qs=qs[:-PER_SPLIT]
+    )
     # a results file without details
-    write_run(root, abbr("phi-3", "0-7"), DATASET, [1] * len(qs), N, details=False, top={"mG-Pass@16": 12.0})
+    write_run(
+        root,
+        abbr("phi-3", "0-7"),
+        DATASET,
+        [1] * len(qs),
+        N,
+        details=False,
+        top={"mG-Pass@16": 12.0},
+    )
     # predictions but no results (evaluation never ran)
     pred = root / TS / "predictions" / abbr("gemma-9b", "0-7")
     pred.mkdir(parents=True)
@@ -209,13 +286,19 @@ def test_partial_runs_are_noted_not_crashed(workdir, capsys):
     models = {r["model"]: r for r in rows}
     assert short in models and abbr("phi-3", "0-7") not in models
     assert models[short]["num_questions"] == len(qs) - PER_SPLIT
-    assert any(f"covers {len(qs) - PER_SPLIT}/{len(qs)} questions" in n for n in models[short]["notes"])
+    assert any(
+        f"covers {len(qs) - PER_SPLIT}/{len(qs)} questions" in n for n in models[short]["notes"]
+    )
     assert "phi-3" in err and "no per-question details" in err
     assert "gemma-9b" in err and "no results file" in err
     # the short row is averaged over its own questions only
     assert models[short]["metrics"]["mG-Pass@16"]["value"] == pytest.approx(
-        oracle_mean("mG-Pass@16", [(N, int(c)) for c in
-                    json_cs(root / TS / "results" / short / f"{DATASET}.json")]), abs=1e-3)
+        oracle_mean(
+            "mG-Pass@16",
+            [(N, int(c)) for c in json_cs(root / TS / "results" / short / f"{DATASET}.json")],
+        ),
+        abs=1e-3,
+    )
 
 
 def json_cs(path: Path) -> list[int]:
@@ -228,15 +311,24 @@ def test_unjudged_samples_reduce_n_and_c_is_read_from_correct_lists(tmp_path, ca
     rows, _ = report_json(capsys, tmp_path)
     assert rows[0]["n"] == 40
     assert rows[0]["metrics"]["G-Pass@16_0.5"]["value"] == pytest.approx(
-        oracle_mean("G-Pass@16_0.5", [(40, int(c)) for c in cs]), abs=1e-3)
+        oracle_mean("G-Pass@16_0.5", [(40, int(c)) for c in cs]), abs=1e-3
+    )
 
 
 def test_top_level_numbers_are_cross_checked_not_trusted(tmp_path, capsys):
     cs = np.random.default_rng(2).integers(0, N + 1, len(questions()))
     true_mg = oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs])
-    write_run(tmp_path, abbr("m", "0-7"), DATASET, cs, N, top={"mG-Pass@16": true_mg + 5,
-                                                               "G-Pass@16_0.5": oracle_mean(
-                                                                   "G-Pass@16_0.5", [(N, int(c)) for c in cs])})
+    write_run(
+        tmp_path,
+        abbr("m", "0-7"),
+        DATASET,
+        cs,
+        N,
+        top={
+            "mG-Pass@16": true_mg + 5,
+            "G-Pass@16_0.5": oracle_mean("G-Pass@16_0.5", [(N, int(c)) for c in cs]),
+        },
+    )
     rows, err = report_json(capsys, tmp_path)
     assert rows[0]["metrics"]["mG-Pass@16"]["value"] == pytest.approx(true_mg, abs=1e-3)
     assert "top-level mG-Pass@16" in err and "G-Pass@16_0.5 =" not in err
@@ -252,7 +344,8 @@ def test_seeds_pool_when_questions_match_and_refuse_otherwise(tmp_path, capsys):
     assert len(rows) == 1 and rows[0]["n"] == 2 * N and rows[0]["setting"]["seeds"] == [1, 2]
     assert rows[0]["model"] == "m_t0-7_p0-95_k-1_rp1-0_rs1+2_l8192"
     assert rows[0]["metrics"]["G-Pass@16_1.0"]["value"] == pytest.approx(
-        oracle_mean("G-Pass@16_1.0", [(2 * N, int(a + b)) for a, b in zip(c1, c2)]), abs=1e-3)
+        oracle_mean("G-Pass@16_1.0", [(2 * N, int(a + b)) for a, b in zip(c1, c2)]), abs=1e-3
+    )
     # a third seed on a different dataset version (same indices, other question texts)
     other = [(s, lang, i, text + " (v2)") for s, lang, i, text in qs]
     write_run(tmp_path, abbr("m", "0-7", seed=3), DATASET, c1, N, qs=other)
@@ -283,8 +376,9 @@ def test_no_runs_is_an_error(tmp_path, capsys):
 def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factory):
     root, cs = workdir
     plots = tmp_path_factory.mktemp("plots")
-    code, out, err = run_cli(capsys, "report", root, "--plots", plots, "--resamples", "300",
-                             "--format", "json")
+    code, out, err = run_cli(
+        capsys, "report", root, "--plots", plots, "--resamples", "300", "--format", "json"
+    )
     assert code == 0, err
     table = {r["model"]: r for r in json.loads(out) if not r["greedy"]}
     for name in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
@@ -298,8 +392,12 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
     assert len({c["label"] for c in tau}) == 4
     for curve in tau:
         assert curve["x"] == pytest.approx([i / 16 for i in range(17)])
-        assert all(lo <= y <= hi for y, lo, hi in zip(curve["y"], curve["ci_low"], curve["ci_high"]))
-        assert curve["y"][8] == pytest.approx(table[curve["model"]]["metrics"]["G-Pass@16_0.5"]["value"])
+        assert all(
+            lo <= y <= hi for y, lo, hi in zip(curve["y"], curve["ci_low"], curve["ci_high"])
+        )
+        assert curve["y"][8] == pytest.approx(
+            table[curve["model"]]["metrics"]["G-Pass@16_0.5"]["value"]
+        )
         assert curve["y"][0] == pytest.approx(table[curve["model"]]["metrics"]["pass@16"]["value"])
         assert curve["y"] == sorted(curve["y"], reverse=True)  # G-Pass falls as τ rises
 
@@ -316,25 +414,41 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
         assert curve["x"] == list(range(1, 17)) and curve["y"][0] == pytest.approx(0)
         assert curve["y"][-1] == pytest.approx(
             oracle_mean("pass@16", [(N, int(c)) for c in cs[curve["model"]]])
-            - oracle_mean("G-Pass@16_1.0", [(N, int(c)) for c in cs[curve["model"]]]), abs=1e-3)
+            - oracle_mean("G-Pass@16_1.0", [(N, int(c)) for c in cs[curve["model"]]]),
+            abs=1e-3,
+        )
 
 
 # --------------------------------------------------------------------------- compare
 def test_compare_paired_difference(workdir, capsys):
     root, cs = workdir
     a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
-    code, out, err = run_cli(capsys, "compare", root, root / TS / "results" / b / f"{DATASET}.json",
-                             "--model-a", a, "--format", "json", "--by-split", "--resamples", "2000")
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root / TS / "results" / b / f"{DATASET}.json",
+        "--model-a",
+        a,
+        "--format",
+        "json",
+        "--by-split",
+        "--resamples",
+        "2000",
+    )
     assert code == 0, err
     result = json.loads(out)
     assert result["a"] == a and result["b"] == b and result["num_questions"] == len(questions())
     d = result["metrics"]["mG-Pass@16"]
-    expected = (oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs[a]])
-                - oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs[b]]))
+    expected = oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs[a]]) - oracle_mean(
+        "mG-Pass@16", [(N, int(c)) for c in cs[b]]
+    )
     assert d["diff"] == pytest.approx(expected, abs=1e-3)
     assert d["ci_low"] <= d["diff"] <= d["ci_high"] and 0 <= d["p_value"] <= 1
     assert set(result["splits"]) == {f"{s}/{lang}" for s, lang in SPLITS}
-    code, out, _ = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "200")
+    code, out, _ = run_cli(
+        capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "200"
+    )
     assert code == 0 and "| mG-Pass@16 |" in out
 
 
@@ -354,8 +468,14 @@ def test_per_split_top_level_numbers_are_cross_checked(tmp_path, capsys):
     cs = np.random.default_rng(5).integers(0, N + 1, len(qs))
     amc_en = [(N, int(c)) for q, c in zip(qs, cs) if (q[0], q[1]) == ("AMC", "en")]
     good = oracle_mean("G-Pass@16_1.0", amc_en)
-    write_run(tmp_path, abbr("m", "0-7"), DATASET, cs, N,
-              top={"AMC_en/G-Pass@16_1.0": good, "AMC_en/mG-Pass@16": 99.0})
+    write_run(
+        tmp_path,
+        abbr("m", "0-7"),
+        DATASET,
+        cs,
+        N,
+        top={"AMC_en/G-Pass@16_1.0": good, "AMC_en/mG-Pass@16": 99.0},
+    )
     _, err = report_json(capsys, tmp_path)
     # a schema-1 file: its AMC_en/… keys are read as the group AMC/en
     assert "top-level AMC/en/mG-Pass@16 = 99.00" in err and "AMC/en/G-Pass@16_1.0" not in err
@@ -395,15 +515,24 @@ def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
     root, _ = workdir
     a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
     for metric, message in (
-            ("pass@99", f"error: --metrics pass@99: k=99 exceeds the n={N} judged samples per "
-                        f"question of A ({a}); it cannot be computed"),
-            ("G-Pass@4", "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
-                         "mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75)")):
-        code, out, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
-                                 "--metrics", metric)
+        (
+            "pass@99",
+            f"error: --metrics pass@99: k=99 exceeds the n={N} judged samples per "
+            f"question of A ({a}); it cannot be computed",
+        ),
+        (
+            "G-Pass@4",
+            "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
+            "mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75)",
+        ),
+    ):
+        code, out, err = run_cli(
+            capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--metrics", metric
+        )
         assert (code, out, err) == (2, "", message + "\n")
-    code, _, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b,
-                           "--k", "64")
+    code, _, err = run_cli(
+        capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--k", "64"
+    )
     assert code == 2 and err.startswith("error: --metrics pass@64: k=64 exceeds")
 
 
@@ -417,7 +546,8 @@ def test_greedy_only_runs_give_a_greedy_table(tmp_path, capsys):
     assert "## Greedy runs" in out and "| Model | Dataset | Q | accuracy |" in out
     rows, _ = report_json(capsys, tmp_path, greedy=True)
     assert {r["model"]: r["metrics"]["accuracy"]["value"] for r in rows} == {
-        abbr(m, "0-0", top_p="1-0"): pytest.approx(100 * c.mean(), abs=1e-4) for m, c in cs.items()}
+        abbr(m, "0-0", top_p="1-0"): pytest.approx(100 * c.mean(), abs=1e-4) for m, c in cs.items()
+    }
 
 
 def test_one_rounding_rule_everywhere(tmp_path, capsys):
@@ -426,21 +556,38 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
     c = [1] * 17 + [0] * 3  # n = 4: pass@1 = 17/80
     write_run(tmp_path, abbr("m", "0-7"), DATASET, c, 4, qs=qs)
     greedy = [1] * 17 + [0] * 63
-    write_run(tmp_path, abbr("m", "0-0", top_p="1-0"), GREEDY_DATASET, greedy, 1,
-              qs=[("AMC", "en", i, f"g{i}") for i in range(80)])
+    write_run(
+        tmp_path,
+        abbr("m", "0-0", top_p="1-0"),
+        GREEDY_DATASET,
+        greedy,
+        1,
+        qs=[("AMC", "en", i, f"g{i}") for i in range(80)],
+    )
     code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "4")
     assert code == 0, err
-    sens_part = out[out.index("## Verdict sensitivity"):]
+    sens_part = out[out.index("## Verdict sensitivity") :]
     sens_line = next(line for line in sens_part.splitlines() if line.startswith("| m |"))
     greedy_line = next(line for line in out.splitlines() if "LiveMathBench-v202412-k1-r1" in line)
     assert sens_line.split(" | ")[-1].startswith("21.3") and greedy_line.endswith("| 21.3 |")
     assert "21.2" not in out
-    code, out, _ = run_cli(capsys, "compare", tmp_path, tmp_path, "--model-a", abbr("m", "0-7"),
-                           "--model-b", abbr("m", "0-7"), "--metrics", "pass@1")
+    code, out, _ = run_cli(
+        capsys,
+        "compare",
+        tmp_path,
+        tmp_path,
+        "--model-a",
+        abbr("m", "0-7"),
+        "--model-b",
+        abbr("m", "0-7"),
+        "--metrics",
+        "pass@1",
+    )
     assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
     # the demo's leaderboard writes estimates with the report's own cell text
-    from gpassk_oc.core.stats import Estimate
+    from gpassk_oc.core.scoring.stats import Estimate
     from gpassk_oc.report.tables import estimate_text
+
     est = Estimate(value=0.2125, ci_low=0.2125, ci_high=0.2135, sampling_se=0.0, n_questions=20)
     assert estimate_text(est, ci=True) == "21.3 [21.3, 21.4]"
 
@@ -452,8 +599,12 @@ def test_a_ci_without_spread_says_so_instead_of_zero_width(tmp_path, capsys):
     assert code == 0 and "0.0 [no width]" in out and "[0.0, 0.0]" not in out
     rows, _ = report_json(capsys, tmp_path)
     metric = rows[0]["metrics"]["mG-Pass@16"]
-    assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == \
-        (0.0, None, None, "no width")
+    assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == (
+        0.0,
+        None,
+        None,
+        "no width",
+    )
 
 
 def test_bad_flag_values_are_one_line_too(workdir, capsys):
@@ -463,8 +614,9 @@ def test_bad_flag_values_are_one_line_too(workdir, capsys):
     with pytest.raises(SystemExit) as info:
         run_cli(capsys, "report", root, "--k", "sixteen")
     err = capsys.readouterr().err
-    assert info.value.code == 2 and err == ("error: gpassk-oc report: argument --k: invalid int "
-                                            "value: 'sixteen'\n")
+    assert info.value.code == 2 and err == (
+        "error: gpassk-oc report: argument --k: invalid int value: 'sixteen'\n"
+    )
 
 
 def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
@@ -474,13 +626,33 @@ def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
     blocker.write_text("x")
     code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--out", tmp_path)
     assert (code, out) == (2, "") and err == f"error: --out {tmp_path}: Is a directory\n"
-    code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--plots",
-                             blocker / "figures")
-    assert code == 2 and err.splitlines()[-1] == f"error: --plots {blocker / 'figures'}: Not a directory"
-    models = sorted({p.parent.name for p in root.glob("*/results/*/*.json") if "t0-0" not in p.parent.name})
-    code, out, err = run_cli(capsys, "compare", root, root, "--model-a", models[0], "--model-b",
-                             models[1], "--resamples", "0", "--out", tmp_path)
-    assert (code, out) == (2, "") and err.splitlines()[-1] == f"error: --out {tmp_path}: Is a directory"
+    code, out, err = run_cli(
+        capsys, "report", root, "--resamples", "0", "--plots", blocker / "figures"
+    )
+    assert (
+        code == 2
+        and err.splitlines()[-1] == f"error: --plots {blocker / 'figures'}: Not a directory"
+    )
+    models = sorted(
+        {p.parent.name for p in root.glob("*/results/*/*.json") if "t0-0" not in p.parent.name}
+    )
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root,
+        "--model-a",
+        models[0],
+        "--model-b",
+        models[1],
+        "--resamples",
+        "0",
+        "--out",
+        tmp_path,
+    )
+    assert (code, out) == (2, "") and err.splitlines()[
+        -1
+    ] == f"error: --out {tmp_path}: Is a directory"
 
 
 def test_model_never_imports_its_renderers_or_plots():
@@ -488,9 +660,14 @@ def test_model_never_imports_its_renderers_or_plots():
     import ast
 
     package = Path(__file__).parents[1] / "gpassk_oc" / "report"
-    graph = {f.stem: {n.module or "" for n in ast.walk(ast.parse(f.read_text()))
-                      if isinstance(n, ast.ImportFrom) and n.level == 1}
-             for f in package.glob("*.py")}
+    graph = {
+        f.stem: {
+            n.module or ""
+            for n in ast.walk(ast.parse(f.read_text()))
+            if isinstance(n, ast.ImportFrom) and n.level == 1
+        }
+        for f in package.glob("*.py")
+    }
     renderers = {"markdown", "html", "csvout", "jsonout", "tables", "plots", "cli"}
     assert not renderers & (graph["model"] | graph["collect"] | graph["numbers"])
     assert not {"plots", "cli"} & graph["__init__"]  # importing the package draws nothing

@@ -1,27 +1,29 @@
-"""gpassk_oc.core.stats: expected values come from independent oracles (Fraction sums,
+"""gpassk_oc.core.scoring.stats: expected values come from independent oracles (Fraction sums,
 brute-force enumeration, scipy's binomial tail, plain simulation), never from the code
 under test."""
+
 from __future__ import annotations
 
 import itertools
 import math
 import subprocess
 import sys
-import time
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy.stats import binom
 
-from gpassk_oc.core import stats
+from gpassk_oc.core.scoring import stats
 
 
 # --------------------------------------------------------------------------- oracles
 def oracle_g_pass(n: int, c: int, k: int, tau: Fraction) -> Fraction:
     """P(at least max(ceil(τk), 1) of k draws without replacement are correct)."""
     m = max(math.ceil(tau * k), 1)
-    total = sum(Fraction(math.comb(c, j) * math.comb(n - c, k - j)) for j in range(m, min(c, k) + 1))
+    total = sum(
+        Fraction(math.comb(c, j) * math.comb(n - c, k - j)) for j in range(m, min(c, k) + 1)
+    )
     return total / math.comb(n, k)
 
 
@@ -34,8 +36,9 @@ def brute_g_pass(n: int, c: int, k: int, tau: Fraction) -> Fraction:
 
 
 def oracle_mg(n: int, c: int, k: int) -> Fraction:
-    return Fraction(2, k) * sum(oracle_g_pass(n, c, k, Fraction(i, k))
-                                for i in range(math.ceil(k / 2) + 1, k + 1))
+    return Fraction(2, k) * sum(
+        oracle_g_pass(n, c, k, Fraction(i, k)) for i in range(math.ceil(k / 2) + 1, k + 1)
+    )
 
 
 def oracle_pass(n: int, c: int, k: int) -> Fraction:
@@ -44,7 +47,7 @@ def oracle_pass(n: int, c: int, k: int) -> Fraction:
 
 def oracle_value(key: str, n: int, c: int) -> Fraction:
     if key.startswith("G-Pass@"):
-        k, tau = key[len("G-Pass@"):].split("_")
+        k, tau = key[len("G-Pass@") :].split("_")
         return oracle_g_pass(n, c, int(k), Fraction(tau))
     if key.startswith("mG-Pass@"):
         return oracle_mg(n, c, int(key.split("@")[1]))
@@ -58,13 +61,15 @@ def population_truth(p: np.ndarray, key: str) -> float:
     """E over questions of the metric's target: the estimators are unbiased for the
     binomial tails P(Binomial(k, p) >= m)."""
     if key.startswith("G-Pass@"):
-        k, tau = key[len("G-Pass@"):].split("_")
+        k, tau = key[len("G-Pass@") :].split("_")
         k = int(k)
         m = max(math.ceil(Fraction(tau) * k), 1)
         return float(np.mean(binom.sf(m - 1, k, p)))
     if key.startswith("mG-Pass@"):
         k = int(key.split("@")[1])
-        return float(np.mean(sum(binom.sf(i - 1, k, p) for i in range(math.ceil(k / 2) + 1, k + 1)) * 2 / k))
+        return float(
+            np.mean(sum(binom.sf(i - 1, k, p) for i in range(math.ceil(k / 2) + 1, k + 1)) * 2 / k)
+        )
     k = int(key.split("@")[1])
     return float(np.mean(1 - (1 - p) ** k))
 
@@ -88,7 +93,7 @@ def test_summarize_point_values_match_oracle(n, ks):
     oracle = brute_g_pass if n <= 10 else oracle_g_pass
     for key in keys:
         if key.startswith("G-Pass@"):
-            k, tau = key[len("G-Pass@"):].split("_")
+            k, tau = key[len("G-Pass@") :].split("_")
             expected = sum(oracle(n, int(ci), int(k), Fraction(tau)) for ci in c) / len(c)
         else:
             expected = sum(oracle_value(key, n, int(ci)) for ci in c) / len(c)
@@ -163,7 +168,9 @@ def test_bootstrap_is_seeded_and_levels_nest():
     assert a == b and (a.ci_low, a.ci_high) != (other.ci_low, other.ci_high)
     wide = stats.summarize(16, c, ["mG-Pass@8"], seed=7, level=0.99)["mG-Pass@8"]
     narrow = stats.summarize(16, c, ["mG-Pass@8"], seed=7, level=0.8)["mG-Pass@8"]
-    assert wide.ci_low < a.ci_low < narrow.ci_low < a.value < narrow.ci_high < a.ci_high < wide.ci_high
+    assert (
+        wide.ci_low < a.ci_low < narrow.ci_low < a.value < narrow.ci_high < a.ci_high < wide.ci_high
+    )
     flat = stats.summarize(16, [5] * 30, ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
     # every question has the same value: resampling questions cannot give a width, so
     # no interval is claimed (not a zero-width one that would exclude any other truth)
@@ -185,7 +192,13 @@ def test_ci_coverage_by_simulation():
     for trial in range(trials):
         p = pool[rng.integers(0, len(pool), size=150)]
         c = rng.binomial(n, p)
-        est = stats.summarize(n, c, keys, n_boot=4000, seed=trial, )
+        est = stats.summarize(
+            n,
+            c,
+            keys,
+            n_boot=4000,
+            seed=trial,
+        )
         for key in keys:
             covered[key] += est[key].ci_low <= truth[key] <= est[key].ci_high
     rates = {key: covered[key] / trials for key in keys}
@@ -199,8 +212,12 @@ def test_rerun_se_matches_simulated_reruns():
     p = rng.beta(1, 1, size=q)
     keys = ["G-Pass@8_0.5", "G-Pass@8_1.0", "mG-Pass@8", "pass@1"]
     # per-c lookup tables from the Fraction oracle, then plain simulation of reruns
-    tables = {key: np.array([float(oracle_value(key, n, ci)) if key != "pass@1" else ci / n
-                             for ci in range(n + 1)]) for key in keys}
+    tables = {
+        key: np.array(
+            [float(oracle_value(key, n, ci)) if key != "pass@1" else ci / n for ci in range(n + 1)]
+        )
+        for key in keys
+    }
     reruns = rng.binomial(n, p, size=(4000, q))
     simulated = {key: tables[key][reruns].mean(axis=1).std() for key in keys}
     computed = stats.rerun_se(n, p, keys)
@@ -232,8 +249,15 @@ def test_paired_difference_values_and_tighter_than_unpaired():
     c_b = rng.binomial(16, np.clip(p - 0.05, 0, 1))  # B is slightly worse on the same questions
     d = stats.compare(16, c_a, 16, c_b, ["G-Pass@8_0.5", "pass@1"], seed=1)
     for key in ("G-Pass@8_0.5", "pass@1"):
-        diff = sum(oracle_value(key, 16, int(a)) - oracle_value(key, 16, int(b))
-                   for a, b in zip(c_a, c_b)) / len(c_a) if key != "pass@1" else (c_a - c_b).mean() / 16
+        diff = (
+            sum(
+                oracle_value(key, 16, int(a)) - oracle_value(key, 16, int(b))
+                for a, b in zip(c_a, c_b)
+            )
+            / len(c_a)
+            if key != "pass@1"
+            else (c_a - c_b).mean() / 16
+        )
         assert d[key].diff == pytest.approx(float(diff), abs=1e-12)
         assert d[key].diff == pytest.approx(d[key].a - d[key].b, abs=1e-12)
     a = stats.summarize(16, c_a, ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
@@ -250,11 +274,13 @@ def test_compare_rejects_misaligned_inputs():
 
 # --------------------------------------------------------------------------- hygiene
 def test_core_import_is_pure_and_fast():
-    code = ("import sys, time; t = time.perf_counter(); import gpassk_oc.core.stats; "
-            "d = time.perf_counter() - t; "
-            "assert 'opencompass' not in sys.modules and 'scipy' not in sys.modules and "
-            "'matplotlib' not in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] "
-            "in ('opencompass', 'scipy', 'matplotlib')); print(d)")
+    code = (
+        "import sys, time; t = time.perf_counter(); import gpassk_oc.core.scoring.stats; "
+        "d = time.perf_counter() - t; "
+        "assert 'opencompass' not in sys.modules and 'scipy' not in sys.modules and "
+        "'matplotlib' not in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] "
+        "in ('opencompass', 'scipy', 'matplotlib')); print(d)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert float(out.stdout) < 3.0  # generous: a loaded CI machine; the point is no heavy imports
@@ -284,17 +310,20 @@ def test_interval_always_contains_its_point_estimate():
     missed = 0
     for seed in range(30):
         c = rng.integers(0, 17, size=12)
-        raw_point = float(np.mean([float(oracle_g_pass(16, int(ci), 8, Fraction(1, 2)))
-                                   for ci in c]))
+        raw_point = float(
+            np.mean([float(oracle_g_pass(16, int(ci), 8, Fraction(1, 2))) for ci in c])
+        )
         atoms = stats.atoms_of(16, c)
-        means = stats._bootstrap_means(atoms.weight, atoms.values(
-            [stats.parse_metric("G-Pass@8_0.5")]), 2, seed)[1]
+        means = stats._bootstrap_means(
+            atoms.weight, atoms.values([stats.parse_metric("G-Pass@8_0.5")]), 2, seed
+        )[1]
         raw_low, raw_high = (float(x[0]) for x in stats._percentiles(means, 0.95))
         missed += not raw_low <= raw_point <= raw_high
         est = stats.summarize(16, c, ["G-Pass@8_0.5"], n_boot=2, seed=seed)["G-Pass@8_0.5"]
         assert est.value == pytest.approx(raw_point, abs=1e-12)
         assert est.ci_low <= est.value <= est.ci_high, seed
-        d = stats.compare(16, c, 16, rng.integers(0, 17, size=12), ["G-Pass@8_0.5"], n_boot=2,
-                          seed=seed)["G-Pass@8_0.5"]
+        d = stats.compare(
+            16, c, 16, rng.integers(0, 17, size=12), ["G-Pass@8_0.5"], n_boot=2, seed=seed
+        )["G-Pass@8_0.5"]
         assert d.ci_low <= d.diff <= d.ci_high, seed
     assert missed > 5  # the raw percentile interval does miss it: the rule is needed

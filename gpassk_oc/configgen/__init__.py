@@ -14,17 +14,35 @@ The pipeline, one module per step:
 
 Importing this package does not import OpenCompass (GPassK-style templates need mmengine).
 """
+
 from __future__ import annotations
 
-from .command import add_arguments, main, run, write_configs
-from .expand import ConfigData, GridPoint, expand, grid_config, grid_stem
-from .loader import TEMPLATES_DIRNAME, resolve_template, templates_dir
-from .pipeline import Plan, build, generate, load_template, template_variables
-from .schema import API_MODEL_KEYS, KNOWN_VARIABLES, Settings, TemplateError
+from gpassk_oc.configgen.command import add_arguments, main, run, write_configs
+from gpassk_oc.configgen.expand import ConfigData, GridPoint, expand, grid_config, grid_stem
+from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template, templates_dir
+from gpassk_oc.configgen.pipeline import Plan, build, generate, load_template, template_variables
+from gpassk_oc.configgen.schema import API_MODEL_KEYS, KNOWN_VARIABLES, Settings, TemplateError
 
 __all__ = [
-    "TemplateError", "KNOWN_VARIABLES", "API_MODEL_KEYS", "ConfigData", "GridPoint", "Plan",
-    "Settings", "TEMPLATES_DIRNAME", "templates_dir", "resolve_template", "load_template",
-    "build", "generate", "template_variables", "expand", "grid_config", "grid_stem", "write_configs",
-    "add_arguments", "run", "main",
+    "TemplateError",
+    "KNOWN_VARIABLES",
+    "API_MODEL_KEYS",
+    "ConfigData",
+    "GridPoint",
+    "Plan",
+    "Settings",
+    "TEMPLATES_DIRNAME",
+    "templates_dir",
+    "resolve_template",
+    "load_template",
+    "build",
+    "generate",
+    "template_variables",
+    "expand",
+    "grid_config",
+    "grid_stem",
+    "write_configs",
+    "add_arguments",
+    "run",
+    "main",
 ]

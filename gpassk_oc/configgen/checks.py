@@ -1,16 +1,32 @@
 """Value checks for template variables: small combinators that validate and normalise one
 value and raise :class:`TemplateError` as one ``<field>: <problem>`` line. Pure."""
+
 from __future__ import annotations
 
 import difflib
 import math
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from ..core.livemath_data import KNOWN_VERSIONS
-from ..core.naming import format_value
+from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
+from gpassk_oc.core.data.naming import format_value
 
-__all__ = ["TemplateError", "REQUIRED", "Check", "suggest", "boolean", "integer", "optional",
-           "number", "text", "list_of", "urls", "k_list", "k_lists", "version"]
+__all__ = [
+    "TemplateError",
+    "REQUIRED",
+    "Check",
+    "suggest",
+    "boolean",
+    "integer",
+    "optional",
+    "number",
+    "text",
+    "list_of",
+    "urls",
+    "k_list",
+    "k_lists",
+    "version",
+]
 
 REQUIRED = object()  # default of a variable that must be set
 
@@ -34,8 +50,7 @@ def _is_int(value: Any) -> bool:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def suggest(name: str, candidates: Iterable[str]) -> str:
@@ -57,6 +72,7 @@ def integer(lo: int | None = None) -> Check:
             want = "an integer" if lo is None else f"an integer >= {lo}"
             raise TemplateError(f"must be {want}, got {value!r}", field)
         return value
+
     return check
 
 
@@ -64,11 +80,16 @@ def optional(inner: Check) -> Check:
     return lambda field, value: None if value is None else inner(field, value)
 
 
-def number(lo: float, hi: float | None, lo_open: bool, hi_open: bool = False,
-           what: str = "") -> Check:
+def number(
+    lo: float, hi: float | None, lo_open: bool, hi_open: bool = False, what: str = ""
+) -> Check:
     """A finite number in an interval that can be written in a file name."""
-    shown = ("(" if lo_open else "[") + f"{lo:g}, " + ("inf" if hi is None else f"{hi:g}") \
+    shown = (
+        ("(" if lo_open else "[")
+        + f"{lo:g}, "
+        + ("inf" if hi is None else f"{hi:g}")
         + (")" if hi_open or hi is None else "]")
+    )
 
     def check(field: str, value: Any) -> float:
         if not _is_number(value):
@@ -80,9 +101,11 @@ def number(lo: float, hi: float | None, lo_open: bool, hi_open: bool = False,
         try:
             format_value(float(value))
         except ValueError:
-            raise TemplateError(f"{what}{value!r} cannot be written in a config name",
-                                field) from None
+            raise TemplateError(
+                f"{what}{value!r} cannot be written in a config name", field
+            ) from None
         return float(value)
+
     return check
 
 
@@ -94,16 +117,20 @@ def text(field: str, value: Any) -> str:
 
 def one_of(*choices: str) -> Check:
     """One of a fixed set of strings."""
+
     def check(field: str, value: Any) -> str:
         if value not in choices:
-            raise TemplateError(f"must be one of {', '.join(repr(c) for c in choices)}, "
-                                f"got {value!r}", field)
+            raise TemplateError(
+                f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}", field
+            )
         return value
+
     return check
 
 
 def list_of(item: Check, what: str = "") -> Check:
     """A non-empty list without duplicates, each item checked."""
+
     def check(field: str, value: Any) -> list:
         if not isinstance(value, (list, tuple)):
             raise TemplateError(f"must be a list, got {type(value).__name__}", field)
@@ -114,21 +141,27 @@ def list_of(item: Check, what: str = "") -> Check:
             if v in out[:i]:
                 raise TemplateError(f"lists {what}{value[i]!r} twice", field)
         return out
+
     return check
 
 
 def urls(field: str, value: Any) -> list[str]:
     if not isinstance(value, (list, tuple)) or not all(
-            isinstance(u, str) and u.startswith(("http://", "https://")) for u in value):
+        isinstance(u, str) and u.startswith(("http://", "https://")) for u in value
+    ):
         raise TemplateError(f"must be a list of http(s) URLs, got {value!r}", field)
     return list(value)
 
 
 def k_list(field: str, value: Any) -> tuple[int, ...]:
-    if not isinstance(value, (list, tuple)) or not value or not all(
-            _is_int(k) and k >= 1 for k in value):
-        raise TemplateError(f"k-list {value!r} must be a non-empty list of positive "
-                            "integers", field)
+    if (
+        not isinstance(value, (list, tuple))
+        or not value
+        or not all(_is_int(k) and k >= 1 for k in value)
+    ):
+        raise TemplateError(
+            f"k-list {value!r} must be a non-empty list of positive integers", field
+        )
     if any(b <= a for a, b in zip(value, value[1:])):
         raise TemplateError(f"k-list {list(value)} must be strictly increasing", field)
     return tuple(value)
@@ -136,13 +169,19 @@ def k_list(field: str, value: Any) -> tuple[int, ...]:
 
 def k_lists(field: str, value: Any) -> list[tuple[int, ...]]:
     if isinstance(value, (list, tuple)) and value and all(_is_int(k) for k in value):
-        raise TemplateError(f"{list(value)} is one k-list, but {field} is a list of "
-                            f"k-lists; did you mean [{list(value)}]?", field)
+        raise TemplateError(
+            f"{list(value)} is one k-list, but {field} is a list of "
+            f"k-lists; did you mean [{list(value)}]?",
+            field,
+        )
     return list_of(k_list, "k-list ")(field, value)
 
 
 def version(field: str, value: Any) -> str:
     if not isinstance(value, str) or value not in KNOWN_VERSIONS:
-        raise TemplateError(f"unknown LiveMathBench version {value!r} (known: "
-                            f"{', '.join(repr(v) for v in KNOWN_VERSIONS)})", field)
+        raise TemplateError(
+            f"unknown LiveMathBench version {value!r} (known: "
+            f"{', '.join(repr(v) for v in KNOWN_VERSIONS)})",
+            field,
+        )
     return value

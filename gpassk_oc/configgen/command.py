@@ -1,26 +1,26 @@
 """Write generated configs, and the CLI (``gpassk-oc dump``, ``dump_opencompass_configs.py``)."""
+
 from __future__ import annotations
 
 import argparse
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
-from ..log import OneLineParser, fail, logger, use_cli_format
-from .expand import ConfigData
-from .loader import TEMPLATES_DIRNAME, resolve_template
-from .pipeline import build
-from .schema import TemplateError
+from gpassk_oc.configgen.expand import ConfigData
+from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
+from gpassk_oc.configgen.pipeline import build
+from gpassk_oc.configgen.schema import TemplateError
+from gpassk_oc.log import OneLineParser, fail, logger, use_cli_format
 
 __all__ = ["DEFAULT_OUTPUT_DIR", "write_configs", "add_arguments", "run", "main"]
 
 DEFAULT_OUTPUT_DIR = "./opencompass_configs"
 
 
-def write_configs(configs: Sequence[ConfigData], output_dir: str | os.PathLike[str]
-                  ) -> list[Path]:
+def write_configs(configs: Sequence[ConfigData], output_dir: str | os.PathLike[str]) -> list[Path]:
     """Write all files into a temporary directory next to *output_dir*, then move them in,
     so an interrupted run never leaves a half-written config. Existing files with other
     names are left alone; files with the same names are replaced."""
@@ -49,19 +49,38 @@ def write_configs(configs: Sequence[ConfigData], output_dir: str | os.PathLike[s
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of ``gpassk-oc dump`` / ``dump_opencompass_configs.py``."""
-    parser.add_argument("-tc", "--config_template_file", "--config-template-file",
-                        dest="config_template_file", required=True, metavar="TEMPLATE",
-                        help="template path, or a bare name such as nono1.py looked up among "
-                             f"the shipped templates ({TEMPLATES_DIRNAME}/)")
-    parser.add_argument("-o", "--output-dir", "--output_dir", dest="output_dir",
-                        default=DEFAULT_OUTPUT_DIR,
-                        help=f"where configs are written (default {DEFAULT_OUTPUT_DIR})")
-    parser.add_argument("--grid", action="store_true",
-                        help="also write OUTPUT_DIR/grid_<template stem>.py, one config that "
-                             "runs every grid point in a single OpenCompass invocation; its "
-                             "path is the last line printed")
-    parser.add_argument("--dry-run", "--dry_run", dest="dry_run", action="store_true",
-                        help="list the file names without writing anything")
+    parser.add_argument(
+        "-tc",
+        "--config_template_file",
+        "--config-template-file",
+        dest="config_template_file",
+        required=True,
+        metavar="TEMPLATE",
+        help="template path, or a bare name such as nono1.py looked up among "
+        f"the shipped templates ({TEMPLATES_DIRNAME}/)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output-dir",
+        "--output_dir",
+        dest="output_dir",
+        default=DEFAULT_OUTPUT_DIR,
+        help=f"where configs are written (default {DEFAULT_OUTPUT_DIR})",
+    )
+    parser.add_argument(
+        "--grid",
+        action="store_true",
+        help="also write OUTPUT_DIR/grid_<template stem>.py, one config that "
+        "runs every grid point in a single OpenCompass invocation; its "
+        "path is the last line printed",
+    )
+    parser.add_argument(
+        "--dry-run",
+        "--dry_run",
+        dest="dry_run",
+        action="store_true",
+        help="list the file names without writing anything",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         return fail(f"{args.output_dir}: {exc}", 1)
     shown = [os.path.join(args.output_dir, target.name) for target in written]
-    for line in shown[:len(plan.configs)]:
+    for line in shown[: len(plan.configs)]:
         print(line)
     print(f"{count} from {display} written to {args.output_dir}")
     if args.grid:  # the contract: the grid config's path is the last line
@@ -101,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     use_cli_format()  # before parsing: a bad flag is one error line too
     parser = OneLineParser(
         prog="dump_opencompass_configs.py",
-        description="Expand a template into one OpenCompass config per grid point.")
+        description="Expand a template into one OpenCompass config per grid point.",
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -1,17 +1,19 @@
 """Expand validated settings into config *data*: one :class:`ConfigData` per grid point,
 and one grid config that runs them all in a single OpenCompass invocation.
 
-Names come from :mod:`gpassk_oc.core.naming`; text is made only by :mod:`.render`.
+Names come from :mod:`gpassk_oc.core.data.naming`; text is made only by :mod:`.render`.
 """
+
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
-from ..core.naming import config_stem, dataset_abbr, model_abbr
-from .render import Ref, plain, render_file
-from .schema import ModelSpec, Settings, TemplateError
+from gpassk_oc.configgen.render import Ref, plain, render_file
+from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
+from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
 
 __all__ = ["GridPoint", "ConfigData", "expand", "point_config", "grid_config", "grid_stem"]
 
@@ -76,16 +78,19 @@ class ConfigData:
     def pairs(self) -> list[tuple[str, str]]:
         """(model abbr, dataset abbr) of every results file the config produces."""
         combos = self.variables.get("model_dataset_combinations") or [
-            dict(models=self.variables["models"], datasets=self.variables["datasets"])]
-        return [(m["abbr"], d["abbr"]) for c in combos for m in c["models"]
-                for d in c["datasets"]]
+            dict(models=self.variables["models"], datasets=self.variables["datasets"])
+        ]
+        return [(m["abbr"], d["abbr"]) for c in combos for m in c["models"] for d in c["datasets"]]
 
 
 def expand(s: Settings) -> list[GridPoint]:
     """Grid points in template order. Temperature 0 is greedy: one point per model with
     k=[1], n=1 (the paper's "Greedy" column), named with the first top_p."""
-    replications = (lambda ks: [s["n"] // max(ks)]) if s["n"] is not None else (
-        lambda ks: list(s["replications"]))
+    replications = (
+        (lambda ks: [s["n"] // max(ks)])
+        if s["n"] is not None
+        else (lambda ks: list(s["replications"]))
+    )
     points = []
     for spec in s.models:
         for t in s["temperatures"]:
@@ -98,8 +103,15 @@ def expand(s: Settings) -> list[GridPoint]:
 
 
 def _names(s: Settings, point: GridPoint) -> tuple[str, str]:
-    model_part = model_abbr(point.model.base, point.temperature, point.top_p, s["top_k"],
-                            s["repetition_penalty"], s["random_seed"], s["max_out_len"])
+    model_part = model_abbr(
+        point.model.base,
+        point.temperature,
+        point.top_p,
+        s["top_k"],
+        s["repetition_penalty"],
+        s["random_seed"],
+        s["max_out_len"],
+    )
     judge = s["eval_model_name"] if s["eval_urls"] else None
     return model_part, dataset_abbr(s["version"], point.ks, point.replication, judge=judge)
 
@@ -108,27 +120,48 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
     spec = point.model
     gen_config: dict[str, Any] = dict(
         do_sample=not point.greedy,  # TurboMind samples only with do_sample=True
-        temperature=point.temperature, top_p=point.top_p, top_k=s["top_k"],
-        repetition_penalty=s["repetition_penalty"])
+        temperature=point.temperature,
+        top_p=point.top_p,
+        top_k=s["top_k"],
+        repetition_penalty=s["repetition_penalty"],
+    )
     if s["send_random_seed"]:
         gen_config["random_seed"] = s["random_seed"]
     gen_config["max_new_tokens"] = s["max_out_len"]
-    engine_config = dict(session_len=s["max_seq_len"], max_batch_size=spec.batch_size,
-                         tp=spec.tp, enable_prefix_caching=s["enable_prefix_caching"])
-    cfg = dict(type=TURBOMIND, abbr=abbr, path=spec.path, engine_config=engine_config,
-               gen_config=gen_config, max_seq_len=s["max_seq_len"],
-               max_out_len=s["max_out_len"], batch_size=spec.batch_size,
-               run_cfg=dict(num_gpus=spec.tp))
-    sent = ["do_sample=False (greedy)"] if point.greedy else [
-        "do_sample=True", "temperature", "top_p", "top_k", "repetition_penalty"]
+    engine_config = dict(
+        session_len=s["max_seq_len"],
+        max_batch_size=spec.batch_size,
+        tp=spec.tp,
+        enable_prefix_caching=s["enable_prefix_caching"],
+    )
+    cfg = dict(
+        type=TURBOMIND,
+        abbr=abbr,
+        path=spec.path,
+        engine_config=engine_config,
+        gen_config=gen_config,
+        max_seq_len=s["max_seq_len"],
+        max_out_len=s["max_out_len"],
+        batch_size=spec.batch_size,
+        run_cfg=dict(num_gpus=spec.tp),
+    )
+    sent = (
+        ["do_sample=False (greedy)"]
+        if point.greedy
+        else ["do_sample=True", "temperature", "top_p", "top_k", "repetition_penalty"]
+    )
     return cfg, sent + (["random_seed"] if s["send_random_seed"] else [])
 
 
 def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     spec = point.model
-    cfg: dict[str, Any] = dict(type=API_MODEL, abbr=abbr, path=spec.path,
-                               openai_api_base=spec.api_get("openai_api_base"),
-                               key="ENV")  # OPENAI_API_KEY; files never carry keys
+    cfg: dict[str, Any] = dict(
+        type=API_MODEL,
+        abbr=abbr,
+        path=spec.path,
+        openai_api_base=spec.api_get("openai_api_base"),
+        key="ENV",
+    )  # OPENAI_API_KEY; files never carry keys
     if spec.api_get("tokenizer_path"):
         cfg["tokenizer_path"] = spec.api_get("tokenizer_path")
     cfg["temperature"] = point.temperature
@@ -144,9 +177,13 @@ def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     if not point.greedy and spec.api_get("extra_sampling"):
         cfg["extra_body"] = dict(top_k=s["top_k"], repetition_penalty=s["repetition_penalty"])
         sent += ["top_k", "repetition_penalty"]
-    cfg.update(max_out_len=s["max_out_len"], max_seq_len=s["max_seq_len"],
-               batch_size=spec.batch_size, query_per_second=spec.api_get("query_per_second"),
-               retry=spec.api_get("retry"))
+    cfg.update(
+        max_out_len=s["max_out_len"],
+        max_seq_len=s["max_seq_len"],
+        batch_size=spec.batch_size,
+        query_per_second=spec.api_get("query_per_second"),
+        retry=spec.api_get("retry"),
+    )
     if spec.api_get("timeout"):
         cfg["timeout"] = spec.api_get("timeout")
     cfg["run_cfg"] = dict(num_gpus=0)
@@ -160,17 +197,25 @@ def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
         if s["eval_prompt"] != "auto":
             evaluator["judge"]["prompt"] = s["eval_prompt"]
     return dict(
-        type=DATASET, abbr=abbr, path=s["data_path"], version=s["version"],
+        type=DATASET,
+        abbr=abbr,
+        path=s["data_path"],
+        version=s["version"],
         dataset_splits=list(s["dataset_splits"]),
-        dataset_languages=list(s["dataset_languages"]), cot=s["cot"],
-        k=list(point.ks), n=point.n,
+        dataset_languages=list(s["dataset_languages"]),
+        cot=s["cot"],
+        k=list(point.ks),
+        n=point.n,
         reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
         infer_cfg=dict(
-            prompt_template=dict(type=_PROMPT,
-                                 template=dict(round=[dict(role="HUMAN", prompt="{prompt}")])),
+            prompt_template=dict(
+                type=_PROMPT, template=dict(round=[dict(role="HUMAN", prompt="{prompt}")])
+            ),
             retriever=dict(type=_RETRIEVER),
-            inferencer=dict(type=_INFERENCER)),
-        eval_cfg=dict(evaluator=evaluator))
+            inferencer=dict(type=_INFERENCER),
+        ),
+        eval_cfg=dict(evaluator=evaluator),
+    )
 
 
 def _runners(workers: int | None) -> dict[str, Any]:
@@ -179,41 +224,64 @@ def _runners(workers: int | None) -> dict[str, Any]:
     if workers is None:
         return {}
     return dict(
-        infer=dict(partitioner=dict(type=_NUM_WORKER_PART, num_worker=workers),
-                   runner=dict(type=_RUNNER, max_num_workers=workers,
-                               task=dict(type=_INFER_TASK))),
-        eval=dict(partitioner=dict(type=_NAIVE_PART),
-                  runner=dict(type=_RUNNER, max_num_workers=workers,
-                              task=dict(type=_EVAL_TASK))))
+        infer=dict(
+            partitioner=dict(type=_NUM_WORKER_PART, num_worker=workers),
+            runner=dict(type=_RUNNER, max_num_workers=workers, task=dict(type=_INFER_TASK)),
+        ),
+        eval=dict(
+            partitioner=dict(type=_NAIVE_PART),
+            runner=dict(type=_RUNNER, max_num_workers=workers, task=dict(type=_EVAL_TASK)),
+        ),
+    )
 
 
-def point_config(s: Settings, point: GridPoint, template_name: str,
-                 notes: Sequence[str] = ()) -> ConfigData:
+def point_config(
+    s: Settings, point: GridPoint, template_name: str, notes: Sequence[str] = ()
+) -> ConfigData:
     """The config of one grid point; *notes* are extra header lines (what a rewrite of a
     GPassK-style template changed, or which values a caller overrode)."""
     model_part, dataset_part = _names(s, point)
     turbomind = point.model.kind == "turbomind"
     model, sent = (_turbomind if turbomind else _api)(s, point, model_part)
-    setting = ("greedy (temperature 0, k=[1], n=1)" if point.greedy else
-               f"temperature={point.temperature!r} top_p={point.top_p!r} k={list(point.ks)} "
-               f"replication={point.replication} (n={point.n})")
-    header = [f"Generated by `gpassk-oc dump` from template {template_name}.",
-              "Edit the template and re-run instead of editing this file.", *notes,
-              f"Model: {point.model.path} ("
-              + (f"TurboMind, tp={point.model.tp})" if turbomind else "OpenAI-compatible API)"),
-              f"Grid point: {setting}",
-              f"Sampling knobs passed to the model: {', '.join(sent)}; random_seed is "
-              + ("sent." if s["send_random_seed"] else
-                 "not sent (one fixed seed would make the n samples identical).")]
+    setting = (
+        "greedy (temperature 0, k=[1], n=1)"
+        if point.greedy
+        else f"temperature={point.temperature!r} top_p={point.top_p!r} k={list(point.ks)} "
+        f"replication={point.replication} (n={point.n})"
+    )
+    header = [
+        f"Generated by `gpassk-oc dump` from template {template_name}.",
+        "Edit the template and re-run instead of editing this file.",
+        *notes,
+        f"Model: {point.model.path} ("
+        + (f"TurboMind, tp={point.model.tp})" if turbomind else "OpenAI-compatible API)"),
+        f"Grid point: {setting}",
+        f"Sampling knobs passed to the model: {', '.join(sent)}; random_seed is "
+        + (
+            "sent."
+            if s["send_random_seed"]
+            else "not sent (one fixed seed would make the n samples identical)."
+        ),
+    ]
     if turbomind:
         header.append(
             f"TurboMind enable_prefix_caching={s['enable_prefix_caching']}: every prompt is "
-            "sent n times, so its KV cache is reused (template knob enable_prefix_caching).")
-    header += ["Judge: " + (f"{s['eval_model_name']} at {len(s['eval_urls'])} URL(s)."
-                            if s["eval_urls"] else "none (rule-based checking)."),
-               "Run with: opencompass THIS_FILE -w OUTPUT_DIR"]
-    variables = dict(models=[model], datasets=[_dataset(s, point, dataset_part)],
-                     **_runners(s["max_num_workers"]))
+            "sent n times, so its KV cache is reused (template knob enable_prefix_caching)."
+        )
+    header += [
+        "Judge: "
+        + (
+            f"{s['eval_model_name']} at {len(s['eval_urls'])} URL(s)."
+            if s["eval_urls"]
+            else "none (rule-based checking)."
+        ),
+        "Run with: opencompass THIS_FILE -w OUTPUT_DIR",
+    ]
+    variables = dict(
+        models=[model],
+        datasets=[_dataset(s, point, dataset_part)],
+        **_runners(s["max_num_workers"]),
+    )
     return ConfigData(config_stem(model_part, dataset_part), tuple(header), variables)
 
 
@@ -241,13 +309,15 @@ def grid_config(template_name: str, configs: Sequence[ConfigData]) -> ConfigData
             datasets.append(dataset)
         by_model[model["abbr"]][1].append(dataset)
     combos = [dict(models=[model], datasets=list(ds)) for model, ds in by_model.values()]
-    header = (f"Generated by `gpassk-oc dump --grid` from template {template_name}.",
-              "Edit the template and re-run instead of editing this file.",
-              f"The whole grid in one run: {len(configs)} grid point(s), each model paired "
-              "only with its own dataset(s) by model_dataset_combinations; the per-point "
-              "files written beside this one hold the same models and datasets.",
-              "Run with: opencompass THIS_FILE -w OUTPUT_DIR",
-              "On Slurm: opencompass THIS_FILE -w OUTPUT_DIR --slurm -p PARTITION")
+    header = (
+        f"Generated by `gpassk-oc dump --grid` from template {template_name}.",
+        "Edit the template and re-run instead of editing this file.",
+        f"The whole grid in one run: {len(configs)} grid point(s), each model paired "
+        "only with its own dataset(s) by model_dataset_combinations; the per-point "
+        "files written beside this one hold the same models and datasets.",
+        "Run with: opencompass THIS_FILE -w OUTPUT_DIR",
+        "On Slurm: opencompass THIS_FILE -w OUTPUT_DIR --slurm -p PARTITION",
+    )
     variables = dict(models=models, datasets=datasets, model_dataset_combinations=combos)
     for section in ("infer", "eval"):
         if section in configs[0].variables:

@@ -11,12 +11,14 @@ its grid variables and the values it put into ``models``/``datasets`` are turned
 variables of :mod:`.schema`; the normal expansion then writes our dataset and evaluator
 with convention names. :data:`REWRITE_NOTES` go into every file header.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from .schema import KNOWN_VARIABLES, TemplateError
+from gpassk_oc.configgen.schema import KNOWN_VARIABLES, TemplateError
 
 __all__ = ["REWRITE_NOTES", "grid_variables"]
 
@@ -59,8 +61,11 @@ def _model_entry(i: int, model: Mapping[str, Any], notes: list[str]) -> tuple[st
     if not isinstance(path, str) or not path:
         raise TemplateError("needs a string 'path'", field)
     if kind.startswith("TurboMind"):
-        tp = (model.get("engine_config") or {}).get("tp") or \
-            (model.get("run_cfg") or {}).get("num_gpus") or 1
+        tp = (
+            (model.get("engine_config") or {}).get("tp")
+            or (model.get("run_cfg") or {}).get("num_gpus")
+            or 1
+        )
         return "llm_infos", (path, tp, model.get("batch_size", 1))
     if kind in ("OpenAISDK", "OpenAI", "OpenAICompatible"):
         entry: dict[str, Any] = dict(path=path)
@@ -73,14 +78,16 @@ def _model_entry(i: int, model: Mapping[str, Any], notes: list[str]) -> tuple[st
             if key in model:
                 entry[key] = model[key]
         if "key" in model:
-            notes.append(f"{field}: key dropped (files never carry keys; export "
-                         "OPENAI_API_KEY)")
+            notes.append(f"{field}: key dropped (files never carry keys; export OPENAI_API_KEY)")
         if "tokenizer_path" in model:
             notes.append(f"{field}: tokenizer_path dropped (offline-safe token counts)")
         return "api_models", entry
-    raise TemplateError(f"model type {kind or model.get('type')!r} is not supported in "
-                        "GPassK-style templates (TurboMind or OpenAISDK); use a grid "
-                        "template", field)
+    raise TemplateError(
+        f"model type {kind or model.get('type')!r} is not supported in "
+        "GPassK-style templates (TurboMind or OpenAISDK); use a grid "
+        "template",
+        field,
+    )
 
 
 def _temperature(model: Mapping[str, Any]) -> float | None:
@@ -93,20 +100,28 @@ def grid_variables(path: Path, notes: list[str]) -> dict[str, Any]:
     what was dropped are appended to *notes*."""
     cfg = _load(path)
     datasets = cfg.get("datasets")
-    if not isinstance(datasets, list) or len(datasets) != 1 or not isinstance(
-            datasets[0], Mapping):
-        raise TemplateError("GPassK-style templates must define exactly one LiveMathBench "
-                            "dataset", "datasets")
+    if not isinstance(datasets, list) or len(datasets) != 1 or not isinstance(datasets[0], Mapping):
+        raise TemplateError(
+            "GPassK-style templates must define exactly one LiveMathBench dataset", "datasets"
+        )
     dataset = datasets[0]
     if "LiveMathBench" not in _type_name(dataset.get("type")):
-        raise TemplateError(f"dataset type {dataset.get('type')!r} is not LiveMathBench",
-                            "datasets[0]")
+        raise TemplateError(
+            f"dataset type {dataset.get('type')!r} is not LiveMathBench", "datasets[0]"
+        )
     # the template's own grid variables (k, n, temperatures, top_p, ...) win
-    out: dict[str, Any] = {name: cfg[name] for name in KNOWN_VARIABLES
-                           if name in cfg and name not in ("llm_infos", "api_models")}
+    out: dict[str, Any] = {
+        name: cfg[name]
+        for name in KNOWN_VARIABLES
+        if name in cfg and name not in ("llm_infos", "api_models")
+    }
     for key in _DATASET_KEYS:  # what livemathbench_dataset.update(...) set
-        if key in dataset and key not in out and not (
-                key == "k" and "ks" in out) and not (key == "n" and "replications" in out):
+        if (
+            key in dataset
+            and key not in out
+            and not (key == "k" and "ks" in out)
+            and not (key == "n" and "replications" in out)
+        ):
             out[key] = dataset[key]
     if dataset.get("path") and "data_path" not in out:  # upstream leaves path=''
         out["data_path"] = dataset["path"]
@@ -131,8 +146,9 @@ def grid_variables(path: Path, notes: list[str]) -> dict[str, Any]:
             if entry not in bucket:  # upstream repeats each model once per temperature
                 bucket.append(entry)
     if not any(name in out for name in ("temperatures", "temperature")):
-        temps = [t for t in (_temperature(m) for m in models if isinstance(m, Mapping))
-                 if t is not None]
+        temps = [
+            t for t in (_temperature(m) for m in models if isinstance(m, Mapping)) if t is not None
+        ]
         out["temperatures"] = list(dict.fromkeys(temps)) or [1.0]
     if "replications" not in out and "n" not in out and "replication" not in out:
         raise TemplateError("set n (or replications) in the template", "n")

@@ -4,6 +4,7 @@ and telling GPassK-style templates (which build ``models``/``datasets`` themselv
 Python errors in a template become one :class:`TemplateError` line with the template's
 line number. GPassK-style templates are read with mmengine (see :mod:`.gpassk`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -13,10 +14,16 @@ import types
 from pathlib import Path
 from typing import Any
 
-from .schema import TemplateError
+from gpassk_oc.configgen.schema import TemplateError
 
-__all__ = ["TEMPLATES_DIRNAME", "templates_dir", "resolve_template", "read_variables",
-           "is_gpassk_style", "available_templates"]
+__all__ = [
+    "TEMPLATES_DIRNAME",
+    "templates_dir",
+    "resolve_template",
+    "read_variables",
+    "is_gpassk_style",
+    "available_templates",
+]
 
 TEMPLATES_DIRNAME = "opencompass_config_templates"
 
@@ -36,8 +43,9 @@ def available_templates() -> list[str]:
     return sorted(p.name for p in directory.glob("*.py")) if directory.is_dir() else []
 
 
-def resolve_template(name_or_path: str | os.PathLike[str],
-                     cwd: str | os.PathLike[str] | None = None) -> Path:
+def resolve_template(
+    name_or_path: str | os.PathLike[str], cwd: str | os.PathLike[str] | None = None
+) -> Path:
     """Find a template: as given (relative to *cwd*), then among the shipped templates
     (:func:`templates_dir`), by path or by file name. A missing '.py' suffix is added."""
     raw = Path(name_or_path)
@@ -53,8 +61,9 @@ def resolve_template(name_or_path: str | os.PathLike[str],
             return candidate
     available = available_templates()
     hint = f" (shipped: {', '.join(available)})" if available else ""
-    raise TemplateError(f"template not found in the current directory or among the "
-                        f"shipped templates{hint}")
+    raise TemplateError(
+        f"template not found in the current directory or among the shipped templates{hint}"
+    )
 
 
 def _source(path: Path) -> str:
@@ -76,13 +85,22 @@ def read_variables(path: Path) -> dict[str, Any]:
     try:
         exec(code, namespace)  # noqa: S102 - the template is the user's own config file
     except Exception as exc:  # any Python error in the template is reported, not raised
-        line = next((frame.lineno for frame in reversed(traceback.extract_tb(exc.__traceback__))
-                     if frame.filename == filename), None)
+        line = next(
+            (
+                frame.lineno
+                for frame in reversed(traceback.extract_tb(exc.__traceback__))
+                if frame.filename == filename
+            ),
+            None,
+        )
         where = f"line {line}: " if line else ""
         raise TemplateError(f"{where}{type(exc).__name__}: {exc}".splitlines()[0]) from None
     skipped = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
-    return {name: value for name, value in namespace.items()
-            if not name.startswith("_") and not isinstance(value, skipped)}
+    return {
+        name: value
+        for name, value in namespace.items()
+        if not name.startswith("_") and not isinstance(value, skipped)
+    }
 
 
 def is_gpassk_style(path: Path) -> bool:
@@ -92,8 +110,11 @@ def is_gpassk_style(path: Path) -> bool:
     except SyntaxError:
         return False  # read_variables reports the error with its line
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else ([node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+        )
         if any(isinstance(t, ast.Name) and t.id in ("models", "datasets") for t in targets):
             return True
     return False

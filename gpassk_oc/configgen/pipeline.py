@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from . import gpassk
-from .expand import ConfigData, expand, grid_config, point_config
-from .loader import is_gpassk_style, read_variables
-from .schema import Settings, TemplateError, validate
+from gpassk_oc.configgen import gpassk
+from gpassk_oc.configgen.expand import ConfigData, expand, grid_config, point_config
+from gpassk_oc.configgen.loader import is_gpassk_style, read_variables
+from gpassk_oc.configgen.schema import Settings, TemplateError, validate
 
 __all__ = ["Plan", "template_variables", "load_template", "build", "generate"]
 
@@ -30,8 +31,9 @@ class Plan:
         return grid_config(self.name, self.configs)
 
 
-def template_variables(path: str | os.PathLike[str], notes: list[str] | None = None
-                       ) -> tuple[dict[str, Any], bool]:
+def template_variables(
+    path: str | os.PathLike[str], notes: list[str] | None = None
+) -> tuple[dict[str, Any], bool]:
     """(grid variables, whether the template was GPassK-style)."""
     path = Path(path)
     if is_gpassk_style(path):
@@ -39,16 +41,20 @@ def template_variables(path: str | os.PathLike[str], notes: list[str] | None = N
     return read_variables(path), False
 
 
-def load_template(path: str | os.PathLike[str],
-                  overrides: Mapping[str, Any] | None = None) -> Settings:
+def load_template(
+    path: str | os.PathLike[str], overrides: Mapping[str, Any] | None = None
+) -> Settings:
     """Read and validate a template; *overrides* replace template variables."""
     variables, _ = template_variables(path)
     return validate({**variables, **(overrides or {})})
 
 
-def build(path: str | os.PathLike[str], name: str | None = None,
-          overrides: Mapping[str, Any] | None = None, overridden_by: str = "the caller"
-          ) -> Plan:
+def build(
+    path: str | os.PathLike[str],
+    name: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    overridden_by: str = "the caller",
+) -> Plan:
     """Expand a template into data; raises :class:`TemplateError` before anything could
     be written. *name* is what headers show (default: the file name). *overrides*
     replace template variables (e.g. the demo's endpoint URL), named in every header."""
@@ -69,13 +75,17 @@ def build(path: str | os.PathLike[str], name: str | None = None,
             raise TemplateError(f"duplicate config name {config.name!r}")
         seen[config.name] = config
     if upstream:
-        notes.insert(0, "GPassK-style template rewritten onto gpassk_oc's dataset and "
-                        "evaluator with convention names (see the file headers)")
+        notes.insert(
+            0,
+            "GPassK-style template rewritten onto gpassk_oc's dataset and "
+            "evaluator with convention names (see the file headers)",
+        )
     return Plan(name, settings, configs, notes)
 
 
-def generate(path: str | os.PathLike[str], name: str | None = None,
-             warnings: list[str] | None = None) -> list[ConfigData]:
+def generate(
+    path: str | os.PathLike[str], name: str | None = None, warnings: list[str] | None = None
+) -> list[ConfigData]:
     """The per-point configs of a template, in grid order; notes go to *warnings*."""
     plan = build(path, name)
     if warnings is not None:

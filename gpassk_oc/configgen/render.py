@@ -6,14 +6,16 @@ import. Output: header comments, sorted ``from module import Name`` lines, then 
 columns, else one item per line with a trailing comma). No timestamps, fixed key order,
 floats as their shortest ``repr`` — the same data always gives the same bytes.
 """
+
 from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from .schema import TemplateError
+from gpassk_oc.configgen.schema import TemplateError
 
 __all__ = ["Ref", "render_file", "plain"]
 
@@ -61,14 +63,19 @@ def _inline(value: Any) -> str:
         if all(isinstance(k, str) and k.isidentifier() for k in value):
             return "dict(" + ", ".join(f"{k}={_inline(v)}" for k, v in value.items()) + ")"
         return "{" + ", ".join(f"{_inline(k)}: {_inline(v)}" for k, v in value.items()) + "}"
-    raise TemplateError(f"value of type {type(value).__name__} cannot be written in a "
-                        "config (only numbers, strings, lists and dicts survive the dump)")
+    raise TemplateError(
+        f"value of type {type(value).__name__} cannot be written in a "
+        "config (only numbers, strings, lists and dicts survive the dump)"
+    )
 
 
 def _format(value: Any, indent: int, prefix_len: int) -> str:
     text = _inline(value)
-    if indent + prefix_len + len(text) + 1 <= _WIDTH or not isinstance(
-            value, (list, tuple, Mapping)) or not value:
+    if (
+        indent + prefix_len + len(text) + 1 <= _WIDTH
+        or not isinstance(value, (list, tuple, Mapping))
+        or not value
+    ):
         return text
     pad = " " * (indent + 4)
     if isinstance(value, Mapping):
@@ -100,8 +107,9 @@ def _dedupe_refs(value: Any, chosen: dict[str, Ref]) -> Any:
 def _wrap(line: str) -> list[str]:
     """A header line as comment lines of at most 88 columns; list items keep their indent."""
     indent = " " * (len(line) - len(line.lstrip(" -")))
-    return textwrap.wrap(line, _WIDTH - 2, subsequent_indent=indent,
-                         break_long_words=False, break_on_hyphens=False) or [""]
+    return textwrap.wrap(
+        line, _WIDTH - 2, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    ) or [""]
 
 
 def render_file(header: Sequence[str], variables: Mapping[str, Any]) -> str:
@@ -113,4 +121,3 @@ def render_file(header: Sequence[str], variables: Mapping[str, Any]) -> str:
     parts = ["\n".join(comments), "\n".join(imports)]
     parts += [f"{name} = {_format(value, 0, len(name) + 3)}" for name, value in body.items()]
     return "\n\n".join(part for part in parts if part) + "\n"
-

@@ -7,19 +7,45 @@ tables (:func:`markdown_table`), so the three cannot drift apart.
 
 Pure: no OpenCompass, no mmengine.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
-from ..core.judge import PROMPT_NAMES
-from ..core.livemath_data import KNOWN_VERSIONS
-from .checks import (REQUIRED, Check, TemplateError, boolean, integer, k_lists, list_of,
-                     number, one_of, optional, suggest, text, urls, version)
+from gpassk_oc.configgen.checks import (
+    REQUIRED,
+    Check,
+    TemplateError,
+    boolean,
+    integer,
+    k_lists,
+    list_of,
+    number,
+    one_of,
+    optional,
+    suggest,
+    text,
+    urls,
+    version,
+)
+from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
+from gpassk_oc.core.judging.judge import PROMPT_NAMES
 
 __all__ = [
-    "TemplateError", "Var", "VARIABLES", "API_MODEL_KEYS", "KNOWN_VARIABLES", "ALIASES",
-    "ModelSpec", "Settings", "validate", "markdown_table", "HUB_ID", "suggest",
+    "TemplateError",
+    "Var",
+    "VARIABLES",
+    "API_MODEL_KEYS",
+    "KNOWN_VARIABLES",
+    "ALIASES",
+    "ModelSpec",
+    "Settings",
+    "validate",
+    "markdown_table",
+    "HUB_ID",
+    "suggest",
 ]
 
 #: The gated Hugging Face dataset; offline runs need a local copy instead.
@@ -52,60 +78,152 @@ def _tm_or_api(field: str, value: Any) -> list:
 
 
 VARIABLES: tuple[Var, ...] = (
-    Var("llm_infos", "list", None,
+    Var(
+        "llm_infos",
+        "list",
+        None,
         "TurboMind models: `(path, tensor parallel, batch size)`, optionally a 4th element "
-        "`abbr`, or `dict(path=, tp=, batch_size=, abbr=)`", _tm_or_api,
-        default_doc="—"),
-    Var("api_models", "list[dict]", None,
-        "OpenAI-compatible models, keys in the next table", _tm_or_api, default_doc="—"),
-    Var("temperatures", "list[float]", REQUIRED,
+        "`abbr`, or `dict(path=, tp=, batch_size=, abbr=)`",
+        _tm_or_api,
+        default_doc="—",
+    ),
+    Var(
+        "api_models",
+        "list[dict]",
+        None,
+        "OpenAI-compatible models, keys in the next table",
+        _tm_or_api,
+        default_doc="—",
+    ),
+    Var(
+        "temperatures",
+        "list[float]",
+        REQUIRED,
         "sampling temperatures in [0, 2]; **0 = greedy**",
         list_of(number(0, 2, False, what="temperature "), "temperature "),
-        alias="temperature"),
-    Var("top_ps", "list[float]", [1.0], "nucleus sampling, each in (0, 1]",
-        list_of(number(0, 1, True, what="top_p "), "top_p "), alias="top_p"),
-    Var("ks", "list[list[int]]", REQUIRED,
-        "list of k-lists, e.g. `[[4, 8, 16]]`; each strictly increasing", k_lists,
-        alias="k"),
-    Var("replications", "list[int]", None, "r; n = r × max(k)",
-        list_of(integer(1), "replication "), alias="replication",
-        default_doc="required unless `n`"),
-    Var("n", "int", None,
+        alias="temperature",
+    ),
+    Var(
+        "top_ps",
+        "list[float]",
+        [1.0],
+        "nucleus sampling, each in (0, 1]",
+        list_of(number(0, 1, True, what="top_p "), "top_p "),
+        alias="top_p",
+    ),
+    Var(
+        "ks",
+        "list[list[int]]",
+        REQUIRED,
+        "list of k-lists, e.g. `[[4, 8, 16]]`; each strictly increasing",
+        k_lists,
+        alias="k",
+    ),
+    Var(
+        "replications",
+        "list[int]",
+        None,
+        "r; n = r × max(k)",
+        list_of(integer(1), "replication "),
+        alias="replication",
+        default_doc="required unless `n`",
+    ),
+    Var(
+        "n",
+        "int",
+        None,
         "instead of replications: samples per question, a multiple of max(k) of every k-list",
-        optional(integer(1)), default_doc="—"),
+        optional(integer(1)),
+        default_doc="—",
+    ),
     Var("top_k", "int", 50, "top-k cut-off (-1 = none)", integer(-1)),
-    Var("repetition_penalty", "float", 1.0, "repetition penalty (1.0 = none)",
-        number(0, None, True)),
-    Var("random_seed", "int", 42, "recorded in the names; sent only with "
-        "`send_random_seed = True`", integer()),
-    Var("send_random_seed", "bool", False,
-        "send the seed to the engine (one fixed seed makes the n samples identical)", boolean),
+    Var(
+        "repetition_penalty", "float", 1.0, "repetition penalty (1.0 = none)", number(0, None, True)
+    ),
+    Var(
+        "random_seed",
+        "int",
+        42,
+        "recorded in the names; sent only with `send_random_seed = True`",
+        integer(),
+    ),
+    Var(
+        "send_random_seed",
+        "bool",
+        False,
+        "send the seed to the engine (one fixed seed makes the n samples identical)",
+        boolean,
+    ),
     Var("max_out_len", "int", 8192, "maximum generated tokens", integer(1)),
-    Var("max_seq_len", "int", None, "context length (TurboMind `session_len`)",
-        optional(integer(2)), default_doc="`max_out_len + 4096`"),
-    Var("enable_prefix_caching", "bool", True,
-        "TurboMind prefix caching (every prompt is sent n times)", boolean),
-    Var("data_path", "str", HUB_ID,
-        "hub id, or a local directory `{data_path}/{version}/{split}_{lang}.jsonl`", text),
-    Var("version", "str", "202412",
-        f"LiveMathBench version ({', '.join(repr(v) for v in KNOWN_VERSIONS)})", version),
-    Var("dataset_splits", "list[str]", ["CNMO", "CCEE", "AMC", "WLPMC"],
+    Var(
+        "max_seq_len",
+        "int",
+        None,
+        "context length (TurboMind `session_len`)",
+        optional(integer(2)),
+        default_doc="`max_out_len + 4096`",
+    ),
+    Var(
+        "enable_prefix_caching",
+        "bool",
+        True,
+        "TurboMind prefix caching (every prompt is sent n times)",
+        boolean,
+    ),
+    Var(
+        "data_path",
+        "str",
+        HUB_ID,
+        "hub id, or a local directory `{data_path}/{version}/{split}_{lang}.jsonl`",
+        text,
+    ),
+    Var(
+        "version",
+        "str",
+        "202412",
+        f"LiveMathBench version ({', '.join(repr(v) for v in KNOWN_VERSIONS)})",
+        version,
+    ),
+    Var(
+        "dataset_splits",
+        "list[str]",
+        ["CNMO", "CCEE", "AMC", "WLPMC"],
         "splits of that version (`['hard']` for the hard split)",
-        list_of(text, "split ")),
-    Var("dataset_languages", "list[str]", ["cn", "en"], "languages of that version",
-        list_of(text, "language ")),
+        list_of(text, "split "),
+    ),
+    Var(
+        "dataset_languages",
+        "list[str]",
+        ["cn", "en"],
+        "languages of that version",
+        list_of(text, "language "),
+    ),
     Var("cot", "bool", True, "chain-of-thought prompt", boolean),
     Var("eval_urls", "list[str]", [], "judge endpoints; empty = rule-based checking", urls),
-    Var("eval_model_name", "str", None,
+    Var(
+        "eval_model_name",
+        "str",
+        None,
         "model served at `eval_urls`; without URLs it is ignored (rule-based, with a note)",
-        optional(text)),
-    Var("eval_prompt", "str", "auto",
+        optional(text),
+    ),
+    Var(
+        "eval_prompt",
+        "str",
+        "auto",
         "judge prompt: `'opencompass'` = LiveMathBench's own (the paper's tables), `'gpassk'`, "
         "or `'auto'` (OpenCompass's for a LiveMath-Judge model, else gpassk's); GPassK-style "
-        "templates get `'opencompass'`", one_of(*PROMPT_NAMES)),
-    Var("max_num_workers", "int", None,
+        "templates get `'opencompass'`",
+        one_of(*PROMPT_NAMES),
+    ),
+    Var(
+        "max_num_workers",
+        "int",
+        None,
         "when set, `infer`/`eval` LocalRunner sections with this many workers",
-        optional(integer(1)), default_doc="unset"),
+        optional(integer(1)),
+        default_doc="unset",
+    ),
 )
 
 BY_NAME: dict[str, Var] = {v.name: v for v in VARIABLES}
@@ -113,24 +231,34 @@ ALIASES: dict[str, str] = {v.alias: v.name for v in VARIABLES if v.alias}
 #: name -> doc of every accepted variable name (aliases included).
 KNOWN_VARIABLES: dict[str, str] = {
     **{v.name: v.doc for v in VARIABLES},
-    **{a: f"alias: one item of {p}" for a, p in ALIASES.items()}}
+    **{a: f"alias: one item of {p}" for a, p in ALIASES.items()},
+}
 
 #: Keys of an ``api_models`` entry: name -> (default, check, doc). None = not emitted.
 API_MODEL_KEYS: dict[str, tuple[Any, Check | None, str]] = {
     "path": (REQUIRED, text, "the model name the endpoint serves"),
     "openai_api_base": (REQUIRED, None, "URL, or a list of URLs (one is picked per task)"),
-    "abbr": (None, optional(text), "name base in abbrs and file names (default: basename "
-             "of `path`)"),
-    "tokenizer_path": (None, optional(text), "local tokenizer directory (unset: token "
-                       "counts are approximated, nothing is downloaded)"),
+    "abbr": (
+        None,
+        optional(text),
+        "name base in abbrs and file names (default: basename of `path`)",
+    ),
+    "tokenizer_path": (
+        None,
+        optional(text),
+        "local tokenizer directory (unset: token counts are approximated, nothing is downloaded)",
+    ),
     "batch_size": (8, integer(1), "concurrent requests"),
     "query_per_second": (1, integer(1), "rate limit"),
     "retry": (3, integer(0), "retries per request"),
     "timeout": (None, optional(integer(1)), "request timeout in seconds"),
-    "send_top_p": (True, boolean, "`False` for endpoints that reject `top_p` (OpenAI "
-                   "o-series)"),
-    "extra_sampling": (False, boolean, "send `top_k` / `repetition_penalty` in "
-                       "`extra_body` (self-hosted vLLM / LMDeploy / SGLang only)"),
+    "send_top_p": (True, boolean, "`False` for endpoints that reject `top_p` (OpenAI o-series)"),
+    "extra_sampling": (
+        False,
+        boolean,
+        "send `top_k` / `repetition_penalty` in "
+        "`extra_body` (self-hosted vLLM / LMDeploy / SGLang only)",
+    ),
 }
 _SECRET_KEYS = {"key", "api_key", "openai_api_key"}
 
@@ -142,13 +270,13 @@ _SECRET_KEYS = {"key", "api_key", "openai_api_key"}
 class ModelSpec:
     """One model of a template: a TurboMind checkpoint or an OpenAI-compatible endpoint."""
 
-    kind: str                 # 'turbomind' | 'api'
-    path: str                 # HF path / local dir, or served model name
-    base: str                 # name base written in abbrs and file names
-    field: str                # where it was declared, e.g. 'llm_infos[1]'
+    kind: str  # 'turbomind' | 'api'
+    path: str  # HF path / local dir, or served model name
+    base: str  # name base written in abbrs and file names
+    field: str  # where it was declared, e.g. 'llm_infos[1]'
     tp: int = 1
     batch_size: int = 1
-    api: tuple[tuple[str, Any], ...] = ()   # validated api_models entry, defaults filled
+    api: tuple[tuple[str, Any], ...] = ()  # validated api_models entry, defaults filled
 
     def api_get(self, key: str) -> Any:
         return dict(self.api)[key]
@@ -170,19 +298,26 @@ def _llm_info(field: str, info: Any) -> ModelSpec:
     if isinstance(info, Mapping):
         unknown = [k for k in info if k not in ("path", "tp", "batch_size", "abbr")]
         if unknown:
-            raise TemplateError(f"unknown key {unknown[0]!r} (known: path, tp, batch_size, "
-                                "abbr)", field)
+            raise TemplateError(
+                f"unknown key {unknown[0]!r} (known: path, tp, batch_size, abbr)", field
+            )
         if "path" not in info:
             raise TemplateError("needs 'path'", field)
-        path, tp, bs, abbr = (info["path"], info.get("tp", 1), info.get("batch_size", 1),
-                              info.get("abbr"))
+        path, tp, bs, abbr = (
+            info["path"],
+            info.get("tp", 1),
+            info.get("batch_size", 1),
+            info.get("abbr"),
+        )
     elif isinstance(info, (list, tuple)) and len(info) in (3, 4):
         path, tp, bs = info[:3]
         abbr = info[3] if len(info) == 4 else None
     else:
-        raise TemplateError("must be (path, tensor parallel, batch size[, abbr]) or "
-                            f"dict(path=..., tp=..., batch_size=..., abbr=...), got {info!r}",
-                            field)
+        raise TemplateError(
+            "must be (path, tensor parallel, batch size[, abbr]) or "
+            f"dict(path=..., tp=..., batch_size=..., abbr=...), got {info!r}",
+            field,
+        )
     path = text(field, path)
     tp = integer(1)(f"{field} tensor parallel", tp)
     bs = integer(1)(f"{field} batch size", bs)
@@ -195,8 +330,10 @@ def _api_model(field: str, entry: Any) -> ModelSpec:
         raise TemplateError(f"must be a dict, got {type(entry).__name__}", field)
     for key in entry:
         if key in _SECRET_KEYS:
-            raise TemplateError(f"sets {key!r}: generated files never carry keys; export "
-                                "OPENAI_API_KEY instead", field)
+            raise TemplateError(
+                f"sets {key!r}: generated files never carry keys; export OPENAI_API_KEY instead",
+                field,
+            )
         if key not in API_MODEL_KEYS:
             raise TemplateError(f"unknown key {key!r}{suggest(key, API_MODEL_KEYS)}", field)
     values: dict[str, Any] = {}
@@ -210,14 +347,16 @@ def _api_model(field: str, entry: Any) -> ModelSpec:
     bases = entry["openai_api_base"]
     listed = [bases] if isinstance(bases, str) else bases
     if not isinstance(listed, (list, tuple)) or not listed:
-        raise TemplateError("must be an http(s) URL or a non-empty list of them",
-                            f"{field}.openai_api_base")
+        raise TemplateError(
+            "must be an http(s) URL or a non-empty list of them", f"{field}.openai_api_base"
+        )
     urls(f"{field}.openai_api_base", listed)
     values["openai_api_base"] = list(bases) if isinstance(bases, (list, tuple)) else bases
     path = values["path"]
     base = _name_base(field, values["abbr"] or _base(path))
-    return ModelSpec("api", path, base, field, batch_size=values["batch_size"],
-                     api=tuple(values.items()))
+    return ModelSpec(
+        "api", path, base, field, batch_size=values["batch_size"], api=tuple(values.items())
+    )
 
 
 def _models(variables: Mapping[str, Any]) -> list[ModelSpec]:
@@ -235,7 +374,9 @@ def _models(variables: Mapping[str, Any]) -> list[ModelSpec]:
             raise TemplateError(
                 f"name {spec.base!r} is also used by {first.field} ({first.path}); their "
                 "configs would get the same names: give one an explicit abbr (a 4th element "
-                "of an llm_infos tuple, or abbr= in a dict)", spec.field)
+                "of an llm_infos tuple, or abbr= in a dict)",
+                spec.field,
+            )
         seen[spec.base] = spec
     return specs
 
@@ -264,8 +405,7 @@ def _pick(variables: Mapping[str, Any], var: Var) -> tuple[str, Any] | None:
     if var.alias and var.alias in variables:
         value = variables[var.alias]
         if var.name == "ks":  # GPassK wrote `k = 16` or `k = [4, 8, 16]`
-            value = [[value]] if isinstance(value, int) and not isinstance(value, bool) \
-                else [value]
+            value = [[value]] if isinstance(value, int) and not isinstance(value, bool) else [value]
         else:
             value = [value]
         return var.alias, value
@@ -311,28 +451,36 @@ def _cross_checks(v: dict[str, Any], notes: list[str]) -> None:
     if v["max_seq_len"] is None:
         v["max_seq_len"] = v["max_out_len"] + 4096
     elif v["max_seq_len"] <= v["max_out_len"]:
-        raise TemplateError(f"{v['max_seq_len']} is not above max_out_len = "
-                            f"{v['max_out_len']}", "max_seq_len")
+        raise TemplateError(
+            f"{v['max_seq_len']} is not above max_out_len = {v['max_out_len']}", "max_seq_len"
+        )
     splits, languages = KNOWN_VERSIONS[v["version"]]
-    for field, known, what in (("dataset_splits", splits, "split"),
-                               ("dataset_languages", languages, "language")):
+    for field, known, what in (
+        ("dataset_splits", splits, "split"),
+        ("dataset_languages", languages, "language"),
+    ):
         for item in v[field]:
             if item not in known:
                 raise TemplateError(
                     f"unknown {what} {item!r} for LiveMathBench v{v['version']} (known: "
-                    f"{', '.join(known)}){suggest(item, known)}", field)
+                    f"{', '.join(known)}){suggest(item, known)}",
+                    field,
+                )
     if v["eval_urls"] and not v["eval_model_name"]:
         raise TemplateError("judge URLs set but eval_model_name is not", "eval_urls")
     if v["eval_model_name"] and not v["eval_urls"]:
-        notes.append(f"eval_model_name: {v['eval_model_name']!r} set but eval_urls is empty: "
-                     "rule-based checking (as in GPassK); set eval_urls to use the judge")
+        notes.append(
+            f"eval_model_name: {v['eval_model_name']!r} set but eval_urls is empty: "
+            "rule-based checking (as in GPassK); set eval_urls to use the judge"
+        )
         v["eval_model_name"] = None
     if v["data_path"].rstrip("/") == HUB_ID:
         notes.append(
             f"data_path: {HUB_ID!r} is the gated hub dataset: runs need granted access and a "
             "Hugging Face token, and offline runs a local copy; lay it out as "
             f"DIR/{v['version']}/{{split}}_{{lang}}.jsonl and set data_path = '/abs/DIR' "
-            "(README: \"A local LiveMathBench copy\")")
+            '(README: "A local LiveMathBench copy")'
+        )
 
 
 # ------------------------------------------------------------------------- docs
@@ -354,7 +502,10 @@ def markdown_table() -> str:
         rows.append(f"| {name} | {var.type} | {_default_text(var)} | {var.doc} |")
     rows += ["", "| `api_models` key | default | meaning |", "|---|---|---|"]
     for key, (default, _, doc) in API_MODEL_KEYS.items():
-        shown = "required" if default is REQUIRED else (
-            "unset" if default is None else f"`{default!r}`")
+        shown = (
+            "required"
+            if default is REQUIRED
+            else ("unset" if default is None else f"`{default!r}`")
+        )
         rows.append(f"| `{key}` | {shown} | {doc} |")
     return "\n".join(rows)

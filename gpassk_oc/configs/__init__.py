@@ -14,7 +14,7 @@ Use them inside ``read_base()``::
 
 The files are parsed by mmengine as config files (their imports become lazy
 references), so they hold literals only; tests check the abbrs against
-:func:`gpassk_oc.core.naming.dataset_abbr`. Set ``path`` to your data (default
+:func:`gpassk_oc.core.data.naming.dataset_abbr`. Set ``path`` to your data (default
 ``opencompass/LiveMathBench``: a local ``data/LiveMathBench`` under the cwd or
 ``COMPASS_DATA_CACHE`` if present, else the hub dataset).
 """

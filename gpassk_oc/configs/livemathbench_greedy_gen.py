@@ -9,18 +9,19 @@ from gpassk_oc.evaluators import GPassKEvaluator
 
 livemathbench_dataset = dict(
     type=LiveMathBenchDataset,
-    abbr='LiveMathBench-v202412-k1-r1',
-    path='opencompass/LiveMathBench',
-    version='202412',
-    dataset_splits=['CNMO', 'CCEE', 'AMC', 'WLPMC'],
-    dataset_languages=['cn', 'en'],
+    abbr="LiveMathBench-v202412-k1-r1",
+    path="opencompass/LiveMathBench",
+    version="202412",
+    dataset_splits=["CNMO", "CCEE", "AMC", "WLPMC"],
+    dataset_languages=["cn", "en"],
     cot=True,
     k=1,
     n=1,
-    reader_cfg=dict(input_columns=['prompt'], output_column='answer'),
+    reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
     infer_cfg=dict(
-        prompt_template=dict(type=PromptTemplate,
-                             template=dict(round=[dict(role='HUMAN', prompt='{prompt}')])),
+        prompt_template=dict(
+            type=PromptTemplate, template=dict(round=[dict(role="HUMAN", prompt="{prompt}")])
+        ),
         retriever=dict(type=ZeroRetriever),
         inferencer=dict(type=GenInferencer, max_out_len=8192),
     ),

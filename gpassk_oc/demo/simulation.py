@@ -2,30 +2,39 @@
 
 Two models answer each demo problem correctly with a known probability p that depends on
 the problem and the sampling temperature (:func:`success_probability`);
-:class:`TemperatureResponder` serves them from :class:`gpassk_oc.core.sim_endpoint.SimEndpoint`.
+:class:`TemperatureResponder` serves them from :class:`gpassk_oc.demo.sim_endpoint.SimEndpoint`.
 The truth of every report metric is computed in closed form from the binomial distribution
 (:func:`true_metric`), independently of the hypergeometric estimators the report uses.
 """
+
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..core.sim_endpoint import ProbabilityResponder, SimQuestion, questions_from_records
-from ..core.stats import rerun_se
-from ..metric_names import MetricSpec, parse_metric
-from ..metrics import threshold_count
-from . import problems
+from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.metrics import threshold_count
+from gpassk_oc.core.scoring.stats import rerun_se
+from gpassk_oc.demo import problems
+from gpassk_oc.demo.sim_endpoint import ProbabilityResponder, SimQuestion, questions_from_records
 
 __all__ = [
-    "MODELS", "STEADY", "SHAKY", "TEMPERATURE_PULL", "base_probability", "success_probability",
-    "question_probability", "TemperatureResponder", "true_metric", "true_metrics",
+    "MODELS",
+    "STEADY",
+    "SHAKY",
+    "TEMPERATURE_PULL",
+    "base_probability",
+    "success_probability",
+    "question_probability",
+    "TemperatureResponder",
+    "true_metric",
+    "true_metrics",
 ]
 
 STEADY = "gpassk-demo-steady"  # weaker but stable
-SHAKY = "gpassk-demo-shaky"    # stronger but unstable
+SHAKY = "gpassk-demo-shaky"  # stronger but unstable
 MODELS = (STEADY, SHAKY)
 #: At temperature T a probability p moves a fraction min(1, PULL·T) of the way to 0.5.
 TEMPERATURE_PULL = 0.15
@@ -64,8 +73,12 @@ def question_probability(model: str, question: str, temperature: float) -> float
 
 def _all_rows() -> list[tuple[str, str, int, dict]]:
     """(split, language, position in the split, JSONL row) of every demo question."""
-    return [(split, lang, i, row) for split in problems.SPLITS for lang in problems.LANGUAGES
-            for i, row in enumerate(problems.rows(split, lang))]
+    return [
+        (split, lang, i, row)
+        for split in problems.SPLITS
+        for lang in problems.LANGUAGES
+        for i, row in enumerate(problems.rows(split, lang))
+    ]
 
 
 _POSITIONS: dict[str, int] = {row["question"]: i for _, _, i, row in _all_rows()}
@@ -87,7 +100,8 @@ class TemperatureResponder:
             for t in temperatures:
                 table[self.key(model, float(t))] = {
                     row["question"]: success_probability(model, i, float(t))
-                    for _, _, i, row in rows}
+                    for _, _, i, row in rows
+                }
         self._inner = ProbabilityResponder(self.questions, table, seed=seed)
 
     @staticmethod
@@ -127,16 +141,19 @@ def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float
     elif spec.kind == "pass":
         per_q = 1 - (1 - p) ** k
     else:  # gap
-        per_q = (1 - (1 - p) ** k) - p ** k
+        per_q = (1 - (1 - p) ** k) - p**k
     return float(np.mean(per_q))
 
 
-def true_metrics(keys: Iterable[str], p: Sequence[float] | np.ndarray,
-                 n: int | Sequence[int] | np.ndarray) -> dict[str, dict[str, float]]:
+def true_metrics(
+    keys: Iterable[str], p: Sequence[float] | np.ndarray, n: int | Sequence[int] | np.ndarray
+) -> dict[str, dict[str, float]]:
     """``{key: {"value", "rerun_se"}}`` in percent: the truth, and the standard error of
     the report's estimator around it for *n* samples per question (exact under the model)."""
     keys = list(keys)
     se = rerun_se(n, p, keys)
     # unrounded: the leaderboard rounds once, when it writes the number
-    return {key: {"value": 100 * true_metric(key, p),
-                  "rerun_se": 100 * se[parse_metric(key).key]} for key in keys}
+    return {
+        key: {"value": 100 * true_metric(key, p), "rerun_se": 100 * se[parse_metric(key).key]}
+        for key in keys
+    }

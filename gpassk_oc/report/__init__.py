@@ -2,7 +2,7 @@
 
 The package is a model and its renderers, never the reverse:
 
-* :mod:`.collect` — find results files, read them (:mod:`gpassk_oc.core.results`), group runs;
+* :mod:`.collect` — find results files, read them (:mod:`gpassk_oc.core.scoring.results`), group runs;
 * :mod:`.model` — statistics per row and subset, verdict sensitivity (:class:`Report`);
 * :mod:`.numbers` — the one rounding rule; :mod:`.tables` — cell text;
 * renderers :mod:`.markdown`, :mod:`.html`, :mod:`.csvout`, :mod:`.jsonout`;
@@ -11,15 +11,38 @@ The package is a model and its renderers, never the reverse:
 
 Renderers and plots read the model; nothing in the model imports them.
 """
+
 from __future__ import annotations
 
-from .collect import Row, Run, collect, describe_key_difference, question_key, subset_name
-from .csvout import render_csv
-from .html import render_html
-from .jsonout import to_json_rows
-from .markdown import render_markdown
-from .model import Cell, Report, ReportError, build_report, default_k, sorted_rows
+from gpassk_oc.report.collect import (
+    Row,
+    Run,
+    collect,
+    describe_key_difference,
+    question_key,
+    subset_name,
+)
+from gpassk_oc.report.csvout import render_csv
+from gpassk_oc.report.html import render_html
+from gpassk_oc.report.jsonout import to_json_rows
+from gpassk_oc.report.markdown import render_markdown
+from gpassk_oc.report.model import Cell, Report, ReportError, build_report, default_k, sorted_rows
 
-__all__ = ["Cell", "Report", "ReportError", "Row", "Run", "build_report", "collect",
-           "default_k", "describe_key_difference", "question_key", "render_csv",
-           "render_html", "render_markdown", "sorted_rows", "subset_name", "to_json_rows"]
+__all__ = [
+    "Cell",
+    "Report",
+    "ReportError",
+    "Row",
+    "Run",
+    "build_report",
+    "collect",
+    "default_k",
+    "describe_key_difference",
+    "question_key",
+    "render_csv",
+    "render_html",
+    "render_markdown",
+    "sorted_rows",
+    "subset_name",
+    "to_json_rows",
+]

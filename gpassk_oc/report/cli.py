@@ -6,32 +6,48 @@ larger than a run's samples per question, a ``--level`` that is neither a fracti
 (0, 1) nor a percentage in (1, 100) (95 means 95%), ``--resamples < 0``, and paths that
 hold no usable run.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
 
-from ..log import fail, logger
-from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
-from .model import Report, ReportError, build_report
+from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
+from gpassk_oc.log import fail, logger
+from gpassk_oc.report.model import Report, ReportError, build_report
 
 FORMATS = ("markdown", "csv", "json", "html")
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by ``report`` and ``compare``."""
-    parser.add_argument("--k", type=int, default=None,
-                        help="k for G-Pass@k (default: the largest k the runs declare)")
-    parser.add_argument("--level", type=float, default=DEFAULT_LEVEL,
-                        help="confidence level of the bootstrap intervals: a fraction (0.95) "
-                             "or a percentage (95); default 0.95")
-    parser.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                        help="bootstrap resamples (default 10000; 0 disables the intervals)")
+    parser.add_argument(
+        "--k",
+        type=int,
+        default=None,
+        help="k for G-Pass@k (default: the largest k the runs declare)",
+    )
+    parser.add_argument(
+        "--level",
+        type=float,
+        default=DEFAULT_LEVEL,
+        help="confidence level of the bootstrap intervals: a fraction (0.95) "
+        "or a percentage (95); default 0.95",
+    )
+    parser.add_argument(
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help="bootstrap resamples (default 10000; 0 disables the intervals)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--no-pool-seeds", action="store_true",
-                        help="one row per seed instead of pooling the samples of seeds that share "
-                             "a sampling setting")
+    parser.add_argument(
+        "--no-pool-seeds",
+        action="store_true",
+        help="one row per seed instead of pooling the samples of seeds that share "
+        "a sampling setting",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
 
 
@@ -44,8 +60,10 @@ def check_common(args: argparse.Namespace) -> None:
     if 1 < level < 100:
         level = level / 100  # 95 means 95%
     if not 0 < level < 1:
-        raise ReportError(f"--level {args.level:g}: need a confidence level in (0, 1) or a "
-                          "percentage in (1, 100), e.g. 0.95 or 95")
+        raise ReportError(
+            f"--level {args.level:g}: need a confidence level in (0, 1) or a "
+            "percentage in (1, 100), e.g. 0.95 or 95"
+        )
     args.level = level
     if args.resamples < 0:
         raise ReportError(f"--resamples {args.resamples}: need 0 (no intervals) or more")
@@ -54,33 +72,46 @@ def check_common(args: argparse.Namespace) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help="OpenCompass work dir(s), timestamp dir(s), results dir(s) or results JSON files")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="OpenCompass work dir(s), timestamp dir(s), results dir(s) or results JSON files",
+    )
     parser.add_argument("--format", choices=FORMATS, default="markdown")
-    parser.add_argument("--plots", type=Path, default=None, metavar="DIR",
-                        help="also write figures (PNG + SVG + the plotted data as JSON) to DIR")
-    parser.add_argument("--no-ci", action="store_true",
-                        help="markdown/html: values only, like the paper's tables")
-    parser.add_argument("--descending", action="store_true",
-                        help="sort rows by mG-Pass@k descending (default ascending, like the paper)")
+    parser.add_argument(
+        "--plots",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write figures (PNG + SVG + the plotted data as JSON) to DIR",
+    )
+    parser.add_argument(
+        "--no-ci", action="store_true", help="markdown/html: values only, like the paper's tables"
+    )
+    parser.add_argument(
+        "--descending",
+        action="store_true",
+        help="sort rows by mG-Pass@k descending (default ascending, like the paper)",
+    )
     add_common_arguments(parser)
 
 
 def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) -> str:
     """The report as text in *fmt* (one of :data:`FORMATS`)."""
     if fmt == "json":
-        from .jsonout import render_json
+        from gpassk_oc.report.jsonout import render_json
 
         return render_json(report, descending)
     if fmt == "csv":
-        from .csvout import render_csv
+        from gpassk_oc.report.csvout import render_csv
 
         return render_csv(report, descending)
     if fmt == "html":
-        from .html import render_html
+        from gpassk_oc.report.html import render_html
 
         return render_html(report, ci, descending)
-    from .markdown import render_markdown
+    from gpassk_oc.report.markdown import render_markdown
 
     return render_markdown(report, ci, descending)
 
@@ -101,8 +132,14 @@ def write_output(text: str, out: Path | None) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         check_common(args)
-        report = build_report(args.paths, args.k, level=args.level, n_boot=args.resamples,
-                              seed=args.seed, pool_seeds=not args.no_pool_seeds)
+        report = build_report(
+            args.paths,
+            args.k,
+            level=args.level,
+            n_boot=args.resamples,
+            seed=args.seed,
+            pool_seeds=not args.no_pool_seeds,
+        )
     except ReportError as exc:
         return fail(str(exc))
     for note in report.notes:
@@ -110,15 +147,18 @@ def run(args: argparse.Namespace) -> int:
     if not report.rows and not report.greedy:
         return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
     try:
-        write_output(render(report, args.format, ci=not args.no_ci,
-                            descending=args.descending), args.out)
+        write_output(
+            render(report, args.format, ci=not args.no_ci, descending=args.descending), args.out
+        )
     except ReportError as exc:
         return fail(str(exc))
     if args.plots is not None and not report.rows:
-        logger.warning(f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
-                       "per question: no G-Pass curves to draw)")
+        logger.warning(
+            f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
+            "per question: no G-Pass curves to draw)"
+        )
     elif args.plots is not None:
-        from .plots import write_all
+        from gpassk_oc.report.plots import write_all
 
         try:
             written = write_all(report, args.plots)

@@ -1,5 +1,5 @@
 """Collecting runs for ``report`` and ``compare``: find results files, read them through
-the typed schema (:mod:`gpassk_oc.core.results`), cross-check them, and group them.
+the typed schema (:mod:`gpassk_oc.core.scoring.results`), cross-check them, and group them.
 
 Reading: ``{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}.json``. Any of a
 work dir, a timestamp dir, a ``results`` dir or a results JSON may be given.
@@ -10,20 +10,27 @@ summed — i.i.d. samples, so the estimator stays unbiased with a larger n) when
 question sets are identical; otherwise they are shown as separate rows with a note. The
 same abbr found under several timestamps is a rerun: the latest timestamp wins.
 """
+
 from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..metric_names import group_name, parse_result_key
-from ..core.naming import DatasetSetting, ModelSetting, parse_dataset_abbr, parse_model_abbr
-from ..core.results import QuestionResult, Results, ResultsError, read_results
-from ..core.stats import summarize
+from gpassk_oc.core.data.naming import (
+    DatasetSetting,
+    ModelSetting,
+    parse_dataset_abbr,
+    parse_model_abbr,
+)
+from gpassk_oc.core.scoring.metric_names import group_name, parse_result_key
+from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError, read_results
+from gpassk_oc.core.scoring.stats import summarize
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
@@ -65,8 +72,12 @@ class Run:
         temperature-0 run with many samples stays a table row (its G-Pass is meaningful)."""
         if bool(len(self.n)) and int((self.n + self.unjudged).max()) <= 1:
             return True
-        return (self.setting is not None and self.setting.temperature == 0
-                and self.dataset is not None and self.dataset.ks == (1,))
+        return (
+            self.setting is not None
+            and self.setting.temperature == 0
+            and self.dataset is not None
+            and self.dataset.ks == (1,)
+        )
 
 
 @dataclass
@@ -84,9 +95,18 @@ class Row:
     notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def of_run(cls, run: Run) -> "Row":
-        return cls(run.model_abbr, run.dataset_abbr, [run], run.keys, run.n, run.c,
-                   run.undecided, run.unjudged, list(run.notes))
+    def of_run(cls, run: Run) -> Row:
+        return cls(
+            run.model_abbr,
+            run.dataset_abbr,
+            [run],
+            run.keys,
+            run.n,
+            run.c,
+            run.undecided,
+            run.unjudged,
+            list(run.notes),
+        )
 
     @property
     def setting(self) -> ModelSetting | None:
@@ -151,8 +171,12 @@ def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str
         if not path.is_dir():
             notes.append(f"{path}: no such file or directory")
             continue
-        hits = [p for p in sorted(path.rglob("*.json"))
-                if p.parent.parent.name == "results" or (path.name == "results" and p.parent.parent == path)]
+        hits = [
+            p
+            for p in sorted(path.rglob("*.json"))
+            if p.parent.parent.name == "results"
+            or (path.name == "results" and p.parent.parent == path)
+        ]
         if not hits:
             notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
         found.extend(hits)
@@ -173,12 +197,18 @@ def _missing_results(path: Path) -> list[str]:
                 if pred.name.startswith("tmp_"):  # inference still running / interrupted
                     continue
                 head, _, tail = pred.stem.rpartition("_")
-                names = {pred.stem} | ({head} if head and tail.isdigit() else set())  # shards: _0, _1…
-                if not any((results_dir / model_dir.name / f"{name}.json").exists() for name in names):
+                names = {pred.stem} | (
+                    {head} if head and tail.isdigit() else set()
+                )  # shards: _0, _1…
+                if not any(
+                    (results_dir / model_dir.name / f"{name}.json").exists() for name in names
+                ):
                     missing.add(min(names, key=len))
             for dataset in sorted(missing):
-                notes.append(f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
-                             "but no results file (evaluation missing or failed)")
+                notes.append(
+                    f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
+                    "but no results file (evaluation missing or failed)"
+                )
     return notes
 
 
@@ -209,8 +239,21 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
     if not keys:
         return None, notes + [f"{where}: no usable question in details; skipped"]
     n, c, u, j = (np.array(col, dtype=np.int64) for col in zip(*rows))
-    run = Run(model_abbr, dataset_abbr, path, _timestamp_of(path), parse_model_abbr(model_abbr),
-              parse_dataset_abbr(dataset_abbr), keys, n, c, u, j, results, notes)
+    run = Run(
+        model_abbr,
+        dataset_abbr,
+        path,
+        _timestamp_of(path),
+        parse_model_abbr(model_abbr),
+        parse_dataset_abbr(dataset_abbr),
+        keys,
+        n,
+        c,
+        u,
+        j,
+        results,
+        notes,
+    )
     return run, []
 
 
@@ -226,8 +269,10 @@ def cross_check(run: Run) -> list[str]:
         mask = by_group[group]
         mine = 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
         if math.isfinite(mine) and abs(mine - value) > CROSS_CHECK_TOLERANCE:
-            out.append(f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
-                       f"{value:.2f} but the details give {mine:.2f}")
+            out.append(
+                f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
+                f"{value:.2f} but the details give {mine:.2f}"
+            )
     return out
 
 
@@ -245,22 +290,28 @@ def describe_key_difference(a: Sequence[QuestionKey], b: Sequence[QuestionKey]) 
     return f"{len(sa)} vs {len(sb)} questions, {len(sa - sb)} only in the first, {len(sb - sa)} only in the second"
 
 
-def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row], list[Run], list[str]]:
+def group_runs(
+    runs: Sequence[Run], pool_seeds: bool = True
+) -> tuple[list[Row], list[Run], list[str]]:
     """Rows (sampled runs) and greedy runs; see the module docstring for the rules."""
     notes: list[str] = []
     latest: dict[tuple[str, str], Run] = {}
     for run in sorted(runs, key=lambda r: (r.timestamp, str(r.path))):
         key = (run.model_abbr, run.dataset_abbr)
         if key in latest:
-            notes.append(f"{run.model_abbr}/{run.dataset_abbr}: found in several timestamps; "
-                         f"using {run.timestamp or run.path} over {latest[key].timestamp or latest[key].path}")
+            notes.append(
+                f"{run.model_abbr}/{run.dataset_abbr}: found in several timestamps; "
+                f"using {run.timestamp or run.path} over {latest[key].timestamp or latest[key].path}"
+            )
         latest[key] = run
     greedy = [r for r in latest.values() if r.is_greedy]
     groups: dict[tuple[Any, str], list[Run]] = {}
     for run in latest.values():
         if run.is_greedy:
             continue
-        setting_key = replace(run.setting, seed=0) if (run.setting and pool_seeds) else run.model_abbr
+        setting_key = (
+            replace(run.setting, seed=0) if (run.setting and pool_seeds) else run.model_abbr
+        )
         groups.setdefault((setting_key, run.dataset_abbr), []).append(run)
     rows: list[Row] = []
     for (_, dataset_abbr), members in groups.items():
@@ -274,7 +325,8 @@ def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row],
             notes.append(
                 f"{first.model_abbr} and {len(members) - 1} other seed(s) on {dataset_abbr}: NOT pooled "
                 f"because their question sets differ ({describe_key_difference(first.keys, differing[0].keys)}); "
-                "shown as separate rows")
+                "shown as separate rows"
+            )
             for m in members:
                 rows.append(Row.of_run(m))
             continue
@@ -287,10 +339,23 @@ def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row],
             u[idx] += m.undecided
             j[idx] += m.unjudged
         row_notes = [note for m in members for note in m.notes]
-        row_notes.append(f"pooled {len(members)} seeds ({', '.join(m.model_abbr for m in members)}): "
-                         "samples per question combined")
-        rows.append(Row(_setting_label(first, [m.setting.seed for m in members]), dataset_abbr,
-                        members, list(first.keys), n, c, u, j, row_notes))
+        row_notes.append(
+            f"pooled {len(members)} seeds ({', '.join(m.model_abbr for m in members)}): "
+            "samples per question combined"
+        )
+        rows.append(
+            Row(
+                _setting_label(first, [m.setting.seed for m in members]),
+                dataset_abbr,
+                members,
+                list(first.keys),
+                n,
+                c,
+                u,
+                j,
+                row_notes,
+            )
+        )
     return rows, greedy, notes
 
 
@@ -302,22 +367,30 @@ def _dataset_family(abbr: str) -> str:
 def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None]:
     """The temperature-0 run of the row's base model on the same dataset family that
     covers every question of the row (restricted to them later); else a reason."""
-    candidates = [g for g in greedy if g.base_model == row.base_model
-                  and _dataset_family(g.dataset_abbr) == _dataset_family(row.dataset_abbr)]
+    candidates = [
+        g
+        for g in greedy
+        if g.base_model == row.base_model
+        and _dataset_family(g.dataset_abbr) == _dataset_family(row.dataset_abbr)
+    ]
     if not candidates:
         return None, None
     need = set(row.keys)
     covering = [g for g in candidates if need <= set(g.keys)]
     if not covering:
         best = max(candidates, key=lambda g: len(need & set(g.keys)))
-        return None, (f"{row.label}: greedy run {best.model_abbr} covers only "
-                      f"{len(need & set(best.keys))}/{len(need)} of its questions; Greedy not shown")
+        return None, (
+            f"{row.label}: greedy run {best.model_abbr} covers only "
+            f"{len(need & set(best.keys))}/{len(need)} of its questions; Greedy not shown"
+        )
     # prefer an exact question-set match, then the latest
     covering.sort(key=lambda g: (set(g.keys) == need, g.timestamp))
     return covering[-1], None
 
 
-def collect(paths: Sequence[str | Path], pool_seeds: bool = True) -> tuple[list[Row], list[Run], list[str]]:
+def collect(
+    paths: Sequence[str | Path], pool_seeds: bool = True
+) -> tuple[list[Row], list[Run], list[str]]:
     """Find, load, cross-check and group every results file under *paths*."""
     files, notes = find_result_files(paths)
     runs: list[Run] = []

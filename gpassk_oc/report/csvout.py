@@ -1,16 +1,17 @@
 """Long CSV output of ``gpassk-oc report``: one line per row × subset with value, CI and
 sampling SE of every metric (percent, rounding rule of :mod:`.numbers`); greedy runs
 follow with their accuracy in the ``Greedy`` columns."""
+
 from __future__ import annotations
 
 import csv
 import io
 from typing import Any
 
-from ..metric_names import report_metrics
-from ..core.stats import Estimate
-from .model import Report, sorted_rows
-from .numbers import pct
+from gpassk_oc.core.scoring.metric_names import report_metrics
+from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.report.model import Report, sorted_rows
+from gpassk_oc.report.numbers import pct
 
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
 
@@ -18,15 +19,23 @@ _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max
 def _values(est: Estimate | None) -> list[Any]:
     if est is None:
         return [""] * 4
-    return ["" if v is None else v
-            for v in (pct(est.value), pct(est.ci_low), pct(est.ci_high), pct(est.sampling_se))]
+    return [
+        "" if v is None else v
+        for v in (pct(est.value), pct(est.ci_low), pct(est.ci_high), pct(est.sampling_se))
+    ]
 
 
 def _setting(s: Any, seeds: list[int]) -> list[Any]:
     if s is None:
         return [""] * len(_SETTING)
-    return [s.temperature, s.top_p, s.top_k, s.repetition_penalty, " ".join(map(str, seeds)),
-            s.max_out_len]
+    return [
+        s.temperature,
+        s.top_p,
+        s.top_k,
+        s.repetition_penalty,
+        " ".join(map(str, seeds)),
+        s.max_out_len,
+    ]
 
 
 def render_csv(report: Report, descending: bool = False) -> str:

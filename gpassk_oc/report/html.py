@@ -1,15 +1,25 @@
 """HTML output of ``gpassk-oc report`` (one self-contained page)."""
+
 from __future__ import annotations
 
 import html
 
-from .model import Report
-from .tables import (accounting_rows, ci_note, greedy_rows, sensitivity_note, sensitivity_rows,
-                     table_rows, titles)
+from gpassk_oc.report.model import Report
+from gpassk_oc.report.tables import (
+    accounting_rows,
+    ci_note,
+    greedy_rows,
+    sensitivity_note,
+    sensitivity_rows,
+    table_rows,
+    titles,
+)
 
-_STYLE = ("body{font-family:sans-serif}table{border-collapse:collapse;margin-bottom:1.5em}"
-          "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
-          "td:first-child,td:nth-child(2){text-align:left}")
+_STYLE = (
+    "body{font-family:sans-serif}table{border-collapse:collapse;margin-bottom:1.5em}"
+    "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
+    "td:first-child,td:nth-child(2){text-align:left}"
+)
 
 
 def _table(title: str, header: list[str], body: list[list[str]], note: str = "") -> list[str]:
@@ -22,9 +32,14 @@ def _table(title: str, header: list[str], body: list[list[str]], note: str = "")
 
 def render_html(report: Report, ci: bool = True, descending: bool = False) -> str:
     esc = html.escape
-    out = ["<!DOCTYPE html>", "<html><head><meta charset='utf-8'>",
-           f"<title>G-Pass@{report.k} report</title>", f"<style>{_STYLE}</style></head><body>",
-           f"<h1>G-Pass@{report.k} report</h1>", f"<p>{esc(ci_note(report))}</p>"]
+    out = [
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'>",
+        f"<title>G-Pass@{report.k} report</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>G-Pass@{report.k} report</h1>",
+        f"<p>{esc(ci_note(report))}</p>",
+    ]
     for dataset_abbr, subset in titles(report):
         header, body = table_rows(report, dataset_abbr, subset, ci, descending)
         if body:
@@ -32,8 +47,9 @@ def render_html(report: Report, ci: bool = True, descending: bool = False) -> st
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)
         if body:
-            out += _table(f"Verdict sensitivity — {dataset_abbr}", header, body,
-                          sensitivity_note(report))
+            out += _table(
+                f"Verdict sensitivity — {dataset_abbr}", header, body, sensitivity_note(report)
+            )
     for dataset_abbr in report.subsets:
         header, body = accounting_rows(report, dataset_abbr, descending)
         if body:
@@ -42,7 +58,8 @@ def render_html(report: Report, ci: bool = True, descending: bool = False) -> st
     if body:
         out += _table("Greedy runs", header, body)
     if report.notes:
-        out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes)
-                   + "</ul>")
+        out.append(
+            "<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
+        )
     out.append("</body></html>")
     return "\n".join(out)

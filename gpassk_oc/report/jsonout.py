@@ -1,21 +1,28 @@
 """JSON output of ``gpassk-oc report``: one entry per row (percent values, 4 decimals by
 the rounding rule of :mod:`.numbers`); greedy runs follow with ``"greedy": true``."""
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ..core.stats import Estimate
-from .collect import Row, Run
-from .model import Cell, Report, Sensitivity, accounting, sorted_rows
-from .numbers import pct
+from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.report.collect import Row, Run
+from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
+from gpassk_oc.report.numbers import pct
 
 
 def estimate_json(est: Estimate) -> dict[str, Any]:
     """``value``, ``ci_low``/``ci_high`` (null without an interval; ``ci`` says why),
     ``sampling_se`` and ``n_questions``."""
-    return {"value": pct(est.value), "ci_low": pct(est.ci_low), "ci_high": pct(est.ci_high),
-            "ci": est.ci, "sampling_se": pct(est.sampling_se), "n_questions": est.n_questions}
+    return {
+        "value": pct(est.value),
+        "ci_low": pct(est.ci_low),
+        "ci_high": pct(est.ci_high),
+        "ci": est.ci,
+        "sampling_se": pct(est.sampling_se),
+        "n_questions": est.n_questions,
+    }
 
 
 def _cell_metrics(cell: Cell) -> dict[str, Any]:
@@ -27,10 +34,14 @@ def _cell_metrics(cell: Cell) -> dict[str, Any]:
 def _sensitivity_json(sens: Sensitivity | None) -> dict[str, Any] | None:
     if sens is None:
         return None
-    return {"undecided": sens.undecided, "unjudged": sens.unjudged,
-            "undecided_basis": sens.basis,
-            "metrics": {key: {"low": pct(low), "high": pct(high)}
-                        for key, (low, high) in sens.ranges.items()}}
+    return {
+        "undecided": sens.undecided,
+        "unjudged": sens.unjudged,
+        "undecided_basis": sens.basis,
+        "metrics": {
+            key: {"low": pct(low), "high": pct(high)} for key, (low, high) in sens.ranges.items()
+        },
+    }
 
 
 def _setting_json(row: Row | Run) -> dict[str, Any] | None:
@@ -38,9 +49,15 @@ def _setting_json(row: Row | Run) -> dict[str, Any] | None:
     if s is None:
         return None
     seeds = row.seeds if isinstance(row, Row) else [s.seed]
-    return {"model": s.model, "temperature": s.temperature, "top_p": s.top_p, "top_k": s.top_k,
-            "repetition_penalty": s.repetition_penalty, "seeds": seeds,
-            "max_out_len": s.max_out_len}
+    return {
+        "model": s.model,
+        "temperature": s.temperature,
+        "top_p": s.top_p,
+        "top_k": s.top_k,
+        "repetition_penalty": s.repetition_penalty,
+        "seeds": seeds,
+        "max_out_len": s.max_out_len,
+    }
 
 
 def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any]]:
@@ -49,37 +66,55 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
     for dataset_abbr, subsets in report.subsets.items():
         for row in sorted_rows(report, dataset_abbr, descending=descending):
             overall = report.cells[(row.label, dataset_abbr, "overall")]
-            out.append({
-                "model": row.label,
-                "dataset": dataset_abbr,
-                "greedy": False,
-                "base_model": row.base_model,
-                "setting": _setting_json(row),
-                "runs": [str(r.path) for r in row.runs],
-                "greedy_run": report.greedy_runs.get((row.label, dataset_abbr)),
-                "k": report.k,
-                "n": int(row.n.max()),
-                "n_min": int(row.n.min()),
-                "num_questions": overall.num_questions,
-                "confidence_level": report.level,
-                "resamples": report.n_boot,
-                "metrics": _cell_metrics(overall),
-                "sensitivity": _sensitivity_json(overall.sensitivity),
-                "accounting": accounting(row),
-                "splits": {s: {"num_questions": report.cells[(row.label, dataset_abbr, s)].num_questions,
-                               "metrics": _cell_metrics(report.cells[(row.label, dataset_abbr, s)])}
-                           for s in subsets[1:] if (row.label, dataset_abbr, s) in report.cells},
-                "notes": row.notes,
-            })
+            out.append(
+                {
+                    "model": row.label,
+                    "dataset": dataset_abbr,
+                    "greedy": False,
+                    "base_model": row.base_model,
+                    "setting": _setting_json(row),
+                    "runs": [str(r.path) for r in row.runs],
+                    "greedy_run": report.greedy_runs.get((row.label, dataset_abbr)),
+                    "k": report.k,
+                    "n": int(row.n.max()),
+                    "n_min": int(row.n.min()),
+                    "num_questions": overall.num_questions,
+                    "confidence_level": report.level,
+                    "resamples": report.n_boot,
+                    "metrics": _cell_metrics(overall),
+                    "sensitivity": _sensitivity_json(overall.sensitivity),
+                    "accounting": accounting(row),
+                    "splits": {
+                        s: {
+                            "num_questions": report.cells[
+                                (row.label, dataset_abbr, s)
+                            ].num_questions,
+                            "metrics": _cell_metrics(report.cells[(row.label, dataset_abbr, s)]),
+                        }
+                        for s in subsets[1:]
+                        if (row.label, dataset_abbr, s) in report.cells
+                    },
+                    "notes": row.notes,
+                }
+            )
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
-        out.append({"model": run.model_abbr, "dataset": run.dataset_abbr, "greedy": True,
-                    "base_model": run.base_model, "setting": _setting_json(run),
-                    "runs": [str(run.path)], "n": int(run.n.max()),
-                    "num_questions": cell.num_questions, "confidence_level": report.level,
-                    "resamples": report.n_boot,
-                    "metrics": {"accuracy": estimate_json(cell.metrics["pass@1"])},
-                    "notes": run.notes})
+        out.append(
+            {
+                "model": run.model_abbr,
+                "dataset": run.dataset_abbr,
+                "greedy": True,
+                "base_model": run.base_model,
+                "setting": _setting_json(run),
+                "runs": [str(run.path)],
+                "n": int(run.n.max()),
+                "num_questions": cell.num_questions,
+                "confidence_level": report.level,
+                "resamples": report.n_boot,
+                "metrics": {"accuracy": estimate_json(cell.metrics["pass@1"])},
+                "notes": run.notes,
+            }
+        )
     return out
 
 

@@ -1,14 +1,25 @@
 """Markdown output of ``gpassk-oc report`` (the default)."""
+
 from __future__ import annotations
 
-from .model import Report
-from .tables import (accounting_rows, ci_note, greedy_rows, sensitivity_note, sensitivity_rows,
-                     table_rows, titles)
+from gpassk_oc.report.model import Report
+from gpassk_oc.report.tables import (
+    accounting_rows,
+    ci_note,
+    greedy_rows,
+    sensitivity_note,
+    sensitivity_rows,
+    table_rows,
+    titles,
+)
 
 
 def _table(header: list[str], body: list[list[str]]) -> list[str]:
-    return (["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            + ["| " + " | ".join(cells) + " |" for cells in body] + [""])
+    return (
+        ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        + ["| " + " | ".join(cells) + " |" for cells in body]
+        + [""]
+    )
 
 
 def render_markdown(report: Report, ci: bool = True, descending: bool = False) -> str:
@@ -20,8 +31,12 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)
         if body:
-            out += [f"## Verdict sensitivity — {dataset_abbr}", "", sensitivity_note(report),
-                    ""] + _table(header, body)
+            out += [
+                f"## Verdict sensitivity — {dataset_abbr}",
+                "",
+                sensitivity_note(report),
+                "",
+            ] + _table(header, body)
     for dataset_abbr in report.subsets:
         header, body = accounting_rows(report, dataset_abbr, descending)
         if body:

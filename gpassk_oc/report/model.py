@@ -1,5 +1,5 @@
 """The report as data: per row and question subset, every metric's estimate with its
-bootstrap CI and rerun SE (:mod:`gpassk_oc.core.stats`), the matching greedy accuracy, the
+bootstrap CI and rerun SE (:mod:`gpassk_oc.core.scoring.stats`), the matching greedy accuracy, the
 verdict sensitivity of the headline metrics, and notes. Renderers and plots read this;
 it never renders text.
 
@@ -17,26 +17,55 @@ assignments of those samples; the reported value lies between them (for unjudged
 exclusion is a leave-out average of the two), exactly so when every question has
 ``n_q >= k``. In rules mode ``low`` is the reported value. Costs nothing: counts only.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..metric_names import group_name, headline_metrics, report_metrics
-from ..core.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
-from .collect import QuestionKey, Row, Run, collect, pick_greedy, subset_masks, subset_name
+from gpassk_oc.core.scoring.metric_names import group_name, headline_metrics, report_metrics
+from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
+from gpassk_oc.report.collect import (
+    QuestionKey,
+    Row,
+    Run,
+    collect,
+    pick_greedy,
+    subset_masks,
+    subset_name,
+)
 
-__all__ = ["ACCOUNTING_COLUMNS", "Cell", "Report", "ReportError", "Sensitivity", "accounting",
-           "build_report", "default_k", "sensitivity", "sorted_rows"]
+__all__ = [
+    "ACCOUNTING_COLUMNS",
+    "Cell",
+    "Report",
+    "ReportError",
+    "Sensitivity",
+    "accounting",
+    "build_report",
+    "default_k",
+    "sensitivity",
+    "sorted_rows",
+]
 
 #: accounting counts the report shows (when the results files have them), in this order
-ACCOUNTING_COLUMNS = ("samples", "rule_decided", "no_answer", "rule_undecided", "cache_hits",
-                      "judged_samples", "unjudged", "judge_calls", "rule_checks",
-                      "rule_mv_calls", "rule_timeouts")
+ACCOUNTING_COLUMNS = (
+    "samples",
+    "rule_decided",
+    "no_answer",
+    "rule_undecided",
+    "cache_hits",
+    "judged_samples",
+    "unjudged",
+    "judge_calls",
+    "rule_checks",
+    "rule_mv_calls",
+    "rule_timeouts",
+)
 
 
 class ReportError(ValueError):
@@ -83,8 +112,12 @@ def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
     total = row.n + row.unjudged
     low = summarize(total, row.c, list(metrics), n_boot=0)
     high = summarize(total, row.c + row.undecided + row.unjudged, list(metrics), n_boot=0)
-    return Sensitivity(int(row.undecided.sum()), int(row.unjudged.sum()), row.undecided_basis,
-                       {key: (low[key].value, high[key].value) for key in low})
+    return Sensitivity(
+        int(row.undecided.sum()),
+        int(row.unjudged.sum()),
+        row.undecided_basis,
+        {key: (low[key].value, high[key].value) for key in low},
+    )
 
 
 def accounting(row: Row) -> dict[str, object]:
@@ -124,28 +157,43 @@ def _check_k(rows: Sequence[Row], k: int) -> None:
     for row in rows:
         most = int((row.n + row.unjudged).max())
         if most < k:
-            raise ReportError(f"--k {k}: {row.label} on {row.dataset_abbr} has only n={most} "
-                              f"samples per question, so G-Pass@{k} cannot be computed "
-                              f"(largest usable k: {most})")
+            raise ReportError(
+                f"--k {k}: {row.label} on {row.dataset_abbr} has only n={most} "
+                f"samples per question, so G-Pass@{k} cannot be computed "
+                f"(largest usable k: {most})"
+            )
 
 
 def _row_notes(row: Row, union: set, dataset_abbr: str, k: int) -> None:
     missing = union - set(row.keys)
     if missing:
-        row.notes.append(f"covers {len(row.keys)}/{len(union)} questions of {dataset_abbr} "
-                         f"(missing {_describe(missing)}): not comparable with complete rows")
+        row.notes.append(
+            f"covers {len(row.keys)}/{len(union)} questions of {dataset_abbr} "
+            f"(missing {_describe(missing)}): not comparable with complete rows"
+        )
     if int(row.n.min()) < k:
         undefined = int((row.n < k).sum())
         if undefined == len(row.n):
-            row.notes.append(f"has n={int(row.n.max())} judged samples per question < k={k}: "
-                             f"G-Pass@{k} unavailable (largest possible k: {int(row.n.max())})")
+            row.notes.append(
+                f"has n={int(row.n.max())} judged samples per question < k={k}: "
+                f"G-Pass@{k} unavailable (largest possible k: {int(row.n.max())})"
+            )
         else:
-            row.notes.append(f"{undefined} questions have fewer than k={k} judged samples; "
-                             f"@{k} metrics average the other {len(row.n) - undefined}")
+            row.notes.append(
+                f"{undefined} questions have fewer than k={k} judged samples; "
+                f"@{k} metrics average the other {len(row.n) - undefined}"
+            )
 
 
-def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: float = DEFAULT_LEVEL,
-                 n_boot: int = DEFAULT_RESAMPLES, seed: int = 0, pool_seeds: bool = True) -> Report:
+def build_report(
+    paths: Sequence[str | Path],
+    k: int | None = None,
+    *,
+    level: float = DEFAULT_LEVEL,
+    n_boot: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    pool_seeds: bool = True,
+) -> Report:
     """Read, group and compute everything the outputs need. :class:`ReportError` when an
     explicit *k* exceeds a row's samples per question."""
     rows, greedy, notes = collect(paths, pool_seeds)
@@ -173,48 +221,75 @@ def build_report(paths: Sequence[str | Path], k: int | None = None, *, level: fl
             if why:
                 row.notes.append(why)
             greedy_runs[(row.label, dataset_abbr)] = g_run.model_abbr if g_run else None
-            g_lookup = ({key: (n, c) for key, n, c in zip(g_run.keys, g_run.n, g_run.c)}
-                        if g_run else {})
+            g_lookup = (
+                {key: (n, c) for key, n, c in zip(g_run.keys, g_run.n, g_run.c)} if g_run else {}
+            )
             masks = subset_masks(row.keys)
             for subset in subsets[dataset_abbr]:
                 mask = masks.get(subset)
                 if mask is None or not mask.any():
                     continue
-                est = summarize(row.n[mask], row.c[mask], specs, n_boot=n_boot, level=level,
-                                seed=seed)
+                est = summarize(
+                    row.n[mask], row.c[mask], specs, n_boot=n_boot, level=level, seed=seed
+                )
                 g_est = None
                 if g_run is not None:
                     g_nc = np.array([g_lookup[q] for q, m in zip(row.keys, mask) if m])
-                    g_est = summarize(g_nc[:, 0], g_nc[:, 1], ["pass@1"], n_boot=n_boot,
-                                      level=level, seed=seed)["pass@1"]
+                    g_est = summarize(
+                        g_nc[:, 0], g_nc[:, 1], ["pass@1"], n_boot=n_boot, level=level, seed=seed
+                    )["pass@1"]
                 cell = Cell(int(mask.sum()), est, g_est)
                 if subset == "overall":
                     cell.sensitivity = sensitivity(row, headline + ["pass@1"])
                 cells[(row.label, dataset_abbr, subset)] = cell
-    greedy_cells = {(g.model_abbr, g.dataset_abbr): Cell(
-        len(g.keys), summarize(g.n, g.c, ["pass@1"], n_boot=n_boot, level=level, seed=seed), None)
-        for g in greedy}
+    greedy_cells = {
+        (g.model_abbr, g.dataset_abbr): Cell(
+            len(g.keys),
+            summarize(g.n, g.c, ["pass@1"], n_boot=n_boot, level=level, seed=seed),
+            None,
+        )
+        for g in greedy
+    }
     used_greedy = set(greedy_runs.values())
     for g in greedy:
         if rows and g.model_abbr not in used_greedy:
-            notes.append(f"{g.model_abbr}/{g.dataset_abbr}: greedy run not matched to any "
-                         "sampled row (shown in the greedy table)")
+            notes.append(
+                f"{g.model_abbr}/{g.dataset_abbr}: greedy run not matched to any "
+                "sampled row (shown in the greedy table)"
+            )
         notes += g.notes
     for row in rows:
         prefixes = tuple(f"{r.model_abbr}/" for r in row.runs)  # run notes name their file already
-        notes += [note if note.startswith(prefixes) else f"{row.label} on {row.dataset_abbr}: {note}"
-                  for note in row.notes]
-    return Report(k, level, n_boot, seed, rows, greedy_runs, cells, subsets, notes,
-                  sorted(greedy, key=lambda g: (g.dataset_abbr, g.model_abbr)), greedy_cells)
+        notes += [
+            note if note.startswith(prefixes) else f"{row.label} on {row.dataset_abbr}: {note}"
+            for note in row.notes
+        ]
+    return Report(
+        k,
+        level,
+        n_boot,
+        seed,
+        rows,
+        greedy_runs,
+        cells,
+        subsets,
+        notes,
+        sorted(greedy, key=lambda g: (g.dataset_abbr, g.model_abbr)),
+        greedy_cells,
+    )
 
 
-def sorted_rows(report: Report, dataset_abbr: str, subset: str = "overall",
-                descending: bool = False) -> list[Row]:
+def sorted_rows(
+    report: Report, dataset_abbr: str, subset: str = "overall", descending: bool = False
+) -> list[Row]:
     """Rows of a dataset ordered by mG-Pass@k (ascending, like the paper); rows without
     a value go last."""
     key = headline_metrics(report.k)[-1]
-    members = [r for r in report.rows if r.dataset_abbr == dataset_abbr
-               and (r.label, dataset_abbr, subset) in report.cells]
+    members = [
+        r
+        for r in report.rows
+        if r.dataset_abbr == dataset_abbr and (r.label, dataset_abbr, subset) in report.cells
+    ]
 
     def sort_key(row: Row) -> tuple[bool, float]:
         value = report.cells[(row.label, dataset_abbr, subset)].metrics[key].value

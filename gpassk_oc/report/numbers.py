@@ -7,6 +7,7 @@ prints as 21.3 in every table, 21.24 as 21.2, −0.05 as −0.1. JSON values car
 by the same rule. Python's ``format``/``round`` (half-to-even on the binary value) is never
 used for shown numbers.
 """
+
 from __future__ import annotations
 
 import math

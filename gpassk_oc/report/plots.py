@@ -14,21 +14,23 @@ Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.j
 
 Bands are the report's percentile-bootstrap intervals over questions.
 """
+
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ..core.stats import summarize
-from ..metric_names import MetricSpec
-from .collect import Row
-from .model import Report
-from .numbers import pct
+from gpassk_oc.core.scoring.metric_names import MetricSpec
+from gpassk_oc.core.scoring.stats import summarize
+from gpassk_oc.report.collect import Row
+from gpassk_oc.report.model import Report
+from gpassk_oc.report.numbers import pct
 
 Curve = dict[str, Any]
 
@@ -53,15 +55,21 @@ def _labels(rows: Sequence[Row]) -> dict[str, str]:
     return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
 
 
-def _curve(report: Report, row: Row, label: str, x: Sequence[float],
-           specs: Sequence[MetricSpec]) -> Curve:
+def _curve(
+    report: Report, row: Row, label: str, x: Sequence[float], specs: Sequence[MetricSpec]
+) -> Curve:
     est = summarize(row.n, row.c, specs, n_boot=report.n_boot, level=report.level, seed=report.seed)
     values = [est[s.key] for s in specs]
-    return {"label": label, "model": row.label, "group": row.base_model,
-            "dataset": row.dataset_abbr, "x": list(x),
-            "y": _pct_list([e.value for e in values]),
-            "ci_low": _pct_list([e.ci_low for e in values]),
-            "ci_high": _pct_list([e.ci_high for e in values])}
+    return {
+        "label": label,
+        "model": row.label,
+        "group": row.base_model,
+        "dataset": row.dataset_abbr,
+        "x": list(x),
+        "y": _pct_list([e.value for e in values]),
+        "ci_low": _pct_list([e.ci_low for e in values]),
+        "ci_high": _pct_list([e.ci_high for e in values]),
+    }
 
 
 def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
@@ -69,8 +77,11 @@ def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     taus = [Fraction(i, k) for i in range(k + 1)]
     specs = [MetricSpec("G", k, tau) for tau in taus]
     labels = _labels(rows)
-    return [_curve(report, row, labels[row.label], [float(t) for t in taus], specs)
-            for row in rows if int(row.n.max()) >= k]
+    return [
+        _curve(report, row, labels[row.label], [float(t) for t in taus], specs)
+        for row in rows
+        if int(row.n.max()) >= k
+    ]
 
 
 def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
@@ -81,7 +92,9 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
         s = row.setting
         if s is None or int(row.n.max()) < k:
             continue
-        groups.setdefault((s.model, s.top_p, s.top_k, s.repetition_penalty, s.max_out_len), []).append(row)
+        groups.setdefault(
+            (s.model, s.top_p, s.top_k, s.repetition_penalty, s.max_out_len), []
+        ).append(row)
     per_model: dict[str, int] = {}
     for key in groups:
         per_model[key[0]] = per_model.get(key[0], 0) + 1
@@ -89,14 +102,23 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
     spec = MetricSpec("mG", k)
     for key, members in groups.items():
         members = sorted(members, key=lambda r: r.setting.temperature)
-        label = key[0] if per_model[key[0]] == 1 else (
-            f"{key[0]} top_p={key[1]:g} top_k={key[2]} rp={key[3]:g} len={key[4]}")
+        label = (
+            key[0]
+            if per_model[key[0]] == 1
+            else (f"{key[0]} top_p={key[1]:g} top_k={key[2]} rp={key[3]:g} len={key[4]}")
+        )
         points = [_curve(report, r, label, [r.setting.temperature], [spec]) for r in members]
-        curves.append({"label": label, "model": [r.label for r in members],
-                       "dataset": members[0].dataset_abbr,
-                       "x": [p["x"][0] for p in points], "y": [p["y"][0] for p in points],
-                       "ci_low": [p["ci_low"][0] for p in points],
-                       "ci_high": [p["ci_high"][0] for p in points]})
+        curves.append(
+            {
+                "label": label,
+                "model": [r.label for r in members],
+                "dataset": members[0].dataset_abbr,
+                "x": [p["x"][0] for p in points],
+                "y": [p["y"][0] for p in points],
+                "ci_low": [p["ci_low"][0] for p in points],
+                "ci_high": [p["ci_high"][0] for p in points],
+            }
+        )
     return curves
 
 
@@ -106,20 +128,24 @@ def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     for row in rows:
         top = min(report.k, int(row.n.max()))
         ks = list(range(1, top + 1))
-        curves.append(_curve(report, row, labels[row.label], ks, [MetricSpec("gap", k) for k in ks]))
+        curves.append(
+            _curve(report, row, labels[row.label], ks, [MetricSpec("gap", k) for k in ks])
+        )
     return curves
 
 
-def _draw(curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str,
-          steps: bool = False) -> list[Path]:
+def _draw(
+    curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str, steps: bool = False
+) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
     import matplotlib.pyplot as plt
 
     many = len(curves) > 6
-    fig, ax = plt.subplots(figsize=(10.5 if many else 7.5, 5.2 if many else 4.8),
-                           constrained_layout=True)
+    fig, ax = plt.subplots(
+        figsize=(10.5 if many else 7.5, 5.2 if many else 4.8), constrained_layout=True
+    )
     # one colour per base model, one line style per setting of that model, so that a
     # model's curves read as a family even with a dozen of them
     groups = list(dict.fromkeys(curve.get("group", curve["label"]) for curve in curves))
@@ -130,16 +156,33 @@ def _draw(curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: 
         color = cmap(groups.index(group) % cmap.N)
         rank = seen[group] = seen.get(group, -1) + 1
         x = np.asarray(curve["x"], dtype=float)
-        y, lo, hi = (np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
-                     for name in ("y", "ci_low", "ci_high"))
+        y, lo, hi = (
+            np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
+            for name in ("y", "ci_low", "ci_high")
+        )
         style = {"drawstyle": "steps-pre"} if steps else {}
-        ax.plot(x, y, marker="osD^v"[rank % 5], markersize=3, color=color, label=curve["label"],
-                linestyle=("-", "--", ":", "-.")[rank % 4], **style)
+        ax.plot(
+            x,
+            y,
+            marker="osD^v"[rank % 5],
+            markersize=3,
+            color=color,
+            label=curve["label"],
+            linestyle=("-", "--", ":", "-.")[rank % 4],
+            **style,
+        )
         if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
             ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, capsize=4, linestyle="none")
         elif np.isfinite(lo).any():
-            ax.fill_between(x, lo, hi, color=color, alpha=0.08 if many else 0.18, linewidth=0,
-                            step="pre" if steps else None)
+            ax.fill_between(
+                x,
+                lo,
+                hi,
+                color=color,
+                alpha=0.08 if many else 0.18,
+                linewidth=0,
+                step="pre" if steps else None,
+            )
     ax.set_title(title, fontsize="medium")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -179,15 +222,26 @@ def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> l
     for dataset_abbr in report.subsets:
         rows = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
         suffix = f"__{_slug(dataset_abbr)}" if several else ""
-        written += _draw(gpass_vs_tau_curves(report, rows), out_dir / f"gpass_vs_tau{suffix}",
-                         f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
-                         "threshold τ (fraction of the k samples that must be correct)",
-                         f"G-Pass@{k}$_\\tau$ (%)", steps=True)
-        written += _draw(mg_vs_temperature_curves(report, rows),
-                         out_dir / f"mg_vs_temperature{suffix}",
-                         f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
-                         "sampling temperature", f"mG-Pass@{k} (%)")
-        written += _draw(stability_gap_curves(report, rows), out_dir / f"stability_gap{suffix}",
-                         f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
-                         "k (samples drawn)", "pass@k − G-Pass@k$_{1.0}$ (percentage points)")
+        written += _draw(
+            gpass_vs_tau_curves(report, rows),
+            out_dir / f"gpass_vs_tau{suffix}",
+            f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
+            "threshold τ (fraction of the k samples that must be correct)",
+            f"G-Pass@{k}$_\\tau$ (%)",
+            steps=True,
+        )
+        written += _draw(
+            mg_vs_temperature_curves(report, rows),
+            out_dir / f"mg_vs_temperature{suffix}",
+            f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
+            "sampling temperature",
+            f"mG-Pass@{k} (%)",
+        )
+        written += _draw(
+            stability_gap_curves(report, rows),
+            out_dir / f"stability_gap{suffix}",
+            f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
+            "k (samples drawn)",
+            "pass@k − G-Pass@k$_{1.0}$ (percentage points)",
+        )
     return written

@@ -1,14 +1,15 @@
 """Table content shared by the markdown and HTML renderers: headers and cell strings,
 all numbers through :mod:`.numbers` (one rounding rule)."""
+
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
-from ..metric_names import headline_metrics
-from ..core.stats import Estimate
-from .collect import Row
-from .model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
-from .numbers import DASH, pct_text
+from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.report.collect import Row
+from gpassk_oc.report.model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
+from gpassk_oc.report.numbers import DASH, pct_text
 
 NO_WIDTH = "no width"
 
@@ -32,8 +33,10 @@ def setting_text(row: Row) -> str:
     if s is None:
         return DASH
     seeds = ",".join(str(x) for x in row.seeds)
-    return (f"T={s.temperature:g} top_p={s.top_p:g} top_k={s.top_k} rp={s.repetition_penalty:g} "
-            f"seed={seeds} len={s.max_out_len}")
+    return (
+        f"T={s.temperature:g} top_p={s.top_p:g} top_k={s.top_k} rp={s.repetition_penalty:g} "
+        f"seed={seeds} len={s.max_out_len}"
+    )
 
 
 def table_columns(k: int) -> list[str]:
@@ -41,18 +44,27 @@ def table_columns(k: int) -> list[str]:
     return ["Greedy"] + headline_metrics(k)
 
 
-def table_rows(report: Report, dataset_abbr: str, subset: str, ci: bool = True,
-               descending: bool = False) -> tuple[list[str], list[list[str]]]:
+def table_rows(
+    report: Report, dataset_abbr: str, subset: str, ci: bool = True, descending: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """Header and string cells of one table."""
     columns = table_columns(report.k)
     header = ["Model", "Setting", "n", "Q"] + columns
     body = []
     for row in sorted_rows(report, dataset_abbr, subset, descending):
         cell = report.cells[(row.label, dataset_abbr, subset)]
-        values = [estimate_text(cell.greedy, ci)] + [estimate_text(cell.metrics.get(key), ci)
-                                                     for key in columns[1:]]
-        body.append([row.base_model if row.setting else row.label, setting_text(row),
-                     str(int(row.n.max())), str(cell.num_questions)] + values)
+        values = [estimate_text(cell.greedy, ci)] + [
+            estimate_text(cell.metrics.get(key), ci) for key in columns[1:]
+        ]
+        body.append(
+            [
+                row.base_model if row.setting else row.label,
+                setting_text(row),
+                str(int(row.n.max())),
+                str(cell.num_questions),
+            ]
+            + values
+        )
     return header, body
 
 
@@ -62,13 +74,20 @@ def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[s
     body = []
     for run in report.greedy:
         cell: Cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
-        body.append([run.model_abbr, run.dataset_abbr, str(cell.num_questions),
-                     estimate_text(cell.metrics["pass@1"], ci)])
+        body.append(
+            [
+                run.model_abbr,
+                run.dataset_abbr,
+                str(cell.num_questions),
+                estimate_text(cell.metrics["pass@1"], ci),
+            ]
+        )
     return header, body
 
 
-def sensitivity_rows(report: Report, dataset_abbr: str, descending: bool = False
-                     ) -> tuple[list[str], list[list[str]]]:
+def sensitivity_rows(
+    report: Report, dataset_abbr: str, descending: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
     metrics = headline_metrics(report.k) + ["pass@1"]
     header = ["Model", "undecided", "unjudged"] + metrics
@@ -78,51 +97,68 @@ def sensitivity_rows(report: Report, dataset_abbr: str, descending: bool = False
         sens = cell.sensitivity
         if sens is None:
             continue
-        undecided = {"exact": str(sens.undecided), "upper bound": f"≤{sens.undecided}",
-                     "unknown": "?"}[sens.basis]
+        undecided = {
+            "exact": str(sens.undecided),
+            "upper bound": f"≤{sens.undecided}",
+            "unknown": "?",
+        }[sens.basis]
         cells = []
         for key in metrics:
             low, high = sens.ranges[key]
-            cells.append(f"{pct_text(cell.metrics[key].value)} ({pct_text(low)}–{pct_text(high)})"
-                         if pct_text(low) != pct_text(high) else pct_text(cell.metrics[key].value))
-        body.append([row.base_model if row.setting else row.label, undecided,
-                     str(sens.unjudged)] + cells)
+            cells.append(
+                f"{pct_text(cell.metrics[key].value)} ({pct_text(low)}–{pct_text(high)})"
+                if pct_text(low) != pct_text(high)
+                else pct_text(cell.metrics[key].value)
+            )
+        body.append(
+            [row.base_model if row.setting else row.label, undecided, str(sens.unjudged)] + cells
+        )
     return header, body
 
 
-def accounting_rows(report: Report, dataset_abbr: str, descending: bool = False
-                    ) -> tuple[list[str], list[list[str]]]:
+def accounting_rows(
+    report: Report, dataset_abbr: str, descending: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """How the samples were checked: the counts the results files carry (no metric)."""
     rows = sorted_rows(report, dataset_abbr, "overall", descending)
     tables = [accounting(row) for row in rows]
     columns = [c for c in ACCOUNTING_COLUMNS if any(c in t for t in tables)]
     if not columns:
         return [], []
-    body = [[row.base_model if row.setting else row.label, str(t["check"])]
-            + [str(t.get(c, DASH)) for c in columns] for row, t in zip(rows, tables)]
+    body = [
+        [row.base_model if row.setting else row.label, str(t["check"])]
+        + [str(t.get(c, DASH)) for c in columns]
+        for row, t in zip(rows, tables)
+    ]
     return ["Model", "check"] + columns, body
 
 
 def sensitivity_note(report: Report) -> str:
-    return ("Verdict sensitivity: value (range if every sample no rule decided and no judge "
-            "labelled were wrong – right). undecided = scored wrong with no rule deciding "
-            "(rules mode; ≤ marks an upper bound from an older results file: every rule-wrong "
-            "sample with an answer; ? = the file does not record how samples were checked, "
-            "so only unjudged samples count); unjudged = no judge label (excluded from n). "
-            "The range is how far the checker, not the model, could move the number.")
+    return (
+        "Verdict sensitivity: value (range if every sample no rule decided and no judge "
+        "labelled were wrong – right). undecided = scored wrong with no rule deciding "
+        "(rules mode; ≤ marks an upper bound from an older results file: every rule-wrong "
+        "sample with an answer; ? = the file does not record how samples were checked, "
+        "so only unjudged samples count); unjudged = no judge label (excluded from n). "
+        "The range is how far the checker, not the model, could move the number."
+    )
 
 
 def ci_note(report: Report) -> str:
     if report.n_boot <= 0:
         ci = "no confidence intervals (--resamples 0)"
     else:
-        ci = (f"[low, high] = {100 * report.level:g}% percentile bootstrap over questions "
-              f"({report.n_boot} resamples, seed {report.seed}), widened to contain the "
-              f"estimate; [{NO_WIDTH}]: every question has the same value, so resampling "
-              "questions cannot give an interval")
-    return (f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
-            f"questions. Rows sorted by mG-Pass@{report.k}. Greedy: temperature-0 run of the "
-            f"same base model ({DASH} when absent).")
+        ci = (
+            f"[low, high] = {100 * report.level:g}% percentile bootstrap over questions "
+            f"({report.n_boot} resamples, seed {report.seed}), widened to contain the "
+            f"estimate; [{NO_WIDTH}]: every question has the same value, so resampling "
+            "questions cannot give an interval"
+        )
+    return (
+        f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
+        f"questions. Rows sorted by mG-Pass@{report.k}. Greedy: temperature-0 run of the "
+        f"same base model ({DASH} when absent)."
+    )
 
 
 def titles(report: Report) -> Sequence[tuple[str, str]]:

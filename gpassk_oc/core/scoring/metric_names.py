@@ -18,20 +18,33 @@ names — it splits dataset *abbrs* on ``_``, never metric keys. Results files o
 spelled groups ``{split}_{language}``; :func:`legacy_group` reads those.
 
 Pure core: standard library only (τ arrives as a Fraction, int or string; turning user
-floats into exact Fractions is :func:`gpassk_oc.metrics.as_fraction`'s job).
+floats into exact Fractions is :func:`gpassk_oc.core.scoring.metrics.as_fraction`'s job).
 """
+
 from __future__ import annotations
 
 import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Optional, Union
 
 __all__ = [
-    "ACCURACY", "ALL_TAUS", "GROUP_SEP", "HEADLINE_TAUS", "KINDS", "MetricSpec",
-    "format_tau", "g_pass_key", "group_name", "headline_metrics", "legacy_group",
-    "mg_pass_key", "parse_metric", "parse_result_key", "report_metrics", "result_key",
+    "ACCURACY",
+    "ALL_TAUS",
+    "GROUP_SEP",
+    "HEADLINE_TAUS",
+    "KINDS",
+    "MetricSpec",
+    "format_tau",
+    "g_pass_key",
+    "group_name",
+    "headline_metrics",
+    "legacy_group",
+    "mg_pass_key",
+    "parse_metric",
+    "parse_result_key",
+    "report_metrics",
+    "result_key",
     "split_group",
 ]
 
@@ -44,17 +57,19 @@ HEADLINE_TAUS = (Fraction(1, 2), Fraction(3, 4), Fraction(1))
 ALL_TAUS = (Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1))
 
 _EXPECTED = "expected G-Pass@K_TAU, mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75"
-_KEY_RE = re.compile(r"^(?:G-Pass@(?P<gk>\d+)_(?P<tau>[0-9./]+)"
-                     r"|(?P<kind>mG-Pass|pass|gap)@(?P<k>\d+))$")
+_KEY_RE = re.compile(
+    r"^(?:G-Pass@(?P<gk>\d+)_(?P<tau>[0-9./]+)"
+    r"|(?P<kind>mG-Pass|pass|gap)@(?P<k>\d+))$"
+)
 _KIND_OF = {"mG-Pass": "mG", "pass": "pass", "gap": "gap"}
 
 
-def format_tau(tau: Union[Fraction, int, str]) -> str:
+def format_tau(tau: Fraction | int | str) -> str:
     """τ as it appears in keys: ``repr(float(τ))`` (Fraction(1, 2) → '0.5', 1 → '1.0')."""
     return repr(float(Fraction(tau)))
 
 
-def g_pass_key(k: int, tau: Union[Fraction, int, str]) -> str:
+def g_pass_key(k: int, tau: Fraction | int | str) -> str:
     """``G-Pass@{k}_{τ}``."""
     return f"G-Pass@{int(k)}_{format_tau(tau)}"
 
@@ -71,7 +86,7 @@ class MetricSpec:
 
     kind: str
     k: int
-    tau: Optional[Fraction] = None
+    tau: Fraction | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -101,7 +116,7 @@ class MetricSpec:
         return f"{self.kind}@{self.k}"
 
 
-def parse_metric(key: Union[str, MetricSpec]) -> MetricSpec:
+def parse_metric(key: str | MetricSpec) -> MetricSpec:
     """``"G-Pass@16_0.5"``, ``"mG-Pass@16"``, ``"pass@16"``, ``"gap@16"`` → MetricSpec;
     ``accuracy`` is ``pass@1``. ValueError (one line, naming the key) otherwise."""
     if isinstance(key, MetricSpec):
@@ -142,7 +157,7 @@ def legacy_group(prefix: str) -> str:
     return group_name(split, language) if sep else prefix
 
 
-def result_key(metric: Union[str, MetricSpec], group: str = "") -> str:
+def result_key(metric: str | MetricSpec, group: str = "") -> str:
     """The key of *metric* overall (``group=''``) or in one group: ``AMC/en/mG-Pass@16``."""
     name = metric.key if isinstance(metric, MetricSpec) else str(metric)
     return f"{group}{GROUP_SEP}{name}" if group else name
@@ -162,5 +177,9 @@ def headline_metrics(k: int) -> list[str]:
 
 def report_metrics(k: int) -> list[str]:
     """Every metric the report computes per table cell (tables show the headline ones)."""
-    return ([g_pass_key(k, t) for t in ALL_TAUS]
-            + [mg_pass_key(k), f"pass@{int(k)}", "pass@1", f"gap@{int(k)}"])
+    return [g_pass_key(k, t) for t in ALL_TAUS] + [
+        mg_pass_key(k),
+        f"pass@{int(k)}",
+        "pass@1",
+        f"gap@{int(k)}",
+    ]

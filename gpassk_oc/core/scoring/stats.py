@@ -28,17 +28,18 @@ interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]
 
 Metric values are fractions in [0, 1]; the report layer converts to percent.
 """
+
 from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from ..metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
-from ..metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
 
 __all__ = [
     "Atoms",
@@ -68,7 +69,7 @@ DEFAULT_LEVEL = 0.95
 # they are re-exported here because every statistic takes metrics by spec or key.
 
 
-def metric_per_c(spec: Union[str, MetricSpec], n: int) -> np.ndarray | None:
+def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
     """Values of the metric for c = 0..n (shape (n+1,)), or None when k > n."""
     spec = parse_metric(spec)
     if spec.k > n or n < 1:
@@ -106,7 +107,7 @@ class Atoms:
         return out
 
 
-def atoms_of(n: Union[int, Sequence[int], np.ndarray], c: Sequence[int] | np.ndarray) -> Atoms:
+def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
     """Collapse questions into atoms. *n* is per question or one int for all."""
     c = np.asarray(c, dtype=np.int64).ravel()
     n = np.broadcast_to(np.asarray(n, dtype=np.int64), c.shape)
@@ -114,14 +115,16 @@ def atoms_of(n: Union[int, Sequence[int], np.ndarray], c: Sequence[int] | np.nda
         raise ValueError("no questions")
     if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
         raise ValueError("every question needs 0 <= c <= n")
-    pairs, inverse, weight = np.unique(np.stack([n, c], axis=1), axis=0,
-                                       return_inverse=True, return_counts=True)
+    pairs, inverse, weight = np.unique(
+        np.stack([n, c], axis=1), axis=0, return_inverse=True, return_counts=True
+    )
     return Atoms(pairs[:, 0], pairs[:, 1], weight, inverse.ravel())
 
 
 # --------------------------------------------------------------------------- bootstrap
-def resample_counts(weight: np.ndarray, n_boot: int, rng: np.random.Generator,
-                    chunk: int = 2048) -> np.ndarray:
+def resample_counts(
+    weight: np.ndarray, n_boot: int, rng: np.random.Generator, chunk: int = 2048
+) -> np.ndarray:
     """(n_boot × A) counts: each row is how often each atom appears in a resample of
     Q = Σ weight questions drawn with replacement (Multinomial(Q, weight/Q)).
 
@@ -147,12 +150,13 @@ def resample_counts(weight: np.ndarray, n_boot: int, rng: np.random.Generator,
         b = min(chunk, n_boot - start)
         idx = atom_of_question[rng.integers(0, q, size=(b, q))]
         idx += (np.arange(b) * a)[:, None]
-        out[start:start + b] = np.bincount(idx.ravel(), minlength=b * a).reshape(b, a)
+        out[start : start + b] = np.bincount(idx.ravel(), minlength=b * a).reshape(b, a)
     return out
 
 
-def _bootstrap_means(weight: np.ndarray, values: np.ndarray, n_boot: int,
-                     seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _bootstrap_means(
+    weight: np.ndarray, values: np.ndarray, n_boot: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Point means (M,) and resampled means (n_boot × M); NaN entries are skipped."""
     valid = ~np.isnan(values)
     filled = np.where(valid, values, 0.0)
@@ -180,8 +184,14 @@ def _percentiles(means: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarra
     return low, high
 
 
-def bootstrap(weight: np.ndarray, values: np.ndarray, *, n_boot: int = DEFAULT_RESAMPLES,
-              level: float = DEFAULT_LEVEL, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bootstrap(
+    weight: np.ndarray,
+    values: np.ndarray,
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile bootstrap of the mean of each column of *values* (A × M, NaN = skip).
 
     Returns ``(point, low, high)`` arrays of length M. The mean over valid questions is
@@ -207,8 +217,9 @@ def no_spread(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
     return present.any(axis=0) & (hi - lo <= 1e-12)
 
 
-def _contain(point: np.ndarray, low: np.ndarray, high: np.ndarray,
-             flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _contain(
+    point: np.ndarray, low: np.ndarray, high: np.ndarray, flat: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The CI rules: an interval always contains its point estimate (a percentile interval
     of a skewed resample distribution can miss it: it is widened to reach the point), and a
     column without spread gets no interval (NaN) instead of a zero-width one."""
@@ -232,8 +243,9 @@ def ci_status(n_boot: int, defined: bool, flat: bool) -> str:
 def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     """(len(p) × (n+1)) Binomial(n, p) pmf, in log space (no scipy: its import costs ~1 s)."""
     j = np.arange(n + 1)
-    log_comb = np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                         for i in range(n + 1)])
+    log_comb = np.array(
+        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(n + 1)]
+    )
     p = np.asarray(p, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         # 0·log 0 = 0 so that p ∈ {0, 1} put all mass on c' = 0 or c' = n
@@ -272,11 +284,16 @@ def _se_from_variance(weight: np.ndarray, var: np.ndarray) -> np.ndarray:
 def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
     """Rerun standard error of each metric's mean, with the plug-in rate p = c/n per
     question (see module docstring; zero for questions with c = 0 or c = n)."""
-    return _se_from_variance(atoms.weight, rerun_variance(atoms.n, atoms.c / np.maximum(atoms.n, 1), specs))
+    return _se_from_variance(
+        atoms.weight, rerun_variance(atoms.n, atoms.c / np.maximum(atoms.n, 1), specs)
+    )
 
 
-def rerun_se(n: Union[int, Sequence[int], np.ndarray], p: Sequence[float] | np.ndarray,
-             metrics: Iterable[Union[str, MetricSpec]]) -> dict[str, float]:
+def rerun_se(
+    n: int | Sequence[int] | np.ndarray,
+    p: Sequence[float] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+) -> dict[str, float]:
     """Rerun standard error of each metric's mean for questions with *known* success
     rates *p* (for simulations and planning: how many samples n make the SE small?)."""
     specs = _specs(metrics)
@@ -299,13 +316,19 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
 
 
-def _specs(metrics: Iterable[Union[str, MetricSpec]]) -> list[MetricSpec]:
+def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
     return [parse_metric(m) for m in metrics]
 
 
-def summarize(n: Union[int, Sequence[int], np.ndarray], c: Sequence[int] | np.ndarray,
-              metrics: Iterable[Union[str, MetricSpec]], *, n_boot: int = DEFAULT_RESAMPLES,
-              level: float = DEFAULT_LEVEL, seed: int = 0) -> dict[str, Estimate]:
+def summarize(
+    n: int | Sequence[int] | np.ndarray,
+    c: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> dict[str, Estimate]:
     """Every metric's mean, percentile-bootstrap CI and sampling SE, keyed by metric key.
 
     Metrics undefined for every question (k > n) are returned with NaN values.
@@ -317,9 +340,17 @@ def summarize(n: Union[int, Sequence[int], np.ndarray], c: Sequence[int] | np.nd
     se = sampling_se(atoms, specs)
     defined = atoms.weight @ ~np.isnan(values)
     flat = no_spread(atoms.weight, values)
-    return {s.key: Estimate(float(point[j]), float(low[j]), float(high[j]), float(se[j]),
-                            int(defined[j]), ci_status(n_boot, bool(defined[j]), bool(flat[j])))
-            for j, s in enumerate(specs)}
+    return {
+        s.key: Estimate(
+            float(point[j]),
+            float(low[j]),
+            float(high[j]),
+            float(se[j]),
+            int(defined[j]),
+            ci_status(n_boot, bool(defined[j]), bool(flat[j])),
+        )
+        for j, s in enumerate(specs)
+    }
 
 
 @dataclass(frozen=True)
@@ -337,10 +368,17 @@ class Difference:
     ci: str = "ok"  # as Estimate.ci
 
 
-def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.ndarray,
-            n_b: Union[int, Sequence[int], np.ndarray], c_b: Sequence[int] | np.ndarray,
-            metrics: Iterable[Union[str, MetricSpec]], *, n_boot: int = DEFAULT_RESAMPLES,
-            level: float = DEFAULT_LEVEL, seed: int = 0) -> dict[str, Difference]:
+def compare(
+    n_a: int | Sequence[int] | np.ndarray,
+    c_a: Sequence[int] | np.ndarray,
+    n_b: int | Sequence[int] | np.ndarray,
+    c_b: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> dict[str, Difference]:
     """Paired bootstrap of A − B: questions are resampled *jointly* (question q of A is
     question q of B), which removes between-question variance from the difference.
 
@@ -353,8 +391,12 @@ def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.
     if c_a.shape != c_b.shape:
         raise ValueError(f"paired comparison needs the same questions: {c_a.size} vs {c_b.size}")
     atoms_a, atoms_b = atoms_of(n_a, c_a), atoms_of(n_b, c_b)
-    pairs, inverse, weight = np.unique(np.stack([atoms_a.inverse, atoms_b.inverse], axis=1),
-                                       axis=0, return_inverse=True, return_counts=True)
+    pairs, inverse, weight = np.unique(
+        np.stack([atoms_a.inverse, atoms_b.inverse], axis=1),
+        axis=0,
+        return_inverse=True,
+        return_counts=True,
+    )
     va = atoms_a.values(specs)[pairs[:, 0]]
     vb = atoms_b.values(specs)[pairs[:, 1]]
     # a question counts only where the metric is defined for both runs
@@ -378,8 +420,17 @@ def compare(n_a: Union[int, Sequence[int], np.ndarray], c_a: Sequence[int] | np.
     var_b = rerun_variance(atoms_b.n, atoms_b.c / np.maximum(atoms_b.n, 1), specs)[pairs[:, 1]]
     se = _se_from_variance(weight, np.where(both, var_a + var_b, np.nan))
     q_both = weight @ both
-    return {s.key: Difference(float(mean_a[j]), float(mean_b[j]), float(point[j]),
-                              float(low[j]), float(high[j]), float(se[j]),
-                              float(p_value[j]), int(q_both[j]),
-                              ci_status(n_boot, bool(q_both[j]), bool(flat[j])))
-            for j, s in enumerate(specs)}
+    return {
+        s.key: Difference(
+            float(mean_a[j]),
+            float(mean_b[j]),
+            float(point[j]),
+            float(low[j]),
+            float(high[j]),
+            float(se[j]),
+            float(p_value[j]),
+            int(q_both[j]),
+            ci_status(n_boot, bool(q_both[j]), bool(flat[j])),
+        )
+        for j, s in enumerate(specs)
+    }

@@ -11,14 +11,16 @@ Layouts
 Every failure is a :class:`LiveMathDataError` whose message is one line naming the file,
 the line and the field at fault.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any
 
 __all__ = [
     "KNOWN_VERSIONS",
@@ -42,8 +44,16 @@ KNOWN_VERSIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 
 #: Columns of every loaded row, in order. ``split``/``language`` are our own columns
 #: because OpenCompass's BaseDataset overwrites ``subdivision`` and ``idx``.
-COLUMNS = ("question_id", "split", "language", "question_type", "question", "answer",
-           "prompt", "version")
+COLUMNS = (
+    "question_id",
+    "split",
+    "language",
+    "question_type",
+    "question",
+    "answer",
+    "prompt",
+    "version",
+)
 
 #: OpenCompass maps this hub id to ``./data/LiveMathBench/`` under COMPASS_DATA_CACHE.
 _OC_HUB_ID = "opencompass/LiveMathBench"
@@ -56,8 +66,9 @@ class LiveMathDataError(ValueError):
 
 
 # --------------------------------------------------------------------------- prompts
-_PROMPT_EN = ("Solve the following math problem{cot}. Put your final answer in "
-              "\\boxed{{}}.\n\n{question}")
+_PROMPT_EN = (
+    "Solve the following math problem{cot}. Put your final answer in \\boxed{{}}.\n\n{question}"
+)
 _PROMPT_CN = "请解答下面的数学题{cot}，并把最终答案写在 \\boxed{{}} 中。\n\n{question}"
 _COT = {"en": " step by step", "cn": "，请逐步推理"}
 
@@ -65,8 +76,9 @@ _COT = {"en": " step by step", "cn": "，请逐步推理"}
 def build_prompt(question: str, language: str, cot: bool = True) -> str:
     """Our prompt: English or Chinese, optional step-by-step request, answer in ``\\boxed{}``."""
     template = _PROMPT_CN if language == "cn" else _PROMPT_EN
-    return template.format(cot=_COT["cn" if language == "cn" else "en"] if cot else "",
-                           question=question)
+    return template.format(
+        cot=_COT["cn" if language == "cn" else "en"] if cot else "", question=question
+    )
 
 
 # --------------------------------------------------------------------------- validation
@@ -78,24 +90,28 @@ def _as_list(value: Any, name: str) -> list[str]:
     raise LiveMathDataError(f"{name} must be a non-empty list of strings, got {value!r}")
 
 
-def check_selection(version: Any, splits: Sequence[str], languages: Sequence[str]
-                    ) -> tuple[str, list[str], list[str]]:
+def check_selection(
+    version: Any, splits: Sequence[str], languages: Sequence[str]
+) -> tuple[str, list[str], list[str]]:
     """Validate version/splits/languages against :data:`KNOWN_VERSIONS`."""
     version = str(version)
     if version not in KNOWN_VERSIONS:
         raise LiveMathDataError(
-            f"unknown LiveMathBench version {version!r}; known: {sorted(KNOWN_VERSIONS)}")
+            f"unknown LiveMathBench version {version!r}; known: {sorted(KNOWN_VERSIONS)}"
+        )
     known_splits, known_langs = KNOWN_VERSIONS[version]
     splits = _as_list(splits, "dataset_splits")
     languages = _as_list(languages, "dataset_languages")
     for split in splits:
         if split not in known_splits:
             raise LiveMathDataError(
-                f"unknown split {split!r} for version {version}; known: {list(known_splits)}")
+                f"unknown split {split!r} for version {version}; known: {list(known_splits)}"
+            )
     for lang in languages:
         if lang not in known_langs:
             raise LiveMathDataError(
-                f"unknown language {lang!r} for version {version}; known: {list(known_langs)}")
+                f"unknown language {lang!r} for version {version}; known: {list(known_langs)}"
+            )
     return version, splits, languages
 
 
@@ -108,7 +124,8 @@ def validate_k_n(k: Any, n: Any) -> tuple[list[int], int]:
     if max(ks) > n:
         raise LiveMathDataError(
             f"n={n} is smaller than max(k)={max(ks)}: every question needs at least "
-            f"max(k) samples (n = replication x max(k))")
+            f"max(k) samples (n = replication x max(k))"
+        )
     return ks, n
 
 
@@ -121,8 +138,7 @@ class ResolvedPath:
     location: str
 
 
-def resolve_path(path: str, cwd: Optional[str] = None,
-                 cache_dir: Optional[str] = None) -> ResolvedPath:
+def resolve_path(path: str, cwd: str | None = None, cache_dir: str | None = None) -> ResolvedPath:
     """Resolve *path* to a local root or a hub id.
 
     Order: an absolute path is used as is; a relative path is looked up against the
@@ -151,7 +167,8 @@ def resolve_path(path: str, cwd: Optional[str] = None,
         return ResolvedPath("hub", path)
     raise LiveMathDataError(
         f"LiveMathBench path {path!r} not found; tried {tried} "
-        "(relative paths resolve against the cwd, then COMPASS_DATA_CACHE)")
+        "(relative paths resolve against the cwd, then COMPASS_DATA_CACHE)"
+    )
 
 
 # --------------------------------------------------------------------------- reading
@@ -171,7 +188,8 @@ def _check_row(row: Any, where: str) -> dict:
         value = row[name]
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise LiveMathDataError(
-                f"{where}: field {name!r} must be a string or number, got {type(value).__name__}")
+                f"{where}: field {name!r} must be a string or number, got {type(value).__name__}"
+            )
         if not str(value).strip():
             raise LiveMathDataError(f"{where}: field {name!r} is empty")
     qtype = row.get("question_type", "")
@@ -179,8 +197,7 @@ def _check_row(row: Any, where: str) -> dict:
         qtype = ""
     if not isinstance(qtype, str):
         raise LiveMathDataError(f"{where}: field 'question_type' must be a string")
-    return {"question": str(row["question"]), "answer": str(row["answer"]),
-            "question_type": qtype}
+    return {"question": str(row["question"]), "answer": str(row["answer"]), "question_type": qtype}
 
 
 def read_jsonl(file: Path) -> list[dict]:
@@ -194,8 +211,9 @@ def read_jsonl(file: Path) -> list[dict]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise LiveMathDataError(f"{where}: malformed JSON ({exc.msg} at column "
-                                        f"{exc.colno})") from None
+                raise LiveMathDataError(
+                    f"{where}: malformed JSON ({exc.msg} at column {exc.colno})"
+                ) from None
             rows.append(_check_row(row, where))
     return rows
 
@@ -203,28 +221,36 @@ def read_jsonl(file: Path) -> list[dict]:
 def _read_local(root: str, version: str, split: str, lang: str) -> list[dict]:
     root_dir = Path(root)
     if not root_dir.is_dir():
-        raise LiveMathDataError(f"LiveMathBench directory {root_dir} does not exist; "
-                                f"{root_dir.parent} holds: {_listing(root_dir.parent)}")
+        raise LiveMathDataError(
+            f"LiveMathBench directory {root_dir} does not exist; "
+            f"{root_dir.parent} holds: {_listing(root_dir.parent)}"
+        )
     version_dir = root_dir / version
     if not version_dir.is_dir():
-        raise LiveMathDataError(f"no version directory {version_dir}; {root_dir} holds: "
-                                f"{_listing(root_dir)}")
+        raise LiveMathDataError(
+            f"no version directory {version_dir}; {root_dir} holds: {_listing(root_dir)}"
+        )
     file = version_dir / f"{split}_{lang}.jsonl"
     if not file.is_file():
-        raise LiveMathDataError(f"missing data file {file}; {version_dir} holds: "
-                                f"{_listing(version_dir)}")
+        raise LiveMathDataError(
+            f"missing data file {file}; {version_dir} holds: {_listing(version_dir)}"
+        )
     return read_jsonl(file)
 
 
 def local_copy_hint(version: str) -> str:
     """How to fix a hub failure: the local layout and where to point at it."""
-    return (f"use a local copy instead: lay it out as DIR/{version}/{{split}}_{{lang}}.jsonl "
-            "and set the dataset's path (data_path in templates) to DIR")
+    return (
+        f"use a local copy instead: lay it out as DIR/{version}/{{split}}_{{lang}}.jsonl "
+        "and set the dataset's path (data_path in templates) to DIR"
+    )
 
 
 def _offline() -> bool:
-    return any(os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-               for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE"))
+    return any(
+        os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+        for name in ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
+    )
 
 
 def probe_hub(hub_id: str, version: str, timeout: float = 10.0) -> None:
@@ -243,6 +269,7 @@ def probe_hub(hub_id: str, version: str, timeout: float = 10.0) -> None:
     if not token:
         try:
             from huggingface_hub import get_token
+
             token = get_token()
         except Exception:  # no huggingface_hub or no token: ask anonymously
             token = None
@@ -255,20 +282,29 @@ def probe_hub(hub_id: str, version: str, timeout: float = 10.0) -> None:
             raise LiveMathDataError(
                 f"hub dataset {hub_id!r} is gated and this machine has no access (HTTP "
                 f"{exc.code}): request access and set HF_TOKEN, or "
-                f"{local_copy_hint(version)}") from None
+                f"{local_copy_hint(version)}"
+            ) from None
         if exc.code == 404:
-            raise LiveMathDataError(f"hub dataset {hub_id!r} not found at {endpoint} "
-                                    f"(HTTP 404); {local_copy_hint(version)}") from None
+            raise LiveMathDataError(
+                f"hub dataset {hub_id!r} not found at {endpoint} "
+                f"(HTTP 404); {local_copy_hint(version)}"
+            ) from None
     except (OSError, ValueError) as exc:  # DNS, refused, timeout, proxy
         reason = getattr(exc, "reason", exc)
         raise LiveMathDataError(
             f"hub dataset {hub_id!r} unreachable at {endpoint} ({reason}); "
             f"{local_copy_hint(version)} (or set HF_DATASETS_OFFLINE=1 to read a cached "
-            "download)") from None
+            "download)"
+        ) from None
 
 
-def _read_hub(hub_id: str, version: str, split: str, lang: str,
-              loader: Optional[Callable[..., Iterable[dict]]] = None) -> list[dict]:
+def _read_hub(
+    hub_id: str,
+    version: str,
+    split: str,
+    lang: str,
+    loader: Callable[..., Iterable[dict]] | None = None,
+) -> list[dict]:
     config = f"v{version}_{split}_{lang}"
     if loader is None:
         import datasets  # honours HF_DATASETS_OFFLINE / the local cache by itself
@@ -280,13 +316,19 @@ def _read_hub(hub_id: str, version: str, split: str, lang: str,
         raise LiveMathDataError(
             f"could not load hub dataset {hub_id!r} config {config!r}: "
             f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}; "
-            f"{local_copy_hint(version)}") from exc
+            f"{local_copy_hint(version)}"
+        ) from exc
     return [_check_row(dict(row), f"{hub_id}[{config}] row {i}") for i, row in enumerate(data)]
 
 
-def load_records(path: str, dataset_splits: Sequence[str], dataset_languages: Sequence[str],
-                 cot: bool = True, version: str = "202412",
-                 hub_loader: Optional[Callable[..., Iterable[dict]]] = None) -> list[dict]:
+def load_records(
+    path: str,
+    dataset_splits: Sequence[str],
+    dataset_languages: Sequence[str],
+    cot: bool = True,
+    version: str = "202412",
+    hub_loader: Callable[..., Iterable[dict]] | None = None,
+) -> list[dict]:
     """All rows for split × language (splits outer, languages inner), with our columns.
 
     ``question_id`` is ``f"{split}_{lang}_{i}"`` with i the 0-based row index in its
@@ -304,17 +346,21 @@ def load_records(path: str, dataset_splits: Sequence[str], dataset_languages: Se
             else:
                 rows = _read_hub(source.location, version, split, lang, hub_loader)
             for i, row in enumerate(rows):
-                records.append({
-                    "question_id": f"{split}_{lang}_{i}",
-                    "split": split,
-                    "language": lang,
-                    "question_type": row["question_type"],
-                    "question": row["question"],
-                    "answer": row["answer"],
-                    "prompt": build_prompt(row["question"], lang, bool(cot)),
-                    "version": version,
-                })
+                records.append(
+                    {
+                        "question_id": f"{split}_{lang}_{i}",
+                        "split": split,
+                        "language": lang,
+                        "question_type": row["question_type"],
+                        "question": row["question"],
+                        "answer": row["answer"],
+                        "prompt": build_prompt(row["question"], lang, bool(cot)),
+                        "version": version,
+                    }
+                )
     if not records:
-        raise LiveMathDataError(f"no LiveMathBench rows for version {version}, splits "
-                                f"{splits}, languages {languages} under {source.location}")
+        raise LiveMathDataError(
+            f"no LiveMathBench rows for version {version}, splits "
+            f"{splits}, languages {languages} under {source.location}"
+        )
     return records

@@ -5,17 +5,18 @@ sets of closed values) and p/b/B/plain matrices of closed values are read into t
 compared elementwise; bracket style of a matrix is typography, ``vmatrix`` (a determinant)
 is not read.
 """
+
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Optional
+from typing import Any
 
-from .canonical import split_top
-from .numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
+from gpassk_oc.core.answers.canonical import split_top
+from gpassk_oc.core.answers.numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
 
 
-def _endpoint(text: str, num: Numbers) -> Optional[Any]:
+def _endpoint(text: str, num: Numbers) -> Any | None:
     if text in ("\\infty", "+\\infty"):
         return math.inf
     if text == "-\\infty":
@@ -31,7 +32,7 @@ _CHAIN_RE = re.compile(rf"^{_BOUND}{_REL}([a-zA-Z]){_REL}{_BOUND}$")
 _SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}{_BOUND}$")
 
 
-def _inequality_interval(canonical: str, num: Numbers) -> Optional[tuple]:
+def _inequality_interval(canonical: str, num: Numbers) -> tuple | None:
     """``-1<x\\le2`` → ('interval', '(]', -1, 2); ``x>3`` → ('interval', '()', 3, inf)."""
     if "<" not in canonical and ">" not in canonical and "\\" not in canonical:
         return None
@@ -60,7 +61,7 @@ _SET_BUILDER_RE = re.compile(r"^\\\{[a-z](?:\\in\\mathbb\{R\})?(?:\||\\mid)(.+)\
 _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
 
-def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
+def structure(canonical: str, num: Numbers = FLOAT) -> tuple | None:
     """('set', sorted values) for ``\\{a,b\\}``, ('interval', brackets, a, b) for ``(a,b]``,
     ('union', intervals) for intervals joined by ``\\cup``,
     ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
@@ -95,9 +96,12 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
         parts = split_top(canonical[1:-1])
         if len(parts) == 2:
             lo, hi = _endpoint(parts[0], num), _endpoint(parts[1], num)
-            if lo is not None and hi is not None and not (isinstance(lo, num.complex_type)
-                                                          or isinstance(hi, num.complex_type)) \
-                    and lo < hi:  # (1000, 10) is a pair, not an interval
+            if (
+                lo is not None
+                and hi is not None
+                and not (isinstance(lo, num.complex_type) or isinstance(hi, num.complex_type))
+                and lo < hi
+            ):  # (1000, 10) is a pair, not an interval
                 return ("interval", canonical[0] + canonical[-1], lo, hi)
         if canonical[0] == "(" and canonical[-1] == ")" and len(parts) >= 2:
             values = [numeric_value(x, num) for x in parts]
@@ -109,7 +113,7 @@ def structure(canonical: str, num: Numbers = FLOAT) -> Optional[tuple]:
 _POINT_RE = re.compile(r"^[a-zA-Z]=([^=<>]+)$")  # "a=1" in "a\\le-2\\text{or}a=1"
 
 
-def _union(canonical: str, num: Numbers) -> Optional[tuple]:
+def _union(canonical: str, num: Numbers) -> tuple | None:
     """('union', disjoint intervals sorted) for ``(-\\infty,-8)\\cup(4,\\infty)`` or
     ``x<-8\\text{or}x>4``: parts are intervals, finite sets (points) or ``x=c``; overlapping
     and touching parts are merged, so equal sets have equal unions."""
@@ -148,14 +152,14 @@ def _union(canonical: str, num: Numbers) -> Optional[tuple]:
     return ("union", merged) if merged is not None else None
 
 
-def _same(a: Any, b: Any, num: Numbers) -> Optional[bool]:
+def _same(a: Any, b: Any, num: Numbers) -> bool | None:
     if math.isinf(a) or math.isinf(b):
         return a == b
     outcome = compare_numbers(a, b, num)
     return None if outcome is None else outcome == "equal"
 
 
-def _merge(pieces: list[tuple], num: Numbers) -> Optional[list[tuple]]:
+def _merge(pieces: list[tuple], num: Numbers) -> list[tuple] | None:
     """Sorted intervals with overlapping or touching ones joined; None when two endpoints are
     too close to tell apart."""
     out: list[tuple] = []
@@ -202,7 +206,7 @@ def _as_tuple(s: tuple) -> tuple:
     return s
 
 
-def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Optional[Outcome]:
+def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | None:
     """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
     if p[0] != g[0] and "tuple" in (p[0], g[0]):
         p, g = _as_tuple(p), _as_tuple(g)

@@ -2,8 +2,8 @@
 
 Usage (what the OpenCompass evaluator calls)::
 
-    from gpassk_oc.core.grading import GradingPolicy, grade
-    from gpassk_oc.core.judge import JudgeConfig
+    from gpassk_oc.core.judging.grading import GradingPolicy, grade
+    from gpassk_oc.core.judging.judge import JudgeConfig
 
     policy = GradingPolicy(
         check="cascade",                       # 'rules' | 'judge' | 'cascade'
@@ -59,26 +59,45 @@ Failures
     is raised after every label that could be obtained has been committed to the cache, so
     rerunning the same command resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Optional, Sequence
+from typing import Any, Literal
 
-from .canonical import canonical_answer
-from .extraction import extract_answer
-from .mv_pool import MathVerifyPool, default_pool
-from .rules import Outcome, fast_check
-from .judge import JudgeClient, JudgeConfig
-from .judge_cache import JudgeCache, judgement_key
+from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.extraction import extract_answer
+from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.rules import Outcome, fast_check
+from gpassk_oc.core.judging.judge import JudgeClient, JudgeConfig
+from gpassk_oc.core.judging.judge_cache import JudgeCache, judgement_key
 
 Check = Literal["rules", "judge", "cascade"]
-COUNT_KEYS = ("samples", "rule_decided", "no_answer", "rule_undecided", "cache_hits", "judged_samples", "unjudged",
-              "unique_pairs", "cache_hit_pairs", "judged", "unjudged_pairs",
-              "judge_calls", "rule_checks", "rule_mv_calls", "rule_timeouts",
-              "found_boxed", "found_statement", "found_fallback", "found_none")
+COUNT_KEYS = (
+    "samples",
+    "rule_decided",
+    "no_answer",
+    "rule_undecided",
+    "cache_hits",
+    "judged_samples",
+    "unjudged",
+    "unique_pairs",
+    "cache_hit_pairs",
+    "judged",
+    "unjudged_pairs",
+    "judge_calls",
+    "rule_checks",
+    "rule_mv_calls",
+    "rule_timeouts",
+    "found_boxed",
+    "found_statement",
+    "found_fallback",
+    "found_none",
+)
 
 
 @dataclass
@@ -99,18 +118,19 @@ class GradingPolicy:
     """
 
     check: Check = "cascade"
-    judge: Optional[JudgeConfig] = None
-    cache_dir: Optional[str] = None
+    judge: JudgeConfig | None = None
+    cache_dir: str | None = None
     max_unjudged: float = 0.0
-    task_id: Optional[str] = None
+    task_id: str | None = None
     progress: bool = True
-    rule_workers: Optional[int] = None
+    rule_workers: int | None = None
     rule_timeout: float = 5.0
 
     def __post_init__(self) -> None:
         if self.check not in ("rules", "judge", "cascade"):
-            raise ValueError(f"GradingPolicy.check: {self.check!r} is not 'rules', 'judge' "
-                             "or 'cascade'")
+            raise ValueError(
+                f"GradingPolicy.check: {self.check!r} is not 'rules', 'judge' or 'cascade'"
+            )
         if isinstance(self.judge, Mapping):
             self.judge = JudgeConfig(**self.judge)
         if self.check != "rules" and self.judge is None:
@@ -128,11 +148,11 @@ class GradeResult:
     or 'none' (:mod:`.extraction`).
     """
 
-    extracted: list[list[Optional[str]]]
-    correct: list[list[Optional[bool]]]
+    extracted: list[list[str | None]]
+    correct: list[list[bool | None]]
     source: list[list[str]]
     counts: dict[str, int]
-    found: Optional[list[list[str]]] = None
+    found: list[list[str]] | None = None
     errors: Counter = field(default_factory=Counter)
     cache_path: str = ""
 
@@ -150,7 +170,8 @@ class UnjudgedError(RuntimeError):
             f"Judge endpoint errors seen: {errors}. "
             f"Judgements cache: {result.cache_path}. "
             "To resume, fix the judge endpoint and rerun the same command; judged pairs are "
-            "cached and will not be sent again.")
+            "cached and will not be sent again."
+        )
         super().__init__(message)
         self.result = result
         self.unjudged = counts["unjudged"]
@@ -162,23 +183,30 @@ class UnjudgedError(RuntimeError):
 def _bar(total: int, enabled: bool):
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, disable=not enabled, desc="grading", unit="sample",
-                dynamic_ncols=True, leave=False)
+    return tqdm(
+        total=total,
+        disable=not enabled,
+        desc="grading",
+        unit="sample",
+        dynamic_ncols=True,
+        leave=False,
+    )
 
 
 @dataclass
 class RuleDecisions:
     """What the rules settle on their own (see :func:`rule_decisions`)."""
 
-    extracted: list[list[Optional[str]]]
+    extracted: list[list[str | None]]
     found: list[list[str]]
-    candidates: list[list[Optional[str]]]
+    candidates: list[list[str | None]]
     decision: list[list[str]]  # 'correct' | 'wrong' | 'undecided' | 'no_answer' | 'judge'
     counts: dict[str, int]
 
 
-def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: bool,
-           has_response: bool = True) -> str:
+def decide(
+    check: Check, found: str, outcome: Outcome | None, has_answer: bool, has_response: bool = True
+) -> str:
     """One sample's fate under *check*: 'correct', 'wrong', 'undecided', 'no_answer' or
     'judge'.
 
@@ -199,9 +227,12 @@ def decide(check: Check, found: str, outcome: Optional[Outcome], has_answer: boo
     return "undecided" if check == "rules" else "judge"
 
 
-def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
-                   rule_workers: Optional[int] = None, rule_timeout: float = 5.0
-                   ) -> RuleDecisions:
+def rule_decisions(
+    items: Sequence[Mapping[str, Any]],
+    check: Check = "cascade",
+    rule_workers: int | None = None,
+    rule_timeout: float = 5.0,
+) -> RuleDecisions:
     """Extraction and the rule check of every sample, and what *check* does with it.
 
     Each distinct (canonical answer, canonical gold) is checked once; math-verify runs in
@@ -209,9 +240,9 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
     whose decision is 'judge' are the ones :func:`grade` sends to the judge.
     """
     counts = dict.fromkeys(COUNT_KEYS, 0)
-    extracted: list[list[Optional[str]]] = []
+    extracted: list[list[str | None]] = []
     found: list[list[str]] = []
-    candidates: list[list[Optional[str]]] = []
+    candidates: list[list[str | None]] = []
     canon: list[list[str]] = []
     canon_memo: dict[str, str] = {}
     gold_canon = [canonical_answer(str(item["gold"])) for item in items]
@@ -252,8 +283,11 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
         counts["rule_checks"] = len(rule)
         counts["rule_mv_calls"] = len(slow)
         if slow:
-            pool: MathVerifyPool = (default_pool() if rule_workers is None else
-                                    MathVerifyPool(rule_workers, rule_timeout))
+            pool: MathVerifyPool = (
+                default_pool()
+                if rule_workers is None
+                else MathVerifyPool(rule_workers, rule_timeout)
+            )
             before = pool.timeouts
             try:
                 outcomes = pool.check_many(slow, rule_timeout)
@@ -263,9 +297,19 @@ def rule_decisions(items: Sequence[Mapping[str, Any]], check: Check = "cascade",
                     pool.close()
             rule.update(zip(slow, outcomes))
 
-    decision = [[decide(check, found[qi][si], rule.get((c, gold_canon[qi])), bool(c),
-                        candidates[qi][si] is not None)
-                 for si, c in enumerate(cs)] for qi, cs in enumerate(canon)]
+    decision = [
+        [
+            decide(
+                check,
+                found[qi][si],
+                rule.get((c, gold_canon[qi])),
+                bool(c),
+                candidates[qi][si] is not None,
+            )
+            for si, c in enumerate(cs)
+        ]
+        for qi, cs in enumerate(canon)
+    ]
     return RuleDecisions(extracted, found, candidates, decision, counts)
 
 
@@ -283,13 +327,18 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     ruled = rule_decisions(items, policy.check, policy.rule_workers, policy.rule_timeout)
     counts = ruled.counts
     extracted = ruled.extracted
-    correct: list[list[Optional[bool]]] = [[None] * len(row) for row in extracted]
+    correct: list[list[bool | None]] = [[None] * len(row) for row in extracted]
     source: list[list[str]] = [[""] * len(row) for row in extracted]
     bar = _bar(counts["samples"], policy.progress)
 
     def postfix(refresh: bool = False) -> None:
-        bar.set_postfix(rule=counts["rule_decided"], cache=counts["cache_hits"],
-                        judged=counts["judged"], unjudged=counts["unjudged"], refresh=refresh)
+        bar.set_postfix(
+            rule=counts["rule_decided"],
+            cache=counts["cache_hits"],
+            judged=counts["judged"],
+            unjudged=counts["unjudged"],
+            refresh=refresh,
+        )
 
     # ---- decide by rules; collect judge pairs (what the judge sees: the candidate)
     pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -313,8 +362,9 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                 if canon is None:
                     canon = shown_canon[shown] = canonical_answer(shown)
                 pkey = (str(item["question"]), str(item["gold"]), canon)
-                entry = pairs.setdefault(pkey, {"answers": set(), "samples": [],
-                                                "language": item.get("language")})
+                entry = pairs.setdefault(
+                    pkey, {"answers": set(), "samples": [], "language": item.get("language")}
+                )
                 entry["answers"].add(shown)
                 entry["samples"].append((qi, si))
     bar.update(counts["rule_decided"])
@@ -332,17 +382,33 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
         if cache is not None:
             cache.close()
 
-    result = GradeResult(extracted=extracted, correct=correct, source=source, counts=counts,
-                         found=ruled.found, errors=errors,
-                         cache_path=cache.location if cache is not None else
-                         str(policy.cache_dir or "(in memory only: no cache_dir)"))
+    result = GradeResult(
+        extracted=extracted,
+        correct=correct,
+        source=source,
+        counts=counts,
+        found=ruled.found,
+        errors=errors,
+        cache_path=cache.location
+        if cache is not None
+        else str(policy.cache_dir or "(in memory only: no cache_dir)"),
+    )
     if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:
         raise UnjudgedError(result, policy.max_unjudged)
     return result
 
 
-def _judge_pairs(pairs, policy: GradingPolicy, cache: JudgeCache, counts, correct, source,
-                 errors: Counter, bar, postfix) -> None:
+def _judge_pairs(
+    pairs,
+    policy: GradingPolicy,
+    cache: JudgeCache,
+    counts,
+    correct,
+    source,
+    errors: Counter,
+    bar,
+    postfix,
+) -> None:
     cfg = policy.judge
     assert cfg is not None
     cache.refresh()  # pick up labels committed by concurrent tasks since we opened it
@@ -370,8 +436,7 @@ def _judge_pairs(pairs, policy: GradingPolicy, cache: JudgeCache, counts, correc
         key, question, gold, c, answer, entry = task
         outcome = client.judge(question, gold, answer, entry["language"])
         if outcome.label is not None:  # commit before anything else can go wrong
-            cache.put(key, outcome.label, model=cfg.model, question=question, gold=gold,
-                      answer=c)
+            cache.put(key, outcome.label, model=cfg.model, question=question, gold=gold, answer=c)
         return task, outcome
 
     ex = ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="judge")

@@ -8,13 +8,14 @@ The part before '@' is the model abbr, the part after it the dataset abbr. A run
 by an LLM judge appends ``-judge-{short judge name}`` to the dataset abbr (see
 :func:`judge_tag`), so a judged and a rule-based run of one grid point never share a name.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Union
 
-Number = Union[int, float]
+Number = int | float
 
 _MODEL_RE = re.compile(
     r"^(?P<model>.+)_t(?P<temperature>\d+(?:-\d+)?)_p(?P<top_p>\d+(?:-\d+)?)"
@@ -46,13 +47,22 @@ def parse_value(text: str) -> float:
     return float(text.replace("-", "."))
 
 
-def model_abbr(model: str, temperature: float, top_p: float, top_k: int,
-               repetition_penalty: float, seed: int, max_out_len: int) -> str:
+def model_abbr(
+    model: str,
+    temperature: float,
+    top_p: float,
+    top_k: int,
+    repetition_penalty: float,
+    seed: int,
+    max_out_len: int,
+) -> str:
     """Model half of the name; *model* is a path or hub id, only its basename is used."""
     base = model.rstrip("/").rsplit("/", 1)[-1]
-    return (f"{base}_t{format_value(float(temperature))}_p{format_value(float(top_p))}"
-            f"_k{int(top_k)}_rp{format_value(float(repetition_penalty))}_rs{int(seed)}"
-            f"_l{int(max_out_len)}")
+    return (
+        f"{base}_t{format_value(float(temperature))}_p{format_value(float(top_p))}"
+        f"_k{int(top_k)}_rp{format_value(float(repetition_penalty))}_rs{int(seed)}"
+        f"_l{int(max_out_len)}"
+    )
 
 
 def judge_tag(judge_model: str) -> str:
@@ -66,8 +76,13 @@ def judge_tag(judge_model: str) -> str:
     return tag
 
 
-def dataset_abbr(version: str, ks: Sequence[int], replication: int,
-                 name: str = "LiveMathBench", judge: str | None = None) -> str:
+def dataset_abbr(
+    version: str,
+    ks: Sequence[int],
+    replication: int,
+    name: str = "LiveMathBench",
+    judge: str | None = None,
+) -> str:
     """Dataset half of the name; *judge* (a served judge model name) adds
     ``-judge-{judge_tag(judge)}``."""
     abbr = f"{name}-v{version}-k{'_'.join(str(int(k)) for k in ks)}-r{int(replication)}"
@@ -108,9 +123,15 @@ def parse_model_abbr(abbr: str) -> ModelSetting | None:
     if not match:
         return None
     g = match.groupdict()
-    return ModelSetting(g["model"], parse_value(g["temperature"]), parse_value(g["top_p"]),
-                        int(g["top_k"]), parse_value(g["repetition_penalty"]),
-                        int(g["seed"]), int(g["max_out_len"]))
+    return ModelSetting(
+        g["model"],
+        parse_value(g["temperature"]),
+        parse_value(g["top_p"]),
+        int(g["top_k"]),
+        parse_value(g["repetition_penalty"]),
+        int(g["seed"]),
+        int(g["max_out_len"]),
+    )
 
 
 def parse_dataset_abbr(abbr: str) -> DatasetSetting | None:
@@ -118,6 +139,10 @@ def parse_dataset_abbr(abbr: str) -> DatasetSetting | None:
     if not match:
         return None
     g = match.groupdict()
-    return DatasetSetting(g["name"], g["version"],
-                          tuple(int(k) for k in g["ks"].split("_")), int(g["replication"]),
-                          g["judge"])
+    return DatasetSetting(
+        g["name"],
+        g["version"],
+        tuple(int(k) for k in g["ks"].split("_")),
+        int(g["replication"]),
+        g["judge"],
+    )

@@ -38,24 +38,48 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
   both answers are :func:`~.canonical.is_plain_math` and parse to closed numeric values, or
   intervals / finite sets / unions / tuples of them; otherwise undecided.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Optional
+from collections.abc import Iterable
+from typing import Any
 
-from . import forms
-from .canonical import (as_choice, as_rational, as_text, canonical_answer, has_bare_word,
-                        split_top)
-from .mv_pool import MathVerifyPool, default_pool
-from .numeric import (EXACT, FLOAT, PRECISE, Numbers, Outcome, compare_numbers, numeric_value,
-                      values_at_common_points, variables)
-from .structures import compare_structures, structure
+from gpassk_oc.core.answers import forms
+from gpassk_oc.core.answers.canonical import (
+    as_choice,
+    as_rational,
+    as_text,
+    canonical_answer,
+    has_bare_word,
+    split_top,
+)
+from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.numeric import (
+    EXACT,
+    FLOAT,
+    PRECISE,
+    Numbers,
+    Outcome,
+    compare_numbers,
+    numeric_value,
+    values_at_common_points,
+    variables,
+)
+from gpassk_oc.core.answers.structures import compare_structures, structure
 
-__all__ = ["Outcome", "fast_check", "symbolic_check", "text_check", "check_answer",
-           "check_answers", "answers_equivalent"]
+__all__ = [
+    "Outcome",
+    "fast_check",
+    "symbolic_check",
+    "text_check",
+    "check_answer",
+    "check_answers",
+    "answers_equivalent",
+]
 
 
-def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """Equations l1=r1, l2=r2 are the same when l1-r1 = c·(l2-r2) for one constant c ≠ 0,
     tested at generic points (``y=3x+2`` ≡ ``3x-y+2=0``); otherwise 'undecided'."""
     sides = [pred_canon.split("="), gold_canon.split("=")]
@@ -83,7 +107,7 @@ def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[
     return None
 
 
-def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Optional[Outcome]:
+def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Outcome | None:
     """Identity test of single-variable-letter expressions at three fixed irrational points.
 
     Equations (one ``=`` each) are compared up to a constant factor by :func:`_equation_check`.
@@ -114,7 +138,7 @@ def _is_number(canonical: str) -> bool:
     return as_rational(canonical) is not None or numeric_value(canonical) is not None
 
 
-def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+def text_check(pred_canon: str, gold_canon: str) -> Outcome | None:
     """Text answers: both text → 'equal' if the lower-cased texts agree, else 'undecided'
     (wording is the judge's job); text vs a number → 'undecided' (三 vs 3); a choice letter
     vs a number → 'undecided' (only the options in the question can tell); else None.
@@ -132,11 +156,13 @@ def text_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 
 # "x=5", "a_1=5", "\lambda=5", "f(3)=5", "E(2020,1993)=76", "|r-s|=16", "x\in[-2,7]",
 # "Maximum=2", "\text{Area}=5", "Paolo:18": a named value
-_ASSIGN_RE = re.compile(r"^(?:(?:[a-zA-Z]+|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\||"
-                        r"\\text\{[^{}]*\})(?:=|\\in)([^=<>]+)$|^[A-Za-z]{2,}:([^:=<>]+)$")
+_ASSIGN_RE = re.compile(
+    r"^(?:(?:[a-zA-Z]+|\\[a-zA-Z]+)(?:_(?:\{\w+\}|\w))?(?:\([^()=]*\))?|\|[^|=]+\||"
+    r"\\text\{[^{}]*\})(?:=|\\in)([^=<>]+)$|^[A-Za-z]{2,}:([^:=<>]+)$"
+)
 
 
-def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
+def fast_check(pred_canon: str, gold_canon: str) -> Outcome | None:
     """Definitive outcome from cheap rules without sympy, or None when math-verify is needed.
 
     In order: empty → wrong; equal canonical forms; exact rationals (Fraction); closed
@@ -159,7 +185,7 @@ def fast_check(pred_canon: str, gold_canon: str) -> Optional[Outcome]:
 _FUNCTION_RE = re.compile(r"^([a-zA-Z])\(([a-z])\)=(.+)$")
 
 
-def _rename_function_variable(pred_canon: str, gold_canon: str) -> Optional[str]:
+def _rename_function_variable(pred_canon: str, gold_canon: str) -> str | None:
     """``f(x)=2x`` against ``f(z)=2z``: *pred* with its variable renamed to the gold's."""
     pm, gm = _FUNCTION_RE.match(pred_canon), _FUNCTION_RE.match(gold_canon)
     if pm is None or gm is None or pm.group(1) != gm.group(1) or pm.group(2) == gm.group(2):
@@ -172,11 +198,15 @@ def _rename_function_variable(pred_canon: str, gold_canon: str) -> Optional[str]
     return f"{pm.group(1)}({new})={body}"
 
 
-def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """``\\frac{1+\\sqrt{97}}{8}\\approx1.36``: an exact value and its rounding; equal to either
     is equal, wrong only against both."""
-    outcomes = [_fast_check(p, g, num) for p in pred_canon.split("\\approx")
-                for g in gold_canon.split("\\approx") if p and g]
+    outcomes = [
+        _fast_check(p, g, num)
+        for p in pred_canon.split("\\approx")
+        for g in gold_canon.split("\\approx")
+        if p and g
+    ]
     if "equal" in outcomes:
         return "equal"
     if outcomes and all(o == "wrong" for o in outcomes):
@@ -193,12 +223,22 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
         return found
     # a reference that is itself a decimal (785.12: a measured or rounded value) within 0.5 %,
     # or π taken as 3.14 or 22/7 (5040 against 15840/π) within 0.1 %: a judge may accept it
-    tolerance = 0.005 if _DECIMAL_RE.match(gold_canon) else \
-        0.001 if "\\pi" in pred_canon + gold_canon else 0.0
+    tolerance = (
+        0.005
+        if _DECIMAL_RE.match(gold_canon)
+        else 0.001
+        if "\\pi" in pred_canon + gold_canon
+        else 0.0
+    )
     if tolerance:
         pv, gv = numeric_value(pred_canon, FLOAT), numeric_value(gold_canon, FLOAT)
-        if pv is not None and gv is not None and not isinstance(pv, complex) \
-                and not isinstance(gv, complex) and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv)):
+        if (
+            pv is not None
+            and gv is not None
+            and not isinstance(pv, complex)
+            and not isinstance(gv, complex)
+            and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv))
+        ):
             return "undecided"
     return "wrong"
 
@@ -206,7 +246,7 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
 
 
-def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """A mixed number (``2\\frac{1}{2}``) on one side: equal as 2 + 1/2; equal only as the
     product 2·1/2 → undecided; equal in neither reading → wrong."""
     for mixed_side, other in ((pred_canon, gold_canon), (gold_canon, pred_canon)):
@@ -216,7 +256,10 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Out
         target = numeric_value(other, num)
         if target is None or isinstance(target, num.complex_type):
             return None
-        if compare_numbers(num.number(str(value.numerator)) / value.denominator, target, num) == "equal":
+        if (
+            compare_numbers(num.number(str(value.numerator)) / value.denominator, target, num)
+            == "equal"
+        ):
             return "equal"
         product = numeric_value(mixed_side, num)
         if product is not None and compare_numbers(product, target, num) == "equal":
@@ -242,7 +285,7 @@ def _tuple_assignment(canonical: str) -> str:
     return ",".join(f"{n}={v}" for n, v in zip(names, values))
 
 
-def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
     tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
     'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
@@ -266,7 +309,7 @@ def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outco
     return "equal" if found == "equal" else "undecided" if found is not None else None
 
 
-def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     if not pred_canon:
         return "wrong"
     if pred_canon == gold_canon:
@@ -313,8 +356,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if ps is not None and gs is not None:
         return compare_structures(ps, gs, num)
     if (ps is not None and gv is not None) or (gs is not None and pv is not None):
-        return _number_against_structure(ps if ps is not None else gs,
-                                         gv if ps is not None else pv, num)
+        return _number_against_structure(
+            ps if ps is not None else gs, gv if ps is not None else pv, num
+        )
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"
@@ -333,8 +377,11 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outc
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
         if found != "equal":
-            found = _renamed_parameter(pred_canon, gold_canon, num) or found or \
-                _parametric_interval(pred_canon, gold_canon, num)
+            found = (
+                _renamed_parameter(pred_canon, gold_canon, num)
+                or found
+                or _parametric_interval(pred_canon, gold_canon, num)
+            )
         if found is not None:
             return found
     found = text_check(pred_canon, gold_canon)
@@ -357,20 +404,26 @@ _RELATION_RE = re.compile(r"[<>]|\\(?:le|ge|leq|geq|lt|gt|leqslant|geqslant|neq|
 # (a bare 2^10 is not here: LaTeX reads 2¹0, its writer 1024 — math-verify's call)
 # ellipses, floors and modular arithmetic: sympy cannot decide them symbolically either
 # (no word boundary after the name: canonical forms drop spaces, "a_1\cdotsa_n")
-_EXPENSIVE_RE = re.compile(r"\\(?:sum|prod|int|oint|lim|cdots|ldots|dots|lfloor|lceil|mod|pmod|bmod)"
-                           r"|\^\{-?\d{2,}")
-_COMMAND_RE = re.compile(r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
-                         r"\\(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|"
-                         r"log|exp|sqrt|frac|binom|cdot|times|div|pi|infty|circ|leq|geq|le|ge|pm|"
-                         r"mp|cup|cap)|\\[a-zA-Z]+|\\.")
+_EXPENSIVE_RE = re.compile(
+    r"\\(?:sum|prod|int|oint|lim|cdots|ldots|dots|lfloor|lceil|mod|pmod|bmod)"
+    r"|\^\{-?\d{2,}"
+)
+_COMMAND_RE = re.compile(
+    r"\\(?:text|mathrm|operatorname|begin|end)\{[^{}]*\}|"
+    r"\\(?:arcsin|arccos|arctan|sinh|cosh|tanh|sin|cos|tan|cot|sec|csc|ln|"
+    r"log|exp|sqrt|frac|binom|cdot|times|div|pi|infty|circ|leq|geq|le|ge|pm|"
+    r"mp|cup|cap)|\\[a-zA-Z]+|\\."
+)
 
 
-_GREEK_RE = re.compile(r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
-                       r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
-                       r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])")
+_GREEK_RE = re.compile(
+    r"\\(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|vartheta|"
+    r"iota|kappa|lambda|mu|nu|xi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|"
+    r"omega|Gamma|Delta|Theta|Lambda|Xi|Sigma|Phi|Psi|Omega)(?![a-zA-Z])"
+)
 
 
-def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """Intervals with variables in their endpoints (``(k\\pi-\\frac{\\pi}{3},k\\pi]``):
     'equal' for the same brackets and identical endpoints, else 'undecided'; None if not."""
     ends = []
@@ -402,23 +455,32 @@ def _balanced(text: str) -> bool:
 _PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x = k\pi)
 
 
-def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """``n\\pi`` against ``k\\pi``: angle families with one integer parameter on each side,
     named differently — 'equal' when renaming makes the sides identical, else None."""
     if "\\pi" not in pred_canon or "\\pi" not in gold_canon:
         return None  # only angle families (x = k\\pi + …); "n+1" for "k+1" may be a slip
     pv, gv = variables(pred_canon), variables(gold_canon)
-    if pv is None or gv is None or len(pv) != 1 or len(gv) != 1 or pv == gv \
-            or pv[0] not in _PARAMETERS or gv[0] not in _PARAMETERS:
+    if (
+        pv is None
+        or gv is None
+        or len(pv) != 1
+        or len(gv) != 1
+        or pv == gv
+        or pv[0] not in _PARAMETERS
+        or gv[0] not in _PARAMETERS
+    ):
         return None
     renamed = re.sub(rf"(?<![\\a-zA-Z]){pv[0]}(?![a-zA-Z_])", gv[0], pred_canon)
     return "equal" if symbolic_check(renamed, gold_canon, num) == "equal" else None
 
 
-def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Optional[Outcome]:
+def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """An equation against an expression that lacks exactly one of its variables v: 'equal'
     when the equation is v = expression (up to a constant factor), else None."""
-    equation, expression = (pred_canon, gold_canon) if "=" in pred_canon else (gold_canon, pred_canon)
+    equation, expression = (
+        (pred_canon, gold_canon) if "=" in pred_canon else (gold_canon, pred_canon)
+    )
     if equation.count("=") != 1:
         return None
     sides = [variables(side) for side in equation.split("=")]
@@ -453,8 +515,7 @@ def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcom
     return "wrong"
 
 
-def check_answer(prediction: Optional[str], gold: str,
-                 pool: Optional[MathVerifyPool] = None) -> Outcome:
+def check_answer(prediction: str | None, gold: str, pool: MathVerifyPool | None = None) -> Outcome:
     """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer."""
     if prediction is None or not prediction.strip():
         return "wrong"
@@ -465,8 +526,9 @@ def check_answer(prediction: Optional[str], gold: str,
     return (pool or default_pool()).check(pc, gc)
 
 
-def check_answers(pairs: Iterable[tuple[Optional[str], str]],
-                  pool: Optional[MathVerifyPool] = None) -> list[Outcome]:
+def check_answers(
+    pairs: Iterable[tuple[str | None, str]], pool: MathVerifyPool | None = None
+) -> list[Outcome]:
     """:func:`check_answer` over many pairs; each distinct canonical pair is checked once."""
     pairs = list(pairs)
     keys = [(canonical_answer(p) if p and p.strip() else "", canonical_answer(g)) for p, g in pairs]
@@ -487,7 +549,7 @@ def check_answers(pairs: Iterable[tuple[Optional[str], str]],
     return [outcomes[key] for key in keys]
 
 
-def answers_equivalent(prediction: Optional[str], gold: str) -> bool:
+def answers_equivalent(prediction: str | None, gold: str) -> bool:
     """True when *prediction* is equal to *gold* by the rules (exact forms or math-verify).
 
     Safe to call from any thread or process; a pathological expression times out (default

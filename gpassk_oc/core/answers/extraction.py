@@ -23,11 +23,12 @@
 
 Every result records how its answer was found (:attr:`Extraction.found`).
 """
+
 from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal, NamedTuple, Optional
+from typing import Literal, NamedTuple
 
 Found = Literal["boxed", "statement", "fallback", "none"]
 FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
@@ -42,13 +43,15 @@ class Extraction(NamedTuple):
     for an empty response.
     """
 
-    answer: Optional[str]
+    answer: str | None
     found: Found
-    candidate: Optional[str]
+    candidate: str | None
 
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
-def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
+
+
+def _braced(text: str, start: int) -> tuple[str, int] | None:
     """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
     depth = 0
     i = start
@@ -63,7 +66,7 @@ def _braced(text: str, start: int) -> Optional[tuple[str, int]]:
         elif ch == "}":
             depth -= 1
             if depth == 0:
-                return text[start + 1:i], i + 1
+                return text[start + 1 : i], i + 1
         i += 1
     return None
 
@@ -98,7 +101,7 @@ def boxed_answers(text: str) -> list[str]:
     return [content for content, _ in _boxes_with_pos(text or "")]
 
 
-def _answer_from_tail(tail: str) -> Optional[str]:
+def _answer_from_tail(tail: str) -> str | None:
     """'' for only empty boxes, None for no complete box, else the (joined) answer."""
     boxes = _boxes_with_pos(tail)
     if not boxes:
@@ -112,7 +115,7 @@ _answer_from_short_tail = lru_cache(maxsize=65536)(_answer_from_tail)
 _MEMO_TAIL = 512
 
 
-def _boxed(text: str) -> Optional[str]:
+def _boxed(text: str) -> str | None:
     last = text.rfind("\\boxed")
     last = max(last, text.rfind("\\fbox", last + 1))  # only the part after the last \\boxed
     if last < 0:
@@ -138,16 +141,21 @@ _STATEMENT_RE = re.compile(
     r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：]"
     r"|正确(?:答案|选项)\s*(?:是|为)|(?:故|所以|因此|应)选|答案选)"
     r"[\s*:：#]*(?:is\s*)?",
-    re.I | re.M)
+    re.I | re.M,
+)
 _END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
 # display / inline formulas; $$ before $, and \[ \] before everything else
 _MATH_RE = re.compile(r"\$\$([^$]+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
-_SENTENCE_END_RE = re.compile(r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n")
+_SENTENCE_END_RE = re.compile(
+    r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n"
+)
 
 
 def _math_spans(text: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), next(g for g in m.groups() if g is not None))
-            for m in _MATH_RE.finditer(text)]
+    return [
+        (m.start(), m.end(), next(g for g in m.groups() if g is not None))
+        for m in _MATH_RE.finditer(text)
+    ]
 
 
 def _first_sentence(text: str) -> str:
@@ -158,11 +166,11 @@ def _first_sentence(text: str) -> str:
             continue
         if match.start() == 0 and match.group() == "\n":
             continue
-        return text[:match.start()]
+        return text[: match.start()]
     return text
 
 
-def _clean(answer: str) -> Optional[str]:
+def _clean(answer: str) -> str | None:
     answer = _END_MARKERS_RE.sub("", answer).replace("**", "").strip()
     spans = _math_spans(answer)
     if spans:
@@ -181,22 +189,26 @@ def _clean(answer: str) -> Optional[str]:
     return answer or None
 
 
-def _statement(text: str) -> Optional[tuple[str, int]]:
+def _statement(text: str) -> tuple[str, int] | None:
     lowered = text.lower()
-    if "answer" not in lowered and "correct" not in lowered and "答" not in text \
-            and "选" not in text:
+    if (
+        "answer" not in lowered
+        and "correct" not in lowered
+        and "答" not in text
+        and "选" not in text
+    ):
         return None  # cheap test before the regex: most responses without a box say none
     matches = list(_STATEMENT_RE.finditer(text))
     for match in reversed(matches):
-        rest = text[match.end():]
+        rest = text[match.end() :]
         stripped = rest.lstrip(" \t*:：")
         if stripped.startswith("\n") or not stripped.strip():
             stripped = stripped.lstrip()  # the answer is on the next line(s)
         if stripped.startswith(("$$", "\\[", "\\(", "$")):
             span = _MATH_RE.match(stripped)
             if span is not None:
-                after = _first_sentence(stripped[span.end():])
-                found = _clean(stripped[:span.end()] + after)
+                after = _first_sentence(stripped[span.end() :])
+                found = _clean(stripped[: span.end()] + after)
                 if found:
                     return found, match.start()
         found = _clean(_first_sentence(stripped))
@@ -210,8 +222,11 @@ def _statement(text: str) -> Optional[tuple[str, int]]:
 
 
 # "the answer is below / as follows": a pointer to the answer, not the answer
-_NOT_AN_ANSWER_RE = re.compile(r"^(?:(?:given|shown|stated|written)\s+)?(?:below|above|as\s+follows|"
-                               r"the\s+following|following|here|correct|wrong|incorrect)\b", re.I)
+_NOT_AN_ANSWER_RE = re.compile(
+    r"^(?:(?:given|shown|stated|written)\s+)?(?:below|above|as\s+follows|"
+    r"the\s+following|following|here|correct|wrong|incorrect)\b",
+    re.I,
+)
 
 
 _CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e00-\u9fff]")
@@ -220,8 +235,10 @@ _CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e0
 # ---------------------------------------------------------------- last-resort fallback
 
 _NUMBER_RE = re.compile(r"-?\$?\d[\d,]*(?:\.\d+)?(?:/\d+)?\s*(?:%|\\%|°|\^\\circ)?")
-_IS_RE = re.compile(r"\b(?:is|are|was|were|equals|be|of|to)\s+(?:about\s+|approximately\s+)?"
-                    r"|=|≈|为|是")
+_IS_RE = re.compile(
+    r"\b(?:is|are|was|were|equals|be|of|to)\s+(?:about\s+|approximately\s+)?"
+    r"|=|≈|为|是"
+)
 _BOLD_RE = re.compile(r"\*\*(.+?)\*\*", re.S)
 _HAS_MATH_RE = re.compile(r"\d|\\\(|\\\[|\$")
 _PARA_RE = re.compile(r"\n\s*\n")
@@ -229,15 +246,19 @@ _PARA_RE = re.compile(r"\n\s*\n")
 
 # a name whose value a formula states: x, a_1, f(3), |r-s|, \text{Area}; other left-hand
 # sides without a top-level + or - (AC, x^3) state a value too
-_NAME_RE = re.compile(r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\||"
-                      r"\\(?:text|mathrm)\{[^{}]*\}(?:_\{?\w+\}?)?)\s*$")
+_NAME_RE = re.compile(
+    r"^\s*(?:[A-Za-z](?:_\{?\w+\}?)?(?:\([^()=]*\))?|\|[^|=]+\||"
+    r"\\(?:text|mathrm)\{[^{}]*\}(?:_\{?\w+\}?)?)\s*$"
+)
 
 
 def _rhs(formula: str) -> str:
     """The value a formula states: ``x = 9`` → ``9``; ``9 \\times 10 = 90`` → ``90``;
     ``x=-1, x=2`` → ``-1, 2``; an equation of expressions (``x^2 + y^2 = 13``) and a function
     definition (``f(n) = 2n``) stay whole."""
-    parts = [p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()]
+    parts = [
+        p for p in re.split(r",\s*(?:\\text\{\s*and\s*\}|and)?\s*|\\quad", formula) if p.strip()
+    ]
     if len(parts) > 1 and all("=" in p for p in parts):
         return ", ".join(_rhs(p) for p in parts)
     sides = re.split(r"=|\\approx|≈", formula)
@@ -245,11 +266,17 @@ def _rhs(formula: str) -> str:
         return formula.strip()
     lhs = sides[0].strip()
     function = re.match(r"^[A-Za-z]\(([a-z])\)$", lhs)
-    if function and len(sides) == 2 and re.search(rf"(?<![\\A-Za-z]){function.group(1)}(?![A-Za-z])",
-                                                  sides[1]):
+    if (
+        function
+        and len(sides) == 2
+        and re.search(rf"(?<![\\A-Za-z]){function.group(1)}(?![A-Za-z])", sides[1])
+    ):
         return formula.strip()  # f(n) = n: a function is the answer, not its value n
-    if _NAME_RE.match(lhs) or not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", lhs)) \
-            or not re.search(r"(?<=.)[+-]", lhs):
+    if (
+        _NAME_RE.match(lhs)
+        or not re.search(r"[A-Za-z]", re.sub(r"\\[A-Za-z]+", "", lhs))
+        or not re.search(r"(?<=.)[+-]", lhs)
+    ):
         return sides[-1].strip()  # AC = 25, x^3 = 12, 9 \times 10 = 90
     return formula.strip()  # x^2 + y^2 = 13: the equation is the answer
 
@@ -269,7 +296,7 @@ def _is_sentence_end(text: str, i: int) -> bool:
     """The rules of :data:`_SENTENCE_END_RE` at one candidate character (faster in a loop)."""
     if text[i] != ".":
         return True
-    prev, rest = text[i - 1:i], text[i + 1:]
+    prev, rest = text[i - 1 : i], text[i + 1 :]
     if prev.isdigit():  # 3.5 is a number; "is 15. I hope" and a final "15." end sentences
         stripped = rest.lstrip()
         return not stripped or (rest[:1].isspace() and stripped[0].isupper())
@@ -278,8 +305,11 @@ def _is_sentence_end(text: str, i: int) -> bool:
 
 def _sentences(paragraph: str) -> list[str]:
     inside = _inside_math(paragraph)
-    cuts = [m.end() for m in _CUT_CHAR_RE.finditer(paragraph)
-            if not inside[m.start()] and _is_sentence_end(paragraph, m.start())]
+    cuts = [
+        m.end()
+        for m in _CUT_CHAR_RE.finditer(paragraph)
+        if not inside[m.start()] and _is_sentence_end(paragraph, m.start())
+    ]
     out, start = [], 0
     for cut in cuts + [len(paragraph)]:
         if paragraph[start:cut].strip():
@@ -288,14 +318,25 @@ def _sentences(paragraph: str) -> list[str]:
     return out
 
 
-def _from_sentence(sentence: str, skip_letters: bool = False) -> Optional[str]:
+def _from_sentence(sentence: str, skip_letters: bool = False) -> str | None:
     """The value a sentence states: its last formula with a number, bold phrase or number
     (by position), or failing those its last formula."""
-    spans = [(a, b, f) for a, b, f in _math_spans(sentence) if f.strip() and f.strip() != "\\boxed{}"]
+    spans = [
+        (a, b, f) for a, b, f in _math_spans(sentence) if f.strip() and f.strip() != "\\boxed{}"
+    ]
     items: list[tuple[int, str]] = [(a, _rhs(f)) for a, b, f in spans if re.search(r"\d", _rhs(f))]
     named = [_rhs(f) for _, _, f in spans if re.match(r"^\s*([A-Za-z])\s*=", f)]
-    if len(named) > 1 and len({re.match(r"^\s*([A-Za-z])", f).group(1)  # type: ignore[union-attr]
-                               for _, _, f in spans if re.match(r"^\s*[A-Za-z]\s*=", f)}) == 1:
+    if (
+        len(named) > 1
+        and len(
+            {
+                re.match(r"^\s*([A-Za-z])", f).group(1)  # type: ignore[union-attr]
+                for _, _, f in spans
+                if re.match(r"^\s*[A-Za-z]\s*=", f)
+            }
+        )
+        == 1
+    ):
         return ", ".join(named)  # "\(n = 5\) and \(n = 15\)": every value of one unknown
     for match in _BOLD_RE.finditer(sentence):
         numbers = _NUMBER_RE.findall(match.group(1))
@@ -304,8 +345,11 @@ def _from_sentence(sentence: str, skip_letters: bool = False) -> Optional[str]:
     masked = sentence
     for a, b, _ in reversed(spans):
         masked = masked[:a] + " " * (b - a) + masked[b:]
-    numbers = [m for m in _NUMBER_RE.finditer(masked)
-               if not any(x <= m.start() < y for x, y in _bold_spans(sentence))]
+    numbers = [
+        m
+        for m in _NUMBER_RE.finditer(masked)
+        if not any(x <= m.start() < y for x, y in _bold_spans(sentence))
+    ]
     verbs = list(_IS_RE.finditer(masked))
     after_verb = [m for m in numbers if verbs and m.start() >= verbs[-1].end()]
     for m in after_verb[:1] or numbers[-1:]:
@@ -325,7 +369,7 @@ def _bold_spans(sentence: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _BOLD_RE.finditer(sentence)]
 
 
-def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
+def _fallback(text: str) -> tuple[str | None, str | None]:
     paragraphs = [p for p in _PARA_RE.split(_END_MARKERS_RE.sub("", text)) if p.strip()]
     for paragraph in reversed(paragraphs[-3:]):
         if not _HAS_MATH_RE.search(paragraph):
@@ -338,12 +382,12 @@ def _fallback(text: str) -> tuple[Optional[str], Optional[str]]:
     return None, None
 
 
-def _last_math(text: str, letters_last: bool = False) -> Optional[str]:
+def _last_math(text: str, letters_last: bool = False) -> str | None:
     """The value of the last sentence of *text* that has math in it, or None; with
     *letters_last*, a sentence whose only formulas are bare letters counts only when no
     sentence states more."""
     sentences = [s for s in reversed(_sentences(text)) if _HAS_MATH_RE.search(s)]
-    for skip_letters in ((True, False) if letters_last else (False,)):
+    for skip_letters in (True, False) if letters_last else (False,):
         for sentence in sentences:
             found = _from_sentence(sentence, skip_letters)
             if found:
@@ -357,7 +401,7 @@ def _tail(paragraph: str, limit: int = 1200) -> str:
     if len(paragraph) <= limit:
         return paragraph
     cut = paragraph.find("\n", len(paragraph) - limit)
-    return paragraph[cut + 1:] if cut >= 0 else paragraph[-limit:]
+    return paragraph[cut + 1 :] if cut >= 0 else paragraph[-limit:]
 
 
 # ---------------------------------------------------------------- public
@@ -365,7 +409,8 @@ def _tail(paragraph: str, limit: int = 1200) -> str:
 # a statement followed by more than this many characters is not treated as the final word
 _STATEMENT_TAIL = 800
 
-def extract_answer(text: Optional[str]) -> Extraction:
+
+def extract_answer(text: str | None) -> Extraction:
     """The final answer of a model response and how it was found (see the module doc)."""
     if not text or text.isspace():
         return Extraction(None, "none", None)
@@ -386,6 +431,6 @@ def extract_answer(text: Optional[str]) -> Extraction:
     return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
 
 
-def extract_final_answer(text: Optional[str]) -> Optional[str]:
+def extract_final_answer(text: str | None) -> str | None:
     """The final answer of a model response (boxed, stated or guessed), or None."""
     return extract_answer(text).answer

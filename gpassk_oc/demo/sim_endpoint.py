@@ -17,6 +17,7 @@ Two responders simulate models on a known question set:
 Questions are recognised as substrings of the last user message (the longest match
 wins, so a question that contains another is not confused with it).
 """
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,10 @@ import random
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 __all__ = [
     "ExactCountsResponder",
@@ -63,7 +65,7 @@ class SimQuestion:
 
 def questions_from_records(records: Sequence[Mapping[str, Any]]) -> list[SimQuestion]:
     """SimQuestions from LiveMathBench rows (``question``/``answer``), e.g. the output of
-    :func:`gpassk_oc.core.livemath_data.load_records`; duplicates are dropped."""
+    :func:`gpassk_oc.core.data.livemath_data.load_records`; duplicates are dropped."""
     seen: dict[str, SimQuestion] = {}
     for row in records:
         text = str(row["question"])
@@ -87,7 +89,7 @@ class _QuestionMatcher:
         # longest first: a question that contains another must win
         self._order = sorted(self._by_text, key=len, reverse=True)
 
-    def match(self, prompt: str) -> Optional[SimQuestion]:
+    def match(self, prompt: str) -> SimQuestion | None:
         for text in self._order:
             if text in prompt:
                 return self._by_text[text]
@@ -147,8 +149,12 @@ class ProbabilityResponder:
     missing from *probabilities* uses the ``"*"`` entry if present.
     """
 
-    def __init__(self, questions: Sequence[SimQuestion],
-                 probabilities: Mapping[str, Mapping[str, float]], seed: int = 0):
+    def __init__(
+        self,
+        questions: Sequence[SimQuestion],
+        probabilities: Mapping[str, Mapping[str, float]],
+        seed: int = 0,
+    ):
         self.probabilities = {m: dict(p) for m, p in probabilities.items()}
         self.seed = seed
         self._matcher = _QuestionMatcher(questions)
@@ -178,8 +184,13 @@ class SimEndpoint:
     sent, e.g. its temperature and top_p.
     """
 
-    def __init__(self, responder: Responder, host: str = "127.0.0.1", port: int = 0,
-                 models: Sequence[str] = ("sim-model",)):
+    def __init__(
+        self,
+        responder: Responder,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        models: Sequence[str] = ("sim-model",),
+    ):
         self.responder = responder
         self.models = list(models)
         self.requests: list[dict] = []
@@ -202,9 +213,16 @@ class SimEndpoint:
 
             def do_GET(self) -> None:  # noqa: N802 (http.server API)
                 if self.path.rstrip("/") == "/v1/models":
-                    self._send(200, {"object": "list", "data": [
-                        {"id": m, "object": "model", "owned_by": "gpassk-sim"}
-                        for m in endpoint.models]})
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [
+                                {"id": m, "object": "model", "owned_by": "gpassk-sim"}
+                                for m in endpoint.models
+                            ],
+                        },
+                    )
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -224,22 +242,37 @@ class SimEndpoint:
                 try:
                     text = endpoint.responder(model, body.get("messages") or [], body)
                 except Exception as exc:  # the client sees a 500 with the reason
-                    self._send(500, {"error": {"message": f"{type(exc).__name__}: {exc}",
-                                               "type": "server_error"}})
+                    self._send(
+                        500,
+                        {
+                            "error": {
+                                "message": f"{type(exc).__name__}: {exc}",
+                                "type": "server_error",
+                            }
+                        },
+                    )
                     return
-                self._send(200, {
-                    "id": f"chatcmpl-sim-{len(endpoint.requests)}",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": model,
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": text}}],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                })
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-sim-{len(endpoint.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": text},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                    },
+                )
 
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._server.daemon_threads = True
-        self._thread: Optional[threading.Thread] = None
+        self._thread: threading.Thread | None = None
 
     @property
     def port(self) -> int:
@@ -254,10 +287,11 @@ class SimEndpoint:
         with self._lock:
             return len(self.requests)
 
-    def start(self) -> "SimEndpoint":
+    def start(self) -> SimEndpoint:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._server.serve_forever,
-                                            name="gpassk-sim-endpoint", daemon=True)
+            self._thread = threading.Thread(
+                target=self._server.serve_forever, name="gpassk-sim-endpoint", daemon=True
+            )
             self._thread.start()
         return self
 
@@ -268,7 +302,7 @@ class SimEndpoint:
             self._thread = None
         self._server.server_close()
 
-    def __enter__(self) -> "SimEndpoint":
+    def __enter__(self) -> SimEndpoint:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -11,13 +11,13 @@ per item by its ``language`` (``'cn'``/``'zh'``… → Chinese, anything else �
 ``'opencompass'``
     OpenCompass's own LiveMathBench judge prompts (``JUDGE_PROMPT_EN``/``JUDGE_PROMPT_CN``
     of ``opencompass.datasets.livemathbench.prompts``), read as OpenCompass reads them
-    (:func:`~gpassk_oc.core.verdict.parse_opencompass_verdict`). The paper's tables were
+    (:func:`~gpassk_oc.core.judging.verdict.parse_opencompass_verdict`). The paper's tables were
     judged with them, and LiveMath-Judge was fine-tuned on them. This module ships no copy:
     the texts come in ``JudgeConfig.prompt_texts`` (``gpassk_oc.evaluators`` loads them from
     the installed OpenCompass). Requests ask for up to 8192 tokens, as OpenCompass does.
 ``'gpassk'``
     Our own grading instructions; the judge ends with ``\\boxed{yes}`` or ``\\boxed{no}``,
-    read by :func:`~gpassk_oc.core.verdict.parse_verdict` (tolerant of ``\\text{Yes}``,
+    read by :func:`~gpassk_oc.core.judging.verdict.parse_verdict` (tolerant of ``\\text{Yes}``,
     ``是``…). ``'en'`` / ``'cn'`` force its English / Chinese template for every item.
 ``'auto'`` (default)
     ``'opencompass'`` when the judge model's name names LiveMath-Judge (case, ``-``, ``_``,
@@ -34,6 +34,7 @@ version, an edited template) never reuses labels produced by another text.
 The API key is read from the environment variable named by ``api_key_env`` only (never from
 a config file); without it no ``Authorization`` header is sent (local servers need none).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,10 +45,10 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Sequence
 
-from .verdict import Verdict, parse_opencompass_verdict, parse_verdict
+from gpassk_oc.core.judging.verdict import Verdict, parse_opencompass_verdict, parse_verdict
 
 PROMPT_EN = """You are grading the final answer of a student on a mathematics problem.
 
@@ -111,7 +112,7 @@ def resolve_prompt(prompt: str, model: str) -> str:
     return "opencompass" if names_livemath_judge(model) else "gpassk"
 
 
-def prompt_language(language: Optional[str]) -> str:
+def prompt_language(language: str | None) -> str:
     """'cn' for Chinese items, else 'en' (OpenCompass's LiveMathBench items are 'en'/'cn')."""
     return "cn" if (language or "").lower() in _CN_LANGUAGES else "en"
 
@@ -126,7 +127,7 @@ class JudgePrompt:
 
     name: str
     template: str
-    read: Callable[[Optional[str]], Optional[Verdict]]
+    read: Callable[[str | None], Verdict | None]
 
     @property
     def version(self) -> str:
@@ -136,8 +137,7 @@ class JudgePrompt:
 
     def render(self, question: str, gold: str, answer: str) -> str:
         """The template filled in (``{gold}`` and OpenCompass's ``{gold_answer}`` both work)."""
-        return self.template.format(question=question, gold=gold, gold_answer=gold,
-                                    answer=answer)
+        return self.template.format(question=question, gold=gold, gold_answer=gold, answer=answer)
 
 
 def _check_template(where: str, template: object) -> None:
@@ -147,9 +147,11 @@ def _check_template(where: str, template: object) -> None:
     try:
         template.format(**_FORMAT_PROBE)
     except (KeyError, IndexError, ValueError) as exc:
-        raise ValueError(f"{where}: not a usable template ({type(exc).__name__}: {exc}); "
-                         "placeholders are {question}, {gold} or {gold_answer}, {answer}, "
-                         "literal braces are doubled") from None
+        raise ValueError(
+            f"{where}: not a usable template ({type(exc).__name__}: {exc}); "
+            "placeholders are {question}, {gold} or {gold_answer}, {answer}, "
+            "literal braces are doubled"
+        ) from None
 
 
 @dataclass
@@ -180,8 +182,8 @@ class JudgeConfig:
     model: str
     api_key_env: str = "OPENAI_API_KEY"
     prompt: str = "auto"
-    template: Optional[str] = None
-    prompt_texts: Optional[Mapping[str, str]] = None
+    template: str | None = None
+    prompt_texts: Mapping[str, str] | None = None
     concurrency: int = 8
     timeout: float = 60.0
     max_retries: int = 5
@@ -189,7 +191,7 @@ class JudgeConfig:
     backoff_max: float = 20.0
     unparseable_retries: int = 1
     temperature: float = 0.0
-    max_tokens: Optional[int] = None
+    max_tokens: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.urls, str):
@@ -198,12 +200,16 @@ class JudgeConfig:
         if not self.urls:
             raise ValueError("JudgeConfig.urls: at least one endpoint URL is required")
         if self.prompt == "livemath-judge":
-            raise ValueError("JudgeConfig.prompt: 'livemath-judge' was removed; LiveMath-Judge "
-                             "was fine-tuned on OpenCompass's LiveMathBench judge prompt: use "
-                             "prompt='opencompass' ('auto' picks it for a LiveMath-Judge model)")
+            raise ValueError(
+                "JudgeConfig.prompt: 'livemath-judge' was removed; LiveMath-Judge "
+                "was fine-tuned on OpenCompass's LiveMathBench judge prompt: use "
+                "prompt='opencompass' ('auto' picks it for a LiveMath-Judge model)"
+            )
         if self.template is None and self.prompt not in PROMPT_NAMES:
-            raise ValueError(f"JudgeConfig.prompt: unknown prompt {self.prompt!r}; "
-                             f"use one of {', '.join(repr(p) for p in PROMPT_NAMES)}")
+            raise ValueError(
+                f"JudgeConfig.prompt: unknown prompt {self.prompt!r}; "
+                f"use one of {', '.join(repr(p) for p in PROMPT_NAMES)}"
+            )
         if self.template is not None:
             _check_template("JudgeConfig.template", self.template)
         elif self.prompt_name == "opencompass":
@@ -213,14 +219,18 @@ class JudgeConfig:
 
     def _check_prompt_texts(self) -> None:
         texts = self.prompt_texts
-        why = (f"prompt='auto' picks 'opencompass' for judge model {self.model!r}, which"
-               if self.prompt == "auto" else "prompt 'opencompass'")
+        why = (
+            f"prompt='auto' picks 'opencompass' for judge model {self.model!r}, which"
+            if self.prompt == "auto"
+            else "prompt 'opencompass'"
+        )
         if not isinstance(texts, Mapping) or set(texts) != {"en", "cn"}:
             raise ValueError(
                 f"JudgeConfig.prompt_texts: {why} needs OpenCompass's LiveMathBench judge "
                 "prompts as {'en': JUDGE_PROMPT_EN, 'cn': JUDGE_PROMPT_CN} (from "
                 "opencompass.datasets.livemathbench.prompts; GPassKEvaluator passes them), "
-                f"got {texts if texts is None else sorted(texts)!r}; or set prompt='gpassk'")
+                f"got {texts if texts is None else sorted(texts)!r}; or set prompt='gpassk'"
+            )
         for lang in ("en", "cn"):
             _check_template(f"JudgeConfig.prompt_texts[{lang!r}]", texts[lang])
         self.prompt_texts = {lang: texts[lang] for lang in ("en", "cn")}
@@ -237,19 +247,22 @@ class JudgeConfig:
             return self.max_tokens
         return DEFAULT_MAX_TOKENS.get(self.prompt_name, _DEFAULT_MAX_TOKENS)
 
-    def judge_prompt(self, language: Optional[str]) -> JudgePrompt:
+    def judge_prompt(self, language: str | None) -> JudgePrompt:
         """The prompt used for an item of the given language."""
         name = self.prompt_name
         if name == "custom":
             return JudgePrompt("custom", self.template, parse_verdict)  # type: ignore[arg-type]
         if name == "opencompass":
             lang = prompt_language(language)
-            return JudgePrompt(f"opencompass-{lang}", self.prompt_texts[lang],  # type: ignore[index]
-                               parse_opencompass_verdict)
+            return JudgePrompt(
+                f"opencompass-{lang}",
+                self.prompt_texts[lang],  # type: ignore[index]
+                parse_opencompass_verdict,
+            )
         lang = name if name in ("en", "cn") else prompt_language(language)
         return JudgePrompt(f"gpassk-{lang}", GPASSK_PROMPTS[lang], parse_verdict)
 
-    def prompt_for(self, language: Optional[str]) -> tuple[str, str]:
+    def prompt_for(self, language: str | None) -> tuple[str, str]:
         """(template, version) used for an item of the given language; the version goes
         into the judgement cache key."""
         prompt = self.judge_prompt(language)
@@ -270,7 +283,7 @@ def chat_url(url: str) -> str:
 class JudgeOutcome:
     """Result of judging one pair: ``label`` is None when no verdict could be obtained."""
 
-    label: Optional[Verdict]
+    label: Verdict | None
     attempts: int = 0
     errors: Counter = field(default_factory=Counter)
 
@@ -278,7 +291,7 @@ class JudgeOutcome:
 class JudgeClient:
     """Thread-safe client: call :meth:`judge` from up to ``config.concurrency`` threads."""
 
-    def __init__(self, config: JudgeConfig, rng_seed: Optional[int] = None) -> None:
+    def __init__(self, config: JudgeConfig, rng_seed: int | None = None) -> None:
         import httpx  # installed with openai (an OpenCompass dependency)
 
         self.config = config
@@ -287,10 +300,12 @@ class JudgeClient:
         headers = {"Content-Type": "application/json"}
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        limits = httpx.Limits(max_connections=config.concurrency * 2,
-                              max_keepalive_connections=config.concurrency)
-        self._http = httpx.Client(headers=headers, timeout=config.timeout, limits=limits,
-                                  trust_env=False)
+        limits = httpx.Limits(
+            max_connections=config.concurrency * 2, max_keepalive_connections=config.concurrency
+        )
+        self._http = httpx.Client(
+            headers=headers, timeout=config.timeout, limits=limits, trust_env=False
+        )
         self._httpx = httpx
         self._busy = Counter()
         self._rr = itertools.count()
@@ -315,18 +330,20 @@ class JudgeClient:
             self._busy[url] -= 1
 
     def _backoff(self, attempt: int) -> None:
-        cap = min(self.config.backoff_max, self.config.backoff_base * (2 ** attempt))
+        cap = min(self.config.backoff_max, self.config.backoff_base * (2**attempt))
         with self._lock:
             delay = self._rng.uniform(0, cap)
         time.sleep(delay)
 
-    def _post(self, prompt: str) -> tuple[Optional[str], Optional[str]]:
+    def _post(self, prompt: str) -> tuple[str | None, str | None]:
         """One HTTP attempt: (reply text, None) or (None, error kind); error kinds name the URL."""
         url = self._pick_url()
-        payload = {"model": self.config.model,
-                   "messages": [{"role": "user", "content": prompt}],
-                   "temperature": self.config.temperature,
-                   "max_tokens": self.config.request_max_tokens}
+        payload = {
+            "model": self.config.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "temperature": self.config.temperature,
+            "max_tokens": self.config.request_max_tokens,
+        }
         try:
             resp = self._http.post(url, json=payload)
         except self._httpx.TimeoutException:
@@ -344,8 +361,9 @@ class JudgeClient:
             return None, f"{url}: malformed response body"
         return content, None
 
-    def judge(self, question: str, gold: str, answer: str,
-              language: Optional[str] = None) -> JudgeOutcome:
+    def judge(
+        self, question: str, gold: str, answer: str, language: str | None = None
+    ) -> JudgeOutcome:
         """Ask the judge whether *answer* matches *gold*; never raises for endpoint failures."""
         judge_prompt = self.config.judge_prompt(language)
         prompt = judge_prompt.render(question, gold, answer)

@@ -1,9 +1,10 @@
-"""math-verify worker process for :class:`gpassk_oc.core.mv_pool.MathVerifyPool`.
+"""math-verify worker process for :class:`gpassk_oc.core.answers.mv_pool.MathVerifyPool`.
 
 Protocol: one JSON array per line on stdin — ``["ping"]`` → ``"pong"``, ``[pred, gold]`` →
 ``"equal" | "wrong" | "undecided"`` — one JSON string per line on stdout. math-verify runs
 with its SIGALRM timeouts disabled; the parent enforces the deadline by killing us.
 """
+
 from __future__ import annotations
 
 import json
@@ -60,7 +61,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
     from math_verify import parse, verify
 
-    from gpassk_oc.core.canonical import is_plain_math
+    from gpassk_oc.core.answers.canonical import is_plain_math
 
     @lru_cache(maxsize=4096)
     def parsed(latex: str):
@@ -82,8 +83,12 @@ def main() -> None:
                     result = "undecided"
                 elif verify(g, p, timeout_seconds=None, allow_set_relation_comp=True):
                     result = "equal"
-                elif (is_plain_math(pred) and is_plain_math(gold)
-                      and _closed_value(p[0]) and _closed_value(g[0])):
+                elif (
+                    is_plain_math(pred)
+                    and is_plain_math(gold)
+                    and _closed_value(p[0])
+                    and _closed_value(g[0])
+                ):
                     result = "wrong"
                 else:
                     result = "undecided"

@@ -1,6 +1,6 @@
 """Strict parsing of a judge model's reply into yes / no / unparseable (pure core).
 
-Two readers, chosen by the prompt the judge was given (:mod:`gpassk_oc.core.judge`):
+Two readers, chosen by the prompt the judge was given (:mod:`gpassk_oc.core.judging.judge`):
 :func:`parse_verdict` for our own prompts and custom templates, and
 :func:`parse_opencompass_verdict` for OpenCompass's LiveMathBench judge prompt.
 
@@ -29,12 +29,13 @@ never a silent "wrong":
 * no box, or any other content (``Yes``, ``\\text{yes}``, ``maybe``) → ``None``: OpenCompass
   scores it 0, but the judge did not say no, so the pair is retried and then unjudged.
 """
+
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Literal
 
-from .extraction import boxed_answers
+from gpassk_oc.core.answers.extraction import boxed_answers
 
 Verdict = Literal["yes", "no"]
 
@@ -63,7 +64,7 @@ def _normalise(token: str) -> str:
     return token.strip().lower()
 
 
-def parse_verdict(reply: Optional[str]) -> Optional[Verdict]:
+def parse_verdict(reply: str | None) -> Verdict | None:
     """'yes', 'no', or None when the reply has no parseable final verdict."""
     if not reply:
         return None
@@ -83,7 +84,7 @@ def parse_verdict(reply: Optional[str]) -> Optional[Verdict]:
     return None
 
 
-def opencompass_judge_label(reply: Optional[str]) -> Optional[str]:
+def opencompass_judge_label(reply: str | None) -> str | None:
     """The verdict text OpenCompass's LiveMathBench evaluator reads from *reply*: the content
     of the last ``\\boxed{(.+?)}`` match, or None. OpenCompass scores 1 iff it is ``'yes'``."""
     if isinstance(reply, str):
@@ -93,7 +94,7 @@ def opencompass_judge_label(reply: Optional[str]) -> Optional[str]:
     return None
 
 
-def parse_opencompass_verdict(reply: Optional[str]) -> Optional[Verdict]:
+def parse_opencompass_verdict(reply: str | None) -> Verdict | None:
     """'yes' / 'no' as OpenCompass reads a LiveMathBench judge reply; None where OpenCompass
     would score 0 although the judge did not say no (see the module docstring)."""
     label = opencompass_judge_label(reply)

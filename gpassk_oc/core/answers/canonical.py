@@ -11,37 +11,55 @@ The classifiers read a canonical form as a plain rational (:func:`as_rational`),
 choice letters (:func:`as_choice`), text (:func:`as_text`), prose outside ``\\text{}``
 (:func:`has_bare_word`) or plain math (:func:`is_plain_math`).
 """
+
 from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Optional
 
 # unicode writings of LaTeX (only tried on text that is not pure ASCII)
 _UNICODE_SUBS = (
-    (re.compile("∞"), r"\\infty"), (re.compile("∪"), r"\\cup"), (re.compile("π"), r"\\pi "),
+    (re.compile("∞"), r"\\infty"),
+    (re.compile("∪"), r"\\cup"),
+    (re.compile("π"), r"\\pi "),
     (re.compile(r"根号\s*(\d+)"), r"\\sqrt{\1}"),  # 根号3 is √3
-    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"), (re.compile("√"), r"\\sqrt"),
-    (re.compile("−"), "-"), (re.compile("≤"), r"\\le "), (re.compile("≥"), r"\\ge "),
-    (re.compile("×"), r"\\times "), (re.compile("＞"), ">"), (re.compile("＜"), "<"),
+    (re.compile(r"√\s*(\d+)"), r"\\sqrt{\1}"),
+    (re.compile("√"), r"\\sqrt"),
+    (re.compile("−"), "-"),
+    (re.compile("≤"), r"\\le "),
+    (re.compile("≥"), r"\\ge "),
+    (re.compile("×"), r"\\times "),
+    (re.compile("＞"), ">"),
+    (re.compile("＜"), "<"),
     (re.compile("∀"), r"\\forall "),
 )
 # LaTeX whose backslash escape was read by a JSON/Python string: "\frac" arrives as a form
 # feed + "rac", "\binom" as a backspace + "inom", "\text" as a tab + "ext"; and commands
 # escaped twice ("\\\\frac" for "\\frac") — repaired before anything else
 _ESCAPE_SUBS = (
-    (re.compile("\x0c"), r"\\f"), (re.compile("\x08"), r"\\b"), (re.compile("\x07"), r"\\a"),
+    (re.compile("\x0c"), r"\\f"),
+    (re.compile("\x08"), r"\\b"),
+    (re.compile("\x07"), r"\\a"),
     (re.compile("\t(?=ext\\{|(?:imes|heta|an|au)(?![a-zA-Z]))"), r"\\t"),
     (re.compile("\r(?=(?:ight|ho)(?![a-zA-Z]))"), r"\\r"),
-    (re.compile(r"(?<!\\)\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
-                r"infty|bigg|big)(?![a-zA-Z]))"), r"\\"),
+    (
+        re.compile(
+            r"(?<!\\)\\\\(?=(?:frac|dfrac|sqrt|pi|sin|cos|tan|ln|log|text|left|right|cdot|times|"
+            r"infty|bigg|big)(?![a-zA-Z]))"
+        ),
+        r"\\",
+    ),
 )
 # HTML exponents and subscripts, ^(…) for ^{…}, a function name in \text{}, a one-letter
 # \mathrm{N}, a period before a closing bracket ("\sqrt{2}.]")
 _MARKUP_SUBS = (
-    (re.compile(r"<sup>([^<>]*)</sup>"), r"^{\1}"), (re.compile(r"<sub>([^<>]*)</sub>"), r"_{\1}"),
+    (re.compile(r"<sup>([^<>]*)</sup>"), r"^{\1}"),
+    (re.compile(r"<sub>([^<>]*)</sub>"), r"_{\1}"),
     (re.compile(r"\^\(([^()]*)\)"), r"^{\1}"),
-    (re.compile(r"\\(?:text|mathrm|operatorname)\{(sin|cos|tan|cot|sec|csc|ln|log|exp)\}"), r"\\\1 "),
+    (
+        re.compile(r"\\(?:text|mathrm|operatorname)\{(sin|cos|tan|cot|sec|csc|ln|log|exp)\}"),
+        r"\\\1 ",
+    ),
     (re.compile(r"(?<=[}a-zA-Z])\.(?=\s*(?:\\right)?[)\]])"), ""),
 )
 _UPRIGHT_LETTER_RE = re.compile(r"\\(?:mathrm|mathit)\{~?([A-Za-z])\}")
@@ -82,7 +100,7 @@ def _one_group(text: str) -> bool:
     return depth == 0
 
 
-def canonical_answer(answer: Optional[str]) -> str:
+def canonical_answer(answer: str | None) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:
         return ""
@@ -113,8 +131,12 @@ def canonical_answer(answer: Optional[str]) -> str:
             text = _EDGE_QUAD_RE.sub("", text)
         if text.startswith("{") and text.endswith("}") and _one_group(text):
             text = text[1:-1]  # {\frac{1}{2}} is \frac{1}{2}
-        if text.startswith("\\[") and text.endswith("\\]") or \
-                text.startswith("\\(") and text.endswith("\\)"):
+        if (
+            text.startswith("\\[")
+            and text.endswith("\\]")
+            or text.startswith("\\(")
+            and text.endswith("\\)")
+        ):
             text = text[2:-2]  # display / inline math delimiters around a whole answer
         if text.startswith("\\boxed{") and text.endswith("}") and _one_group(text[6:]):
             text = text[7:-1]  # a reference answer written boxed
@@ -122,7 +144,6 @@ def canonical_answer(answer: Optional[str]) -> str:
         if whole:
             text = whole.group(1)
     return text
-
 
 
 _NUM = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)"
@@ -134,7 +155,7 @@ _RATIONAL_RES = (
 _CHOICE_RE = re.compile(r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*)\)?\}?$")
 
 
-def as_rational(canonical: str) -> Optional[Fraction]:
+def as_rational(canonical: str) -> Fraction | None:
     """The exact value of a canonical answer that is a plain rational number, else None."""
     if len(canonical) > 40:
         return None
@@ -154,7 +175,7 @@ def as_rational(canonical: str) -> Optional[Fraction]:
     return None
 
 
-def as_choice(canonical: str) -> Optional[frozenset[str]]:
+def as_choice(canonical: str) -> frozenset[str] | None:
     """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``), else None."""
     m = _CHOICE_RE.match(canonical)
     if not m:
@@ -167,7 +188,7 @@ _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _WORDS_RE = re.compile(r"^[A-Za-z]{2,}(?:[ '-][A-Za-z]+)*$")
 
 
-def as_text(canonical: str) -> Optional[str]:
+def as_text(canonical: str) -> str | None:
     """Lower-cased text of a text answer, else None: a ``\\text{...}`` wrapper, an answer with
     CJK characters and no LaTeX, or a bare word of two or more letters (``Tuesday``)."""
     m = _TEXT_WRAP_RE.match(canonical)
@@ -195,8 +216,10 @@ def split_top(text: str) -> list[str]:
     return parts
 
 
-_TEXT_GROUP_RE = re.compile(r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}|"
-                            r"\\[a-zA-Z]+\{[a-zA-Z*]*\}")
+_TEXT_GROUP_RE = re.compile(
+    r"\\(?:text|textbf|textrm|mathrm|mbox|operatorname)\{[^{}]*\}|"
+    r"\\[a-zA-Z]+\{[a-zA-Z*]*\}"
+)
 _BARE_WORD_RE = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 
 

@@ -12,21 +12,29 @@ Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: quest
 ``n_q >= k`` (``excluded_questions`` counts the others per k). With nothing unjudged every
 ``n_q`` is n and the results are the plain G-Pass@k of the paper.
 """
+
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
-from .. import __version__
-from ..metrics import DEFAULT_THRESHOLDS, as_fraction, format_threshold, g_pass_table
-from ..metric_names import g_pass_key, group_name, mg_pass_key, result_key
-from .results import QuestionResult, Results, RunInfo
+from gpassk_oc import __version__
+from gpassk_oc.core.scoring.metric_names import g_pass_key, group_name, mg_pass_key, result_key
+from gpassk_oc.core.scoring.metrics import (
+    DEFAULT_THRESHOLDS,
+    as_fraction,
+    format_threshold,
+    g_pass_table,
+)
+from gpassk_oc.core.scoring.results import QuestionResult, Results, RunInfo
 
 __all__ = ["build_results", "excluded_questions", "group_replicas"]
 
 
-def group_replicas(values: Sequence[Any], n: int,
-                   question_ids: Optional[Sequence[str]] = None) -> list[list[Any]]:
+def group_replicas(
+    values: Sequence[Any], n: int, question_ids: Sequence[str] | None = None
+) -> list[list[Any]]:
     """``values`` (length q·n, replica-major) → q lists of n values, question order kept.
 
     When *question_ids* are given, every replica block must list the same ids in the
@@ -41,18 +49,23 @@ def group_replicas(values: Sequence[Any], n: int,
             raise ValueError(f"{len(question_ids)} question ids for {total} predictions")
         first = list(question_ids[:size])
         for r in range(1, n):
-            block = list(question_ids[r * size:(r + 1) * size])
+            block = list(question_ids[r * size : (r + 1) * size])
             if block != first:
                 bad = next(i for i, (a, b) in enumerate(zip(first, block)) if a != b)
                 raise ValueError(
                     f"replica {r} is not a copy of replica 0: row {r * size + bad} has "
-                    f"question_id {block[bad]!r}, expected {first[bad]!r}")
+                    f"question_id {block[bad]!r}, expected {first[bad]!r}"
+                )
     return [[values[r * size + i] for r in range(n)] for i in range(size)]
 
 
-def _per_question_values(ns: Sequence[int], counts: Sequence[int], ks: Sequence[int],
-                         thresholds: Sequence[Any], mg_mode: str
-                         ) -> dict[str, list[tuple[int, float]]]:
+def _per_question_values(
+    ns: Sequence[int],
+    counts: Sequence[int],
+    ks: Sequence[int],
+    thresholds: Sequence[Any],
+    mg_mode: str,
+) -> dict[str, list[tuple[int, float]]]:
     """metric key → [(question position, value)] for every question with ``n_q >= k``.
 
     Questions are grouped by their own ``n_q`` (the judged samples; all equal to n unless
@@ -67,8 +80,9 @@ def _per_question_values(ns: Sequence[int], counts: Sequence[int], ks: Sequence[
         eligible = [k for k in ks if k <= nq]
         if not eligible:
             continue
-        table = g_pass_table(nq, [counts[i] for i in members], ks=eligible,
-                             thresholds=thresholds, mg_mode=mg_mode)
+        table = g_pass_table(
+            nq, [counts[i] for i in members], ks=eligible, thresholds=thresholds, mg_mode=mg_mode
+        )
         for key, column in table.per_question.items():
             values.setdefault(key, []).extend(zip(members, (float(v) for v in column)))
     return values
@@ -82,8 +96,13 @@ def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     return keys
 
 
-def _metrics(n: int, ks: Sequence[int], thresholds: Sequence[Any], mg_mode: str,
-             correct: Sequence[Sequence[Optional[bool]]]) -> dict[str, float]:
+def _metrics(
+    n: int,
+    ks: Sequence[int],
+    thresholds: Sequence[Any],
+    mg_mode: str,
+    correct: Sequence[Sequence[bool | None]],
+) -> dict[str, float]:
     """Percent metrics of one question group.
 
     ``None`` verdicts (unjudged) are excluded: question q has ``c_q`` True among its
@@ -107,22 +126,25 @@ def _metrics(n: int, ks: Sequence[int], thresholds: Sequence[Any], mg_mode: str,
             values = _per_question_values(ns, counts, ks, thresholds, mg_mode)
             for key in _metric_keys(ks, thresholds):
                 if values.get(key):
-                    out[key] = float(sum(Fraction(v) for _, v in values[key]) * 100
-                                     / len(values[key]))
+                    out[key] = float(
+                        sum(Fraction(v) for _, v in values[key]) * 100 / len(values[key])
+                    )
         out["pass@1"] = float(pass1)
     return out
 
 
-def excluded_questions(ks: Sequence[int], correct: Sequence[Sequence[Optional[bool]]]
-                       ) -> dict[str, int]:
+def excluded_questions(
+    ks: Sequence[int], correct: Sequence[Sequence[bool | None]]
+) -> dict[str, int]:
     """Per k (as a string key): questions with fewer than k judged samples (left out of
     that k's G-Pass means)."""
     ns = [sum(1 for v in row if v is not None) for row in correct]
     return {str(k): sum(1 for nq in ns if nq < k) for k in ks}
 
 
-def _per_sample(name: str, values: Optional[Sequence[Sequence[Any]]], q: int, n: int
-                ) -> Optional[list[list[str]]]:
+def _per_sample(
+    name: str, values: Sequence[Sequence[Any]] | None, q: int, n: int
+) -> list[list[str]] | None:
     if values is None:
         return None
     if len(values) != q or any(len(v) != n for v in values):
@@ -130,16 +152,22 @@ def _per_sample(name: str, values: Optional[Sequence[Sequence[Any]]], q: int, n:
     return [[str(v) for v in row] for row in values]
 
 
-def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
-                  extracted: Sequence[Sequence[Optional[str]]],
-                  correct: Sequence[Sequence[Optional[bool]]],
-                  thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
-                  mg_mode: str = "documented",
-                  source: Optional[Sequence[Sequence[str]]] = None,
-                  found: Optional[Sequence[Sequence[str]]] = None,
-                  accounting: Optional[Mapping[str, Any]] = None,
-                  check: Optional[str] = None, judge: Optional[Mapping[str, Any]] = None,
-                  undecided_marked: bool = False) -> dict[str, Any]:
+def build_results(
+    *,
+    n: int,
+    ks: Sequence[int],
+    rows: Sequence[dict],
+    extracted: Sequence[Sequence[str | None]],
+    correct: Sequence[Sequence[bool | None]],
+    thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
+    mg_mode: str = "documented",
+    source: Sequence[Sequence[str]] | None = None,
+    found: Sequence[Sequence[str]] | None = None,
+    accounting: Mapping[str, Any] | None = None,
+    check: str | None = None,
+    judge: Mapping[str, Any] | None = None,
+    undecided_marked: bool = False,
+) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
@@ -158,8 +186,10 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
     """
     q = len(rows)
     if not (len(extracted) == len(correct) == q) or q == 0:
-        raise ValueError(f"need one extracted/correct list per question: {q} rows, "
-                         f"{len(extracted)} extracted, {len(correct)} correct")
+        raise ValueError(
+            f"need one extracted/correct list per question: {q} rows, "
+            f"{len(extracted)} extracted, {len(correct)} correct"
+        )
     if any(len(e) != n or len(c) != n for e, c in zip(extracted, correct)):
         raise ValueError(f"every question needs n={n} extracted answers and verdicts")
     source = _per_sample("source", source, q, n)
@@ -170,22 +200,38 @@ def build_results(*, n: int, ks: Sequence[int], rows: Sequence[dict],
     for i, row in enumerate(rows):
         groups.setdefault(group_name(str(row["split"]), str(row["language"])), []).append(i)
     for group, members in groups.items():
-        for metric, value in _metrics(n, ks, thresholds, mg_mode,
-                                      [correct[i] for i in members]).items():
+        for metric, value in _metrics(
+            n, ks, thresholds, mg_mode, [correct[i] for i in members]
+        ).items():
             metrics[result_key(metric, group)] = value
-    info = RunInfo(n=int(n), num_questions=q, ks=ks,
-                   thresholds=[float(format_threshold(t)) for t in thresholds],
-                   mg_mode=mg_mode, check=check, judge=dict(judge) if judge else None,
-                   undecided_marked=bool(undecided_marked), writer=f"gpassk_oc {__version__}")
+    info = RunInfo(
+        n=int(n),
+        num_questions=q,
+        ks=ks,
+        thresholds=[float(format_threshold(t)) for t in thresholds],
+        mg_mode=mg_mode,
+        check=check,
+        judge=dict(judge) if judge else None,
+        undecided_marked=bool(undecided_marked),
+        writer=f"gpassk_oc {__version__}",
+    )
     counts: dict[str, Any] = dict(accounting or {})
     counts["unjudged"] = sum(1 for row in correct for v in row if v is None)
     counts["excluded_questions"] = excluded_questions(ks, correct)
-    questions = [QuestionResult(
-        index=i, question_id=str(row["question_id"]), split=str(row["split"]),
-        language=str(row["language"]), question_type=str(row.get("question_type") or ""),
-        question=str(row["question"]), gold=str(row["answer"]),
-        extracted=[None if e is None else str(e) for e in extracted[i]],
-        correct=[None if v is None else bool(v) for v in correct[i]],
-        source=source[i] if source is not None else None,
-        found=found[i] if found is not None else None) for i, row in enumerate(rows)]
+    questions = [
+        QuestionResult(
+            index=i,
+            question_id=str(row["question_id"]),
+            split=str(row["split"]),
+            language=str(row["language"]),
+            question_type=str(row.get("question_type") or ""),
+            question=str(row["question"]),
+            gold=str(row["answer"]),
+            extracted=[None if e is None else str(e) for e in extracted[i]],
+            correct=[None if v is None else bool(v) for v in correct[i]],
+            source=source[i] if source is not None else None,
+            found=found[i] if found is not None else None,
+        )
+        for i, row in enumerate(rows)
+    ]
     return Results(info, metrics, counts, questions).to_json()

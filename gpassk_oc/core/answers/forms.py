@@ -21,22 +21,25 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   (one of several answers) → 'undecided'; an element matching none of the gold's →
   'wrong'.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, NamedTuple
 
-from .canonical import split_top
-from .numeric import Numbers, Outcome, compare_numbers, numeric_value
+from gpassk_oc.core.answers.canonical import split_top
+from gpassk_oc.core.answers.numeric import Numbers, Outcome, compare_numbers, numeric_value
 
-Check = Callable[[str, str, Numbers], Optional[Outcome]]
+Check = Callable[[str, str, Numbers], Outcome | None]
 
 _THOUSANDS_RE = re.compile(r"^([+-]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?$")
 _CURRENCY_RE = re.compile(r"^(-?)(?:\\\$|\\textdollar|USD|¥|￥|€|£)")
 _UNIT_TAIL_RE = re.compile(
     r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}|(?<=\d)([a-zA-Z]{2,20}(?:\^[23])?)"
-    r"|(?<=\d)([\u4e00-\u9fff]{1,4}))$")
+    r"|(?<=\d)([\u4e00-\u9fff]{1,4}))$"
+)
 _DEGREE_RE = re.compile(r"(?:\^\\circ|°|\\circ|\\degree)$")
 _PERCENT_RE = re.compile(r"(?:\\%|%)$")
 _CONVERSIONS = (10.0, 100.0, 1000.0, 1e4, 1e6, 60.0, 3600.0, 12.0, 24.0, 36.0, 144.0, 1728.0)
@@ -50,14 +53,14 @@ class Decorated(NamedTuple):
     unit: str
 
 
-def strip_decorations(canonical: str) -> Optional[tuple[str, str, str]]:
+def strip_decorations(canonical: str) -> tuple[str, str, str] | None:
     """(bare number text, kind, unit): currency, degree, percent and unit tails and thousands
     separators taken off (``\\$1,200`` → ``1200``); None when a tail is not a unit."""
     text = canonical
     kind, unit = "plain", ""
     m = _CURRENCY_RE.match(text)
     if m:
-        text = m.group(1) + text[m.end():]
+        text = m.group(1) + text[m.end() :]
         kind = "unit"
     for _ in range(2):  # "30^\circ\text{}" / "5\text{cm}^2"-like tails, at most two layers
         if _DEGREE_RE.search(text):
@@ -69,10 +72,13 @@ def strip_decorations(canonical: str) -> Optional[tuple[str, str, str]]:
             if tail is None or tail.start() == 0:
                 break
             word = next(g for g in tail.groups() if g is not None).strip()
-            if word and not re.fullmatch(r"[A-Za-z]{1,20}(?:\^[23])?|[\u4e00-\u9fff]{1,4}|"
-                                         r"[A-Za-z][A-Za-z ./^0-9-]*", word):
+            if word and not re.fullmatch(
+                r"[A-Za-z]{1,20}(?:\^[23])?|[\u4e00-\u9fff]{1,4}|"
+                r"[A-Za-z][A-Za-z ./^0-9-]*",
+                word,
+            ):
                 return None
-            text = text[:tail.start()]
+            text = text[: tail.start()]
             kind, unit = "unit", word.lower()
     m = _THOUSANDS_RE.match(text)
     if m:
@@ -81,7 +87,7 @@ def strip_decorations(canonical: str) -> Optional[tuple[str, str, str]]:
     return text.strip(), kind, unit
 
 
-def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
+def decorated(canonical: str, num: Numbers) -> Decorated | None:
     """The value of a decorated number (``\\$1,200``, ``30^\\circ``, ``40\\text{cm}``), else None.
 
     A bare number without decoration also returns (value, 'plain', '') so that both sides
@@ -95,13 +101,21 @@ def decorated(canonical: str, num: Numbers) -> Optional[Decorated]:
         return None
     if text.count(":") == 1 and kind == "plain":  # a ratio 20:3 is the number 20/3
         left, right = (numeric_value(side, num) for side in text.split(":"))
-        if left is None or right is None or not right or isinstance(left, num.complex_type) \
-                or isinstance(right, num.complex_type):
+        if (
+            left is None
+            or right is None
+            or not right
+            or isinstance(left, num.complex_type)
+            or isinstance(right, num.complex_type)
+        ):
             return None
         return Decorated(left / right, "ratio", "")
     mixed = mixed_number(text)  # 3\frac{1}{2} hours is 3.5 hours, not 3·(1/2)
-    value = (num.number(str(mixed.numerator)) / mixed.denominator if mixed is not None
-             else numeric_value(text, num))
+    value = (
+        num.number(str(mixed.numerator)) / mixed.denominator
+        if mixed is not None
+        else numeric_value(text, num)
+    )
     if value is None or isinstance(value, num.complex_type):
         return None
     return Decorated(value, kind, unit)
@@ -121,7 +135,7 @@ def _scaled_readings(d: Decorated, num: Numbers) -> list:
     return [(d.value, 1)]
 
 
-def decoration_check(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
+def decoration_check(pred: str, gold: str, num: Numbers) -> Outcome | None:
     """Numbers where at least one side is decorated (see the module doc), else None."""
     p, g = decorated(pred, num), decorated(gold, num)
     if p is None or g is None or (p.kind == "plain" and g.kind == "plain"):
@@ -133,7 +147,11 @@ def decoration_check(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
         return None  # "25,100" may be the list 25, 100: the list rules decide
     if None in outcomes:
         return None
-    if (p.kind == "unit" or g.kind == "unit") and p.unit != g.unit and _conversion(p.value, g.value):
+    if (
+        (p.kind == "unit" or g.kind == "unit")
+        and p.unit != g.unit
+        and _conversion(p.value, g.value)
+    ):
         return "undecided"  # 2 m against 200: a unit conversion the problem may ask for
     return approximation(pred, gold, num) or "wrong"
 
@@ -149,7 +167,7 @@ def _conversion(a: Any, b: Any) -> bool:
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.(\d+)$")
 
 
-def _value(text: str, num: Numbers) -> Optional[list]:
+def _value(text: str, num: Numbers) -> list | None:
     """The readings of one value, each with the scale of its last digit: a mixed number, a
     decorated number or a closed value."""
     mixed = mixed_number(text)
@@ -159,7 +177,7 @@ def _value(text: str, num: Numbers) -> Optional[list]:
     return _scaled_readings(d, num) if d is not None else None
 
 
-def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
+def approximation(pred: str, gold: str, num: Numbers) -> Outcome | None:
     """One side a decimal approximation of the other (see :func:`approximates`): 'equal' when
     correctly rounded to at least 3 significant digits, 'undecided' otherwise, else None
     (also for a percent against an angle: 17.5% is no rounding of 10°)."""
@@ -173,7 +191,7 @@ def approximation(pred: str, gold: str, num: Numbers) -> Optional[Outcome]:
     return None
 
 
-def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
+def approximates(approx: str, exact: str, num: Numbers) -> Outcome | None:
     """*approx* as a rounding of *exact*: 'equal' if it is *exact* correctly rounded to its own
     decimals with ≥ 3 significant digits, 'undecided' if it is within one unit of its last
     digit (truncated, or only 2 significant digits), None if not an approximation at all
@@ -188,12 +206,15 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     bare = stripped[0]  # digits are counted on the number alone, never on its unit or %
     m = _DECIMAL_RE.match(bare)
     digits = len(m.group(1)) if m else 0
-    if m is None and not (re.fullmatch(r"[+-]?\d+", bare) and exact_stripped is not None
-                          and (e := _DECIMAL_RE.match(exact_stripped[0]))
-                          and len(e.group(1)) >= 2):
+    if m is None and not (
+        re.fullmatch(r"[+-]?\d+", bare)
+        and exact_stripped is not None
+        and (e := _DECIMAL_RE.match(exact_stripped[0]))
+        and len(e.group(1)) >= 2
+    ):
         return None
     exact_fraction = _as_fraction(exact)
-    if exact_fraction is not None and (exact_fraction * 10 ** digits).denominator == 1:
+    if exact_fraction is not None and (exact_fraction * 10**digits).denominator == 1:
         return None  # 0.5 vs 0.6: both exact at this precision
     p, g = _value(approx, num), _value(exact, num)
     if p is None or g is None:
@@ -211,7 +232,7 @@ def approximates(approx: str, exact: str, num: Numbers) -> Optional[Outcome]:
     return "undecided"
 
 
-def _as_fraction(text: str) -> Optional[Fraction]:
+def _as_fraction(text: str) -> Fraction | None:
     try:
         return Fraction(text)
     except (ValueError, ZeroDivisionError):
@@ -221,7 +242,7 @@ def _as_fraction(text: str) -> Optional[Fraction]:
 _MIXED_RE = re.compile(r"^([+-]?)(\d+)\\frac\{(\d+)\}\{(\d+)\}$")
 
 
-def mixed_number(canonical: str) -> Optional[Fraction]:
+def mixed_number(canonical: str) -> Fraction | None:
     """``21\\frac{13}{14}`` → 21 + 13/14 (a proper fraction right after an integer), else None."""
     m = _MIXED_RE.match(canonical)
     if m is None:
@@ -236,7 +257,7 @@ def mixed_number(canonical: str) -> Optional[Fraction]:
 _PM_RE = re.compile(r"\\(?:pm|mp)(?![a-zA-Z])")
 
 
-def elements(canonical: str) -> Optional[list[str]]:
+def elements(canonical: str) -> list[str] | None:
     """The elements of a comma list or a ``\\pm`` expression (≥ 2), else None.
 
     Set braces, ``\\text{and}`` / ``\\text{or}`` separators and a leading ``x=`` shared by
@@ -259,7 +280,7 @@ def elements(canonical: str) -> Optional[list[str]]:
     return parts
 
 
-def _tuple(canonical: str) -> Optional[list[str]]:
+def _tuple(canonical: str) -> list[str] | None:
     if len(canonical) > 2 and canonical[0] == "(" and canonical[-1] == ")":
         parts = split_top(canonical[1:-1])
         if len(parts) >= 2 and all(parts):
@@ -276,7 +297,7 @@ def _sorted_values(parts: list[str], num: Numbers) -> bool:
     return values == sorted(values) or values == sorted(values, reverse=True)
 
 
-def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Optional[Outcome]:
+def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | None:
     """Lists against lists or single values, elements compared with *check* (see module doc)."""
     pe, ge = elements(pred), elements(gold)
     if pe is None and ge is None:
@@ -308,4 +329,3 @@ def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Optional[Out
     if any(o is None for row in table for o in row):
         return None
     return "undecided"
-

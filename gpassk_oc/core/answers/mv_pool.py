@@ -1,7 +1,7 @@
 """A small pool of math-verify worker processes with a per-call deadline (pure core).
 
 math-verify's own SIGALRM timeouts only work in the main thread, and sympy can hang on
-pathological input (``9^{9^{9^{9}}}``). Each worker is ``python -m gpassk_oc.core._mv_worker``
+pathological input (``9^{9^{9^{9}}}``). Each worker is ``python -m gpassk_oc.core.answers._mv_worker``
 speaking JSON lines over pipes; a call past its deadline SIGKILLs its worker ('undecided')
 and a fresh one starts for the next call. Workers die with their parent (PR_SET_PDEATHSIG
 plus a watchdog thread), even while stuck in C code.
@@ -13,6 +13,7 @@ Why not ``pebble.ProcessPool`` (which also kills a task on timeout): it is built
 would run twice) and forks a multi-threaded evaluator under the fork method. Plain
 subprocesses have none of these problems, so the pool keeps them.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -24,8 +25,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Optional, Sequence
+from typing import Literal
 
 Outcome = Literal["equal", "wrong", "undecided"]
 
@@ -33,13 +35,13 @@ _WORKER_ENV_FLAG = "GPASSK_MV_WORKER"
 
 
 def _package_root() -> str:
-    return str(Path(__file__).resolve().parents[2])
+    return str(Path(__file__).resolve().parents[3])
 
 
 class MathVerifyPool:
     """A few worker processes running math-verify with a per-call deadline.
 
-    Each worker is ``python -m gpassk_oc.core._mv_worker`` speaking JSON lines over pipes, so
+    Each worker is ``python -m gpassk_oc.core.answers._mv_worker`` speaking JSON lines over pipes, so
     it works from any thread, from daemonic worker processes (no ``multiprocessing``) and needs
     no ``__main__`` guard. A call that exceeds ``timeout`` kills its worker (SIGKILL) and yields
     ``'undecided'``; a fresh worker is started lazily for the next call.
@@ -48,27 +50,34 @@ class MathVerifyPool:
     def __init__(self, workers: int = 2, timeout: float = 5.0) -> None:
         self.size = max(1, int(workers))
         self.timeout = float(timeout)
-        self._idle: "queue.LifoQueue[Optional[subprocess.Popen]]" = queue.LifoQueue()
+        self._idle: queue.LifoQueue[subprocess.Popen | None] = queue.LifoQueue()
         for _ in range(self.size):
             self._idle.put(None)  # slot without a started process
         self._procs: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self.timeouts = 0
         self._closed = False
-        self._spawner: Optional[threading.Thread] = None
-        self._spawn_q: "queue.Queue" = queue.Queue()
+        self._spawner: threading.Thread | None = None
+        self._spawn_q: queue.Queue = queue.Queue()
 
     # -- process management
     def _start(self) -> subprocess.Popen:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (_package_root(), env.get("PYTHONPATH", "")) if p)
+            p for p in (_package_root(), env.get("PYTHONPATH", "")) if p
+        )
         env[_WORKER_ENV_FLAG] = "1"
         env["GPASSK_MV_PARENT"] = str(os.getpid())
-        proc = self._spawn(dict(
-            args=[sys.executable, "-u", "-m", "gpassk_oc.core._mv_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, bufsize=0))
+        proc = self._spawn(
+            dict(
+                args=[sys.executable, "-u", "-m", "gpassk_oc.core.answers._mv_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                bufsize=0,
+            )
+        )
         proc._gp_buf = b""  # type: ignore[attr-defined]
         with self._lock:
             self._procs.add(proc)
@@ -79,8 +88,9 @@ class MathVerifyPool:
         the *thread* that forked it, and executor threads come and go."""
         with self._lock:
             if self._spawner is None:
-                self._spawner = threading.Thread(target=self._spawn_loop, daemon=True,
-                                                 name="mv-spawner")
+                self._spawner = threading.Thread(
+                    target=self._spawn_loop, daemon=True, name="mv-spawner"
+                )
                 self._spawner.start()
         box: list = []
         done = threading.Event()
@@ -113,7 +123,7 @@ class MathVerifyPool:
         with self._lock:
             self._procs.discard(proc)
 
-    def _readline(self, proc: subprocess.Popen, deadline: float) -> Optional[bytes]:
+    def _readline(self, proc: subprocess.Popen, deadline: float) -> bytes | None:
         fd = proc.stdout.fileno()  # type: ignore[union-attr]
         buf: bytes = proc._gp_buf  # type: ignore[attr-defined]
         while b"\n" not in buf:
@@ -132,14 +142,14 @@ class MathVerifyPool:
         return line
 
     # -- public
-    def check(self, pred: str, gold: str, timeout: Optional[float] = None) -> Outcome:
+    def check(self, pred: str, gold: str, timeout: float | None = None) -> Outcome:
         """math-verify outcome for one pair; 'undecided' on timeout or worker failure."""
         if self._closed:
             raise RuntimeError("MathVerifyPool is closed")
         limit = self.timeout if timeout is None else timeout
         proc = self._idle.get()
         try:
-            for attempt in range(2):  # a worker that died between calls is replaced once
+            for _attempt in range(2):  # a worker that died between calls is replaced once
                 if proc is None or proc.poll() is not None:
                     if proc is not None:
                         self._kill(proc)
@@ -176,8 +186,9 @@ class MathVerifyPool:
         finally:
             self._idle.put(proc)
 
-    def check_many(self, pairs: Sequence[tuple[str, str]],
-                   timeout: Optional[float] = None) -> list[Outcome]:
+    def check_many(
+        self, pairs: Sequence[tuple[str, str]], timeout: float | None = None
+    ) -> list[Outcome]:
         """Outcomes for many (pred, gold) pairs, spread over the workers (*timeout* per call,
         as in :meth:`check`)."""
         if not pairs:
@@ -197,7 +208,7 @@ class MathVerifyPool:
         for proc in procs:
             self._kill(proc)
 
-    def __enter__(self) -> "MathVerifyPool":
+    def __enter__(self) -> MathVerifyPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -205,16 +216,23 @@ class MathVerifyPool:
 
 
 def _start_error() -> str:
-    """Why ``python -m gpassk_oc.core._mv_worker`` cannot start (its import error), briefly."""
+    """Why ``python -m gpassk_oc.core.answers._mv_worker`` cannot start (its import error), briefly."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_package_root(), env.get("PYTHONPATH", "")) if p)
-    probe = subprocess.run([sys.executable, "-c", "import math_verify, gpassk_oc.core._mv_worker"],
-                           capture_output=True, text=True, env=env, timeout=120)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (_package_root(), env.get("PYTHONPATH", "")) if p
+    )
+    probe = subprocess.run(
+        [sys.executable, "-c", "import math_verify, gpassk_oc.core.answers._mv_worker"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     tail = (probe.stderr or "").strip().splitlines()[-1:] or ["no error on import; timed out"]
     return f"{sys.executable}: {tail[0]}"
 
 
-_DEFAULT_POOL: Optional[MathVerifyPool] = None
+_DEFAULT_POOL: MathVerifyPool | None = None
 _DEFAULT_POOL_LOCK = threading.Lock()
 
 
@@ -224,7 +242,8 @@ def default_pool() -> MathVerifyPool:
     with _DEFAULT_POOL_LOCK:
         if _DEFAULT_POOL is None:
             workers = int(os.environ.get("GPASSK_MV_WORKERS", min(2, os.cpu_count() or 1)))
-            _DEFAULT_POOL = MathVerifyPool(workers=workers,
-                                           timeout=float(os.environ.get("GPASSK_MV_TIMEOUT", 5)))
+            _DEFAULT_POOL = MathVerifyPool(
+                workers=workers, timeout=float(os.environ.get("GPASSK_MV_TIMEOUT", 5))
+            )
             atexit.register(_DEFAULT_POOL.close)
         return _DEFAULT_POOL

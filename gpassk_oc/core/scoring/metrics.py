@@ -22,19 +22,20 @@ Only n + 1 values of c exist, so the batch API builds one tail table per (n, k) 
 O(n·k) — and then indexes it per question — O(#questions). Above ``EXACT_N_MAX`` scipy
 costs ~30 µs per value, so only the rows for the counts actually present are computed.
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from . import metric_names
-from .log import logger
+from gpassk_oc.core.scoring import metric_names
+from gpassk_oc.log import logger
 
 __all__ = [
     "DEFAULT_THRESHOLDS",
@@ -51,8 +52,8 @@ __all__ = [
     "threshold_count",
 ]
 
-Threshold = Union[float, str, Fraction, int, Decimal]
-Counts = Union[int, np.integer, Sequence[int], np.ndarray]
+Threshold = float | str | Fraction | int | Decimal
+Counts = int | np.integer | Sequence[int] | np.ndarray
 
 #: The thresholds OpenCompass reports (and the order it reports them in).
 DEFAULT_THRESHOLDS: tuple[Fraction, ...] = metric_names.ALL_TAUS
@@ -145,12 +146,12 @@ def format_threshold(tau: Threshold) -> str:
 
 
 def g_pass_key(k: int, tau: Threshold) -> str:
-    """``G-Pass@{k}_{τ}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
+    """``G-Pass@{k}_{τ}`` (spelled by :mod:`gpassk_oc.core.scoring.metric_names`)."""
     return metric_names.g_pass_key(k, as_fraction(tau))
 
 
 def mg_pass_key(k: int) -> str:
-    """``mG-Pass@{k}`` (spelled by :mod:`gpassk_oc.metric_names`)."""
+    """``mG-Pass@{k}`` (spelled by :mod:`gpassk_oc.core.scoring.metric_names`)."""
     return metric_names.mg_pass_key(k)
 
 
@@ -201,9 +202,12 @@ def _warn_odd_k(k: int, mode: str) -> None:
     if mode == "documented" and k % 2 == 1 and k not in _warned_odd_k:
         _warned_odd_k.add(k)
         # the text holds braces: pass it as an argument so loguru does not format it
-        logger.warning("{}", f"mG-Pass@{k} with odd k: the documented closed form "
-                       "(2/k)·Σ_{i=ceil(k/2)+1}^k drops the half step just above τ=0.5, so it "
-                       "is below 2∫_0.5^1 G-Pass dτ; pass mode='integral' for the exact area")
+        logger.warning(
+            "{}",
+            f"mG-Pass@{k} with odd k: the documented closed form "
+            "(2/k)·Σ_{i=ceil(k/2)+1}^k drops the half step just above τ=0.5, so it "
+            "is below 2∫_0.5^1 G-Pass dτ; pass mode='integral' for the exact area",
+        )
 
 
 @dataclass(frozen=True)
@@ -236,8 +240,9 @@ def _float_table(n: int, k: int, cs: np.ndarray) -> tuple[_KTable, np.ndarray]:
     entry of *cs* sits among them. A full 0..n table would cost (n+1)·(k+2) scipy calls."""
     uniq, index = np.unique(cs, return_inverse=True)
     tails = _scipy_tail_rows(n, k, uniq)
-    mg = {mode: tails @ np.asarray(_mg_weights(k, mode) + [0], dtype=float) / k
-          for mode in MG_MODES}
+    mg = {
+        mode: tails @ np.asarray(_mg_weights(k, mode) + [0], dtype=float) / k for mode in MG_MODES
+    }
     return _KTable(tails, mg), index.reshape(np.shape(cs))
 
 
@@ -248,7 +253,7 @@ def _row_value(n: int, k: int, c: int, m: int) -> float:
     return float(_scipy_tail_rows(n, k, np.array([c]))[0, m])
 
 
-def _lookup(n: int, k: int, c: Counts, pick) -> Union[float, np.ndarray]:
+def _lookup(n: int, k: int, c: Counts, pick) -> float | np.ndarray:
     arr, scalar = _check_c(c, n)
     if scalar:
         return pick(None, int(arr))
@@ -258,7 +263,7 @@ def _lookup(n: int, k: int, c: Counts, pick) -> Union[float, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- public API
-def g_pass_at_k(n: int, c: Counts, k: int, tau: Threshold) -> Union[float, np.ndarray]:
+def g_pass_at_k(n: int, c: Counts, k: int, tau: Threshold) -> float | np.ndarray:
     """G-Pass@k_τ = P(X >= max(ceil(τ·k), 1)), X ~ Hypergeometric(n, c, k).
 
     *c* may be an int (returns float) or an integer array (returns an array of the
@@ -273,7 +278,7 @@ def g_pass_at_k(n: int, c: Counts, k: int, tau: Threshold) -> Union[float, np.nd
     return _lookup(n, k, c, pick)
 
 
-def mg_pass_at_k(n: int, c: Counts, k: int, mode: str = "documented") -> Union[float, np.ndarray]:
+def mg_pass_at_k(n: int, c: Counts, k: int, mode: str = "documented") -> float | np.ndarray:
     """mG-Pass@k; ``mode`` is "documented" (paper/OpenCompass) or "integral" (exact area).
 
     See the module docstring for why they differ for odd k; the documented form warns
@@ -294,7 +299,7 @@ def mg_pass_at_k(n: int, c: Counts, k: int, mode: str = "documented") -> Union[f
     return _lookup(n, k, c, pick)
 
 
-def pass_at_k(n: int, c: Counts, k: int) -> Union[float, np.ndarray]:
+def pass_at_k(n: int, c: Counts, k: int) -> float | np.ndarray:
     """Unbiased pass@k = 1 - C(n-c, k)/C(n, k), exact for every n (integer binomials)."""
     n, k = _check_n_k(n, k)
     total = math.comb(n, k)

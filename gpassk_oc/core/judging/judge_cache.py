@@ -24,6 +24,7 @@ plus a hash of its exact text, e.g. ``opencompass-en:<16 hex>``: a label is reus
 the very prompt text that produced it. Keys written before versions carried that hash
 (``gpassk-en-v1``…) are still read but never match, so those pairs are judged again.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,7 +35,6 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Optional
 
 FILE_GLOB = "judgements-*.jsonl"
 
@@ -48,14 +48,14 @@ def judgement_key(model: str, prompt_version: str, question: str, gold: str, ans
 class JudgeCache:
     """Labels by :func:`judgement_key`; ``cache_dir=None`` keeps them in memory only."""
 
-    def __init__(self, cache_dir: Optional[str], task_id: Optional[str] = None) -> None:
+    def __init__(self, cache_dir: str | None, task_id: str | None = None) -> None:
         self.dir = Path(cache_dir) if cache_dir else None
         self.task_id = task_id
         self._labels: dict[str, str] = {}
         self._offsets: dict[Path, int] = {}
         self._lock = threading.Lock()
         self._fh = None
-        self.own_path: Optional[Path] = None
+        self.own_path: Path | None = None
         self.torn_lines = 0
         if self.dir is not None:
             self.dir.mkdir(parents=True, exist_ok=True)
@@ -103,7 +103,7 @@ class JudgeCache:
             self._offsets[path] = start + end
         return added
 
-    def get(self, key: str) -> Optional[str]:
+    def get(self, key: str) -> str | None:
         """The committed label for *key*, or None."""
         return self._labels.get(key)
 

@@ -10,17 +10,20 @@ doubles is re-decided in a private 50-digit mpmath context, because in doubles 2
 2^{40} are "equal within 1e-9". Ambiguous notation (``2^10``, ``\\ln 2x``, ``\\log 8``) is
 refused rather than guessed.
 """
+
 from __future__ import annotations
 
 import cmath
 import math
 import re
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, Literal, NamedTuple, Optional
+from typing import Any, Literal, NamedTuple
 
 from mpmath.ctx_mp import MPContext
 
 Outcome = Literal["equal", "wrong", "undecided"]
+
 
 class Numbers(NamedTuple):
     """One number system: constructors, constants and tolerances."""
@@ -38,50 +41,94 @@ class Numbers(NamedTuple):
 
 _MP = MPContext()
 _MP.dps = 50
-FLOAT = Numbers(float, math.pi, math.e, 1j,
-                  {"\\ln": math.log, "\\log": math.log, "\\sin": math.sin, "\\cos": math.cos,
-                   "\\tan": math.tan, "\\exp": math.exp, "\\arcsin": math.asin,
-                   "\\arccos": math.acos, "\\arctan": math.atan, "gamma": math.gamma},
-                  cmath.isfinite, complex, 1e-9)
-PRECISE = Numbers(_MP.mpf, +_MP.pi, +_MP.e, _MP.mpc(0, 1),
-                    {"\\ln": _MP.log, "\\log": _MP.log, "\\sin": _MP.sin, "\\cos": _MP.cos,
-                     "\\tan": _MP.tan, "\\exp": _MP.exp, "\\arcsin": _MP.asin,
-                     "\\arccos": _MP.acos, "\\arctan": _MP.atan, "gamma": _MP.gamma},
-                    _MP.isfinite, _MP.mpc, 1e-30)
+FLOAT = Numbers(
+    float,
+    math.pi,
+    math.e,
+    1j,
+    {
+        "\\ln": math.log,
+        "\\log": math.log,
+        "\\sin": math.sin,
+        "\\cos": math.cos,
+        "\\tan": math.tan,
+        "\\exp": math.exp,
+        "\\arcsin": math.asin,
+        "\\arccos": math.acos,
+        "\\arctan": math.atan,
+        "gamma": math.gamma,
+    },
+    cmath.isfinite,
+    complex,
+    1e-9,
+)
+PRECISE = Numbers(
+    _MP.mpf,
+    +_MP.pi,
+    +_MP.e,
+    _MP.mpc(0, 1),
+    {
+        "\\ln": _MP.log,
+        "\\log": _MP.log,
+        "\\sin": _MP.sin,
+        "\\cos": _MP.cos,
+        "\\tan": _MP.tan,
+        "\\exp": _MP.exp,
+        "\\arcsin": _MP.asin,
+        "\\arccos": _MP.acos,
+        "\\arctan": _MP.atan,
+        "gamma": _MP.gamma,
+    },
+    _MP.isfinite,
+    _MP.mpc,
+    1e-30,
+)
 # exact rationals: integers and fractions of any size (3^{2021}-2^{2021}), no constants or
 # functions (a None constant fails the evaluation), exponents up to 4096
-EXACT = Numbers(Fraction, None, None, None, {}, lambda v: isinstance(v, Fraction), complex, 0.0,
-                4096)
+EXACT = Numbers(
+    Fraction, None, None, None, {}, lambda v: isinstance(v, Fraction), complex, 0.0, 4096
+)
 _FUNCS = FLOAT.funcs  # the accepted function names
 
 # after a function name: no letter, or one letter that is its argument (canonical forms drop
 # spaces: \\tanx is tan x) — but not h (\\tanh) and no longer run of letters
 _FUNCTION_END = r"(?=[a-gi-zA-Z](?![a-zA-Z])|(?![a-zA-Z]))"
-_TOKEN_RE = re.compile(r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
-                       r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END +
-                       r"|\\binom|!|"
-                       r"[a-zA-Z]_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9])|[-+*/^_(){}\[\]]|[a-zA-Z]")
+_TOKEN_RE = re.compile(
+    r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
+    r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom|!|"
+    r"[a-zA-Z]_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9])|[-+*/^_(){}\[\]]|[a-zA-Z]"
+)
 # variables: one letter, optionally with a simple subscript (x, N, x_1, a_{10}; not e, i:
 # constants); a run of letters (sin, ab) is not accepted
 _VARIABLE_RE = re.compile(r"[a-zA-Z](?:_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9]))?")
 _LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z_])[a-zA-Z]{2,}")
 # commands of _TOKEN_RE; canonical forms drop spaces, so \pia is \pi·a (\cdots is no \cdot)
-_COMMANDS_RE = re.compile(r"\\(?:frac|sqrt|pi|cdot(?!s)|times|infty)|"
-                          r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END +
-                          r"|\\binom")
+_COMMANDS_RE = re.compile(
+    r"\\(?:frac|sqrt|pi|cdot(?!s)|times|infty)|"
+    r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom"
+)
 _MAX_LEN = 240  # longer answers are left to math-verify and the judge
 # candidate points (irrational, so identities are not met by chance); the small positive
 # ones keep \\sqrt{x}, \\ln x and \\arccos x defined when a negative or large one is not
-_POINTS = ("0.6180339887", "1.4142135623", "-0.7320508075", "0.2360679774", "0.0413812651",
-           "0.1715728752", "0.3819660112")
-_REL_DIFFER = 1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
+_POINTS = (
+    "0.6180339887",
+    "1.4142135623",
+    "-0.7320508075",
+    "0.2360679774",
+    "0.0413812651",
+    "0.1715728752",
+    "0.3819660112",
+)
+_REL_DIFFER = (
+    1e-6  # confidently different: relative difference above this (math-verify rounds to 6 digits)
+)
 
 
 def _bits(value: Fraction) -> int:
     return value.numerator.bit_length() + value.denominator.bit_length()
 
 
-def _tokens(text: str) -> Optional[list[str]]:
+def _tokens(text: str) -> list[str] | None:
     tokens = _TOKEN_RE.findall(text)
     if "".join(tokens) != text:
         return None
@@ -91,15 +138,14 @@ def _tokens(text: str) -> Optional[list[str]]:
 class _Eval:
     """Recursive-descent evaluator over the tokens of one canonical answer."""
 
-    def __init__(self, tokens: list[str], num: Numbers,
-                 env: Optional[dict[str, Any]] = None) -> None:
+    def __init__(self, tokens: list[str], num: Numbers, env: dict[str, Any] | None = None) -> None:
         self.t = tokens
         self.i = 0
         self.env = env or {}
         self.allow_complex = False  # set once the answer itself writes i
         self.num = num
 
-    def peek(self) -> Optional[str]:
+    def peek(self) -> str | None:
         return self.t[self.i] if self.i < len(self.t) else None
 
     def take(self) -> str:
@@ -121,10 +167,16 @@ class _Eval:
                 self.take()
                 rhs = self.unary()
                 value = value / rhs if tok == "/" else value * rhs
-            elif tok in ("(", "{", "\\frac", "\\sqrt", "\\pi") or tok in _FUNCS \
-                    or (tok is not None and tok[0].isalpha()) \
-                    or (tok is not None and (tok[0].isdigit() or tok[0] == ".")
-                        and self.t[self.i - 1] in (")", "}")):  # \sqrt{3}7, (2)3
+            elif (
+                tok in ("(", "{", "\\frac", "\\sqrt", "\\pi")
+                or tok in _FUNCS
+                or (tok is not None and tok[0].isalpha())
+                or (
+                    tok is not None
+                    and (tok[0].isdigit() or tok[0] == ".")
+                    and self.t[self.i - 1] in (")", "}")
+                )
+            ):  # \sqrt{3}7, (2)3
                 value = value * self.power()  # implicit product: 2\sqrt{3}, 3\pi
             else:
                 return value
@@ -144,15 +196,23 @@ class _Eval:
         if self.peek() == "^":
             self.take()
             exponent = self.group_or_atom()
-            if abs(exponent) > self.num.max_exponent or (self.num.max_exponent <= 64 and abs(base) > 1e12):
+            if abs(exponent) > self.num.max_exponent or (
+                self.num.max_exponent <= 64 and abs(base) > 1e12
+            ):
                 raise ValueError("exponent too large")
-            if self.num is EXACT and (exponent.denominator != 1 or base == 0 and exponent < 0
-                                      or _bits(base) * abs(exponent) > 200_000):
+            if self.num is EXACT and (
+                exponent.denominator != 1
+                or base == 0
+                and exponent < 0
+                or _bits(base) * abs(exponent) > 200_000
+            ):
                 raise ValueError("not a rational power of a reasonable size")
             ctype = self.num.complex_type
-            if isinstance(exponent, ctype) or (isinstance(base, ctype) and exponent != int(exponent)):
+            if isinstance(exponent, ctype) or (
+                isinstance(base, ctype) and exponent != int(exponent)
+            ):
                 raise ValueError("complex power: leave it to sympy")
-            base = base ** exponent
+            base = base**exponent
             if isinstance(base, ctype) and not self.allow_complex:
                 raise ValueError("complex")
         return base
@@ -176,7 +236,7 @@ class _Eval:
             tok = self.peek()
             if tok is not None and tok.isdigit() and len(tok) > 1:
                 # a subscript takes one character: \\log_28 is log₂ 8 (canonical form of \\log_2 8)
-                self.t[self.i:self.i + 1] = [tok[0], tok[1:]]
+                self.t[self.i : self.i + 1] = [tok[0], tok[1:]]
             base = self.group_or_atom()
         elif name == "\\log":
             raise ValueError("\\log without a base: ln or log10?")
@@ -187,9 +247,17 @@ class _Eval:
         bracketed = self.peek() in ("(", "{")
         arg = self.atom()
         nxt = self.peek()
-        if not bracketed and nxt is not None and (
-                nxt in ("(", "{", "\\frac", "\\sqrt", "\\pi", "e") or nxt in _FUNCS
-                or nxt[0].isalpha() or nxt[0].isdigit() or nxt == "^"):
+        if (
+            not bracketed
+            and nxt is not None
+            and (
+                nxt in ("(", "{", "\\frac", "\\sqrt", "\\pi", "e")
+                or nxt in _FUNCS
+                or nxt[0].isalpha()
+                or nxt[0].isdigit()
+                or nxt == "^"
+            )
+        ):
             raise ValueError("ambiguous function argument")
         if isinstance(arg, self.num.complex_type):
             raise ValueError("function of a complex argument: leave it to sympy")
@@ -199,7 +267,7 @@ class _Eval:
         if base is not None:
             value = value / self.num.funcs["\\ln"](base)
         if power is not None:
-            value = value ** power
+            value = value**power
         return value
 
     def factorial(self, x: Any) -> Any:
@@ -234,8 +302,12 @@ class _Eval:
             return value
         if tok == "\\binom":
             n, k = self.group_or_atom(), self.group_or_atom()
-            if not isinstance(n, self.num.complex_type) and n == int(n) and k == int(k) \
-                    and 0 <= int(n) <= 100_000:
+            if (
+                not isinstance(n, self.num.complex_type)
+                and n == int(n)
+                and k == int(k)
+                and 0 <= int(n) <= 100_000
+            ):
                 return self.num.number(str(math.comb(int(n), int(k)) if k >= 0 else 0))
             return self.factorial(n) / (self.factorial(k) * self.factorial(n - k))
         if tok == "\\frac":
@@ -269,13 +341,20 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
         value = ev.expr()
         if ev.i != len(ev.t):
             return None
-    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
-            AttributeError):
+    except (
+        ValueError,
+        IndexError,
+        ZeroDivisionError,
+        OverflowError,
+        TypeError,
+        KeyError,
+        AttributeError,
+    ):
         return None
     return value if num.isfinite(value) else None
 
 
-def variables(canonical: str) -> Optional[list[str]]:
+def variables(canonical: str) -> list[str] | None:
     """Variables (one letter, optionally subscripted: ``x``, ``N``, ``x_1``) of an arithmetic
     expression, or None if it is not one."""
     if not canonical or len(canonical) > _MAX_LEN or "=" in canonical:
@@ -287,7 +366,7 @@ def variables(canonical: str) -> Optional[list[str]]:
     return sorted({v for v in _VARIABLE_RE.findall(stripped) if v not in ("e", "i")})
 
 
-def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> Optional[list]:
+def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> list | None:
     """Values of an expression in the variables *names* at three fixed irrational points."""
     found = values_at_common_points([canonical], names, num)
     return found[0] if found is not None else None
@@ -299,14 +378,22 @@ def _values_at(tokens: list[str], env: dict, num: Numbers):
         value = ev.expr()
         if ev.i != len(ev.t) or not ev.num.isfinite(value):
             return None
-    except (ValueError, IndexError, ZeroDivisionError, OverflowError, TypeError, KeyError,
-            AttributeError):
+    except (
+        ValueError,
+        IndexError,
+        ZeroDivisionError,
+        OverflowError,
+        TypeError,
+        KeyError,
+        AttributeError,
+    ):
         return None
     return value
 
 
-def values_at_common_points(expressions: list[str], names: list[str],
-                            num: Numbers = FLOAT) -> Optional[list[list]]:
+def values_at_common_points(
+    expressions: list[str], names: list[str], num: Numbers = FLOAT
+) -> list[list] | None:
     """Values of every expression at the same three fixed irrational points, one list per
     expression; points where some expression is undefined (``\\sqrt{x}`` at x < 0,
     ``\\arccos`` beyond ±1) are skipped for further candidates; None if fewer than three
@@ -318,8 +405,10 @@ def values_at_common_points(expressions: list[str], names: list[str],
     number = num.number
     for k in range(len(_POINTS)):
         # each variable from its own sequence of points: x - y differs from point to point
-        env = {name: number(_POINTS[(k + j) % len(_POINTS)]) + number(str(37 * j + 11 * k)) / 100
-               for j, name in enumerate(names)}
+        env = {
+            name: number(_POINTS[(k + j) % len(_POINTS)]) + number(str(37 * j + 11 * k)) / 100
+            for j, name in enumerate(names)
+        }
         values = [_values_at(t, env, num) for t in token_lists]
         if any(v is None for v in values):
             continue
@@ -330,7 +419,7 @@ def values_at_common_points(expressions: list[str], names: list[str],
     return None
 
 
-def compare_numbers(a: Any, b: Any, num: Numbers = FLOAT) -> Optional[Outcome]:
+def compare_numbers(a: Any, b: Any, num: Numbers = FLOAT) -> Outcome | None:
     """'equal' within *num*'s tolerance, 'wrong' beyond 1e-6 relative, else None (too close)."""
     scale = max(abs(a), abs(b), 1e-12)
     diff = abs(a - b) / scale if scale >= 1 else abs(a - b)

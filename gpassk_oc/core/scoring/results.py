@@ -35,18 +35,35 @@ Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at th
 level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused
 with one line naming its version. Pure core: no third-party imports.
 """
+
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
-from ..metric_names import group_name, legacy_group, parse_result_key, result_key
-from .extraction import FOUND_KINDS
+from gpassk_oc.core.answers.extraction import FOUND_KINDS
+from gpassk_oc.core.scoring.metric_names import (
+    group_name,
+    legacy_group,
+    parse_result_key,
+    result_key,
+)
 
-__all__ = ["FOUND_VALUES", "QuestionResult", "Results", "ResultsError", "RunInfo",
-           "SCHEMA_NAME", "SCHEMA_VERSION", "SOURCES", "read_results", "schema_tag"]
+__all__ = [
+    "FOUND_VALUES",
+    "QuestionResult",
+    "Results",
+    "ResultsError",
+    "RunInfo",
+    "SCHEMA_NAME",
+    "SCHEMA_VERSION",
+    "SOURCES",
+    "read_results",
+    "schema_tag",
+]
 
 SCHEMA_NAME = "gpassk_oc.results"
 SCHEMA_VERSION = 2
@@ -77,12 +94,12 @@ class QuestionResult:
     split: str
     language: str
     question_type: str
-    question: Optional[str]
-    gold: Optional[str]
-    extracted: list[Optional[str]]
-    correct: list[Optional[bool]]
-    source: Optional[list[str]] = None
-    found: Optional[list[str]] = None
+    question: str | None
+    gold: str | None
+    extracted: list[str | None]
+    correct: list[bool | None]
+    source: list[str] | None = None
+    found: list[str] | None = None
 
     @property
     def group(self) -> str:
@@ -114,17 +131,27 @@ class QuestionResult:
         wrong answers)."""
         sources = self.source or ["rule"] * len(self.correct)
         if exact:
-            return sum(1 for s, v in zip(sources, self.correct)
-                       if s == "rule_undecided" and v is False)
-        return sum(1 for s, v, e in zip(sources, self.correct, self.extracted)
-                   if s == "rule" and v is False and e not in (None, ""))
+            return sum(
+                1 for s, v in zip(sources, self.correct) if s == "rule_undecided" and v is False
+            )
+        return sum(
+            1
+            for s, v, e in zip(sources, self.correct, self.extracted)
+            if s == "rule" and v is False and e not in (None, "")
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "index": self.index, "question_id": self.question_id, "split": self.split,
-            "language": self.language, "question_type": self.question_type,
-            "question": self.question, "gold": self.gold,
-            "extracted": list(self.extracted), "correct": list(self.correct)}
+            "index": self.index,
+            "question_id": self.question_id,
+            "split": self.split,
+            "language": self.language,
+            "question_type": self.question_type,
+            "question": self.question,
+            "gold": self.gold,
+            "extracted": list(self.extracted),
+            "correct": list(self.correct),
+        }
         if self.source is not None:
             out["source"] = list(self.source)
         if self.found is not None:
@@ -142,17 +169,24 @@ class RunInfo:
     ks: list[int]
     thresholds: list[float]
     mg_mode: str = "documented"
-    check: Optional[str] = None  # 'rules' | 'judge' | 'cascade'; None: not recorded
-    judge: Optional[dict[str, Any]] = None  # e.g. {"model": ..., "prompt": ...}
+    check: str | None = None  # 'rules' | 'judge' | 'cascade'; None: not recorded
+    judge: dict[str, Any] | None = None  # e.g. {"model": ..., "prompt": ...}
     #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
     undecided_marked: bool = False
-    writer: Optional[str] = None  # e.g. "gpassk_oc 0.1.0"
+    writer: str | None = None  # e.g. "gpassk_oc 0.1.0"
 
     def to_json(self) -> dict[str, Any]:
-        return {"n": self.n, "num_questions": self.num_questions, "ks": list(self.ks),
-                "thresholds": list(self.thresholds), "mg_mode": self.mg_mode,
-                "check": self.check, "judge": self.judge,
-                "undecided_marked": self.undecided_marked, "writer": self.writer}
+        return {
+            "n": self.n,
+            "num_questions": self.num_questions,
+            "ks": list(self.ks),
+            "thresholds": list(self.thresholds),
+            "mg_mode": self.mg_mode,
+            "check": self.check,
+            "judge": self.judge,
+            "undecided_marked": self.undecided_marked,
+            "writer": self.writer,
+        }
 
 
 @dataclass
@@ -197,26 +231,33 @@ class Results:
         return out
 
     @classmethod
-    def from_json(cls, data: Any, where: str = "results") -> "Results":
+    def from_json(cls, data: Any, where: str = "results") -> Results:
         """Read schema 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
         if not isinstance(data, Mapping):
             raise ResultsError(f"{where}: not a JSON object")
         tag = data.get("schema")
         if tag is None:
             version = 1
-        elif isinstance(tag, str) and tag.startswith(SCHEMA_NAME + "/") \
-                and tag.rpartition("/")[2].isdigit():
+        elif (
+            isinstance(tag, str)
+            and tag.startswith(SCHEMA_NAME + "/")
+            and tag.rpartition("/")[2].isdigit()
+        ):
             version = int(tag.rpartition("/")[2])
         else:
             raise ResultsError(f"{where}: schema: {tag!r} is not a gpassk_oc results schema")
         if version > SCHEMA_VERSION:
-            raise ResultsError(f"{where}: schema: written by a newer gpassk_oc (results schema "
-                               f"{version}; this one reads up to {SCHEMA_VERSION}); upgrade "
-                               "gpassk_oc to read it")
+            raise ResultsError(
+                f"{where}: schema: written by a newer gpassk_oc (results schema "
+                f"{version}; this one reads up to {SCHEMA_VERSION}); upgrade "
+                "gpassk_oc to read it"
+            )
         details = data.get("details")
         if not isinstance(details, list) or not details:
-            raise ResultsError(f"{where}: details: no per-question details (re-run the "
-                               "evaluation with gpassk_oc's evaluator and --dump-eval-details)")
+            raise ResultsError(
+                f"{where}: details: no per-question details (re-run the "
+                "evaluation with gpassk_oc's evaluator and --dump-eval-details)"
+            )
         notes: list[str] = []
         questions = [_question(d, i, where, notes) for i, d in enumerate(details)]
         if version == 1:
@@ -224,8 +265,10 @@ class Results:
         else:
             info, metrics, accounting = _v2_top(data, questions, where)
         if info.num_questions != len(questions):
-            notes.append(f"{where}: num_questions={info.num_questions} but details hold "
-                         f"{len(questions)} questions")
+            notes.append(
+                f"{where}: num_questions={info.num_questions} but details hold "
+                f"{len(questions)} questions"
+            )
         return cls(info, metrics, accounting, questions, version, notes)
 
 
@@ -240,8 +283,9 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         q_c = sum(1 for v in correct if v is True)
         q_n = sum(1 for v in correct if v is not None)
         if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
-            notes.append(f"{field_of}: c/n fields disagree with the 'correct' list; the list "
-                         "was used")
+            notes.append(
+                f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
+            )
     elif isinstance(d.get("c"), int) and isinstance(d.get("n"), int) and 0 <= d["c"] <= d["n"]:
         # counts only (a hand-made or trimmed file): the verdicts in count order
         correct = [True] * d["c"] + [False] * (d["n"] - d["c"])
@@ -268,11 +312,16 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     return QuestionResult(
         index=index if isinstance(index, int) else position,
         question_id=str(d.get("question_id", index)),
-        split=str(d.get("split") or ""), language=str(d.get("language") or ""),
+        split=str(d.get("split") or ""),
+        language=str(d.get("language") or ""),
         question_type=str(d.get("question_type") or ""),
-        question=None if text is None else str(text), gold=None if gold is None else str(gold),
-        extracted=[None if e is None else str(e) for e in extracted], correct=list(correct),
-        source=optional["source"], found=optional["found"])
+        question=None if text is None else str(text),
+        gold=None if gold is None else str(gold),
+        extracted=[None if e is None else str(e) for e in extracted],
+        correct=list(correct),
+        source=optional["source"],
+        found=optional["found"],
+    )
 
 
 def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
@@ -290,28 +339,38 @@ def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
     return metrics
 
 
-def _v1_top(data: Mapping[str, Any], questions: Sequence[QuestionResult]
-            ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
+def _v1_top(
+    data: Mapping[str, Any], questions: Sequence[QuestionResult]
+) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
     ks = data.get("ks")
     thresholds = data.get("thresholds")
     n = data.get("n")
     info = RunInfo(
         n=n if isinstance(n, int) else max(len(q.correct) for q in questions),
-        num_questions=data.get("num_questions") if isinstance(data.get("num_questions"), int)
+        num_questions=data.get("num_questions")
+        if isinstance(data.get("num_questions"), int)
         else len(questions),
         ks=[k for k in ks if isinstance(k, int)] if isinstance(ks, list) else [],
         thresholds=list(thresholds) if isinstance(thresholds, list) else [],
         check=data.get("check") if isinstance(data.get("check"), str) else None,
-        judge={"model": data["judge_model"]} if isinstance(data.get("judge_model"), str) else None)
+        judge={"model": data["judge_model"]} if isinstance(data.get("judge_model"), str) else None,
+    )
     metrics = _metric_items(data.items(), legacy=True)
-    accounting = {k: v for k, v in data.items()
-                  if k not in metrics and k not in _V1_RUN_KEYS and k not in _V1_SKIP
-                  and "/" not in k and k not in ("check", "judge_model", "accuracy")}
+    accounting = {
+        k: v
+        for k, v in data.items()
+        if k not in metrics
+        and k not in _V1_RUN_KEYS
+        and k not in _V1_SKIP
+        and "/" not in k
+        and k not in ("check", "judge_model", "accuracy")
+    }
     return info, metrics, accounting
 
 
-def _v2_top(data: Mapping[str, Any], questions: Sequence[QuestionResult], where: str
-            ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
+def _v2_top(
+    data: Mapping[str, Any], questions: Sequence[QuestionResult], where: str
+) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
     run = data.get("run")
     if not isinstance(run, Mapping):
         raise ResultsError(f"{where}: run: missing (schema 2 keeps n, ks, … under 'run')")
@@ -322,13 +381,17 @@ def _v2_top(data: Mapping[str, Any], questions: Sequence[QuestionResult], where:
     if not isinstance(ks, list) or not all(isinstance(k, int) and k >= 1 for k in ks):
         raise ResultsError(f"{where}: run.ks: need a list of positive integers, got {ks!r}")
     judge = run.get("judge")
-    info = RunInfo(n=run["n"], num_questions=run["num_questions"], ks=list(ks),
-                   thresholds=list(run.get("thresholds") or []),
-                   mg_mode=str(run.get("mg_mode") or "documented"),
-                   check=run.get("check") if isinstance(run.get("check"), str) else None,
-                   judge=dict(judge) if isinstance(judge, Mapping) else None,
-                   undecided_marked=run.get("undecided_marked") is True,
-                   writer=run.get("writer") if isinstance(run.get("writer"), str) else None)
+    info = RunInfo(
+        n=run["n"],
+        num_questions=run["num_questions"],
+        ks=list(ks),
+        thresholds=list(run.get("thresholds") or []),
+        mg_mode=str(run.get("mg_mode") or "documented"),
+        check=run.get("check") if isinstance(run.get("check"), str) else None,
+        judge=dict(judge) if isinstance(judge, Mapping) else None,
+        undecided_marked=run.get("undecided_marked") is True,
+        writer=run.get("writer") if isinstance(run.get("writer"), str) else None,
+    )
     accounting = data.get("accounting")
     if accounting is not None and not isinstance(accounting, Mapping):
         raise ResultsError(f"{where}: accounting: need an object")

@@ -1,0 +1,60 @@
+"""Answer checking, one import away (pure core): a stable facade over the modules that do it.
+
+* :mod:`.extraction` — the final answer of a response and how it was found;
+* :mod:`.canonical` — canonical forms and cheap classifiers of answer kinds;
+* :mod:`.numeric` — closed numeric values without sympy (explicit number systems);
+* :mod:`.structures` — intervals, finite sets, matrices;
+* :mod:`.forms` — other writings of one value (percent, degrees, units, …);
+* :mod:`.rules` — the rule check (``'equal'`` / ``'wrong'`` / ``'undecided'``);
+* :mod:`.mv_pool` — math-verify in worker processes with a deadline.
+
+The full rule list is the docstring of :mod:`gpassk_oc.core.answers.rules`.
+"""
+
+from __future__ import annotations
+
+from gpassk_oc.core.answers.canonical import (
+    as_choice,
+    as_rational,
+    as_text,
+    canonical_answer,
+    is_plain_math,
+)
+from gpassk_oc.core.answers.extraction import (
+    Extraction,
+    boxed_answers,
+    extract_answer,
+    extract_final_answer,
+)
+from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.numeric import Outcome, numeric_value
+from gpassk_oc.core.answers.rules import (
+    answers_equivalent,
+    check_answer,
+    check_answers,
+    fast_check,
+    symbolic_check,
+    text_check,
+)
+
+__all__ = [
+    "Extraction",
+    "MathVerifyPool",
+    "Outcome",
+    "answers_equivalent",
+    "as_choice",
+    "as_rational",
+    "as_text",
+    "boxed_answers",
+    "canonical_answer",
+    "check_answer",
+    "check_answers",
+    "default_pool",
+    "extract_answer",
+    "extract_final_answer",
+    "fast_check",
+    "is_plain_math",
+    "numeric_value",
+    "symbolic_check",
+    "text_check",
+]

@@ -1,0 +1,1 @@
+"""Data: LiveMathBench files and versions, and the config/abbr naming convention (pure core)."""

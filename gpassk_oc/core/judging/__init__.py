@@ -1,0 +1,1 @@
+"""Judging: the LLM-judge client, its cache, verdict parsing and the grading cascade (pure core)."""

@@ -1,0 +1,1 @@
+"""Scoring: exact metrics, their names, per-question scorer, results file, statistics (pure core)."""

@@ -1,0 +1,271 @@
+"""``gpassk-oc compare A B``: paired difference of two runs on the same questions.
+
+A and B are each a results JSON or anything ``report`` reads (work dir, timestamp dir,
+results dir). When a path holds several runs, pick one with ``--model-a`` / ``--model-b``
+(exact model abbr, base model name, or a unique substring) and ``--dataset``. Both may
+name the same work dir. Seeds of one sampling setting are pooled as in ``report``.
+
+The difference A − B is bootstrapped by resampling *questions jointly* (paired), which
+is only meaningful when both runs answered exactly the same questions — otherwise the
+command refuses and says which questions differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
+from gpassk_oc.core.scoring.stats import Difference
+from gpassk_oc.core.scoring.stats import compare as paired_compare
+from gpassk_oc.log import fail, logger
+from gpassk_oc.report.cli import add_common_arguments, check_common, write_output
+from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
+from gpassk_oc.report.model import ReportError, default_k
+from gpassk_oc.report.numbers import DASH, pct, pct_text
+
+
+class CompareError(Exception):
+    """A comparison that cannot be made; the message says why."""
+
+
+def _candidates(path: str, pool_seeds: bool) -> tuple[list[Row], list[str]]:
+    rows, greedy, notes = collect([path], pool_seeds)
+    # greedy runs are not table rows but may be compared too
+    rows = rows + [Row.of_run(g) for g in greedy]
+    return rows, notes
+
+
+def select_row(
+    path: str, model: str | None, dataset: str | None, side: str, pool_seeds: bool = True
+) -> tuple[Row, list[str]]:
+    """The one run (row) of *path* matching *model* and *dataset*; CompareError otherwise."""
+    rows, notes = _candidates(path, pool_seeds)
+    if not rows:
+        raise CompareError(
+            f"{side}: no usable run under {path}" + (f" ({'; '.join(notes)})" if notes else "")
+        )
+    if dataset:
+        exact = [r for r in rows if r.dataset_abbr == dataset]
+        rows = exact or [r for r in rows if dataset in r.dataset_abbr]
+    if model:
+        for match in (
+            lambda r: r.label == model or any(x.model_abbr == model for x in r.runs),
+            lambda r: r.base_model == model,
+            lambda r: model in r.label,
+        ):
+            chosen = [r for r in rows if match(r)]
+            if chosen:
+                rows = chosen
+                break
+        else:
+            rows = []
+    if len(rows) != 1:
+        found = "; ".join(f"{r.label} on {r.dataset_abbr}" for r in rows) or "(none)"
+        flag = f"--model-{side.lower()}"
+        raise CompareError(
+            f"{side}: {len(rows)} runs under {path} match; choose one with {flag} "
+            f"and/or --dataset: {found}"
+        )
+    return rows[0], notes
+
+
+def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n_a, c_a, n_b, c_b) in A's question order; CompareError if the sets differ."""
+    if set(a.keys) != set(b.keys):
+        raise CompareError(
+            "refusing a paired comparison: the question sets differ "
+            f"(A {describe_key_difference(a.keys, b.keys)}; A={a.label}, B={b.label})"
+        )
+    order = {key: i for i, key in enumerate(b.keys)}
+    idx = np.array([order[key] for key in a.keys])
+    return a.n, a.c, b.n[idx], b.c[idx]
+
+
+def compare_rows(
+    a: Row,
+    b: Row,
+    metrics: Sequence[str],
+    *,
+    by_split: bool = False,
+    n_boot: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, dict[str, Difference]]:
+    """Differences per subset ("overall", and "split/lang" when *by_split*)."""
+    n_a, c_a, n_b, c_b = aligned(a, b)
+    subsets = subset_masks(a.keys)
+    if not by_split:
+        subsets = {"overall": subsets["overall"]}
+    return {
+        name: paired_compare(
+            n_a[m], c_a[m], n_b[m], c_b[m], metrics, n_boot=n_boot, level=level, seed=seed
+        )
+        for name, m in subsets.items()
+    }
+
+
+def to_json(
+    a: Row, b: Row, k: int, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+) -> dict[str, Any]:
+    def block(diffs: dict[str, Difference]) -> dict[str, Any]:
+        return {
+            key: {
+                "a": pct(d.a),
+                "b": pct(d.b),
+                "diff": pct(d.diff),
+                "ci_low": pct(d.ci_low),
+                "ci_high": pct(d.ci_high),
+                "ci": d.ci,
+                "sampling_se": pct(d.sampling_se),
+                "p_value": None
+                if d.ci in ("undefined", "off") or d.p_value != d.p_value
+                else d.p_value,
+                "n_questions": d.n_questions,
+            }
+            for key, d in diffs.items()
+        }
+
+    return {
+        "a": a.label,
+        "b": b.label,
+        "dataset_a": a.dataset_abbr,
+        "dataset_b": b.dataset_abbr,
+        "k": k,
+        "num_questions": len(a.keys),
+        "confidence_level": level,
+        "resamples": n_boot,
+        "metrics": block(result["overall"]),
+        "splits": {name: block(d) for name, d in result.items() if name != "overall"},
+    }
+
+
+def render_markdown(
+    a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+) -> str:
+    out = [
+        f"# {a.label} (A) vs {b.label} (B)",
+        "",
+        f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
+        f"Percent; A − B with its {100 * level:g}% paired bootstrap CI over questions "
+        f"({n_boot} resamples), two-sided bootstrap p, and the difference's rerun SE "
+        "(same questions, new samples).",
+        "",
+    ]
+    for name, diffs in result.items():
+        out += [
+            f"## {name}",
+            "",
+            "| Metric | A | B | A − B | CI | p | rerun SE |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for key, d in diffs.items():
+            ci = (
+                "no width"
+                if d.ci == "no width"
+                else DASH
+                if d.ci != "ok"
+                else f"[{pct_text(d.ci_low, sign=True)}, {pct_text(d.ci_high, sign=True)}]"
+            )
+            p = (
+                DASH
+                if d.ci in ("undefined", "off") or d.p_value != d.p_value
+                else f"{d.p_value:.3f}"
+            )
+            out.append(
+                f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
+                f"{pct_text(d.diff, sign=True)} | {ci} | {p} | "
+                f"{pct_text(d.sampling_se, 2)} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "a", metavar="A", help="results JSON or work/timestamp/results dir of run A"
+    )
+    parser.add_argument(
+        "b", metavar="B", help="results JSON or work/timestamp/results dir of run B"
+    )
+    parser.add_argument(
+        "--model-a", default=None, help="model abbr (or base name / unique substring) in A"
+    )
+    parser.add_argument(
+        "--model-b", default=None, help="model abbr (or base name / unique substring) in B"
+    )
+    parser.add_argument(
+        "--dataset", default=None, help="dataset abbr (or substring) when a path holds several"
+    )
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        metavar="METRIC",
+        help="metrics to compare (default: G-Pass@k_{0.5,0.75,1.0}, mG-Pass@k, pass@k, pass@1)",
+    )
+    parser.add_argument("--by-split", action="store_true", help="also compare per split × language")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    add_common_arguments(parser)
+
+
+def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list[str]:
+    """Metric keys, parsed; CompareError (one line) for an unknown name or a k that a run's
+    samples per question cannot reach."""
+    keys = []
+    for name in names:
+        try:
+            spec = parse_metric(name)
+        except ValueError as exc:
+            raise CompareError(f"--metrics: {exc}") from None
+        for row, side in rows:
+            most = int(row.n.max())
+            if spec.k > most:
+                raise CompareError(
+                    f"--metrics {name}: k={spec.k} exceeds the n={most} judged "
+                    f"samples per question of {side} ({row.label}); it cannot "
+                    "be computed"
+                )
+        keys.append(spec.key)
+    return list(dict.fromkeys(keys))
+
+
+def run(args: argparse.Namespace) -> int:
+    pool = not args.no_pool_seeds
+    try:
+        check_common(args)
+        a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
+        b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
+        sides = ((a, "A"), (b, "B"))
+        if args.k is not None:
+            check_metrics([f"pass@{args.k}"], sides)  # an explicit --k must be reachable
+        k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
+        metrics = check_metrics(
+            args.metrics or (headline_metrics(k) + [f"pass@{k}", "pass@1"]), sides
+        )
+        result = compare_rows(
+            a,
+            b,
+            metrics,
+            by_split=args.by_split,
+            n_boot=args.resamples,
+            level=args.level,
+            seed=args.seed,
+        )
+    except (CompareError, ReportError) as exc:
+        return fail(str(exc))
+    for note in dict.fromkeys(notes_a + notes_b):
+        logger.info(f"note: {note}")
+    if args.format == "json":
+        text = json.dumps(to_json(a, b, k, args.level, args.resamples, result), indent=1) + "\n"
+    else:
+        text = render_markdown(a, b, args.level, args.resamples, result)
+    try:
+        write_output(text, args.out)
+    except ReportError as exc:
+        return fail(str(exc))
+    return 0
