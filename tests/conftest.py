@@ -28,6 +28,9 @@ if str(ROOT) not in sys.path:  # the package need not be installed to run the te
 
 from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
 
+# fixtures shared by the test modules that were split by topic
+pytest_plugins = ["report_support", "metrics_support"]
+
 
 @pytest.fixture(autouse=True)
 def _package_log_back_to_stderr():

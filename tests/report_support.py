@@ -1,0 +1,156 @@
+"""Shared helpers and fixtures of test_report.py, tests/test_compare.py, tests/test_report_options.py, tests/test_report_runs.py (registered in conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpassk_oc.cli import main
+from gpassk_oc.log import use_cli_format
+
+N = 48
+
+
+KS = [4, 8, 16]
+
+
+DATASET = "LiveMathBench-v202412-k4_8_16-r3"
+
+
+GREEDY_DATASET = "LiveMathBench-v202412-k1-r1"
+
+
+SPLITS = [("AMC", "en"), ("AMC", "cn"), ("CNMO", "en"), ("CNMO", "cn")]
+
+
+PER_SPLIT = 6
+
+
+TS = "20261122_031500"
+
+
+def oracle_g(n: int, c: int, k: int, tau: Fraction) -> Fraction:
+    m = max(math.ceil(tau * k), 1)
+    return sum(
+        (Fraction(math.comb(c, j) * math.comb(n - c, k - j)) for j in range(m, min(c, k) + 1)),
+        Fraction(0),
+    ) / math.comb(n, k)
+
+
+def oracle(key: str, n: int, c: int) -> Fraction:
+    if key.startswith("G-Pass@"):
+        k, tau = key[len("G-Pass@") :].split("_")
+        return oracle_g(n, c, int(k), Fraction(tau))
+    k = int(key.split("@")[1])
+    if key.startswith("mG-Pass@"):
+        return Fraction(2, k) * sum(
+            oracle_g(n, c, k, Fraction(i, k)) for i in range(k // 2 + 1, k + 1)
+        )
+    return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))  # pass@k
+
+
+def oracle_mean(key: str, pairs) -> float:
+    pairs = list(pairs)
+    return float(100 * sum(oracle(key, n, c) for n, c in pairs) / len(pairs))
+
+
+def questions():
+    return [
+        (split, lang, i, f"[{split}/{lang}] problem {i}: compute x.")
+        for split, lang in SPLITS
+        for i in range(PER_SPLIT)
+    ]
+
+
+def write_run(
+    root: Path,
+    model: str,
+    dataset: str,
+    cs,
+    n: int,
+    *,
+    ts: str = TS,
+    qs=None,
+    rng=None,
+    unjudged: int = 0,
+    details: bool = True,
+    top: dict | None = None,
+) -> Path:
+    """One results JSON following the evaluator contract."""
+    rng = rng or np.random.default_rng(0)
+    qs = qs or questions()
+    out = root / ts / "results" / model / f"{dataset}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for (split, lang, index, text), c in zip(qs, cs):
+        correct: list = [True] * int(c) + [False] * (n - int(c))
+        rng.shuffle(correct)
+        correct += [None] * unjudged  # unjudged samples are excluded from n
+        rows.append(
+            {
+                "index": index,
+                "split": split,
+                "language": lang,
+                "question_type": "short",
+                "question": text,
+                "gold": "1",
+                "extracted": ["1"] * len(correct),
+                "correct": correct,
+                "c": int(c),
+                "n": n,
+            }
+        )
+    data = {
+        "n": n + unjudged,
+        "num_questions": len(qs),
+        "ks": KS if n > 1 else [1],
+        "unjudged": unjudged * len(qs),
+        **(top or {}),
+    }
+    if details:
+        data["details"] = rows
+    out.write_text(json.dumps(data))
+    return out
+
+
+def abbr(model: str, t: str, seed: int = 42, top_p: str = "0-95") -> str:
+    return f"{model}_t{t}_p{top_p}_k-1_rp1-0_rs{seed}_l8192"
+
+
+@pytest.fixture()
+def workdir(tmp_path):
+    """2 models × 2 temperatures + one greedy run per model, 2 splits × 2 languages."""
+    rng = np.random.default_rng(7)
+    q = len(questions())
+    truth = {"qwen-7b": rng.beta(1.2, 1, q), "llama-8b": rng.beta(0.6, 1.4, q)}
+    cs = {}
+    for model, p in truth.items():
+        for t in ("0-7", "1-0"):
+            cs[abbr(model, t)] = rng.binomial(N, p)
+            write_run(tmp_path, abbr(model, t), DATASET, cs[abbr(model, t)], N, rng=rng)
+        greedy = abbr(model, "0-0", top_p="1-0")
+        cs[greedy] = rng.binomial(1, p)
+        write_run(tmp_path, greedy, GREEDY_DATASET, cs[greedy], 1, ts="20261122_051500", rng=rng)
+    return tmp_path, cs
+
+
+def run_cli(capsys, *argv) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in argv])
+    finally:  # the CLI's log sink is this test's captured stderr: do not leave it behind
+        use_cli_format(sys.__stderr__)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def report_json(capsys, *argv, greedy: bool = False) -> tuple[list[dict], str]:
+    """The JSON rows (sampled rows only unless *greedy*) and stderr."""
+    code, out, err = run_cli(capsys, "report", *argv, "--format", "json", "--resamples", "500")
+    assert code == 0, err
+    return [r for r in json.loads(out) if greedy or not r["greedy"]], err

@@ -1,0 +1,79 @@
+"""gpassk-oc report / compare / plots on synthetic OpenCompass work dirs written in
+tmp_path. Expected table values are recomputed here from the synthetic c's with an
+independent Fraction oracle."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from report_support import DATASET, SPLITS, TS, N, abbr, oracle_mean, questions, run_cli, write_run
+
+
+# --------------------------------------------------------------------------- compare
+def test_compare_paired_difference(workdir, capsys):
+    root, cs = workdir
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root / TS / "results" / b / f"{DATASET}.json",
+        "--model-a",
+        a,
+        "--format",
+        "json",
+        "--by-split",
+        "--resamples",
+        "2000",
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["a"] == a and result["b"] == b and result["num_questions"] == len(questions())
+    d = result["metrics"]["mG-Pass@16"]
+    expected = oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs[a]]) - oracle_mean(
+        "mG-Pass@16", [(N, int(c)) for c in cs[b]]
+    )
+    assert d["diff"] == pytest.approx(expected, abs=1e-3)
+    assert d["ci_low"] <= d["diff"] <= d["ci_high"] and 0 <= d["p_value"] <= 1
+    assert set(result["splits"]) == {f"{s}/{lang}" for s, lang in SPLITS}
+    code, out, _ = run_cli(
+        capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "200"
+    )
+    assert code == 0 and "| mG-Pass@16 |" in out
+
+
+def test_compare_refuses_different_question_sets_and_ambiguity(workdir, capsys):
+    root, _ = workdir
+    qs = questions()
+    other = root / "other"
+    write_run(other, abbr("x", "0-7"), DATASET, [3] * (len(qs) - 1), N, qs=qs[1:])
+    code, _, err = run_cli(capsys, "compare", root, other, "--model-a", abbr("qwen-7b", "0-7"))
+    assert code == 2 and "question sets differ" in err
+    code, _, err = run_cli(capsys, "compare", root, other)
+    assert code == 2 and "--model-a" in err
+
+
+def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
+    root, _ = workdir
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    for metric, message in (
+        (
+            "pass@99",
+            f"error: --metrics pass@99: k=99 exceeds the n={N} judged samples per "
+            f"question of A ({a}); it cannot be computed",
+        ),
+        (
+            "G-Pass@4",
+            "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
+            "mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75)",
+        ),
+    ):
+        code, out, err = run_cli(
+            capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--metrics", metric
+        )
+        assert (code, out, err) == (2, "", message + "\n")
+    code, _, err = run_cli(
+        capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--k", "64"
+    )
+    assert code == 2 and err.startswith("error: --metrics pass@64: k=64 exceeds")

@@ -1,0 +1,163 @@
+"""gpassk-oc report / compare / plots on synthetic OpenCompass work dirs written in
+tmp_path. Expected table values are recomputed here from the synthetic c's with an
+independent Fraction oracle."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from report_support import (
+    DATASET,
+    GREEDY_DATASET,
+    N,
+    abbr,
+    questions,
+    report_json,
+    run_cli,
+    write_run,
+)
+
+
+# --------------------------------------------------------------------------- bad inputs
+def test_level_as_percentage_equals_fraction_and_bad_levels_fail_in_one_line(workdir, capsys):
+    root, _ = workdir
+    as_fraction, _ = report_json(capsys, root, "--level", "0.9")
+    as_percent, _ = report_json(capsys, root, "--level", "90")
+    assert as_percent == as_fraction and as_percent[0]["confidence_level"] == 0.9
+    for bad in ("150", "0", "100", "-0.5", "1"):
+        code, out, err = run_cli(capsys, "report", root, "--level", bad)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (bad, err)
+        assert err.startswith(f"error: --level {float(bad):g}: need a confidence level")
+
+
+def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "-5")
+    assert (code, out, err) == (2, "", "error: --resamples -5: need 0 (no intervals) or more\n")
+    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0")
+    assert code == 0 and "no confidence intervals (--resamples 0)" in out and " [" not in out
+
+
+def test_one_rounding_rule_everywhere(tmp_path, capsys):
+    """17 of 80 correct = 21.25 %: every table shows 21.3 (half up), none 21.2."""
+    qs = [("AMC", "en", i, f"q{i}") for i in range(20)]
+    c = [1] * 17 + [0] * 3  # n = 4: pass@1 = 17/80
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, c, 4, qs=qs)
+    greedy = [1] * 17 + [0] * 63
+    write_run(
+        tmp_path,
+        abbr("m", "0-0", top_p="1-0"),
+        GREEDY_DATASET,
+        greedy,
+        1,
+        qs=[("AMC", "en", i, f"g{i}") for i in range(80)],
+    )
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "4")
+    assert code == 0, err
+    sens_part = out[out.index("## Verdict sensitivity") :]
+    sens_line = next(line for line in sens_part.splitlines() if line.startswith("| m |"))
+    greedy_line = next(line for line in out.splitlines() if "LiveMathBench-v202412-k1-r1" in line)
+    assert sens_line.split(" | ")[-1].startswith("21.3") and greedy_line.endswith("| 21.3 |")
+    assert "21.2" not in out
+    code, out, _ = run_cli(
+        capsys,
+        "compare",
+        tmp_path,
+        tmp_path,
+        "--model-a",
+        abbr("m", "0-7"),
+        "--model-b",
+        abbr("m", "0-7"),
+        "--metrics",
+        "pass@1",
+    )
+    assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
+    # the demo's leaderboard writes estimates with the report's own cell text
+    from gpassk_oc.core.scoring.stats import Estimate
+    from gpassk_oc.report.tables import estimate_text
+
+    est = Estimate(value=0.2125, ci_low=0.2125, ci_high=0.2135, sampling_se=0.0, n_questions=20)
+    assert estimate_text(est, ci=True) == "21.3 [21.3, 21.4]"
+
+
+def test_a_ci_without_spread_says_so_instead_of_zero_width(tmp_path, capsys):
+    qs = questions()
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, [0] * len(qs), N)  # never correct
+    code, out, _ = run_cli(capsys, "report", tmp_path, "--resamples", "200")
+    assert code == 0 and "0.0 [no width]" in out and "[0.0, 0.0]" not in out
+    rows, _ = report_json(capsys, tmp_path)
+    metric = rows[0]["metrics"]["mG-Pass@16"]
+    assert (metric["value"], metric["ci_low"], metric["ci_high"], metric["ci"]) == (
+        0.0,
+        None,
+        None,
+        "no width",
+    )
+
+
+def test_bad_flag_values_are_one_line_too(workdir, capsys):
+    root, _ = workdir
+    code, out, err = run_cli(capsys, "report", root, "--seed", "-1")
+    assert (code, out, err) == (2, "", "error: --seed -1: need a non-negative integer\n")
+    with pytest.raises(SystemExit) as info:
+        run_cli(capsys, "report", root, "--k", "sixteen")
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err == (
+        "error: gpassk-oc report: argument --k: invalid int value: 'sixteen'\n"
+    )
+
+
+def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
+    """--out or --plots onto something that is not a writable folder/file: one line, exit 2."""
+    root, _ = workdir
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--out", tmp_path)
+    assert (code, out) == (2, "") and err == f"error: --out {tmp_path}: Is a directory\n"
+    code, out, err = run_cli(
+        capsys, "report", root, "--resamples", "0", "--plots", blocker / "figures"
+    )
+    assert (
+        code == 2
+        and err.splitlines()[-1] == f"error: --plots {blocker / 'figures'}: Not a directory"
+    )
+    models = sorted(
+        {p.parent.name for p in root.glob("*/results/*/*.json") if "t0-0" not in p.parent.name}
+    )
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root,
+        "--model-a",
+        models[0],
+        "--model-b",
+        models[1],
+        "--resamples",
+        "0",
+        "--out",
+        tmp_path,
+    )
+    assert (code, out) == (2, "") and err.splitlines()[
+        -1
+    ] == f"error: --out {tmp_path}: Is a directory"
+
+
+def test_model_never_imports_its_renderers_or_plots():
+    """Plots and renderers depend on the model, never the reverse (no import cycle)."""
+    import ast
+
+    package = Path(__file__).parents[1] / "gpassk_oc" / "report"
+    graph = {
+        f.stem: {
+            n.module or ""
+            for n in ast.walk(ast.parse(f.read_text()))
+            if isinstance(n, ast.ImportFrom) and n.level == 1
+        }
+        for f in package.glob("*.py")
+    }
+    renderers = {"markdown", "html", "csvout", "jsonout", "tables", "plots", "cli"}
+    assert not renderers & (graph["model"] | graph["collect"] | graph["numbers"])
+    assert not {"plots", "cli"} & graph["__init__"]  # importing the package draws nothing
+    assert all("cli" not in deps for deps in graph.values())
