@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from itertools import combinations
 
 import numpy as np
 import pytest
+from oracles import brute_maj
 
 from gpassk_oc.core.scoring.majority import (
     FLOAT_EXACT_N_MAX,
@@ -21,22 +21,6 @@ from gpassk_oc.core.scoring.majority import (
     maj_table,
     profile,
 )
-
-
-def brute_maj(labels: list[int | None], k: int) -> Fraction:
-    """Average over all k-subsets of the score of the correct class (label 0)."""
-    total, count = Fraction(0), 0
-    for subset in combinations(range(len(labels)), k):
-        count += 1
-        votes: dict[int, int] = {}
-        for i in subset:
-            if labels[i] is not None:
-                votes[labels[i]] = votes.get(labels[i], 0) + 1
-        mine = votes.get(0, 0)
-        if mine == 0 or mine < max(votes.values()):
-            continue
-        total += Fraction(1, sum(1 for v in votes.values() if v == mine))
-    return total / count
 
 
 def labels_profile(labels: list[int | None]) -> tuple[int, tuple[int, ...], int]:
