@@ -128,6 +128,8 @@ def test_one_k_keeps_the_plain_report(anyk_dir, capsys):
     assert code == 0 and "Any k" not in out
     code, out, _ = run_cli(capsys, "report", root, "--k", "4", "--tau", "1", "--resamples", "0")
     assert code == 0 and "| G-Pass@k_1.0 | mG-Pass@k | maj@k |" in out
+    code, out, _ = run_cli(capsys, "report", root, "--k", "2,4", "--format", "html")
+    assert code == 0 and f"<h2>Any k — {DATASET}</h2>" in out and "<th>maj@k</th>" in out
 
 
 def test_files_without_votes_and_pooled_seeds_have_no_maj(tmp_path, capsys):
