@@ -3,6 +3,8 @@ with, recomputed from the saved counts and votes, against k-subset enumeration."
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import random
 from fractions import Fraction
@@ -166,3 +168,19 @@ def test_bad_k_and_tau_fail_in_one_line(anyk_dir, capsys, tmp_path, flags, messa
     assert code == 2 and out == ""
     assert err.startswith(message) and err.count("\n") == 1, err
     assert not out_file.exists()
+
+
+def test_csv_carries_every_k_on_overall_lines(anyk_dir, capsys):
+    root, runs = anyk_dir
+    code, out, err = run_cli(capsys, "report", root, "--k", "1,3,8", "--format", "csv")
+    assert code == 0, err
+    lines = list(csv.DictReader(io.StringIO(out)))
+    for model, labels in runs.items():
+        mine = [line for line in lines if line["model"] == model]
+        overall = next(line for line in mine if line["subset"] == "overall")
+        expect = mean(brute_maj(row, 3) for row in labels)
+        assert float(overall["maj@3"]) == pytest.approx(expect, abs=5e-5)
+        assert float(overall["maj@3 ci_low"]) <= float(overall["maj@3"])
+        assert overall["maj@3 sampling_se"] == ""  # not estimated for a vote
+        assert overall["pass@3"] != "" and "G-Pass@3_0.75" in overall
+        assert all(line["maj@3"] == "" for line in mine if line["subset"] != "overall")

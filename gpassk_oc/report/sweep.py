@@ -170,6 +170,21 @@ def sweep_table(
     return header, body
 
 
+def sweep_csv_keys(report: Report, present: Sequence[str]) -> list[str]:
+    """Sweep metric keys that ``--format csv`` adds as columns (those not in *present*)."""
+    if report.sweep is None:
+        return []
+    keys = [key for k in report.sweep.ks for key in sweep_keys(k, report.sweep.taus)]
+    return [key for key in dict.fromkeys(keys) if key not in present]
+
+
+def sweep_estimate(report: Report, row: Row, subset: str, key: str) -> Estimate | None:
+    """One sweep estimate of *row* (overall only; None elsewhere or without a sweep)."""
+    if report.sweep is None or subset != "overall":
+        return None
+    return report.sweep.cells.get((row.label, row.dataset_abbr), {}).get(key)
+
+
 def sweep_json(report: Report, row: Row, to_json: Any) -> dict[str, Any] | None:
     """The ``k_sweep`` entry of a row in ``--format json``: ``ks``, ``taus`` and per k the
     metrics (each as ``to_json`` writes an Estimate)."""
