@@ -12,6 +12,7 @@ from evaluator_support import replicated, run
 from oracles import brute_maj
 
 from gpassk_oc.core.judging.voting import vote_classes
+from gpassk_oc.core.scoring.gpass_eval import build_results
 from gpassk_oc.core.scoring.results import Results, ResultsError
 from gpassk_oc.evaluators import GPassKEvaluator
 
@@ -127,3 +128,25 @@ def test_reader_refuses_bad_votes_in_one_line(vote, mine, field):
         Results.from_json(results_with_votes(vote, mine), "f.json")
     message = str(exc.value)
     assert message.startswith("f.json: ") and field in message and "\n" not in message
+
+
+def test_unjudged_samples_leave_the_vote_population():
+    # one question, 6 samples, the last two unjudged
+    extracted = [["1", "1", "7", "7", "8", "9"]]
+    correct = [[True, True, False, False, None, None]]
+    got = vote_classes(extracted, correct)
+    assert got.votes == [[0, 0, 1, 1, None, None]]
+    rows = [{"question_id": "q", "split": "AMC", "language": "en", "question": "?", "answer": "1"}]
+    result = build_results(
+        n=6,
+        ks=[2, 4],
+        rows=rows,
+        extracted=extracted,
+        correct=correct,
+        votes=got.votes,
+        vote_correct=got.correct_class,
+    )
+    judged = [0, 0, 1, 1]  # the unjudged pair is out, as for G-Pass@k
+    assert result["maj@2"] == float(brute_maj(judged, 2) * 100)
+    assert result["maj@4"] == float(brute_maj(judged, 4) * 100)
+    assert result["avg@6"] == 50.0 and result["AMC/en/maj@2"] == result["maj@2"]
