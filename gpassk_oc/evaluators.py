@@ -41,6 +41,7 @@ from gpassk_oc.core.judging.grading import (
     grade,
 )
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
+from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 from gpassk_oc.log import logger
@@ -216,7 +217,8 @@ def default_cache_location(out_dir: str) -> tuple[Path, str]:
 
 @ICL_EVALUATORS.register_module(name="GPassKEvaluator", force=False)
 class GPassKEvaluator(BaseEvaluator):
-    """G-Pass@k / mG-Pass@k / pass@1 over n replicas, overall and per split × language.
+    """G-Pass@k / mG-Pass@k / pass@1, maj@k and avg@n over n replicas, overall and per
+    split × language (maj@k: :mod:`gpassk_oc.core.judging.voting` groups the answers).
 
     Args:
         k: ks to report; default: the dataset config's ``k``.
@@ -406,8 +408,13 @@ class GPassKEvaluator(BaseEvaluator):
             for r, preds in zip(rows, grouped)
         ]
         graded = self._grade(items)
+        # maj@k: the same checker groups the answers into vote classes
+        classes = vote_classes(
+            graded.extracted, graded.correct, graded.found, rule_timeout=self.rule_timeout
+        )
         # every grading count (who decided, how answers were found) goes into the results
         accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
+        accounting.update(classes.counts)
         if self.check != "rules":
             accounting["judge_cache"] = graded.cache_path
         return build_results(
@@ -423,8 +430,10 @@ class GPassKEvaluator(BaseEvaluator):
             accounting=accounting,
             check=self.check,
             judge=judge_identity(self.judge_config) if self.check != "rules" else None,
-            undecided_marked=True,
-        )  # grade() marks rule_undecided
+            undecided_marked=True,  # grade() marks rule_undecided
+            votes=classes.votes,
+            vote_correct=classes.correct_class,
+        )
 
     def score(
         self, predictions: list[Any], references: list[Any], test_set: Any = None

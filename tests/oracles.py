@@ -83,3 +83,19 @@ def load_opencompass_g_pass():
     else:  # pragma: no cover - layout change in a future OpenCompass
         from opencompass.openicl.icl_evaluator import icl_base_evaluator as module
     return module
+
+
+def brute_maj(labels: list[int | None], k: int) -> Fraction:
+    """Average over all k-subsets of the score of the correct class (label 0)."""
+    total, count = Fraction(0), 0
+    for subset in combinations(range(len(labels)), k):
+        count += 1
+        votes: dict[int, int] = {}
+        for i in subset:
+            if labels[i] is not None:
+                votes[labels[i]] = votes.get(labels[i], 0) + 1
+        mine = votes.get(0, 0)
+        if mine == 0 or mine < max(votes.values()):
+            continue
+        total += Fraction(1, sum(1 for v in votes.values() if v == mine))
+    return total / count

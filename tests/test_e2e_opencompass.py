@@ -27,6 +27,7 @@ from conftest import (
     offline_env,
     run_cli,
 )
+from oracles import brute_maj
 
 pytestmark = pytest.mark.e2e
 
@@ -75,11 +76,39 @@ def expected_all(counts: list[int] | None = None) -> dict[str, float]:
     return expected
 
 
+def expected_votes(details: list[dict]) -> dict[str, float]:
+    """maj@k (k-subset enumeration) and avg@n, overall and per group, with the samples
+    labelled from the file's verdicts and answer strings alone: correct → one class, each
+    distinct wrong answer string → a class (the simulated model has one wrong answer, so
+    string identity is the checker's grouping), no answer → no vote."""
+    labels = []
+    for d in details:
+        wrong = sorted({e for e, v in zip(d["extracted"], d["correct"]) if e and v is False})
+        labels.append(
+            [
+                0 if v else (wrong.index(e) + 1 if e else None)
+                for e, v in zip(d["extracted"], d["correct"])
+            ]
+        )
+    groups: dict[str, list[int]] = {"": list(range(len(details)))}
+    for i, d in enumerate(details):
+        groups.setdefault(f"{d['split']}/{d['language']}/", []).append(i)
+    out = {}
+    for prefix, members in groups.items():
+        for k in E2E_KS:
+            total = sum(brute_maj(labels[i], k) for i in members)
+            out[f"{prefix}maj@{k}"] = float(total / len(members) * 100)
+        right = sum(labels[i].count(0) for i in members)
+        out[f"{prefix}avg@{E2E_N}"] = float(Fraction(right, E2E_N * len(members)) * 100)
+    return out
+
+
 # --------------------------------------------------------------------------- tests
 def test_results_equal_independent_values(oc_run):
     results = json.loads(oc_run.results_file.read_text())
     expected = expected_all()
     assert len(expected) == (len(E2E_KS) * 6 + 1) * 5  # overall + 4 split × language groups
+    expected.update(expected_votes(results["details"]))
     for key, value in expected.items():
         assert key in results, f"missing {key}; have {sorted(results)[:20]}"
         assert results[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
@@ -103,7 +132,8 @@ def test_details_schema_and_counts(oc_run):
         zip(details, E2E_QUESTIONS)
     ):
         # 'found' (how the answer was located) is optional in the results schema
-        assert set(DETAIL_SCHEMA) <= set(detail) <= set(DETAIL_SCHEMA) | {"found"}, detail.keys()
+        optional = {"found", "vote", "vote_correct"}
+        assert set(DETAIL_SCHEMA) <= set(detail) <= set(DETAIL_SCHEMA) | optional, detail.keys()
         for key, typ in DETAIL_SCHEMA.items():
             assert isinstance(detail[key], typ), (key, detail[key])
         assert detail["index"] == index
@@ -137,11 +167,13 @@ def test_summary_lists_every_metric(oc_run):
     with open(summaries[-1], newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     table = {(r["dataset"], r["metric"]): r[E2E_MODEL_ABBR] for r in rows}
-    for key, value in expected_all().items():
+    expected = expected_all()
+    expected.update(expected_votes(json.loads(oc_run.results_file.read_text())["details"]))
+    for key, value in expected.items():
         assert table.get((E2E_DATASET_ABBR, key)) == f"{value:.2f}", key
     # metrics only: the counts (rule_checks, judge_calls, n, …) stay out of the summary
     shown = {metric for dataset, metric in table if dataset == E2E_DATASET_ABBR}
-    assert shown == set(expected_all()), sorted(shown ^ set(expected_all()))
+    assert shown == set(expected), sorted(shown ^ set(expected))
 
 
 def test_rerun_with_reuse_makes_no_new_calls(oc_rerun):

@@ -95,10 +95,13 @@ def test_details_schema_and_extraction(livemath_dir):
         "correct",
         "source",
         "found",
+        "vote",
+        "vote_correct",
         "c",
         "n",
     ]
     assert first["extracted"] == [None, "12"] and first["correct"] == [False, True]
+    assert first["vote"] == [None, 0] and first["vote_correct"] == 0  # no answer: no vote
     # rules mode: a reply without an answer is scored wrong and marked as undecided (the
     # judge would see it in cascade mode)
     assert first["source"] == ["rule_undecided", "rule"] and first["found"] == ["none", "boxed"]

@@ -100,11 +100,17 @@ def test_bad_flag_values_are_one_line_too(workdir, capsys):
     root, _ = workdir
     code, out, err = run_cli(capsys, "report", root, "--seed", "-1")
     assert (code, out, err) == (2, "", "error: --seed -1: need a non-negative integer\n")
+    code, out, err = run_cli(capsys, "report", root, "--k", "sixteen")  # report: --k is a list
+    assert (code, out, err) == (
+        2,
+        "",
+        "error: --k sixteen: need a positive integer or a comma-separated list, e.g. 1,2,4,8\n",
+    )
     with pytest.raises(SystemExit) as info:
-        run_cli(capsys, "report", root, "--k", "sixteen")
+        run_cli(capsys, "compare", root, root, "--k", "sixteen")
     err = capsys.readouterr().err
     assert info.value.code == 2 and err == (
-        "error: gpassk-oc report: argument --k: invalid int value: 'sixteen'\n"
+        "error: gpassk-oc compare: argument --k: invalid int value: 'sixteen'\n"
     )
 
 

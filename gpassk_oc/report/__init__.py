@@ -4,6 +4,7 @@ The package is a model and its renderers, never the reverse:
 
 * :mod:`.collect` — find results files, read them (:mod:`gpassk_oc.core.scoring.results`), group runs;
 * :mod:`.model` — statistics per row and subset, verdict sensitivity (:class:`Report`);
+* :mod:`.sweep` — every metric at every k of ``--k 1,2,…`` (maj@k from the votes);
 * :mod:`.numbers` — the one rounding rule; :mod:`.tables` — cell text;
 * renderers :mod:`.markdown`, :mod:`.html`, :mod:`.csvout`, :mod:`.jsonout`;
 * :mod:`.plots` — figures (matplotlib, imported lazily by the CLI);

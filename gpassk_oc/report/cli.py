@@ -2,7 +2,7 @@
 work dirs (see :mod:`.collect` for what is read and how runs are grouped).
 
 Every bad input ends in one ``error:`` line and exit status 2: ``--k < 1``, a ``--k``
-larger than a run's samples per question, a ``--level`` that is neither a fraction in
+larger than a run's samples per question, a ``--tau`` outside [0, 1], a ``--level`` that is neither a fraction in
 (0, 1) nor a percentage in (1, 100) (95 means 95%), ``--resamples < 0``, and paths that
 hold no usable run.
 """
@@ -20,13 +20,21 @@ from gpassk_oc.report.model import Report, ReportError, build_report
 FORMATS = ("markdown", "csv", "json", "html")
 
 
-def add_common_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options shared by ``report`` and ``compare``."""
+def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) -> None:
+    """Options shared by ``report`` and ``compare`` (*k_list*: ``--k`` takes a list, kept
+    as text for :func:`gpassk_oc.report.sweep.parse_ks`)."""
     parser.add_argument(
         "--k",
-        type=int,
+        type=str if k_list else int,
         default=None,
-        help="k for G-Pass@k (default: the largest k the runs declare)",
+        help="k for G-Pass@k (default: the largest k the runs declare)"
+        + (
+            "; a comma-separated list (1,2,4,8,16) adds a table of every metric at "
+            "every listed k, recomputed from the saved counts and votes (tables use "
+            "the largest)"
+            if k_list
+            else ""
+        ),
     )
     parser.add_argument(
         "--level",
@@ -94,7 +102,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="sort rows by mG-Pass@k descending (default ascending, like the paper)",
     )
-    add_common_arguments(parser)
+    parser.add_argument(
+        "--tau",
+        default=None,
+        metavar="T1,T2",
+        help="thresholds of the any-k table (default 0.5,0.75,1.0); implies that table",
+    )
+    add_common_arguments(parser, k_list=True)
 
 
 def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) -> str:
@@ -130,7 +144,12 @@ def write_output(text: str, out: Path | None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gpassk_oc.report.sweep import build_sweep, parse_ks, parse_taus
+
     try:
+        ks = parse_ks(args.k) if args.k is not None else None
+        taus = parse_taus(args.tau) if args.tau is not None else None
+        args.k = max(ks) if ks else None
         check_common(args)
         report = build_report(
             args.paths,
@@ -140,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             pool_seeds=not args.no_pool_seeds,
         )
+        if (ks and len(ks) > 1) or taus is not None:
+            report.sweep = build_sweep(report, ks or [report.k], taus)
     except ReportError as exc:
         return fail(str(exc))
     for note in report.notes:

@@ -28,6 +28,7 @@ from gpassk_oc.core.data.naming import (
     parse_dataset_abbr,
     parse_model_abbr,
 )
+from gpassk_oc.core.scoring.majority import maj_table
 from gpassk_oc.core.scoring.metric_names import group_name, parse_result_key
 from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError, read_results
 from gpassk_oc.core.scoring.stats import summarize
@@ -257,6 +258,17 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
     return run, []
 
 
+def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:
+    """(questions × ks) maj@k of the run's questions (aligned with ``run.keys``); NaN where
+    the file has no votes for a question or k exceeds its judged samples."""
+    profiles = [q.vote_profile() for q in run.results.questions if q.n > 0]
+    out = np.full((len(profiles), len(ks)), np.nan)
+    present = {i: p for i, p in enumerate(profiles) if p is not None}
+    if present:
+        out[list(present)] = maj_table(list(present.values()), ks)
+    return out
+
+
 def cross_check(run: Run) -> list[str]:
     """Compare the file's top-level metrics (overall and per split × language group) with
     the recomputation from the details."""
@@ -267,7 +279,12 @@ def cross_check(run: Run) -> list[str]:
         if group not in by_group:
             continue
         mask = by_group[group]
-        mine = 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
+        if spec.kind == "maj":  # a vote needs the classes, not (n, c)
+            values = maj_values(run, [spec.k])[mask, 0]
+            values = values[~np.isnan(values)]
+            mine = 100 * float(values.mean()) if values.size else math.nan
+        else:
+            mine = 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
         if math.isfinite(mine) and abs(mine - value) > CROSS_CHECK_TOLERANCE:
             out.append(
                 f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "

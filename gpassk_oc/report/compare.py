@@ -222,6 +222,11 @@ def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list
             spec = parse_metric(name)
         except ValueError as exc:
             raise CompareError(f"--metrics: {exc}") from None
+        if spec.kind == "maj":
+            raise CompareError(
+                f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
+                "answer classes; see maj@k in gpassk-oc report"
+            )
         for row, side in rows:
             most = int(row.n.max())
             if spec.k > most:

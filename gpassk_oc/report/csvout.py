@@ -1,6 +1,7 @@
 """Long CSV output of ``gpassk-oc report``: one line per row × subset with value, CI and
 sampling SE of every metric (percent, rounding rule of :mod:`.numbers`); greedy runs
-follow with their accuracy in the ``Greedy`` columns."""
+follow with their accuracy in the ``Greedy`` columns. With ``--k`` listing several ks,
+every k's metrics (:mod:`.sweep`) follow as further columns, filled on ``overall`` lines."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from gpassk_oc.core.scoring.metric_names import report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
 
@@ -40,8 +42,9 @@ def _setting(s: Any, seeds: list[int]) -> list[Any]:
 
 def render_csv(report: Report, descending: bool = False) -> str:
     metrics = ["Greedy"] + report_metrics(report.k)
+    extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
-    for key in metrics:
+    for key in metrics + extra:
         header += [key, f"{key} ci_low", f"{key} ci_high", f"{key} sampling_se"]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -54,12 +57,14 @@ def render_csv(report: Report, descending: bool = False) -> str:
                 line += [dataset_abbr, subset, int(row.n.max()), cell.num_questions]
                 for key in metrics:
                     line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
+                for key in extra:
+                    line += _values(sweep_estimate(report, row, subset, key))
                 writer.writerow(line)
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         line = [run.model_abbr, run.base_model]
         line += _setting(run.setting, [run.setting.seed] if run.setting else [])
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
-        line += _values(cell.metrics["pass@1"]) + [""] * (4 * (len(metrics) - 1))
+        line += _values(cell.metrics["pass@1"]) + [""] * (4 * (len(metrics) + len(extra) - 1))
         writer.writerow(line)
     return buf.getvalue()

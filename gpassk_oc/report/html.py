@@ -5,9 +5,11 @@ from __future__ import annotations
 import html
 
 from gpassk_oc.report.model import Report
+from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,
     ci_note,
+    estimate_text,
     greedy_rows,
     sensitivity_note,
     sensitivity_rows,
@@ -44,6 +46,8 @@ def render_html(report: Report, ci: bool = True, descending: bool = False) -> st
         header, body = table_rows(report, dataset_abbr, subset, ci, descending)
         if body:
             out += _table(f"{dataset_abbr} — {subset}", header, body)
+    for title, header, body in sweep_sections(report, lambda est: estimate_text(est, ci)):
+        out += _table(title, header, body, sweep_note(report))
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)
         if body:

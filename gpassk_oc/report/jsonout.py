@@ -10,6 +10,7 @@ from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.sweep import sweep_json
 
 
 def estimate_json(est: Estimate) -> dict[str, Any]:
@@ -83,6 +84,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     "resamples": report.n_boot,
                     "metrics": _cell_metrics(overall),
                     "sensitivity": _sensitivity_json(overall.sensitivity),
+                    "k_sweep": sweep_json(report, row, estimate_json),
                     "accounting": accounting(row),
                     "splits": {
                         s: {

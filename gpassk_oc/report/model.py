@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -105,6 +106,7 @@ class Report:
     notes: list[str]
     greedy: list[Run] = field(default_factory=list)  # every greedy run found
     greedy_cells: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (abbr, dataset)
+    sweep: Any = None  # report.sweep.Sweep: every --k of a list (None: one k)
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:

@@ -11,6 +11,9 @@ Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.j
   per other setting, e.g. top_p, when those vary).
 * ``stability_gap`` — pass@k′ − G-Pass@k′_1.0 against k′ = 1..k: how much "can solve it
   once" overstates "solves it every time" as k′ grows.
+* ``metrics_vs_k`` (only with ``report --k`` listing several ks, or ``--tau``) — pass@k,
+  G-Pass@k_τ for each τ and maj@k against the listed ks, one colour per row
+  (:mod:`.sweep`).
 
 Bands are the report's percentile-bootstrap intervals over questions.
 """
@@ -244,4 +247,15 @@ def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> l
             "k (samples drawn)",
             "pass@k − G-Pass@k$_{1.0}$ (percentage points)",
         )
+        if report.sweep is not None:
+            from gpassk_oc.report.sweep import sweep_curves
+
+            written += _draw(
+                sweep_curves(report, rows, _labels(rows)),
+                out_dir / f"metrics_vs_k{suffix}",
+                f"{prefix}pass@k, G-Pass@k$_\\tau$ and maj@k against k — {dataset_abbr}\n"
+                f"(bands: {band})",
+                "k (samples drawn)",
+                "metric (%)",
+            )
     return written

@@ -11,6 +11,10 @@ Unjudged samples (``None`` verdicts) are excluded, never counted as wrong: quest
 ``c_q`` correct among ``n_q`` judged samples, and a G-Pass@k mean only covers questions with
 ``n_q >= k`` (``excluded_questions`` counts the others per k). With nothing unjudged every
 ``n_q`` is n and the results are the plain G-Pass@k of the paper.
+
+Given per-sample vote classes (:mod:`gpassk_oc.core.judging.voting`), ``maj@k`` is reported
+for the same ks (exact, :mod:`.majority`, over the same judged samples and questions), and
+``avg@n`` (mean accuracy over all samples: the value of ``pass@1``) whenever n > 1.
 """
 
 from __future__ import annotations
@@ -20,7 +24,15 @@ from fractions import Fraction
 from typing import Any
 
 from gpassk_oc import __version__
-from gpassk_oc.core.scoring.metric_names import g_pass_key, group_name, mg_pass_key, result_key
+from gpassk_oc.core.scoring.majority import Profile, maj_curve, profile
+from gpassk_oc.core.scoring.metric_names import (
+    avg_key,
+    g_pass_key,
+    group_name,
+    maj_key,
+    mg_pass_key,
+    result_key,
+)
 from gpassk_oc.core.scoring.metrics import (
     DEFAULT_THRESHOLDS,
     as_fraction,
@@ -96,12 +108,40 @@ def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     return keys
 
 
+def _maj_means(ks: Sequence[int], profiles: Sequence[Profile | None]) -> dict[str, float]:
+    """Percent maj@k per k over the questions with votes and at least k judged samples;
+    each mean is an exact Fraction rounded once."""
+    curves = [maj_curve(p, fractions=True) for p in profiles if p is not None]
+    out: dict[str, float] = {}
+    for k in dict.fromkeys(ks):
+        values = [curve[k - 1] for curve in curves if len(curve) >= k]
+        if values:
+            out[maj_key(k)] = float(sum(values, Fraction(0)) * 100 / len(values))
+    return out
+
+
+def _profiles(
+    votes: Sequence[Sequence[int | None]] | None,
+    vote_correct: Sequence[int | None] | None,
+    correct: Sequence[Sequence[bool | None]],
+) -> list[Profile | None]:
+    """Vote profile of each question over its judged samples (None: no votes / no judged)."""
+    if votes is None or vote_correct is None:
+        return [None] * len(correct)
+    out: list[Profile | None] = []
+    for row, mine, verdicts in zip(votes, vote_correct, correct):
+        judged = [v for v, verdict in zip(row, verdicts) if verdict is not None]
+        out.append(profile(judged, mine) if judged else None)
+    return out
+
+
 def _metrics(
     n: int,
     ks: Sequence[int],
     thresholds: Sequence[Any],
     mg_mode: str,
     correct: Sequence[Sequence[bool | None]],
+    profiles: Sequence[Profile | None] = (),
 ) -> dict[str, float]:
     """Percent metrics of one question group.
 
@@ -129,6 +169,8 @@ def _metrics(
                     out[key] = float(
                         sum(Fraction(v) for _, v in values[key]) * 100 / len(values[key])
                     )
+            out.update(_maj_means(ks, profiles))
+            out[avg_key(n)] = float(pass1)
         out["pass@1"] = float(pass1)
     return out
 
@@ -167,6 +209,8 @@ def build_results(
     check: str | None = None,
     judge: Mapping[str, Any] | None = None,
     undecided_marked: bool = False,
+    votes: Sequence[Sequence[int | None]] | None = None,
+    vote_correct: Sequence[int | None] | None = None,
 ) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
@@ -179,7 +223,9 @@ def build_results(
 
     Top-level keys are metrics only: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1``
     (``accuracy`` and ``pass@1`` when n = 1), and the same per split × language group as
-    ``{split}/{lang}/{metric}``. ``run`` holds n, ks, thresholds, mg_mode and the *check*
+    ``{split}/{lang}/{metric}``; with *votes* and *vote_correct* (per question, from
+    :func:`gpassk_oc.core.judging.voting.vote_classes`) also ``maj@{k}``, and ``avg@{n}``
+    when n > 1. ``run`` holds n, ks, thresholds, mg_mode and the *check*
     mode and *judge* identity; ``accounting`` the *accounting* items plus ``unjudged`` and
     ``excluded_questions`` (per k); ``details`` one entry per question. Plain Python types
     only, so the result is JSON-serialisable.
@@ -195,13 +241,26 @@ def build_results(
     source = _per_sample("source", source, q, n)
     found = _per_sample("found", found, q, n)
     ks = [int(k) for k in ks] if n > 1 else [1]
-    metrics: dict[str, float] = dict(_metrics(n, ks, thresholds, mg_mode, correct))
+    if votes is not None and (
+        vote_correct is None
+        or len(votes) != q
+        or len(vote_correct) != q
+        or any(len(v) != n for v in votes)
+    ):
+        raise ValueError(f"votes need q={q} lists of n={n} entries and q vote_correct ids")
+    profiles = _profiles(votes, vote_correct, correct)
+    metrics: dict[str, float] = dict(_metrics(n, ks, thresholds, mg_mode, correct, profiles))
     groups: dict[str, list[int]] = {}
     for i, row in enumerate(rows):
         groups.setdefault(group_name(str(row["split"]), str(row["language"])), []).append(i)
     for group, members in groups.items():
         for metric, value in _metrics(
-            n, ks, thresholds, mg_mode, [correct[i] for i in members]
+            n,
+            ks,
+            thresholds,
+            mg_mode,
+            [correct[i] for i in members],
+            [profiles[i] for i in members],
         ).items():
             metrics[result_key(metric, group)] = value
     info = RunInfo(
@@ -231,6 +290,8 @@ def build_results(
             correct=[None if v is None else bool(v) for v in correct[i]],
             source=source[i] if source is not None else None,
             found=found[i] if found is not None else None,
+            vote=list(votes[i]) if votes is not None else None,
+            vote_correct=vote_correct[i] if vote_correct is not None else None,
         )
         for i, row in enumerate(rows)
     ]

@@ -7,7 +7,16 @@ Metric keys (what the results JSON, the report, ``compare`` and the demo all use
     mG-Pass@{k}        mean G-Pass@k over τ in (0.5, 1]
     pass@{k}           the unbiased pass@k (= G-Pass@k_0)
     gap@{k}            pass@k − G-Pass@k_1.0, the stability gap (report only)
+    maj@{k}            majority vote among k samples drawn without replacement, ties
+                       split evenly (:mod:`gpassk_oc.core.scoring.majority`); needs the
+                       per-sample votes, not only (n, c)
+    avg@{n}            mean accuracy over all n samples of each question, OpenCompass's
+                       "accuracy (n runs average)" (the value of pass@1; the n says how
+                       many samples it averages)
     accuracy           greedy (n = 1) runs: mean accuracy (= pass@1)
+
+pass^k (τ-bench's name) is not a key of its own: it is ``G-Pass@{k}_1.0``
+(:data:`PASS_HAT_K`).
 
 A *group* is one split × language subset of a dataset, named ``{split}/{language}``
 (e.g. ``AMC/en``); a per-group key is ``{group}/{metric}`` (``AMC/en/G-Pass@16_0.5``),
@@ -39,7 +48,10 @@ __all__ = [
     "g_pass_key",
     "group_name",
     "headline_metrics",
+    "PASS_HAT_K",
+    "avg_key",
     "legacy_group",
+    "maj_key",
     "mg_pass_key",
     "parse_metric",
     "parse_result_key",
@@ -50,18 +62,20 @@ __all__ = [
 
 GROUP_SEP = "/"
 ACCURACY = "accuracy"
-#: metric kinds: G-Pass@k_τ, mG-Pass@k, pass@k, stability gap
-KINDS = ("G", "mG", "pass", "gap")
+#: metric kinds: G-Pass@k_τ, mG-Pass@k, pass@k, stability gap, majority vote, avg@n
+KINDS = ("G", "mG", "pass", "gap", "maj", "avg")
+#: pass^k (τ-bench) is an alias, not a key: it is G-Pass@k at τ = 1
+PASS_HAT_K = "G-Pass@{k}_1.0"
 #: τ of the paper's tables (the headline columns) and every τ OpenCompass reports
 HEADLINE_TAUS = (Fraction(1, 2), Fraction(3, 4), Fraction(1))
 ALL_TAUS = (Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1))
 
-_EXPECTED = "expected G-Pass@K_TAU, mG-Pass@K, pass@K or gap@K, e.g. G-Pass@16_0.75"
+_EXPECTED = "expected G-Pass@K_TAU, mG-Pass@K, pass@K, gap@K, maj@K or avg@N, e.g. G-Pass@16_0.75"
 _KEY_RE = re.compile(
     r"^(?:G-Pass@(?P<gk>\d+)_(?P<tau>[0-9./]+)"
-    r"|(?P<kind>mG-Pass|pass|gap)@(?P<k>\d+))$"
+    r"|(?P<kind>mG-Pass|pass|gap|maj|avg)@(?P<k>\d+))$"
 )
-_KIND_OF = {"mG-Pass": "mG", "pass": "pass", "gap": "gap"}
+_KIND_OF = {"mG-Pass": "mG", "pass": "pass", "gap": "gap", "maj": "maj", "avg": "avg"}
 
 
 def format_tau(tau: Fraction | int | str) -> str:
@@ -77,6 +91,16 @@ def g_pass_key(k: int, tau: Fraction | int | str) -> str:
 def mg_pass_key(k: int) -> str:
     """``mG-Pass@{k}``."""
     return f"mG-Pass@{int(k)}"
+
+
+def maj_key(k: int) -> str:
+    """``maj@{k}``: majority vote among k samples (ties split evenly)."""
+    return f"maj@{int(k)}"
+
+
+def avg_key(n: int) -> str:
+    """``avg@{n}``: mean accuracy over the n samples of each question."""
+    return f"avg@{int(n)}"
 
 
 @dataclass(frozen=True)
@@ -117,7 +141,8 @@ class MetricSpec:
 
 
 def parse_metric(key: str | MetricSpec) -> MetricSpec:
-    """``"G-Pass@16_0.5"``, ``"mG-Pass@16"``, ``"pass@16"``, ``"gap@16"`` → MetricSpec;
+    """``"G-Pass@16_0.5"``, ``"mG-Pass@16"``, ``"pass@16"``, ``"gap@16"``, ``"maj@16"``,
+    ``"avg@48"`` → MetricSpec;
     ``accuracy`` is ``pass@1``. ValueError (one line, naming the key) otherwise."""
     if isinstance(key, MetricSpec):
         return key

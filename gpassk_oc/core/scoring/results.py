@@ -18,6 +18,7 @@ Schema 2 (this release)::
                    "extracted": [...], "correct": [true, false, null, ...],
                    "source": ["rule", "judge", "unjudged", ...],      # optional
                    "found": ["boxed", "statement", ...],              # optional
+                   "vote": [0, 1, null, ...], "vote_correct": 0,      # optional
                    "c": 1, "n": 2}, ...]
     }
 
@@ -30,6 +31,13 @@ scored wrong); ``source`` says who decided it — ``rule``, ``rule_undecided`` (
 no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unjudged``;
 ``found`` says how the answer was located — ``boxed``, ``statement``, ``fallback``,
 ``none``. ``c``/``n`` are the judged counts, kept for readers that only need counts.
+``vote`` is each sample's vote class for maj@k (:mod:`gpassk_oc.core.judging.voting`): an
+integer id shared by the answers the checker finds equivalent, ``null`` for a sample that
+votes for nothing (no answer; every unjudged sample); ``vote_correct`` is the id of the
+class of correct samples (``null`` when none is correct) — together they give maj@k for any
+k from the file alone (:meth:`QuestionResult.vote_profile`). Files without them have no
+maj@k. Both are validated when read: the correct class holds exactly the samples whose
+verdict is true.
 
 Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at the top
 level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused
@@ -100,6 +108,8 @@ class QuestionResult:
     correct: list[bool | None]
     source: list[str] | None = None
     found: list[str] | None = None
+    vote: list[int | None] | None = None
+    vote_correct: int | None = None
 
     @property
     def group(self) -> str:
@@ -140,6 +150,23 @@ class QuestionResult:
             if s == "rule" and v is False and e not in (None, "")
         )
 
+    def vote_profile(self) -> tuple[int, tuple[int, ...], int] | None:
+        """(correct votes, wrong class sizes, abstentions) over the judged samples — what
+        :mod:`gpassk_oc.core.scoring.majority` takes; None without votes or judged samples."""
+        if self.vote is None or self.n == 0:
+            return None
+        sizes: dict[int, int] = {}
+        abstain = 0
+        for v, verdict in zip(self.vote, self.correct):
+            if verdict is None:
+                continue
+            if v is None:
+                abstain += 1
+            else:
+                sizes[v] = sizes.get(v, 0) + 1
+        mine = sizes.pop(self.vote_correct, 0) if self.vote_correct is not None else 0
+        return mine, tuple(sorted(sizes.values(), reverse=True)), abstain
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "index": self.index,
@@ -156,6 +183,8 @@ class QuestionResult:
             out["source"] = list(self.source)
         if self.found is not None:
             out["found"] = list(self.found)
+        if self.vote is not None:
+            out["vote"], out["vote_correct"] = list(self.vote), self.vote_correct
         out["c"], out["n"] = self.c, self.n
         return out
 
@@ -306,6 +335,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             optional[name] = [str(v) for v in values]
         else:
             raise ResultsError(f"{field_of}.{name}: need one entry per sample ({size})")
+    vote, vote_correct = _votes(d, correct, field_of)
     index = d.get("index", position)
     text = d.get("question")
     gold = d.get("gold")
@@ -321,7 +351,39 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         correct=list(correct),
         source=optional["source"],
         found=optional["found"],
+        vote=vote,
+        vote_correct=vote_correct,
     )
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _votes(
+    d: Mapping[str, Any], correct: Sequence[bool | None], field_of: str
+) -> tuple[list[int | None] | None, int | None]:
+    """``vote``/``vote_correct`` checked against the verdicts (see the module docstring)."""
+    vote, mine = d.get("vote"), d.get("vote_correct")
+    if vote is None:
+        if mine is not None:
+            raise ResultsError(f"{field_of}.vote_correct: given without a 'vote' list")
+        return None, None
+    if not isinstance(vote, list) or len(vote) != len(correct):
+        raise ResultsError(f"{field_of}.vote: need one entry per sample ({len(correct)})")
+    if not all(v is None or _is_id(v) for v in vote):
+        raise ResultsError(f"{field_of}.vote: entries must be class ids (integers >= 0) or null")
+    if mine is not None and not _is_id(mine):
+        raise ResultsError(f"{field_of}.vote_correct: need a class id (integer >= 0) or null")
+    for v, verdict in zip(vote, correct):
+        if verdict is None and v is not None:
+            raise ResultsError(f"{field_of}.vote: an unjudged sample (correct null) has a vote")
+        if (verdict is True) != (v is not None and v == mine):
+            raise ResultsError(
+                f"{field_of}.vote: the class vote_correct={mine!r} must hold exactly the "
+                "samples whose verdict is true"
+            )
+    return list(vote), mine
 
 
 def _metric_items(items: Any, legacy: bool) -> dict[str, float]:

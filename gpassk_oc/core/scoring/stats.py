@@ -72,9 +72,15 @@ DEFAULT_LEVEL = 0.95
 def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
     """Values of the metric for c = 0..n (shape (n+1,)), or None when k > n."""
     spec = parse_metric(spec)
-    if spec.k > n or n < 1:
+    if spec.kind == "maj":  # a vote needs the answer classes, which (n, c) do not hold
+        raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
+    if n < 1:
         return None
     cs = np.arange(n + 1)
+    if spec.kind == "avg":  # c/n over each question's judged samples, like pass@1
+        return cs / n
+    if spec.k > n:
+        return None
     if spec.kind == "G":
         return np.asarray(g_pass_at_k(n, cs, spec.k, spec.tau), dtype=float)
     if spec.kind == "mG":

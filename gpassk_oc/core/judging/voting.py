@@ -1,0 +1,155 @@
+"""Vote classes: which samples of a question cast the same vote (pure core).
+
+maj@k (:mod:`gpassk_oc.core.scoring.majority`) needs, per question, the samples grouped
+into answers that count as one vote — ``1/2``, ``0.5`` and ``\\frac12`` are one answer.
+The grouping uses the checker that grades (:mod:`gpassk_oc.core.answers.rules`, with
+math-verify for what the fast rules leave open), so a vote and a verdict never disagree
+about what an answer means:
+
+* **Correct class (id 0).** Every sample graded correct, whoever decided it (rules, judge,
+  cache): they all match the gold, so they are one answer. Nothing else joins it, so its
+  size is exactly the ``c`` that G-Pass@k uses.
+* **Wrong classes (ids 1, 2, …).** The distinct canonical forms of the wrong answers,
+  most frequent first, are clustered greedily: each joins the first class whose
+  representative (its most frequent member) the checker finds ``'equal'`` to it, else it
+  opens a new class. Checks run only between distinct canonical answers, once each
+  (memoised across questions) — never over pairs of samples.
+* **Undecided is kept apart.** When the checker cannot decide two wrong answers
+  (``'undecided'``, a math-verify timeout) they stay separate classes: never merged on a
+  guess, and no judge is asked (judge calls are spent on verdicts, not on wrong-vs-wrong
+  pairs). Splitting a wrong answer's votes can only help the correct class, so where this
+  errs, maj@k errs high; :func:`vote_classes` counts the undecided pairs.
+* **No vote (None).** A sample with no answer (``found`` ``'none'``, truncated, empty) votes
+  for nothing but still occupies a draw; an unjudged sample (verdict None) is left out of
+  the question altogether, exactly as G-Pass@k leaves it out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.rules import Outcome, fast_check
+
+__all__ = ["CORRECT_CLASS", "NO_VOTE_FOUND", "VoteClasses", "vote_classes"]
+
+#: the class id of the samples graded correct
+CORRECT_CLASS = 0
+#: ``found`` values whose sample votes for nothing
+NO_VOTE_FOUND = ("none", "truncated")
+
+
+@dataclass
+class VoteClasses:
+    """Per question: one class id (or None: no vote) per sample, and the correct class's id
+    (None when no sample is correct). ``counts``: ``vote_checks`` (distinct answer pairs
+    checked), ``vote_mv_calls`` (of them, sent to math-verify), ``vote_undecided`` (pairs
+    left apart because the checker could not decide)."""
+
+    votes: list[list[int | None]]
+    correct_class: list[int | None]
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _wrong_answers(
+    extracted: Sequence[str | None],
+    correct: Sequence[bool | None],
+    found: Sequence[str] | None,
+    memo: dict[str, str],
+) -> list[str | None]:
+    """The canonical answer of each wrong sample that votes; None for every other."""
+    out: list[str | None] = []
+    for i, (answer, verdict) in enumerate(zip(extracted, correct)):
+        how = found[i] if found is not None else None
+        if verdict is not False or not answer or how in NO_VOTE_FOUND:
+            out.append(None)
+            continue
+        canon = memo.get(answer)
+        if canon is None:
+            canon = memo[answer] = canonical_answer(answer)
+        out.append(canon or None)
+    return out
+
+
+def _order(answers: Sequence[str | None]) -> list[str]:
+    """Distinct answers, most frequent first (ties: first seen)."""
+    counts: dict[str, int] = {}
+    for a in answers:
+        if a is not None:
+            counts[a] = counts.get(a, 0) + 1
+    return sorted(counts, key=lambda a: -counts[a])
+
+
+def _cluster(distinct: Sequence[str], outcome) -> dict[str, int]:
+    """Greedy clustering against class representatives; ``outcome(answer, rep)`` gives the
+    checker's word or None (unknown: treated as undecided)."""
+    reps: list[str] = []
+    cls: dict[str, int] = {}
+    for answer in distinct:
+        for j, rep in enumerate(reps):
+            if outcome(answer, rep) == "equal":
+                cls[answer] = j
+                break
+        else:
+            cls[answer] = len(reps)
+            reps.append(answer)
+    return cls
+
+
+def vote_classes(
+    extracted: Sequence[Sequence[str | None]],
+    correct: Sequence[Sequence[bool | None]],
+    found: Sequence[Sequence[str]] | None = None,
+    *,
+    math_verify: bool = True,
+    pool: MathVerifyPool | None = None,
+    rule_timeout: float = 5.0,
+) -> VoteClasses:
+    """Vote classes of every question (see the module docstring).
+
+    *extracted*, *correct* (and *found*) are per question, per sample, as
+    :func:`gpassk_oc.core.judging.grading.grade` returns them. Pairs the fast rules leave
+    open go to math-verify in one batch (*pool*, default the shared pool) unless
+    *math_verify* is False; then they stay apart.
+    """
+    memo: dict[str, str] = {}
+    fast: dict[tuple[str, str], Outcome | None] = {}
+    wrong = [
+        _wrong_answers(ex, co, found[qi] if found is not None else None, memo)
+        for qi, (ex, co) in enumerate(zip(extracted, correct))
+    ]
+    ordered = [_order(answers) for answers in wrong]
+
+    def first_pass(answer: str, rep: str) -> Outcome | None:
+        key = (answer, rep)
+        if key not in fast:
+            fast[key] = fast_check(answer, rep)
+        return fast[key]
+
+    for distinct in ordered:  # fast rules only; collects the pairs they leave open
+        _cluster(distinct, first_pass)
+    slow = [key for key, out in fast.items() if out is None]
+    decided: dict[tuple[str, str], Outcome | None] = dict(fast)
+    if slow and math_verify:
+        mv = pool or default_pool()
+        decided.update(zip(slow, mv.check_many(slow, rule_timeout)))
+    votes: list[list[int | None]] = []
+    correct_class: list[int | None] = []
+    for qi, distinct in enumerate(ordered):
+        cls = _cluster(distinct, lambda a, r: decided.get((a, r)))
+        row: list[int | None] = []
+        for verdict, answer in zip(correct[qi], wrong[qi]):
+            if verdict is True:
+                row.append(CORRECT_CLASS)
+            else:
+                row.append(None if answer is None else cls[answer] + 1)
+        votes.append(row)
+        correct_class.append(CORRECT_CLASS if any(v is True for v in correct[qi]) else None)
+    counts = {
+        "vote_checks": len(fast),
+        "vote_mv_calls": len(slow) if math_verify else 0,
+        "vote_undecided": sum(1 for out in decided.values() if out in (None, "undecided")),
+    }
+    return VoteClasses(votes, correct_class, counts)

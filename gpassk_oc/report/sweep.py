@@ -1,0 +1,260 @@
+"""Any k after the fact: ``gpassk-oc report --k 1,2,4,8,16,32,48 [--tau 0.5,1.0]``.
+
+Every metric is a function of saved per-question data — G-Pass@k_τ, mG-Pass@k and
+pass@k of the counts ``(n, c)``, maj@k of the vote classes
+(:meth:`~gpassk_oc.core.scoring.results.QuestionResult.vote_profile`) — so a results file
+answers for every k ≤ n, not only the ks the run was configured with. For each row
+(overall) and each k this computes pass@k, G-Pass@k_τ for every ``--tau`` (default 0.5,
+0.75, 1.0), mG-Pass@k and maj@k, with the report's intervals:
+
+* counts metrics through :func:`gpassk_oc.core.scoring.stats.summarize` (bootstrap CI over
+  questions and rerun SE), all ks in one call;
+* maj@k through :func:`gpassk_oc.core.scoring.stats.bootstrap` on the per-question values
+  (same resampling, level and seed); its rerun SE is not estimated (NaN): a rerun of a vote
+  depends on the class probabilities, which the plug-in model of ``stats`` does not carry.
+
+maj@k is left out (NaN, a note says why) for a row whose files carry no votes (written
+before votes were recorded) and for a row that pools several seeds: class ids are per
+run, so votes of two runs cannot be added up without re-checking their answers
+(``--no-pool-seeds`` gives one row per seed, each with its maj@k).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.scoring.metric_names import (
+    HEADLINE_TAUS,
+    format_tau,
+    g_pass_key,
+    maj_key,
+    mg_pass_key,
+)
+from gpassk_oc.core.scoring.metrics import as_fraction
+from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
+from gpassk_oc.report.collect import Row, maj_values
+from gpassk_oc.report.model import Report, ReportError, sorted_rows
+from gpassk_oc.report.numbers import pct
+
+__all__ = ["Sweep", "build_sweep", "parse_ks", "parse_taus", "sweep_columns", "sweep_keys"]
+
+
+@dataclass
+class Sweep:
+    """Estimates for every k of ``ks``: ``cells[(row label, dataset)][metric key]``."""
+
+    ks: list[int]
+    taus: list[Fraction]
+    cells: dict[tuple[str, str], dict[str, Estimate]] = field(default_factory=dict)
+
+
+def parse_ks(text: str) -> list[int]:
+    """``"1,2,4"`` → ``[1, 2, 4]`` (sorted, deduplicated); :class:`ReportError` names the
+    flag for anything but positive integers."""
+    try:
+        ks = [int(part) for part in str(text).split(",")]
+    except ValueError:
+        raise ReportError(
+            f"--k {text}: need a positive integer or a comma-separated list, e.g. 1,2,4,8"
+        ) from None
+    bad = [k for k in ks if k < 1]
+    if bad:
+        raise ReportError(f"--k {text}: k must be >= 1, got {bad[0]}")
+    return sorted(set(ks))
+
+
+def parse_taus(text: str) -> list[Fraction]:
+    """``"0.5,1.0"`` → exact thresholds; :class:`ReportError` for a τ outside [0, 1]."""
+    out = []
+    for part in str(text).split(","):
+        try:
+            out.append(as_fraction(part.strip(), "τ"))
+        except ValueError:
+            raise ReportError(
+                f"--tau {text}: every τ must be a number in [0, 1] (e.g. 0.5,1.0), got {part!r}"
+            ) from None
+    return sorted(set(out))
+
+
+def sweep_columns(taus: Sequence[Fraction]) -> list[str]:
+    """Column names of the sweep table (k-generic)."""
+    return ["pass@k"] + [f"G-Pass@k_{format_tau(t)}" for t in taus] + ["mG-Pass@k", "maj@k"]
+
+
+def sweep_keys(k: int, taus: Sequence[Fraction]) -> list[str]:
+    """The metric keys of :func:`sweep_columns` at one k."""
+    return [f"pass@{k}"] + [g_pass_key(k, t) for t in taus] + [mg_pass_key(k), maj_key(k)]
+
+
+def _maj_estimates(
+    row: Row, ks: Sequence[int], n_boot: int, level: float, seed: int
+) -> dict[str, Estimate]:
+    values = maj_values(row.runs[0], ks)
+    # identical per-question value vectors are one atom (NaN marked by a sentinel for unique)
+    marked = np.where(np.isnan(values), -1.0, values)
+    atoms, weight = np.unique(marked, axis=0, return_counts=True)
+    atoms = np.where(atoms < 0, np.nan, atoms)
+    point, low, high = bootstrap(weight, atoms, n_boot=n_boot, level=level, seed=seed)
+    flat = no_spread(weight, atoms)
+    defined = weight @ ~np.isnan(atoms)
+    return {
+        maj_key(k): Estimate(
+            float(point[j]),
+            float(low[j]),
+            float(high[j]),
+            float("nan"),
+            int(defined[j]),
+            ci_status(n_boot, bool(defined[j]), bool(flat[j])),
+        )
+        for j, k in enumerate(ks)
+    }
+
+
+def _maj_note(row: Row) -> str | None:
+    if len(row.runs) > 1:
+        return (
+            "maj@k not computed: seeds are pooled and vote classes are per run "
+            "(--no-pool-seeds gives one row per seed)"
+        )
+    if all(q.vote is None for q in row.runs[0].results.questions):
+        return "maj@k not computed: the results file records no votes (written before votes were)"
+    return None
+
+
+def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | None) -> Sweep:
+    """The sweep of every sampled row of *report* (overall), with its CI settings. A k
+    above a row's samples is refused earlier (:func:`gpassk_oc.report.model.build_report`);
+    questions with fewer judged samples than k are left out of that k, as in the tables."""
+    taus = list(taus) if taus else list(HEADLINE_TAUS)
+    sweep = Sweep(list(ks), taus)
+    nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
+    for row in report.rows:
+        keys = [key for k in ks for key in sweep_keys(k, taus)]
+        counted = [key for key in keys if not key.startswith("maj@")]
+        est = summarize(
+            row.n, row.c, counted, n_boot=report.n_boot, level=report.level, seed=report.seed
+        )
+        why = _maj_note(row)
+        if why is None:
+            est.update(_maj_estimates(row, ks, report.n_boot, report.level, report.seed))
+        else:
+            est.update({maj_key(k): nan for k in ks})
+            note = f"{row.label} on {row.dataset_abbr}: {why}"
+            if note not in report.notes:
+                report.notes.append(note)
+        sweep.cells[(row.label, row.dataset_abbr)] = est
+    return sweep
+
+
+def sweep_table(
+    report: Report, dataset_abbr: str, rows: Sequence[Row], text: Any
+) -> tuple[list[str], list[list[str]]]:
+    """Header and cells of one dataset's sweep table; *text* formats an Estimate."""
+    sweep = report.sweep
+    assert sweep is not None
+    header = ["Model", "k"] + sweep_columns(sweep.taus)
+    body = []
+    for row in rows:
+        cells = sweep.cells.get((row.label, dataset_abbr))
+        if cells is None:
+            continue
+        name = row.base_model if row.setting else row.label
+        for k in sweep.ks:
+            body.append([name, str(k)] + [text(cells[key]) for key in sweep_keys(k, sweep.taus)])
+    return header, body
+
+
+def sweep_csv_keys(report: Report, present: Sequence[str]) -> list[str]:
+    """Sweep metric keys that ``--format csv`` adds as columns (those not in *present*)."""
+    if report.sweep is None:
+        return []
+    keys = [key for k in report.sweep.ks for key in sweep_keys(k, report.sweep.taus)]
+    return [key for key in dict.fromkeys(keys) if key not in present]
+
+
+def sweep_estimate(report: Report, row: Row, subset: str, key: str) -> Estimate | None:
+    """One sweep estimate of *row* (overall only; None elsewhere or without a sweep)."""
+    if report.sweep is None or subset != "overall":
+        return None
+    return report.sweep.cells.get((row.label, row.dataset_abbr), {}).get(key)
+
+
+def sweep_json(report: Report, row: Row, to_json: Any) -> dict[str, Any] | None:
+    """The ``k_sweep`` entry of a row in ``--format json``: ``ks``, ``taus`` and per k the
+    metrics (each as ``to_json`` writes an Estimate)."""
+    sweep = report.sweep
+    if sweep is None or (row.label, row.dataset_abbr) not in sweep.cells:
+        return None
+    cells = sweep.cells[(row.label, row.dataset_abbr)]
+    return {
+        "ks": sweep.ks,
+        "taus": [float(t) for t in sweep.taus],
+        "metrics": {
+            str(k): {key: to_json(cells[key]) for key in sweep_keys(k, sweep.taus)}
+            for k in sweep.ks
+        },
+    }
+
+
+def _g_key(k: int, tau: Fraction) -> str:
+    return g_pass_key(k, tau)
+
+
+def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) -> list[dict]:
+    """Curves of the ``metrics_vs_k`` figure: per row, pass@k, G-Pass@k_τ and maj@k
+    against k (percent; the row's metrics share its colour)."""
+    sweep = report.sweep
+    assert sweep is not None
+    curves = []
+    for row in rows:
+        cells = sweep.cells.get((row.label, row.dataset_abbr))
+        if cells is None:
+            continue
+        series: list[tuple[str, Callable[[int], str]]] = [("pass@k", lambda k: f"pass@{k}")]
+        for t in sweep.taus:
+            series.append((f"G-Pass@k_{format_tau(t)}", partial(_g_key, tau=t)))
+        series.append(("maj@k", maj_key))
+        for name, key_of in series:
+            values = [cells[key_of(k)] for k in sweep.ks]
+            if not any(np.isfinite(e.value) for e in values):
+                continue
+            curves.append(
+                {
+                    "label": f"{labels[row.label]} — {name}",
+                    "model": row.label,
+                    "group": row.label,
+                    "metric": name,
+                    "dataset": row.dataset_abbr,
+                    "x": list(sweep.ks),
+                    "y": [pct(e.value) for e in values],
+                    "ci_low": [pct(e.ci_low) for e in values],
+                    "ci_high": [pct(e.ci_high) for e in values],
+                }
+            )
+    return curves
+
+
+def sweep_note(report: Report) -> str:
+    return (
+        "Every metric at every listed k, recomputed from the saved per-question counts "
+        "(maj@k: from the votes); same intervals as above (maj@k: bootstrap CI only). "
+        "pass^k is G-Pass@k_1.0."
+    )
+
+
+def sweep_sections(report: Report, text: Any) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, body) of each dataset's any-k table, rows in table order."""
+    if report.sweep is None:
+        return []
+    out = []
+    for dataset_abbr in report.subsets:
+        header, body = sweep_table(report, dataset_abbr, sorted_rows(report, dataset_abbr), text)
+        if body:
+            out.append((f"Any k — {dataset_abbr}", header, body))
+    return out

@@ -1,0 +1,132 @@
+"""maj@k against brute-force enumeration of every k-subset and against closed forms.
+
+The oracles here never call gpassk_oc: they label samples (0 = the correct class, 1.. wrong
+classes, None = no vote), enumerate subsets with itertools and add Fractions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from oracles import brute_maj
+
+from gpassk_oc.core.scoring.majority import (
+    FLOAT_EXACT_N_MAX,
+    maj_at_k,
+    maj_curve,
+    maj_table,
+    profile,
+)
+
+
+def labels_profile(labels: list[int | None]) -> tuple[int, tuple[int, ...], int]:
+    sizes = [labels.count(c) for c in sorted({v for v in labels if v not in (None, 0)})]
+    return labels.count(0), tuple(sorted(sizes, reverse=True)), labels.count(None)
+
+
+def random_labels(rng: random.Random, n: int) -> list[int | None]:
+    classes = rng.randint(1, 6)
+    abstain = rng.choice([0.0, 0.15, 0.5])
+    return [None if rng.random() < abstain else rng.randrange(classes) for _ in range(n)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_k_matches_brute_force_for_n_up_to_12(seed):
+    rng = random.Random(seed)
+    for _ in range(60):
+        n = rng.randint(1, 12)
+        labels = random_labels(rng, n)
+        curve = maj_curve(labels_profile(labels), fractions=True)
+        floats = maj_curve(labels_profile(labels))
+        for k in range(1, n + 1):
+            expected = brute_maj(labels, k)
+            assert curve[k - 1] == expected, (labels, k)
+            assert floats[k - 1] == float(expected)  # one correct rounding
+
+
+def test_hand_cases():
+    # [0, 0, 1, 1]: k = 2 draws {0,0}: win (1 of 6), {1,1}: lose, four {0,1}: tie 1/2
+    assert maj_at_k((2, (2,), 0), 2, fractions=True) == Fraction(1 + 4 * Fraction(1, 2), 6)
+    # everything abstains but one correct sample: k = 1 wins 1/3 of the time
+    assert maj_at_k((1, (), 2), 1, fractions=True) == Fraction(1, 3)
+    # no correct sample: never wins
+    assert maj_curve((0, (3, 1), 1)) == [0.0] * 5
+
+
+@pytest.mark.parametrize("prof", [(3, (2, 1), 1), (5, (), 0), (0, (4,), 2), (7, (7, 7), 3)])
+def test_k1_is_the_share_of_correct_samples(prof):
+    a, wrong, z = prof
+    assert maj_at_k(prof, 1, fractions=True) == Fraction(a, a + sum(wrong) + z)
+
+
+@pytest.mark.parametrize(
+    "prof, expected",
+    [
+        ((5, (3, 2), 0), Fraction(1)),  # plurality
+        ((3, (3, 1), 4), Fraction(1, 2)),  # tied with one class
+        ((2, (2, 2, 1), 0), Fraction(1, 3)),  # tied with two
+        ((2, (3,), 0), Fraction(0)),  # beaten
+        ((0, (), 3), Fraction(0)),  # nobody votes
+    ],
+)
+def test_maj_at_n_is_the_plain_vote(prof, expected):
+    n = prof[0] + sum(prof[1]) + prof[2]
+    assert maj_at_k(prof, n, fractions=True) == expected
+
+
+def two_class_closed_form(a: int, b: int, z: int, k: int) -> Fraction:
+    """One wrong class: P(X > Y) + ½·P(X = Y > 0), X, Y the draws of each class."""
+    n = a + b + z
+    total = Fraction(0)
+    for x in range(1, min(a, k) + 1):
+        for y in range(0, min(b, k - x) + 1):
+            if y > x:
+                continue
+            ways = math.comb(a, x) * math.comb(b, y) * math.comb(z, k - x - y)
+            total += Fraction(ways, 1 if y < x else 2)
+    return total / math.comb(n, k)
+
+
+@pytest.mark.parametrize("a, b, z", [(30, 25, 5), (20, 20, 20), (1, 59, 0)])
+def test_python_int_path_above_the_float_bound(a, b, z):
+    assert a + b + z > FLOAT_EXACT_N_MAX
+    curve = maj_curve((a, (b,), z), fractions=True)
+    for k in (1, 2, 7, 30, a + b + z):
+        assert curve[k - 1] == two_class_closed_form(a, b, z, k)
+
+
+@pytest.mark.parametrize("a, b, z", [(20, 15, 13), (24, 24, 0)])
+def test_float_path_matches_the_closed_form_at_n_48(a, b, z):
+    curve = maj_curve((a, (b,), z), fractions=True)
+    for k in range(1, a + b + z + 1):
+        assert curve[k - 1] == two_class_closed_form(a, b, z, k)
+
+
+def test_profile_from_votes():
+    assert profile([0, 1, None, 1, 2, 0, 0], 0) == (3, (2, 1), 1)
+    assert profile([1, 1, None], None) == (0, (2,), 1)
+
+
+def test_table_dedups_profiles_and_marks_unreachable_k():
+    profs = [(2, (1,), 1), (1, (1,), 0), (2, (1,), 1)]
+    table = maj_table(profs, [1, 2, 4])
+    assert table.shape == (3, 3)
+    assert np.isnan(table[1, 2]) and not np.isnan(table[0, 2])
+    assert table[0].tolist() == table[2].tolist()
+    assert table[1, 0] == 0.5
+
+
+@pytest.mark.parametrize("bad", [(-1, (), 2), (0, (), 0), (1, (-2,), 0)])
+def test_bad_profiles_fail(bad):
+    with pytest.raises(ValueError):
+        maj_curve(bad)
+
+
+@pytest.mark.parametrize("k", [0, 5, True, 1.5])
+def test_bad_k_fails(k):
+    with pytest.raises(ValueError):
+        maj_at_k((2, (1,), 1), k)
