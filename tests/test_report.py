@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import pytest
 from report_support import (
@@ -111,8 +112,15 @@ def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
         for r in overall
     )
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")
-    # overall + per split, the verdict sensitivity, accounting and greedy tables
-    assert code == 0 and out.count("<table>") == 1 + len(SPLITS) + 3 and "mG-Pass@16" in out
+    assert code == 0
+    # the page's data: every sampled row with overall + per split cells; the verdict
+    # sensitivity, accounting and greedy tables as static tables
+    data = json.loads(re.search(r'<script id="page-data"[^>]*>(.*?)</script>', out, re.S)[1])
+    (dataset,) = data["datasets"]
+    assert dataset["subsets"] == ["overall"] + sorted(f"{s}/{lang}" for s, lang in SPLITS)
+    assert len(dataset["rows"]) == 4 and "mG-Pass@16" in data["columns"]
+    assert all(set(row["cells"]) == set(dataset["subsets"]) for row in dataset["rows"])
+    assert out.count('<table class="static">') == 3
 
 
 def test_k_option_and_k_larger_than_n(workdir, capsys):

@@ -1,69 +1,213 @@
-"""HTML output of ``gpassk-oc report`` (one self-contained page)."""
+"""The leaderboard page of ``gpassk-oc report --format html``: data first, text last.
+
+:func:`page_data` turns a :class:`~gpassk_oc.report.model.Report` into plain JSON-able data
+(every row's estimates and intervals per question subset, warnings, and per question the
+verdict behind every sample); :func:`render_html` embeds that data, the figures as inline
+SVG, a style sheet and a small script into one self-contained file. The page makes no
+request: no external script, font or image, and ``data:`` for the icon (a browser asks
+for ``/favicon.ico`` otherwise).
+"""
 
 from __future__ import annotations
 
 import html
+import json
+import math
+from typing import Any
 
-from gpassk_oc.report.model import Report
+from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.report.collect import Row, subset_name
+from gpassk_oc.report.model import Report, sorted_rows
+from gpassk_oc.report.page_assets import PAGE_SCRIPT, PAGE_STYLE
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,
-    ci_note,
     estimate_text,
     greedy_rows,
     sensitivity_note,
     sensitivity_rows,
-    table_rows,
-    titles,
+    setting_text,
 )
 
-_STYLE = (
-    "body{font-family:sans-serif}table{border-collapse:collapse;margin-bottom:1.5em}"
-    "td,th{border:1px solid #bbb;padding:3px 8px;text-align:right}"
-    "td:first-child,td:nth-child(2){text-align:left}"
-)
+__all__ = ["page_data", "render_html"]
 
 
-def _table(title: str, header: list[str], body: list[list[str]], note: str = "") -> list[str]:
+def _num(value: float | None) -> float | None:
+    """A fraction as a percentage for the page (JSON has no NaN)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return round(100.0 * value, 4)
+
+
+def _estimate(est: Any, ci: bool) -> dict[str, Any] | None:
+    if est is None:
+        return None
+    out: dict[str, Any] = {"value": _num(est.value), "intervals": []}
+    if ci and est.ci == "ok":
+        out["intervals"].append(
+            {"kind": "benchmark", "low": _num(est.ci_low), "high": _num(est.ci_high)}
+        )
+    return out
+
+
+def _samples(row: Row) -> dict[str, list[dict[str, Any]]]:
+    """Per question key (as text) the samples of every pooled run, in replica order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for run in row.runs:
+        for q in run.results.questions:
+            n = len(q.correct)
+            found = q.found or [None] * n
+            source = q.source or [None] * n
+            entries = out.setdefault(_qid(q.question_id, q.split, q.language), [])
+            for i in range(n):
+                entries.append(
+                    {
+                        "answer": q.extracted[i],
+                        "found": found[i],
+                        "verdict": q.correct[i],
+                        "by": source[i],
+                        "run": run.model_abbr,
+                    }
+                )
+    return out
+
+
+def _qid(question_id: str, split: str, language: str) -> str:
+    return "/".join(part for part in (split, language, question_id) if part)
+
+
+def _questions(row: Row) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    samples = _samples(row)
+    for run in row.runs:
+        for q in run.results.questions:
+            key = _qid(q.question_id, q.split, q.language)
+            if key not in seen:
+                seen[key] = {
+                    "id": key,
+                    "subset": subset_name((q.split, q.language, q.question_id)),
+                    "question": q.question,
+                    "gold": q.gold,
+                    "samples": samples.get(key, []),
+                }
+    for entry in seen.values():
+        verdicts = [s["verdict"] for s in entry["samples"]]
+        entry["c"] = sum(1 for v in verdicts if v is True)
+        entry["n"] = sum(1 for v in verdicts if v is not None)
+    return list(seen.values())
+
+
+def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict[str, Any]:
+    """Everything the page shows, as plain data (no HTML): rows in the report's order."""
+    columns = ["Greedy"] + headline_metrics(report.k)
+    datasets = []
+    for dataset_abbr, subsets in report.subsets.items():
+        rows = []
+        for row in sorted_rows(report, dataset_abbr, descending=descending):
+            cells = {}
+            for subset in subsets:
+                cell = report.cells.get((row.label, dataset_abbr, subset))
+                if cell is None:
+                    continue
+                values = {"Greedy": _estimate(cell.greedy, ci)}
+                values.update({key: _estimate(cell.metrics.get(key), ci) for key in columns[1:]})
+                cells[subset] = {"questions": cell.num_questions, "values": values}
+            rows.append(
+                {
+                    "label": row.label,
+                    "model": row.base_model if row.setting else row.label,
+                    "setting": setting_text(row),
+                    "n": int(row.n.max()) if len(row.n) else 0,
+                    "warnings": list(row.notes),
+                    "cells": cells,
+                    "questions": _questions(row),
+                }
+            )
+        datasets.append({"name": dataset_abbr, "subsets": list(subsets), "rows": rows})
+    return {
+        "title": f"G-Pass@{report.k} leaderboard",
+        "k": report.k,
+        "level": report.level,
+        "columns": columns,
+        "datasets": datasets,
+        "notes": list(report.notes),
+    }
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside a ``<script>`` element (no ``</script>`` or ``<!--`` in strings)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _table(title: str, header: list[str], body: list[list[str]], note: str = "") -> str:
     esc = html.escape
-    out = [f"<h2>{esc(title)}</h2>"] + ([f"<p>{esc(note)}</p>"] if note else []) + ["<table>"]
-    out.append("<tr>" + "".join(f"<th>{esc(h)}</th>" for h in header) + "</tr>")
+    out = [f"<h2>{esc(title)}</h2>"] + ([f"<p>{esc(note)}</p>"] if note else [])
+    out.append('<table class="static"><tr>' + "".join(f"<th>{esc(h)}</th>" for h in header))
     out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>" for cells in body]
-    return out + ["</table>"]
+    return "\n".join(out + ["</table>"])
 
 
-def render_html(report: Report, ci: bool = True, descending: bool = False) -> str:
-    esc = html.escape
-    out = [
-        "<!DOCTYPE html>",
-        "<html><head><meta charset='utf-8'>",
-        f"<title>G-Pass@{report.k} report</title>",
-        f"<style>{_STYLE}</style></head><body>",
-        f"<h1>G-Pass@{report.k} report</h1>",
-        f"<p>{esc(ci_note(report))}</p>",
-    ]
-    for dataset_abbr, subset in titles(report):
-        header, body = table_rows(report, dataset_abbr, subset, ci, descending)
-        if body:
-            out += _table(f"{dataset_abbr} — {subset}", header, body)
+def _static_tables(report: Report, ci: bool, descending: bool) -> str:
+    """The any-k sweep, verdict sensitivity, accounting and greedy runs: the tables every
+    format shows."""
+    parts = []
     for title, header, body in sweep_sections(report, lambda est: estimate_text(est, ci)):
-        out += _table(title, header, body, sweep_note(report))
+        parts.append(_table(title, header, body, sweep_note(report)))
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)
         if body:
-            out += _table(
-                f"Verdict sensitivity — {dataset_abbr}", header, body, sensitivity_note(report)
-            )
-    for dataset_abbr in report.subsets:
+            title = f"Verdict sensitivity — {dataset_abbr}"
+            parts.append(_table(title, header, body, sensitivity_note(report)))
         header, body = accounting_rows(report, dataset_abbr, descending)
         if body:
-            out += _table(f"Accounting — {dataset_abbr}", header, body)
+            parts.append(_table(f"Accounting — {dataset_abbr}", header, body))
     header, body = greedy_rows(report, ci)
     if body:
-        out += _table("Greedy runs", header, body)
-    if report.notes:
-        out.append(
-            "<h2>Notes</h2><ul>" + "".join(f"<li>{esc(n)}</li>" for n in report.notes) + "</ul>"
-        )
-    out.append("</body></html>")
-    return "\n".join(out)
+        parts.append(_table("Greedy runs", header, body))
+    return "\n".join(parts)
+
+
+def _figures_html(figures: list[tuple[str, str]]) -> str:
+    parts = []
+    for title, svg in figures:
+        parts.append(f"<figure><figcaption>{html.escape(title)}</figcaption>{svg}</figure>")
+    return "\n".join(parts)
+
+
+def render_html(
+    report: Report,
+    ci: bool = True,
+    descending: bool = False,
+    figures: list[tuple[str, str]] | None = None,
+) -> str:
+    """One self-contained HTML page: the leaderboard data, the figures as inline SVG
+    (*figures*: (title, svg text) pairs; drawn from *report* when None), style and script.
+    *ci* False leaves the interval bars out; *descending* sorts by mG-Pass@k descending."""
+    data = page_data(report, ci=ci, descending=descending)
+    if figures is None:
+        from gpassk_oc.report.plots import figure_svgs
+
+        figures = figure_svgs(report)
+    title = html.escape(data["title"])
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            '<link rel="icon" href="data:,">',
+            f"<title>{title}</title>",
+            f"<style>{PAGE_STYLE}</style></head><body>",
+            f"<h1>{title}</h1>",
+            '<div id="controls"></div><div id="warnings"></div>',
+            '<div id="board"></div><div id="detail" hidden></div>',
+            f'<section id="tables">{_static_tables(report, ci, descending)}</section>',
+            '<section id="figures"><h2>Figures</h2>',
+            _figures_html(figures or []),
+            "</section>",
+            '<section id="notes"></section>',
+            f'<script id="page-data" type="application/json">{_script_json(data)}</script>',
+            f"<script>{PAGE_SCRIPT}</script>",
+            "</body></html>",
+        ]
+    )

@@ -137,9 +137,10 @@ def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     return curves
 
 
-def _draw(
-    curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str, steps: bool = False
-) -> list[Path]:
+def _figure(
+    curves: Sequence[Curve], title: str, xlabel: str, ylabel: str, steps: bool = False
+) -> Any:
+    """A matplotlib figure of *curves* (the caller saves and closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
@@ -194,6 +195,15 @@ def _draw(
         ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     elif curves:
         ax.legend(fontsize="small", loc="best")
+    return fig
+
+
+def _draw(
+    curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str, steps: bool = False
+) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig = _figure(curves, title, xlabel, ylabel, steps)
     written = []
     for ext in ("png", "svg"):
         path = stem.with_suffix(f".{ext}")
@@ -212,12 +222,12 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
-def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> list[Path]:
-    """Write every figure for every dataset of *report*; returns the files written.
-    *title_note* is appended to every title (e.g. the demo's "SIMULATED models")."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+FigureSpec = tuple[str, list[Curve], str, str, str, bool]  # stem, curves, title, x, y, steps
+
+
+def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSpec]:
+    """Every figure of every dataset of *report*, as data (file stem, curves, labels)."""
+    specs: list[FigureSpec] = []
     several = len(report.subsets) > 1
     band = f"{100 * report.level:g}% bootstrap CI"
     prefix = f"{title_note} — " if title_note else ""
@@ -225,37 +235,84 @@ def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> l
     for dataset_abbr in report.subsets:
         rows = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
         suffix = f"__{_slug(dataset_abbr)}" if several else ""
-        written += _draw(
-            gpass_vs_tau_curves(report, rows),
-            out_dir / f"gpass_vs_tau{suffix}",
-            f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
-            "threshold τ (fraction of the k samples that must be correct)",
-            f"G-Pass@{k}$_\\tau$ (%)",
-            steps=True,
+        specs.append(
+            (
+                f"gpass_vs_tau{suffix}",
+                gpass_vs_tau_curves(report, rows),
+                f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
+                "threshold τ (fraction of the k samples that must be correct)",
+                f"G-Pass@{k}$_\\tau$ (%)",
+                True,
+            )
         )
-        written += _draw(
-            mg_vs_temperature_curves(report, rows),
-            out_dir / f"mg_vs_temperature{suffix}",
-            f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
-            "sampling temperature",
-            f"mG-Pass@{k} (%)",
+        specs.append(
+            (
+                f"mg_vs_temperature{suffix}",
+                mg_vs_temperature_curves(report, rows),
+                f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
+                "sampling temperature",
+                f"mG-Pass@{k} (%)",
+                False,
+            )
         )
-        written += _draw(
-            stability_gap_curves(report, rows),
-            out_dir / f"stability_gap{suffix}",
-            f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}\n(bands: {band})",
-            "k (samples drawn)",
-            "pass@k − G-Pass@k$_{1.0}$ (percentage points)",
+        specs.append(
+            (
+                f"stability_gap{suffix}",
+                stability_gap_curves(report, rows),
+                f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}"
+                f"\n(bands: {band})",
+                "k (samples drawn)",
+                "pass@k − G-Pass@k$_{1.0}$ (percentage points)",
+                False,
+            )
         )
         if report.sweep is not None:
             from gpassk_oc.report.sweep import sweep_curves
 
-            written += _draw(
-                sweep_curves(report, rows, _labels(rows)),
-                out_dir / f"metrics_vs_k{suffix}",
-                f"{prefix}pass@k, G-Pass@k$_\\tau$ and maj@k against k — {dataset_abbr}\n"
-                f"(bands: {band})",
-                "k (samples drawn)",
-                "metric (%)",
+            specs.append(
+                (
+                    f"metrics_vs_k{suffix}",
+                    sweep_curves(report, rows, _labels(rows)),
+                    f"{prefix}pass@k, G-Pass@k$_\\tau$ and maj@k against k — {dataset_abbr}\n"
+                    f"(bands: {band})",
+                    "k (samples drawn)",
+                    "metric (%)",
+                    False,
+                )
             )
+    return specs
+
+
+def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> list[Path]:
+    """Write every figure for every dataset of *report*; returns the files written.
+    *title_note* is appended to every title (e.g. the demo's "SIMULATED models")."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for stem, curves, title, xlabel, ylabel, steps in figure_specs(report, title_note):
+        written += _draw(curves, out_dir / stem, title, xlabel, ylabel, steps)
     return written
+
+
+def figure_svgs(report: Report, title_note: str | None = None) -> list[tuple[str, str]]:
+    """Every figure as (plain title, inline SVG text) for the leaderboard page: no XML
+    prolog, no external reference, element ids unique across figures."""
+    import io
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    out = []
+    for stem, curves, title, xlabel, ylabel, steps in figure_specs(report, title_note):
+        if not curves:
+            continue
+        with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "path"}):
+            fig = _figure(curves, title, xlabel, ylabel, steps)
+            buffer = io.StringIO()
+            fig.savefig(buffer, format="svg")
+            plt.close(fig)
+        svg = buffer.getvalue()
+        svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
+        plain = title.split("\n")[0].replace("$_\\tau$", "τ").replace("$_{1.0}$", "₁.₀")
+        out.append((plain, svg))
+    return out

@@ -1,0 +1,270 @@
+"""The leaderboard page's style sheet and script (inlined by :mod:`.page`; no network).
+
+The script reads the page's embedded JSON (``#page-data``), builds the sortable
+leaderboard for the chosen dataset and question subset (overall or one split × language),
+draws every interval as a bar on a 0–100 scale, lists warnings, and opens a per-question
+drill-down showing each sample's extracted answer, how it was found, the verdict and who
+decided it.
+"""
+
+PAGE_STYLE = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:middle}
+th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
+th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
+td.text,th.text{text-align:left}
+td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
+.bar{display:inline-block;position:relative;width:90px;height:8px;background:#eee;
+ margin-left:6px;vertical-align:middle;border-radius:2px}
+.bar .ci{position:absolute;top:0;height:8px;background:#7fa7d9;border-radius:2px}
+.bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
+.warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
+#warnings li{color:#7a4400}
+#detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
+#detail td.answer{font-family:monospace;text-align:left;max-width:28em;overflow-wrap:anywhere}
+tr.q{cursor:pointer}tr.q:hover{background:#f0f6ff}
+.ok{color:#1a7f37}.bad{color:#b42318}.unk{color:#777}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}
+#controls label{margin-right:1em}
+"""
+
+PAGE_SCRIPT = r"""
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("page-data").textContent);
+  var state = {dataset: 0, subset: "overall", kind: null, sortKey: null, sortDir: 1};
+
+  function el(tag, attrs, kids) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") { node.textContent = attrs[k]; } else { node.setAttribute(k, attrs[k]); }
+    });
+    (kids || []).forEach(function (kid) { node.appendChild(kid); });
+    return node;
+  }
+  function fmt(v) { return v === null || v === undefined ? "\u2013" : v.toFixed(1); }
+  function dataset() { return data.datasets[state.dataset]; }
+  function kinds() {
+    var seen = [];
+    dataset().rows.forEach(function (row) {
+      Object.keys(row.cells).forEach(function (s) {
+        var values = row.cells[s].values;
+        Object.keys(values).forEach(function (c) {
+          ((values[c] || {}).intervals || []).forEach(function (iv) {
+            if (seen.indexOf(iv.kind) < 0) { seen.push(iv.kind); }
+          });
+        });
+      });
+    });
+    return seen;
+  }
+  function interval(est) {
+    if (!est || !est.intervals.length) { return null; }
+    for (var i = 0; i < est.intervals.length; i++) {
+      if (est.intervals[i].kind === state.kind) { return est.intervals[i]; }
+    }
+    return est.intervals[0];
+  }
+  function cellValue(row, key) {
+    var cell = row.cells[state.subset];
+    if (!cell) { return null; }
+    if (key === "n") { return row.n; }
+    if (key === "Q") { return cell.questions; }
+    var est = cell.values[key];
+    return est ? est.value : null;
+  }
+
+  function renderControls() {
+    var box = document.getElementById("controls");
+    box.textContent = "";
+    var ds = el("select", {id: "dataset"});
+    data.datasets.forEach(function (d, i) {
+      var o = el("option", {value: String(i), text: d.name});
+      if (i === state.dataset) { o.selected = true; }
+      ds.appendChild(o);
+    });
+    ds.onchange = function () { state.dataset = +ds.value; state.subset = "overall"; render(); };
+    var sub = el("select", {id: "subset"});
+    dataset().subsets.forEach(function (s) {
+      var o = el("option", {value: s, text: s});
+      if (s === state.subset) { o.selected = true; }
+      sub.appendChild(o);
+    });
+    sub.onchange = function () { state.subset = sub.value; render(); };
+    box.appendChild(el("label", {text: "Dataset "}, [ds]));
+    box.appendChild(el("label", {text: "Questions "}, [sub]));
+    var ks = kinds();
+    if (state.kind === null || ks.indexOf(state.kind) < 0) { state.kind = ks[0] || null; }
+    if (ks.length > 1) {
+      var kind = el("select", {id: "interval-kind"});
+      ks.forEach(function (k) {
+        var o = el("option", {value: k, text: k});
+        if (k === state.kind) { o.selected = true; }
+        kind.appendChild(o);
+      });
+      kind.onchange = function () { state.kind = kind.value; renderBoard(); };
+      box.appendChild(el("label", {text: "Interval "}, [kind]));
+    }
+    var lvl = Math.round(100 * (data.level > 1 ? data.level / 100 : data.level));
+    box.appendChild(el("span", {
+      id: "interval-note",
+      text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." : ""
+    }));
+  }
+
+  function bar(est) {
+    var box = el("span", {"class": "bar"});
+    var iv = interval(est);
+    if (iv && iv.low !== null && iv.high !== null) {
+      box.appendChild(el("span", {"class": "ci",
+        style: "left:" + iv.low + "%;width:" + Math.max(iv.high - iv.low, 0.5) + "%",
+        title: state.kind + " interval " + fmt(iv.low) + "\u2013" + fmt(iv.high)}));
+    }
+    if (est && est.value !== null) {
+      box.appendChild(el("span", {"class": "pt", style: "left:" + est.value + "%"}));
+    }
+    return box;
+  }
+
+  function sortedRows() {
+    var rows = dataset().rows.filter(function (r) { return r.cells[state.subset]; });
+    if (state.sortKey === null) { return rows; }
+    var key = state.sortKey, dir = state.sortDir;
+    return rows.slice().sort(function (a, b) {
+      var x, y;
+      if (key === "Model" || key === "Setting") {
+        x = key === "Model" ? a.model : a.setting; y = key === "Model" ? b.model : b.setting;
+        return dir * x.localeCompare(y);
+      }
+      x = cellValue(a, key); y = cellValue(b, key);
+      if (x === null && y === null) { return 0; }
+      if (x === null) { return 1; }
+      if (y === null) { return -1; }
+      return dir * (x - y);
+    });
+  }
+
+  function renderBoard() {
+    var board = document.getElementById("board");
+    board.textContent = "";
+    var head = ["Model", "Setting", "n", "Q"].concat(data.columns);
+    var tr = el("tr");
+    head.forEach(function (h) {
+      var th = el("th", {text: h, "data-key": h});
+      if (h === "Model" || h === "Setting") { th.className = "text"; }
+      if (state.sortKey === h) { th.className += state.sortDir > 0 ? " sorted-asc" : " sorted-desc"; }
+      th.onclick = function () {
+        state.sortDir = state.sortKey === h ? -state.sortDir : (h === "Model" || h === "Setting" ? 1 : -1);
+        state.sortKey = h;
+        renderBoard();
+      };
+      tr.appendChild(th);
+    });
+    var table = el("table", {id: "leaderboard"}, [el("thead", {}, [tr])]);
+    var body = el("tbody");
+    sortedRows().forEach(function (row) {
+      var cell = row.cells[state.subset];
+      var name = el("td", {"class": "text model", text: row.model, title: "show the verdicts behind these numbers"});
+      if (row.warnings.length) {
+        name.appendChild(el("span", {"class": "warn", text: "\u26A0", title: row.warnings.join("\n")}));
+      }
+      name.onclick = function () { openDetail(row); };
+      var cells = [name, el("td", {"class": "text", text: row.setting}),
+                   el("td", {text: String(row.n)}), el("td", {text: String(cell.questions)})];
+      data.columns.forEach(function (c) {
+        var est = cell.values[c];
+        var td = el("td", {"data-key": c, text: fmt(est ? est.value : null)});
+        var iv = interval(est);
+        if (iv) { td.title = fmt(iv.low) + " \u2013 " + fmt(iv.high); }
+        td.appendChild(bar(est));
+        cells.push(td);
+      });
+      body.appendChild(el("tr", {"data-label": row.label}, cells));
+    });
+    table.appendChild(body);
+    board.appendChild(table);
+  }
+
+  function verdictText(v) {
+    if (v === true) { return el("span", {"class": "ok", text: "\u2713 correct"}); }
+    if (v === false) { return el("span", {"class": "bad", text: "\u2717 wrong"}); }
+    return el("span", {"class": "unk", text: "? unjudged"});
+  }
+
+  function openDetail(row) {
+    var box = document.getElementById("detail");
+    box.textContent = "";
+    box.hidden = false;
+    var close = el("button", {id: "close-detail", text: "close"});
+    close.onclick = function () { box.hidden = true; };
+    box.appendChild(el("h2", {text: "Verdicts behind " + row.label + " (" + state.subset + ")"}, []));
+    box.appendChild(close);
+    var table = el("table", {id: "questions"});
+    table.appendChild(el("tr", {}, ["question", "c / n", "gold", "text"].map(function (h) {
+      return el("th", {"class": "text", text: h});
+    })));
+    row.questions.filter(function (q) {
+      return state.subset === "overall" || q.subset === state.subset;
+    }).forEach(function (q) {
+      var tr = el("tr", {"class": "q", "data-question": q.id}, [
+        el("td", {"class": "text", text: q.id}), el("td", {text: q.c + " / " + q.n}),
+        el("td", {"class": "text", text: q.gold === null ? "" : q.gold}),
+        el("td", {"class": "text", text: (q.question || "").slice(0, 120)})]);
+      tr.onclick = function () { toggleSamples(tr, q); };
+      table.appendChild(tr);
+    });
+    box.appendChild(table);
+    box.scrollIntoView();
+  }
+
+  function toggleSamples(tr, q) {
+    var next = tr.nextSibling;
+    if (next && next.className === "samples") { next.parentNode.removeChild(next); return; }
+    var inner = el("table", {"class": "sample-table"});
+    inner.appendChild(el("tr", {}, ["#", "extracted answer", "found", "verdict", "decided by", "run"].map(
+      function (h) { return el("th", {"class": "text", text: h}); })));
+    q.samples.forEach(function (s, i) {
+      inner.appendChild(el("tr", {"class": "sample"}, [
+        el("td", {text: String(i + 1)}),
+        el("td", {"class": "answer", text: s.answer === null ? "(none)" : s.answer}),
+        el("td", {"class": "text", text: s.found || "\u2013"}),
+        el("td", {"class": "text"}, [verdictText(s.verdict)]),
+        el("td", {"class": "text", text: s.by || "\u2013"}),
+        el("td", {"class": "text", text: s.run})]));
+    });
+    var holder = el("tr", {"class": "samples"}, [el("td", {colspan: "4", "class": "text"}, [inner])]);
+    tr.parentNode.insertBefore(holder, tr.nextSibling);
+  }
+
+  function renderWarnings() {
+    var box = document.getElementById("warnings");
+    box.textContent = "";
+    var items = [];
+    dataset().rows.forEach(function (row) {
+      row.warnings.forEach(function (w) { items.push(row.label + ": " + w); });
+    });
+    if (!items.length) { return; }
+    box.appendChild(el("h2", {text: "Warnings"}));
+    box.appendChild(el("ul", {}, items.map(function (t) { return el("li", {text: t}); })));
+  }
+
+  function renderNotes() {
+    var box = document.getElementById("notes");
+    box.textContent = "";
+    if (!data.notes.length) { return; }
+    box.appendChild(el("h2", {text: "Notes"}));
+    box.appendChild(el("ul", {}, data.notes.map(function (t) { return el("li", {text: t}); })));
+  }
+
+  function render() {
+    renderControls();
+    renderWarnings();
+    renderBoard();
+    renderNotes();
+    document.getElementById("detail").hidden = true;
+  }
+  render();
+})();
+"""

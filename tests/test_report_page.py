@@ -1,0 +1,186 @@
+"""The leaderboard page (``gpassk-oc report --format html``) in a real headless Chromium.
+
+Results files are written with known per-sample verdicts, sources and extracted answers;
+the page is opened from disk and checked as a reader sees it: the rendered rows, sorting by
+a click, the split × language view, the drill-down down to each sample's verdict and who
+decided it, no console error and no request leaving the file. A screenshot is kept as a test
+artifact (``test-artifacts/leaderboard*.png``, or under ``$GPASSK_TEST_ARTIFACTS``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from browser import requests, start_browser
+from oracles import exact_mg_documented
+
+from gpassk_oc.cli import main
+from gpassk_oc.core.scoring.gpass_eval import build_results
+from gpassk_oc.log import use_cli_format
+
+ROOT = Path(__file__).resolve().parents[1]
+N, KS = 8, [4, 8]
+#: (split, language, question id, gold, extracted answer of a correct sample)
+QUESTIONS = [
+    ("AMC", "en", "amc-1", "12", "12"),
+    ("AMC", "en", "amc-2", r"\frac{1}{2}", "0.5"),
+    ("CNMO", "cn", "cnmo-1", "7", "7"),
+    ("CNMO", "cn", "cnmo-2", "3", "3"),
+]
+#: per model: correct samples per question (first c of the n samples are right)
+MODELS = {"model-strong": [8, 7, 8, 6], "model-weak": [2, 0, 5, 1], "model-mid": [5, 4, 6, 3]}
+SOURCES = ("rule", "judge", "cache")
+
+
+def write_model(root: Path, model: str, counts: list[int]) -> None:
+    rows, extracted, correct, source, found = [], [], [], [], []
+    for (split, lang, qid, gold, right), c in zip(QUESTIONS, counts):
+        rows.append(
+            dict(
+                question_id=qid,
+                split=split,
+                language=lang,
+                question_type="fill",
+                question=f"Question {qid}?",
+                answer=gold,
+            )
+        )
+        extracted.append([right] * c + [f"wrong-{i}" for i in range(N - c)])
+        correct.append([True] * c + [False] * (N - c))
+        source.append([SOURCES[i % 3] for i in range(N)])
+        found.append(["boxed"] * N)
+    data = build_results(
+        n=N,
+        ks=KS,
+        rows=rows,
+        extracted=extracted,
+        correct=correct,
+        source=source,
+        found=found,
+        check="cascade",
+    )
+    out = root / "20261123_000000" / "results" / model / "LiveMathBench-k4_8-r1.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data))
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("page")
+    for model, counts in MODELS.items():
+        write_model(root / "work", model, counts)
+    out = root / "leaderboard.html"
+    try:
+        code = main(["report", str(root / "work"), "--format", "html", "--out", str(out)])
+    finally:
+        use_cli_format(sys.__stderr__)
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def browser(page):
+    driver = start_browser()
+    driver.get(page.as_uri())
+    yield driver
+    driver.quit()
+
+
+def mg8(counts: list[int]) -> float:
+    """mG-Pass@8 (percent) averaged over questions, from the exact Fraction oracle."""
+    return float(100 * sum(exact_mg_documented(N, c, 8) for c in counts) / len(counts))
+
+
+def column_texts(driver, key: str) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    cells = driver.find_elements(By.CSS_SELECTOR, f"#leaderboard tbody td[data-key='{key}']")
+    return [c.text.strip() for c in cells]
+
+
+def models_in_order(driver) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [
+        c.text.strip().rstrip("\u26a0").strip()
+        for c in driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody td.model")
+    ]
+
+
+def test_page_is_one_self_contained_file(page):
+    text = page.read_text()
+    assert len(text.encode()) < 2_000_000
+    # nothing to fetch: no external script, style, font or image reference
+    assert not re.search(r"""(src|href)\s*=\s*["'](https?:|//)""", text)
+    assert "@import" not in text and "url(http" not in text
+    assert text.count("<svg") >= 2  # the figures are inline
+
+
+def test_rows_sorting_views_and_drill_down(browser, page):
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    assert sorted(models_in_order(driver)) == sorted(MODELS)
+    # the default order is the report's: mG-Pass@k ascending (like the paper)
+    expected = sorted(MODELS, key=lambda m: (mg8(MODELS[m]), m))
+    assert [mg8(MODELS[m]) for m in models_in_order(driver)] == [mg8(MODELS[m]) for m in expected]
+
+    # sort by G-Pass@8_0.5 with a click (descending first), then ascending
+    header = driver.find_element(By.CSS_SELECTOR, "#leaderboard th[data-key='G-Pass@8_0.5']")
+    header.click()
+    values = [float(t) for t in column_texts(driver, "G-Pass@8_0.5")]
+    assert values == sorted(values, reverse=True) and len(set(values)) > 1
+    driver.find_element(By.CSS_SELECTOR, "#leaderboard th[data-key='G-Pass@8_0.5']").click()
+    assert [float(t) for t in column_texts(driver, "G-Pass@8_0.5")] == sorted(values)
+
+    # the CNMO/cn view: mG-Pass@8 over the two CNMO questions only
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "subset")).select_by_value("CNMO/cn")
+    shown = dict(zip(models_in_order(driver), column_texts(driver, "mG-Pass@8")))
+    for model, counts in MODELS.items():
+        assert float(shown[model]) == pytest.approx(mg8(counts[2:]), abs=0.05)
+
+    # drill-down: the weak model's questions in this view, then one question's samples
+    cell = next(
+        c
+        for c in driver.find_elements(By.CSS_SELECTOR, "#leaderboard tbody td.model")
+        if c.text.startswith("model-weak")
+    )
+    cell.click()
+    detail = driver.find_element(By.ID, "detail")
+    assert detail.is_displayed()
+    rows = detail.find_elements(By.CSS_SELECTOR, "tr.q")
+    assert [r.get_attribute("data-question") for r in rows] == ["CNMO/cn/cnmo-1", "CNMO/cn/cnmo-2"]
+    assert rows[0].find_elements(By.TAG_NAME, "td")[1].text == f"5 / {N}"
+    rows[0].click()
+    samples = detail.find_elements(By.CSS_SELECTOR, "tr.sample")
+    assert len(samples) == N
+    first, last = (s.find_elements(By.TAG_NAME, "td") for s in (samples[0], samples[-1]))
+    assert [td.text for td in first[1:5]] == ["7", "boxed", "\u2713 correct", "rule"]
+    assert last[1].text == "wrong-2" and last[3].text == "\u2717 wrong"
+    assert last[4].text == SOURCES[(N - 1) % 3]
+
+    artifacts = Path(os.environ.get("GPASSK_TEST_ARTIFACTS", ROOT / "test-artifacts"))
+    artifacts.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(artifacts / "leaderboard-drilldown.png"))
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(str(artifacts / "leaderboard.png"))
+    assert (artifacts / "leaderboard.png").stat().st_size > 10_000
+
+
+def test_no_console_error_and_no_request_leaves_the_file(browser, page):
+    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == []
+    seen = requests(browser)
+    # the page's requests share its navigation's loader id (the browser's own start-up
+    # tab asks for chrome:// resources under another one)
+    loader = next(loader for url, loader in seen if url == page.as_uri())
+    mine = [url for url, ldr in seen if ldr == loader]
+    assert mine and all(u.startswith(("file:", "data:")) for u in mine), mine
+    assert not [u for u, _ in seen if u.startswith(("http:", "https:", "ws:", "wss:"))]
