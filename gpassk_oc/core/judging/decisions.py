@@ -67,7 +67,8 @@ def decide(
     fallback guess may have read the wrong expression); everything else → judge, including
     a non-empty response without an answer. Rules mode: what cascade sends to the judge is
     'undecided' (scored wrong). Judge mode: every non-empty response → judge. An empty
-    response is 'no_answer' in every mode.
+    response, and a truncated thought (nothing for the judge: *has_response* False), is
+    'no_answer' in every mode.
     """
     if not has_response:
         return "no_answer"
