@@ -1,5 +1,6 @@
 """Answer checking, one import away (pure core): a stable facade over the modules that do it.
 
+* :mod:`.reasoning` — a reasoning trace split at its last closing think tag;
 * :mod:`.extraction` — the final answer of a response and how it was found;
 * :mod:`.canonical` — canonical forms and cheap classifiers of answer kinds;
 * :mod:`.numeric` — closed numeric values without sympy (explicit number systems);
@@ -25,9 +26,16 @@ from gpassk_oc.core.answers.extraction import (
     boxed_answers,
     extract_answer,
     extract_final_answer,
+    extract_reply,
 )
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.numeric import Outcome, numeric_value
+from gpassk_oc.core.answers.reasoning import (
+    DEFAULT_THINK_TAGS,
+    ReplyParts,
+    ThinkTags,
+    split_reply,
+)
 from gpassk_oc.core.answers.rules import (
     answers_equivalent,
     check_answer,
@@ -38,6 +46,7 @@ from gpassk_oc.core.answers.rules import (
 )
 
 __all__ = [
+    "DEFAULT_THINK_TAGS",
     "Extraction",
     "MathVerifyPool",
     "Outcome",
@@ -52,9 +61,13 @@ __all__ = [
     "default_pool",
     "extract_answer",
     "extract_final_answer",
+    "extract_reply",
     "fast_check",
     "is_plain_math",
     "numeric_value",
+    "ReplyParts",
+    "split_reply",
     "symbolic_check",
     "text_check",
+    "ThinkTags",
 ]
