@@ -2,7 +2,7 @@
 
 One table (:data:`VARIABLES`, :data:`API_MODEL_KEYS`) gives each variable's name, type,
 default, alias, documentation and check. The same table drives validation
-(:func:`validate`), the error messages (``<field>: <problem>``, one line) and the README's
+(:func:`validate`), the error messages (``<field>: <problem>``, one line) and the docs'
 tables (:func:`markdown_table`), so the three cannot drift apart.
 
 Pure: no OpenCompass, no mmengine.
@@ -479,7 +479,7 @@ def _cross_checks(v: dict[str, Any], notes: list[str]) -> None:
             f"data_path: {HUB_ID!r} is the gated hub dataset: runs need granted access and a "
             "Hugging Face token, and offline runs a local copy; lay it out as "
             f"DIR/{v['version']}/{{split}}_{{lang}}.jsonl and set data_path = '/abs/DIR' "
-            '(README: "A local LiveMathBench copy")'
+            '(docs/data.md: "A local LiveMathBench copy")'
         )
 
 
@@ -495,7 +495,7 @@ def _default_text(var: Var) -> str:
 
 
 def markdown_table() -> str:
-    """The README's variable table and api_models key table, generated from the schema."""
+    """The docs' variable table and api_models key table, generated from the schema."""
     rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
     for var in VARIABLES:
         name = f"`{var.name}`" + (f" (or `{var.alias}`)" if var.alias else "")
