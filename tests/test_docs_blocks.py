@@ -21,7 +21,10 @@ How the copy is made and why:
 Pages run in order — README.md, then mkdocs.yml's nav, then pages not in the nav — each
 page's blocks in one ``bash`` (so an ``export`` carries to the page's later blocks), all
 in the same copy: the Quickstart's demo runs once and every later page reads its output
-folder. Blocks marked ``<!-- not-run: reason -->`` (GPU, cluster, real API, network) are
+folder. ``set -eo pipefail`` stops a page at the first failing command — bash's rule
+excepts a command that fails before the last ``&&`` of a list, so a block keeps such a
+list last or checks it (the Quickstart's lists are handled above). Blocks marked
+``<!-- not-run: reason -->`` (GPU, cluster, real API, network) are
 skipped; tests/test_docs.py checks that each marker gives a reason.
 """
 
