@@ -2,7 +2,7 @@
 #     python dump_opencompass_configs.py --config_template_file close.py
 # Each generated file holds one model; keys are never written: export the provider's key
 # as OPENAI_API_KEY before running that file (OpenCompass reads it for key='ENV').
-# Full schema: README.md, "Config generator".
+# Full schema: docs/configgen.md.
 
 # ---- models ---------------------------------------------------------------------------
 # path: the model name the endpoint serves; openai_api_base: a URL or a list of URLs.

@@ -4,8 +4,7 @@
 #     gpassk-oc dump -tc demo.py        # only the 2 models x 2 temperatures = 4 configs
 # `gpassk-oc demo` does not edit this file: it expands it with overrides given as data
 # (the endpoint's actual port, the absolute data path; with --quick also one temperature
-# and fewer samples), named in each generated header. Full schema: README.md,
-# "Config generator".
+# and fewer samples), named in each generated header. Full schema: docs/configgen.md.
 #
 # To evaluate a real model instead, copy this file, then e.g.
 #     lmdeploy serve api_server Qwen/Qwen2.5-7B-Instruct --server-port 23333

@@ -2,7 +2,7 @@
 # TurboMind. Expand with
 #     python dump_opencompass_configs.py --config_template_file nono1.py
 # which writes one OpenCompass config per model x temperature x top_p x k-list x
-# replication into ./opencompass_configs/. Full schema: README.md, "Config generator".
+# replication into ./opencompass_configs/. Full schema: docs/configgen.md.
 
 # ---- models ---------------------------------------------------------------------------
 # (HF hub id or local directory, tensor parallel = GPUs per model, batch size).

@@ -1,7 +1,7 @@
 # Grid template: long-output reasoning (o1-like) models, served locally with LMDeploy
 # TurboMind. Expand with
 #     python dump_opencompass_configs.py --config_template_file o1.py
-# Full schema: README.md, "Config generator".
+# Full schema: docs/configgen.md.
 
 # ---- models ---------------------------------------------------------------------------
 # (HF hub id or local directory, tensor parallel = GPUs per model, batch size).

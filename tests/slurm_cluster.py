@@ -6,7 +6,7 @@ partition name is unique, so nothing under ``/etc`` is read or written and a sys
 Slurm or munge (if any) is left alone. The daemons run in the foreground as children of
 the test process, as root (``SlurmUser=root``), and are stopped by their process ids.
 
-The recipe (the README's "Running the grid on a Slurm cluster" shows it by hand):
+The recipe (docs/slurm.md shows it by hand, as shell commands):
 ``ProctrackType=proctrack/linuxproc`` and ``TaskPlugin=task/none`` need no cgroups,
 ``JobAcctGatherType=jobacct_gather/none`` and no accounting storage need no database,
 one node with ``CPUs=$(nproc)`` and ``select/cons_tres`` + ``CR_CPU`` so several

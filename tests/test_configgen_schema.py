@@ -1,6 +1,6 @@
 """The template schema (gpassk_oc.configgen.schema): every bad value fails at dump time
 with ONE line naming the template file and the field, notes that are not errors, explicit
-model abbrs, and the README's variable table generated from the schema.
+model abbrs, and the docs' variable table (docs/configgen.md) generated from the schema.
 
 Every expected message below is written out by hand.
 """
@@ -219,7 +219,7 @@ def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
     assert plan.notes == [
         "data_path: 'opencompass/LiveMathBench' is the gated hub dataset: runs need granted "
         "access and a Hugging Face token, and offline runs a local copy; lay it out as "
-        "DIR/202412/{split}_{lang}.jsonl and set data_path = '/abs/DIR' (README: \"A local "
+        "DIR/202412/{split}_{lang}.jsonl and set data_path = '/abs/DIR' (docs/data.md: \"A local "
         'LiveMathBench copy")'
     ]
     assert build(write(tmp_path, BASE, "local.py")).notes == []
@@ -259,11 +259,11 @@ def test_api_model_abbr_resolves_a_name_clash(tmp_path):
 # ------------------------------------------------------------------------- docs
 
 
-def test_readme_variable_table_is_generated_from_the_schema():
-    """README's tables are the schema's own rendering (regenerate with
+def test_docs_variable_table_is_generated_from_the_schema():
+    """docs/configgen.md's tables are the schema's own rendering (regenerate with
     `python -c "from gpassk_oc.configgen.schema import markdown_table; print(markdown_table())"`)."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert markdown_table() in readme
+    page = (ROOT / "docs" / "configgen.md").read_text(encoding="utf-8")
+    assert markdown_table() in page
 
 
 def test_every_variable_is_documented_and_defaults_validate():

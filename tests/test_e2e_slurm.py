@@ -30,7 +30,7 @@ COUNTS = {
     "sim-b": [min(E2E_N, c + 1) for *_, c in E2E_QUESTIONS],
 }
 TEMPERATURE, TOP_P = 0.7, 0.9
-#: Names by the documented convention (README, "Names"): hand-written, not computed.
+#: Names by the documented convention (docs/configgen.md, "Names"): hand-written, not computed.
 MODEL_ABBRS = {
     "sim-a": "sim-a_t0-7_p0-9_k50_rp1-0_rs42_l512",
     "sim-b": "sim-b_t0-7_p0-9_k50_rp1-0_rs42_l512",

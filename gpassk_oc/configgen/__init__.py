@@ -1,7 +1,7 @@
 """Config generator: expand a grid template into OpenCompass configs.
 
 A *template* is a Python file that declares variables (``llm_infos``, ``temperatures``,
-``ks``, ...; the schema is :mod:`.schema`, documented in the README, "Config generator").
+``ks``, ...; the schema is :mod:`.schema`, documented in docs/configgen.md).
 The pipeline, one module per step:
 
 1. :mod:`.loader` finds and executes the template (GPassK-style templates are rewritten

@@ -565,7 +565,7 @@ def run(args: argparse.Namespace) -> int:
     _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
     _say(
         "data_path (or use llm_infos for TurboMind), then `gpassk-oc dump -tc YOUR_COPY.py`. "
-        'See README.md, "The offline demo".'
+        "See docs/real-models.md."
     )
     return 0
 
