@@ -60,5 +60,5 @@ def cross_checks(v: dict[str, Any], notes: list[str]) -> None:
             f"data_path: {HUB_ID!r} is the gated hub dataset: runs need granted access and a "
             "Hugging Face token, and offline runs a local copy; lay it out as "
             f"DIR/{v['version']}/{{split}}_{{lang}}.jsonl and set data_path = '/abs/DIR' "
-            '(README: "A local LiveMathBench copy")'
+            '(docs/data.md: "A local LiveMathBench copy")'
         )
