@@ -14,7 +14,7 @@
 Judge input is counted in characters of the *model's reply* shown to a judge; the question,
 the gold answer and the prompt template are the same for both sides and left out. Ours: what
 grading shows the judge (:attr:`Extraction.candidate`: the extracted answer, or the last
-paragraph when no answer was found); OpenCompass's LLM-judge configs for LiveMathBench
+paragraph when no answer was found, bounded as grading bounds it); OpenCompass's LLM-judge configs for LiveMathBench
 (``GenericLLMEvaluator``) put the whole prediction into the prompt.
 """
 
@@ -94,6 +94,16 @@ def _read(items: list[dict], policy: GradingPolicy):
     return rule_decisions(items, "judge", **extra)
 
 
+def _shown(candidate: str) -> str:
+    """What grading puts into the judge prompt for *candidate*: a bounded excerpt where the
+    grading has one (``judge_excerpt``), else the candidate whole."""
+    try:
+        from gpassk_oc.core.answers.reasoning import judge_excerpt
+    except ImportError:
+        return candidate
+    return judge_excerpt(candidate)
+
+
 def run_ours(rows: Sequence[Row], reasoning: bool) -> Verdicts:
     items = _items(rows)
     policy = policy_for(reasoning)
@@ -105,7 +115,7 @@ def run_ours(rows: Sequence[Row], reasoning: bool) -> Verdicts:
     settled = [src[0] != "rule_undecided" for src in res.source]
     ruled = _read(items, policy)
     judge_chars = [
-        len(str(cand[0])) if fate[0] == "judge" and cand[0] is not None else 0
+        len(_shown(str(cand[0]))) if fate[0] == "judge" and cand[0] is not None else 0
         for cand, fate in zip(ruled.candidates, ruled.decision)
     ]
     c = res.counts
