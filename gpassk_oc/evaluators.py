@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.answers.reasoning import ThinkTags, check_reasoning_flag
 from gpassk_oc.core.judging.grading import (
     COUNT_KEYS,
     GradeResult,
@@ -235,6 +236,11 @@ class GPassKEvaluator(BaseEvaluator):
         mg_mode: ``'documented'`` (paper/OpenCompass, default) or ``'integral'``.
         progress: tqdm bar while grading (in the eval task log).
         rule_timeout: per-call math-verify deadline in seconds.
+        reasoning: the model thinks before answering (QwQ, DeepSeek-R1, o1-style): a reply
+            without a closing think tag is truncated — scored wrong, never judged. Replies
+            are split at their last closing tag whatever this says (see
+            :mod:`gpassk_oc.core.answers.reasoning`).
+        think_tags: the (opening, closing) thinking markers.
         pred_postprocessor: OpenCompass postprocessor applied before extraction; leave
             it unset: extraction of ``\\boxed{}`` answers is done by the grader.
     """
@@ -250,9 +256,13 @@ class GPassKEvaluator(BaseEvaluator):
         mg_mode: str = "documented",
         progress: bool = True,
         rule_timeout: float = 5.0,
+        reasoning: bool = False,
+        think_tags: Sequence[str] = ("<think>", "</think>"),
         pred_postprocessor: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
+        self.reasoning = check_reasoning_flag(reasoning, "GPassKEvaluator.reasoning")
+        self.think_tags = ThinkTags.coerce(think_tags, "GPassKEvaluator.think_tags")
         if check is None:  # configgen writes judge=dict(...) without a check: turn it on
             check = "cascade" if judge is not None else "rules"
         if check not in CHECK_MODES:
@@ -321,6 +331,8 @@ class GPassKEvaluator(BaseEvaluator):
             task_id=task_id,
             progress=self.progress if progress is None else progress,
             rule_timeout=self.rule_timeout,
+            reasoning=self.reasoning,
+            think_tags=self.think_tags,
         )
 
     def _grade(self, items: list[dict[str, Any]]) -> GradeResult:

@@ -10,7 +10,9 @@
 # tokenizer directory), batch_size, query_per_second, retry, timeout,
 # send_top_p (False for endpoints that reject top_p, such as OpenAI's o-series) and
 # extra_sampling (True to send top_k / repetition_penalty in extra_body; only self-hosted
-# vLLM / LMDeploy / SGLang servers understand them).
+# vLLM / LMDeploy / SGLang servers understand them), reasoning (True for a model that thinks
+# before answering: a reply whose thinking never closed is scored wrong; see
+# docs/reasoning-models.md).
 api_models = [
     dict(path='o3-mini-2025-01-31', openai_api_base='https://api.openai.com/v1/',
          send_top_p=False, batch_size=8, query_per_second=2, retry=20),
@@ -20,7 +22,7 @@ api_models = [
          batch_size=8, query_per_second=2, retry=20),
     dict(path='deepseek-reasoner', abbr='DeepSeek-R1',
          openai_api_base='https://api.deepseek.com/v1', batch_size=8, query_per_second=2,
-         retry=20),
+         retry=20, reasoning=True),  # thinking comes back as reasoning_content
     dict(path='deepseek-chat', abbr='DeepSeek-V3',
          openai_api_base='https://api.deepseek.com/v1', batch_size=8, query_per_second=2,
          retry=20),

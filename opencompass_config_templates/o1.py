@@ -31,6 +31,13 @@ enable_prefix_caching = True  # TurboMind: every prompt is sent n times, reuse i
 max_out_len = 32768      # reasoning traces are long
 max_seq_len = 36864      # TurboMind session_len: prompt + max_out_len
 
+# ---- reasoning traces ------------------------------------------------------------------
+# These models think in <think> ... </think> before answering: only what follows the last
+# closing tag is read, and a reply whose thinking never closed (cut by max_out_len) is
+# truncated: scored wrong, never judged. See docs/reasoning-models.md.
+reasoning = True
+think_tags = ['<think>', '</think>']
+
 # ---- dataset --------------------------------------------------------------------------
 data_path = 'opencompass/LiveMathBench'  # gated hub dataset; or a local directory
 version = '202412'

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpassk_oc.configgen.reasoning import API_KEY, api_model_settings, evaluator_settings
 from gpassk_oc.configgen.render import Ref, plain, render_file
 from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
 from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
@@ -186,6 +187,7 @@ def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     )
     if spec.api_get("timeout"):
         cfg["timeout"] = spec.api_get("timeout")
+    cfg.update(api_model_settings(s.values))  # think_tag, only when not '</think>'
     cfg["run_cfg"] = dict(num_gpus=0)
     return cfg, sent
 
@@ -196,6 +198,7 @@ def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
         evaluator["judge"] = dict(urls=list(s["eval_urls"]), model=s["eval_model_name"])
         if s["eval_prompt"] != "auto":
             evaluator["judge"]["prompt"] = s["eval_prompt"]
+    evaluator.update(evaluator_settings(s.values, dict(point.model.api).get(API_KEY)))
     return dict(
         type=DATASET,
         abbr=abbr,

@@ -30,6 +30,13 @@ from gpassk_oc.configgen.checks import (
     urls,
     version,
 )
+from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
+from gpassk_oc.configgen.reasoning import (
+    API_KEY,
+    REASONING_VARIABLES,
+    check_api_reasoning,
+    validate_reasoning,
+)
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.judging.judge import PROMPT_NAMES
 
@@ -47,9 +54,6 @@ __all__ = [
     "HUB_ID",
     "suggest",
 ]
-
-#: The gated Hugging Face dataset; offline runs need a local copy instead.
-HUB_ID = "opencompass/LiveMathBench"
 
 
 # ------------------------------------------------------------------------- the table
@@ -232,6 +236,7 @@ ALIASES: dict[str, str] = {v.alias: v.name for v in VARIABLES if v.alias}
 KNOWN_VARIABLES: dict[str, str] = {
     **{v.name: v.doc for v in VARIABLES},
     **{a: f"alias: one item of {p}" for a, p in ALIASES.items()},
+    **{name: spec[2] for name, spec in REASONING_VARIABLES.items()},  # configgen/reasoning.py
 }
 
 #: Keys of an ``api_models`` entry: name -> (default, check, doc). None = not emitted.
@@ -334,9 +339,13 @@ def _api_model(field: str, entry: Any) -> ModelSpec:
                 f"sets {key!r}: generated files never carry keys; export OPENAI_API_KEY instead",
                 field,
             )
-        if key not in API_MODEL_KEYS:
-            raise TemplateError(f"unknown key {key!r}{suggest(key, API_MODEL_KEYS)}", field)
-    values: dict[str, Any] = {}
+        if key not in API_MODEL_KEYS and key != API_KEY:
+            raise TemplateError(
+                f"unknown key {key!r}{suggest(key, [*API_MODEL_KEYS, API_KEY])}", field
+            )
+    values: dict[str, Any] = {
+        API_KEY: check_api_reasoning(f"{field}.{API_KEY}", entry.get(API_KEY))
+    }
     for key, (default, check, _) in API_MODEL_KEYS.items():
         if key not in entry:
             if default is REQUIRED:
@@ -431,56 +440,10 @@ def validate(variables: Mapping[str, Any]) -> Settings:
             values[var.name] = var.default
         else:
             values[var.name] = var.check(picked[0], picked[1])
+    values.update(validate_reasoning(variables))
     notes: list[str] = []
-    _cross_checks(values, notes)
+    cross_checks(values, notes)
     return Settings(models, values, notes)
-
-
-def _cross_checks(v: dict[str, Any], notes: list[str]) -> None:
-    n = v["n"]
-    if n is not None and v["replications"] is not None:
-        raise TemplateError("set either n or replications, not both", "n")
-    if n is None and v["replications"] is None:
-        raise TemplateError("missing variable 'replications' (or n)")
-    if n is not None:
-        for ks in v["ks"]:
-            if max(ks) > n:
-                raise TemplateError(f"k = {max(ks)} > n = {n}", "n")
-            if n % max(ks):
-                raise TemplateError(f"n = {n} is not a multiple of max(k) = {max(ks)}", "n")
-    if v["max_seq_len"] is None:
-        v["max_seq_len"] = v["max_out_len"] + 4096
-    elif v["max_seq_len"] <= v["max_out_len"]:
-        raise TemplateError(
-            f"{v['max_seq_len']} is not above max_out_len = {v['max_out_len']}", "max_seq_len"
-        )
-    splits, languages = KNOWN_VERSIONS[v["version"]]
-    for field, known, what in (
-        ("dataset_splits", splits, "split"),
-        ("dataset_languages", languages, "language"),
-    ):
-        for item in v[field]:
-            if item not in known:
-                raise TemplateError(
-                    f"unknown {what} {item!r} for LiveMathBench v{v['version']} (known: "
-                    f"{', '.join(known)}){suggest(item, known)}",
-                    field,
-                )
-    if v["eval_urls"] and not v["eval_model_name"]:
-        raise TemplateError("judge URLs set but eval_model_name is not", "eval_urls")
-    if v["eval_model_name"] and not v["eval_urls"]:
-        notes.append(
-            f"eval_model_name: {v['eval_model_name']!r} set but eval_urls is empty: "
-            "rule-based checking (as in GPassK); set eval_urls to use the judge"
-        )
-        v["eval_model_name"] = None
-    if v["data_path"].rstrip("/") == HUB_ID:
-        notes.append(
-            f"data_path: {HUB_ID!r} is the gated hub dataset: runs need granted access and a "
-            "Hugging Face token, and offline runs a local copy; lay it out as "
-            f"DIR/{v['version']}/{{split}}_{{lang}}.jsonl and set data_path = '/abs/DIR' "
-            '(README: "A local LiveMathBench copy")'
-        )
 
 
 # ------------------------------------------------------------------------- docs

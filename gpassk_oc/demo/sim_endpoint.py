@@ -14,6 +14,10 @@ Two responders simulate models on a known question set:
   probability, reproducibly (the draw for the j-th call is seeded by
   ``(seed, model, question, j)``).
 
+A responder may return a dict instead of a string: the assistant message's fields, e.g.
+``{"content": "...", "reasoning_content": "..."}`` as vLLM / LMDeploy / SGLang reasoning
+parsers and DeepSeek's API send them.
+
 Questions are recognised as substrings of the last user message (the longest match
 wins, so a question that contains another is not confused with it).
 """
@@ -39,7 +43,7 @@ __all__ = [
     "questions_from_records",
 ]
 
-Responder = Callable[[str, list, dict], str]
+Responder = Callable[[str, list, dict], "str | dict[str, Any]"]
 
 #: The wrong final answer simulated models give; equal to no gold in our data.
 WRONG_ANSWER = "-987654321"
@@ -263,7 +267,10 @@ class SimEndpoint:
                             {
                                 "index": 0,
                                 "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": text},
+                                "message": {
+                                    "role": "assistant",
+                                    **(text if isinstance(text, dict) else {"content": text}),
+                                },
                             }
                         ],
                         "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},

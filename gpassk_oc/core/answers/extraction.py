@@ -21,17 +21,31 @@
 4. ``none`` — nothing found: an empty response, or no math in its last paragraphs (a
    truncated or prose-only ending); such a sample has no answer.
 
-Every result records how its answer was found (:attr:`Extraction.found`).
+:func:`extract_reply` first splits a reasoning trace at its last closing think tag
+(:mod:`.reasoning`) and reads only the answer part; a reply whose thinking never closed is
+``truncated``: no answer, no candidate. Every result records how its answer was found
+(:attr:`Extraction.found`).
+
+Reading is linear in the reply's length (a repetition loop of unclosed ``\\boxed{``,
+``\\(`` or answer markers must not stall the evaluator): brace groups are matched in one
+pass, formulas cannot span an unclosed opener, statements are read from a bounded window.
 """
 
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Iterator
 from functools import lru_cache
+from itertools import islice
 from typing import Literal, NamedTuple
 
-Found = Literal["boxed", "statement", "fallback", "none"]
-FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none")
+from gpassk_oc.core.answers.boxes import boxed_answers as boxed_answers  # re-exported
+from gpassk_oc.core.answers.boxes import boxes_with_pos
+from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags, split_reply
+
+Found = Literal["boxed", "statement", "fallback", "none", "truncated"]
+FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none", "truncated")
 
 
 class Extraction(NamedTuple):
@@ -40,7 +54,7 @@ class Extraction(NamedTuple):
     ``candidate`` is what the judge is shown: the answer itself, or for a ``fallback`` and a
     non-empty response with no answer found (``none``) the response's last paragraph (the
     guess may have picked the wrong expression; a prose answer has none to pick); None only
-    for an empty response.
+    for an empty response and a truncated one (``found='truncated'``, never judged).
     """
 
     answer: str | None
@@ -48,62 +62,9 @@ class Extraction(NamedTuple):
     candidate: str | None
 
 
-_BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
-
-
-def _braced(text: str, start: int) -> tuple[str, int] | None:
-    """Content of the brace group opening at ``text[start] == '{'`` and the index after it."""
-    depth = 0
-    i = start
-    n = len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\\":  # skip escaped characters such as \{ and \}
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : i], i + 1
-        i += 1
-    return None
-
-
-def _unwrap_double(content: str) -> str:
-    """``{{5}}`` (a template artefact) → ``5``; ``{1}{2}`` is left alone."""
-    while content.startswith("{") and content.endswith("}"):
-        inner = _braced(content, 0)
-        if inner is None or inner[1] != len(content):
-            break
-        content = inner[0].strip()
-    return content
-
-
-def _boxes_with_pos(text: str) -> list[tuple[str, int]]:
-    found = []
-    for match in _BOX_RE.finditer(text):
-        pos = match.end()
-        if pos < len(text) and text[pos] == "{":
-            group = _braced(text, pos)
-            if group is not None:
-                found.append((_unwrap_double(group[0].strip()), match.start()))
-        elif pos > match.start() + 6 or (pos < len(text) and text[pos] not in "\\$"):
-            token = re.match(r"[^\s$]+", text[pos:])
-            if token:
-                found.append((token.group(0).strip(), match.start()))
-    return found
-
-
-def boxed_answers(text: str) -> list[str]:
-    """Every ``\\boxed``/``\\fbox`` content in order (``\\boxed 5`` form included)."""
-    return [content for content, _ in _boxes_with_pos(text or "")]
-
-
 def _answer_from_tail(tail: str) -> str | None:
     """'' for only empty boxes, None for no complete box, else the (joined) answer."""
-    boxes = _boxes_with_pos(tail)
+    boxes = boxes_with_pos(tail)
     if not boxes:
         return None
     return ", ".join(b for b, _ in boxes if b)
@@ -127,7 +88,9 @@ def _boxed(text: str) -> str | None:
     found = (_answer_from_short_tail if len(tail) <= _MEMO_TAIL else _answer_from_tail)(tail)
     if found is not None:
         return found or None
-    boxes = _boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
+    if line_start == 0:  # the tail was the whole reply: no complete box anywhere
+        return None
+    boxes = boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
     return (boxes[-1][0] or None) if boxes else None
 
 
@@ -137,7 +100,7 @@ _STATEMENT_RE = re.compile(
     r"(?:\bfinal\s+answer\b(?:\s+(?:is|would\s+be|will\s+be))?"
     r"|\b(?:the|my)\s+answer\s+(?:is|would\s+be|will\s+be)"
     r"|\bthe\s+correct\s+(?:answer|option|choice)\s+is"
-    r"|\banswer\s*(?:\*\*)?\s*[:：]"
+    r"|\banswer\s*(?:\*\*\s*)?[:：]"
     r"|【答案】|最终答案\s*(?:是|为)?|故答案(?:是|为)|答案\s*(?:是|为|[:：])|^\s*答\s*[:：]"
     r"|正确(?:答案|选项)\s*(?:是|为)|(?:故|所以|因此|应)选|答案选)"
     r"[\s*:：#]*(?:is\s*)?",
@@ -145,7 +108,12 @@ _STATEMENT_RE = re.compile(
 )
 _END_MARKERS_RE = re.compile(r"<eo[ae]>|</?answer>")
 # display / inline formulas; $$ before $, and \[ \] before everything else
-_MATH_RE = re.compile(r"\$\$([^$]+?)\$\$|\\\[(.+?)\\\]|\\\((.+?)\\\)|\$([^$]+?)\$", re.S)
+# a \( or \[ body never holds another opener of its kind: a loop of unclosed \( stays linear
+_MATH_RE = re.compile(
+    r"\$\$([^$]+?)\$\$|\\\[((?:\\\\|\\(?!\[)|[^\\])+?)\\\]"
+    r"|\\\(((?:\\\\|\\(?!\()|[^\\])+?)\\\)|\$([^$]+?)\$",
+    re.S,
+)
 _SENTENCE_END_RE = re.compile(
     r"(?<![0-9A-Z])\.(?=\s|$)|(?<=[0-9])\.(?=\s+[A-Z]|\s*$)|[。！？!?；;]|\n"
 )
@@ -198,9 +166,10 @@ def _statement(text: str) -> tuple[str, int] | None:
         and "选" not in text
     ):
         return None  # cheap test before the regex: most responses without a box say none
-    matches = list(_STATEMENT_RE.finditer(text))
-    for match in reversed(matches):
-        rest = text[match.end() :]
+    # the last few markers, each read from a bounded window: a loop of "the answer is below"
+    # must not cost a scan of the rest of the reply per marker
+    for match in islice(_markers_last_first(text), _STATEMENT_TRIES):
+        rest = text[match.end() : match.end() + _STATEMENT_WINDOW]
         stripped = rest.lstrip(" \t*:：")
         if stripped.startswith("\n") or not stripped.strip():
             stripped = stripped.lstrip()  # the answer is on the next line(s)
@@ -212,7 +181,7 @@ def _statement(text: str) -> tuple[str, int] | None:
                 if found:
                     return found, match.start()
         found = _clean(_first_sentence(stripped))
-        if found and _CJK_PROSE_RE.search(found):
+        if found and _cjk_prose(found):
             # 【答案】首先……所以 n=8: prose after the marker, the answer is its last value
             block = _END_MARKERS_RE.split(stripped, maxsplit=1)[0]
             found = _last_math(block) or (found if not _HAS_MATH_RE.search(block) else None)
@@ -229,7 +198,50 @@ _NOT_AN_ANSWER_RE = re.compile(
 )
 
 
-_CJK_PROSE_RE = re.compile(r"[\u4e00-\u9fff]{4,}|[\u4e00-\u9fff].*[，,].*[\u4e00-\u9fff]")
+_STATEMENT_TRIES = 32
+_KEYWORDS = ("answer", "correct", "答", "选")  # every statement marker holds one
+_KEYWORD_HITS = 256
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _markers_last_first(text: str) -> Iterator[re.Match[str]]:
+    """Statement markers, last first. The marker regex runs only in small windows around
+    the last keyword hits (found by ``str.rfind``): scanning it over a 200k-character reply
+    costs far more than the 50 ms a reply may take."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lower to two: keep positions
+        lowered = text.translate(_ASCII_LOWER)
+    last = {kw: lowered.rfind(kw) for kw in _KEYWORDS}
+    bound = len(text) + 1  # every match yielded so far starts at or after it
+    for _ in range(_KEYWORD_HITS):
+        keyword = max(last, key=last.__getitem__)
+        hit = last[keyword]
+        if hit < 0:
+            return
+        last[keyword] = lowered.rfind(keyword, 0, hit)
+        window = _STATEMENT_RE.finditer(text, max(0, hit - 40), hit + len(keyword) + 60)
+        for match in reversed([m for m in window if m.start() < bound]):
+            bound = match.start()
+            yield match
+
+
+_STATEMENT_WINDOW = 4000
+_CJK_RUN_RE = re.compile(r"[\u4e00-\u9fff]{4,}")
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _cjk_prose(text: str) -> bool:
+    """Chinese prose: four CJK characters in a row, or a comma between CJK characters on
+    one line (index arithmetic: the regex ``CJK.*[，,].*CJK`` backtracks quadratically)."""
+    if _CJK_RUN_RE.search(text):
+        return True
+    for line in text.split("\n"):
+        cjk = [m.start() for m in _CJK_RE.finditer(line)]
+        if len(cjk) >= 2:
+            comma = max(line.rfind(",", cjk[0], cjk[-1]), line.rfind("，", cjk[0], cjk[-1]))
+            if comma > cjk[0]:
+                return True
+    return False
 
 
 # ---------------------------------------------------------------- last-resort fallback
@@ -296,11 +308,14 @@ def _is_sentence_end(text: str, i: int) -> bool:
     """The rules of :data:`_SENTENCE_END_RE` at one candidate character (faster in a loop)."""
     if text[i] != ".":
         return True
-    prev, rest = text[i - 1 : i], text[i + 1 :]
+    prev, after = text[i - 1 : i], text[i + 1 : i + 2]
     if prev.isdigit():  # 3.5 is a number; "is 15. I hope" and a final "15." end sentences
-        stripped = rest.lstrip()
-        return not stripped or (rest[:1].isspace() and stripped[0].isupper())
-    return not prev.isupper() and (not rest or rest[0].isspace())
+        following = _NEXT_CHAR_RE.match(text, i + 1).group(1)  # type: ignore[union-attr]
+        return not following or (after.isspace() and following.isupper())
+    return not prev.isupper() and (not after or after.isspace())
+
+
+_NEXT_CHAR_RE = re.compile(r"\s*(\S?)")
 
 
 def _sentences(paragraph: str) -> list[str]:
@@ -345,10 +360,9 @@ def _from_sentence(sentence: str, skip_letters: bool = False) -> str | None:
     masked = sentence
     for a, b, _ in reversed(spans):
         masked = masked[:a] + " " * (b - a) + masked[b:]
+    bold = _bold_spans(sentence)
     numbers = [
-        m
-        for m in _NUMBER_RE.finditer(masked)
-        if not any(x <= m.start() < y for x, y in _bold_spans(sentence))
+        m for m in _NUMBER_RE.finditer(masked) if not any(x <= m.start() < y for x, y in bold)
     ]
     verbs = list(_IS_RE.finditer(masked))
     after_verb = [m for m in numbers if verbs and m.start() >= verbs[-1].end()]
@@ -429,6 +443,19 @@ def extract_answer(text: str | None) -> Extraction:
     if guess:
         return Extraction(guess, "fallback", paragraph)
     return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
+
+
+def extract_reply(
+    text: str | None, *, reasoning: bool = False, tags: ThinkTags = DEFAULT_THINK_TAGS
+) -> Extraction:
+    """The final answer of a reply that may hold a reasoning trace: only the part after the
+    last closing think tag is read; an unfinished thought is ``truncated`` (no answer, no
+    candidate for the judge). *reasoning* declares a model that always thinks first (a
+    reply without a closing tag is then truncated too); see :mod:`.reasoning`."""
+    parts = split_reply(text, reasoning=reasoning, tags=tags)
+    if parts.truncated:
+        return Extraction(None, "truncated", None)
+    return extract_answer(parts.answer)
 
 
 def extract_final_answer(text: str | None) -> str | None:

@@ -16,8 +16,14 @@ Usage (what the OpenCompass evaluator calls)::
     result = grade(items, policy)
     result.extracted   # list[list[str | None]]   final answer per question, per sample
     result.correct     # list[list[bool | None]]  None = unjudged (never silently False)
-    result.found       # list[list[str]]          'boxed' | 'statement' | 'fallback' | 'none'
+    result.found       # list[list[str]]   'boxed' | 'statement' | 'fallback' | 'none' | 'truncated'
     result.counts      # see below
+
+Reasoning traces
+    Each distinct reply is split at its last closing think tag (:mod:`.reasoning`;
+    ``policy.think_tags``): only the answer part is read. A thought that never closed (an
+    unclosed opening tag; or, with ``policy.reasoning=True``, no closing tag) is
+    ``found='truncated'``: no answer, scored wrong as ``no_answer``, never judged.
 
 Checks
     Extraction (:mod:`.extraction`) finds each sample's answer and records how
@@ -33,7 +39,10 @@ Checks
     ``'equal'``. What cascade would send to the judge is scored wrong and marked
     ``rule_undecided`` (so reports can show how far those verdicts could move a metric).
     ``'judge'``: every non-empty response is decided by the judge (deduplicated, cached).
-    An empty response is wrong without a judge call in every mode (``no_answer``).
+    An empty or truncated response is wrong without a judge call in every mode
+    (``no_answer``). The judge sees at most the last
+    :data:`~gpassk_oc.core.answers.reasoning.JUDGE_INPUT_LIMIT` characters of a candidate,
+    with a line saying how many were cut.
 
 Deduplication
     Rule checks run once per distinct (canonical gold, canonical answer). Judge pairs are
@@ -51,7 +60,10 @@ Accounting (``result.counts``)
     ``judge_calls`` counts HTTP attempts (retries included); ``rule_checks`` distinct
     (gold, answer) pairs checked by the rules, ``rule_mv_calls`` those that needed math-verify,
     ``rule_timeouts`` math-verify calls that hit the deadline; ``found_boxed``,
-    ``found_statement``, ``found_fallback``, ``found_none`` how answers were found.
+    ``found_statement``, ``found_fallback``, ``found_none``, ``found_truncated`` how answers
+    were found; ``judge_input_chars`` / ``judge_input_max`` the total / largest reply
+    excerpt (characters) shown to the judge over the samples it decides (cache hits and
+    unjudged included: per sample, divide by ``cache_hits + judged_samples + unjudged``).
 
 Failures
     A pair whose judge requests all failed is *unjudged*: its samples are ``None`` in
@@ -67,37 +79,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from gpassk_oc.core.answers.canonical import canonical_answer
-from gpassk_oc.core.answers.extraction import extract_answer
-from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
-from gpassk_oc.core.answers.rules import Outcome, fast_check
+from gpassk_oc.core.answers.reasoning import (
+    DEFAULT_THINK_TAGS,
+    ThinkTags,
+    check_reasoning_flag,
+    judge_excerpt,
+)
+from gpassk_oc.core.judging.decisions import COUNT_KEYS as COUNT_KEYS  # re-exported
+from gpassk_oc.core.judging.decisions import Check, rule_decisions
+from gpassk_oc.core.judging.decisions import RuleDecisions as RuleDecisions
+from gpassk_oc.core.judging.decisions import decide as decide
 from gpassk_oc.core.judging.judge import JudgeClient, JudgeConfig
 from gpassk_oc.core.judging.judge_cache import JudgeCache, judgement_key
-
-Check = Literal["rules", "judge", "cascade"]
-COUNT_KEYS = (
-    "samples",
-    "rule_decided",
-    "no_answer",
-    "rule_undecided",
-    "cache_hits",
-    "judged_samples",
-    "unjudged",
-    "unique_pairs",
-    "cache_hit_pairs",
-    "judged",
-    "unjudged_pairs",
-    "judge_calls",
-    "rule_checks",
-    "rule_mv_calls",
-    "rule_timeouts",
-    "found_boxed",
-    "found_statement",
-    "found_fallback",
-    "found_none",
-)
 
 
 @dataclass
@@ -115,6 +111,9 @@ class GradingPolicy:
         rule_workers: math-verify worker processes; None uses the shared default pool
             (min(2, CPUs) workers).
         rule_timeout: per-call math-verify deadline in seconds (a timeout is 'undecided').
+        reasoning: the model always thinks first: a reply without a closing think tag is
+            truncated (see "Reasoning traces" in the module docstring).
+        think_tags: the thinking markers, a :class:`ThinkTags` or an (open, close) pair.
     """
 
     check: Check = "cascade"
@@ -125,8 +124,12 @@ class GradingPolicy:
     progress: bool = True
     rule_workers: int | None = None
     rule_timeout: float = 5.0
+    reasoning: bool = False
+    think_tags: ThinkTags = DEFAULT_THINK_TAGS
 
     def __post_init__(self) -> None:
+        check_reasoning_flag(self.reasoning, "GradingPolicy.reasoning")
+        self.think_tags = ThinkTags.coerce(self.think_tags, "GradingPolicy.think_tags")
         if self.check not in ("rules", "judge", "cascade"):
             raise ValueError(
                 f"GradingPolicy.check: {self.check!r} is not 'rules', 'judge' or 'cascade'"
@@ -144,8 +147,9 @@ class GradeResult:
     """Per-question, per-sample outcome of :func:`grade`.
 
     ``source`` says who decided each sample: 'rule', 'rule_undecided' (rules mode: scored
-    wrong, no rule decided), 'no_answer', 'cache', 'judge' or 'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback'
-    or 'none' (:mod:`.extraction`).
+    wrong, no rule decided), 'no_answer' (empty or truncated), 'cache', 'judge' or
+    'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback',
+    'none' or 'truncated' (:mod:`.extraction`).
     """
 
     extracted: list[list[str | None]]
@@ -193,126 +197,6 @@ def _bar(total: int, enabled: bool):
     )
 
 
-@dataclass
-class RuleDecisions:
-    """What the rules settle on their own (see :func:`rule_decisions`)."""
-
-    extracted: list[list[str | None]]
-    found: list[list[str]]
-    candidates: list[list[str | None]]
-    decision: list[list[str]]  # 'correct' | 'wrong' | 'undecided' | 'no_answer' | 'judge'
-    counts: dict[str, int]
-
-
-def decide(
-    check: Check, found: str, outcome: Outcome | None, has_answer: bool, has_response: bool = True
-) -> str:
-    """One sample's fate under *check*: 'correct', 'wrong', 'undecided', 'no_answer' or
-    'judge'.
-
-    Cascade: 'equal' → correct; 'wrong' → wrong only for a boxed or stated answer (a
-    fallback guess may have read the wrong expression); everything else → judge, including
-    a non-empty response without an answer. Rules mode: what cascade sends to the judge is
-    'undecided' (scored wrong). Judge mode: every non-empty response → judge. An empty
-    response is 'no_answer' in every mode.
-    """
-    if not has_response:
-        return "no_answer"
-    if check == "judge":
-        return "judge"
-    if has_answer and outcome == "equal":
-        return "correct"
-    if has_answer and outcome == "wrong" and found in ("boxed", "statement"):
-        return "wrong"
-    return "undecided" if check == "rules" else "judge"
-
-
-def rule_decisions(
-    items: Sequence[Mapping[str, Any]],
-    check: Check = "cascade",
-    rule_workers: int | None = None,
-    rule_timeout: float = 5.0,
-) -> RuleDecisions:
-    """Extraction and the rule check of every sample, and what *check* does with it.
-
-    Each distinct (canonical answer, canonical gold) is checked once; math-verify runs in
-    the shared pool (``rule_workers=None``) or a private one. No judge is called: samples
-    whose decision is 'judge' are the ones :func:`grade` sends to the judge.
-    """
-    counts = dict.fromkeys(COUNT_KEYS, 0)
-    extracted: list[list[str | None]] = []
-    found: list[list[str]] = []
-    candidates: list[list[str | None]] = []
-    canon: list[list[str]] = []
-    canon_memo: dict[str, str] = {}
-    gold_canon = [canonical_answer(str(item["gold"])) for item in items]
-
-    for item in items:
-        row = [extract_answer(r) for r in item["responses"]]
-        extracted.append([e.answer for e in row])
-        found.append([e.found for e in row])
-        candidates.append([e.candidate for e in row])
-        cs = []
-        for e in row:
-            if e.answer is None:
-                cs.append("")
-            else:
-                c = canon_memo.get(e.answer)
-                if c is None:
-                    c = canon_memo[e.answer] = canonical_answer(e.answer)
-                cs.append(c)
-        canon.append(cs)
-    counts["samples"] = sum(len(ex) for ex in extracted)
-    for row in found:
-        for how in row:
-            counts["found_" + how] += 1
-
-    # ---- rules: each distinct (answer, gold) once
-    rule: dict[tuple[str, str], Outcome] = {}
-    if check in ("rules", "cascade"):
-        slow: list[tuple[str, str]] = []
-        for qi, cs in enumerate(canon):
-            g = gold_canon[qi]
-            for c in cs:
-                key = (c, g)
-                if c and key not in rule:
-                    quick = fast_check(c, g)
-                    rule[key] = quick if quick is not None else "undecided"
-                    if quick is None:
-                        slow.append(key)
-        counts["rule_checks"] = len(rule)
-        counts["rule_mv_calls"] = len(slow)
-        if slow:
-            pool: MathVerifyPool = (
-                default_pool()
-                if rule_workers is None
-                else MathVerifyPool(rule_workers, rule_timeout)
-            )
-            before = pool.timeouts
-            try:
-                outcomes = pool.check_many(slow, rule_timeout)
-            finally:
-                counts["rule_timeouts"] = pool.timeouts - before
-                if rule_workers is not None:
-                    pool.close()
-            rule.update(zip(slow, outcomes))
-
-    decision = [
-        [
-            decide(
-                check,
-                found[qi][si],
-                rule.get((c, gold_canon[qi])),
-                bool(c),
-                candidates[qi][si] is not None,
-            )
-            for si, c in enumerate(cs)
-        ]
-        for qi, cs in enumerate(canon)
-    ]
-    return RuleDecisions(extracted, found, candidates, decision, counts)
-
-
 def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeResult:
     """Grade every response of every item; see the module docstring for the contract.
 
@@ -324,7 +208,14 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     Raises:
         UnjudgedError: more than ``policy.max_unjudged`` of the samples are unjudged.
     """
-    ruled = rule_decisions(items, policy.check, policy.rule_workers, policy.rule_timeout)
+    ruled = rule_decisions(
+        items,
+        policy.check,
+        policy.rule_workers,
+        policy.rule_timeout,
+        policy.reasoning,
+        policy.think_tags,
+    )
     counts = ruled.counts
     extracted = ruled.extracted
     correct: list[list[bool | None]] = [[None] * len(row) for row in extracted]
@@ -357,7 +248,9 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                 counts["rule_undecided"] += 1
                 counts["rule_decided"] += 1
             else:
-                shown = str(ruled.candidates[qi][si])
+                shown = judge_excerpt(str(ruled.candidates[qi][si]))
+                counts["judge_input_chars"] += len(shown)
+                counts["judge_input_max"] = max(counts["judge_input_max"], len(shown))
                 canon = shown_canon.get(shown)
                 if canon is None:
                     canon = shown_canon[shown] = canonical_answer(shown)

@@ -29,7 +29,7 @@ Per sample: ``correct`` is the verdict (``null`` = unjudged: excluded from ``n``
 scored wrong); ``source`` says who decided it — ``rule``, ``rule_undecided`` (rules mode:
 no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unjudged``;
 ``found`` says how the answer was located — ``boxed``, ``statement``, ``fallback``,
-``none``. ``c``/``n`` are the judged counts, kept for readers that only need counts.
+``none``, or ``truncated`` (a reasoning trace whose thinking never closed: no answer). ``c``/``n`` are the judged counts, kept for readers that only need counts.
 
 Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at the top
 level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused

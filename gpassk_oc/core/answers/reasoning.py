@@ -1,0 +1,135 @@
+"""Split a reasoning model's reply into what it thought and what it answered (pure core).
+
+Reasoning models (QwQ, DeepSeek-R1 and its distills, o1-style templates) write a chain of
+thought between think tags and then the answer. Only what follows the **last closing tag**
+is the answer; a ``\\boxed{}`` inside the thinking is a draft, never the answer.
+
+What real runs produce, and how :func:`split_reply` reads it:
+
+* ``<think>…</think>answer`` — the answer is ``answer``.
+* OpenCompass's ``OpenAISDK`` joins ``reasoning_content + '</think>' + content``, and the
+  DeepSeek-R1 distills' chat template puts the opening tag into the prompt: a closing tag
+  without an opening one — the answer still follows the closing tag.
+* An opening tag after the last closing tag (``<think>`` never closed): the budget ran out
+  while thinking — *truncated*, for any model.
+* No tag at all: the whole reply is the answer for a model not declared reasoning; for a
+  declared reasoning model it is thinking cut before its closing tag (OpenAISDK returns the
+  bare ``reasoning_content`` when ``content`` is empty) — *truncated*.
+
+A truncated reply has no answer: the grader scores it wrong without asking the judge
+(``found='truncated'``). An empty or whitespace-only reply is empty, not truncated.
+Everything here is a handful of ``str.find`` calls: linear in the reply's length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "DEFAULT_THINK_TAGS",
+    "JUDGE_INPUT_LIMIT",
+    "ReplyParts",
+    "ThinkTags",
+    "check_reasoning_flag",
+    "judge_excerpt",
+    "split_reply",
+]
+
+
+@dataclass(frozen=True)
+class ThinkTags:
+    """The markers around a model's thinking (``<think>``/``</think>`` by default).
+
+    Raises ValueError (one line) for an empty, non-string or identical pair: with identical
+    markers an opening tag cannot be told from a closing one.
+    """
+
+    open: str = "<think>"
+    close: str = "</think>"
+
+    def __post_init__(self) -> None:
+        for name, value in (("opening", self.open), ("closing", self.close)):
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(
+                    f"think_tags: the {name} tag must be a non-empty string, got {value!r}"
+                )
+        if self.open == self.close:
+            raise ValueError(
+                f"think_tags: opening and closing tags must differ, both are {self.open!r}"
+            )
+
+    @classmethod
+    def coerce(cls, value: Any, where: str = "think_tags") -> ThinkTags:
+        """A :class:`ThinkTags` from itself or an ``(open, close)`` pair (configs hold lists
+        or tuples); a one-line ValueError naming *where* otherwise."""
+        if isinstance(value, ThinkTags):
+            return value
+        if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != 2:
+            raise ValueError(
+                f"{where}: need an (opening, closing) pair of strings such as "
+                f"('<think>', '</think>'), got {value!r}"
+            )
+        try:
+            return cls(value[0], value[1])
+        except ValueError as exc:
+            raise ValueError(str(exc).replace("think_tags", where, 1)) from None
+
+
+DEFAULT_THINK_TAGS = ThinkTags()
+
+
+def check_reasoning_flag(value: Any, where: str = "reasoning") -> bool:
+    """*value* if it is a bool; a one-line ValueError naming *where* otherwise (a string
+    ``'false'`` would be truthy: refuse it rather than guess)."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: need True or False, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class ReplyParts:
+    """One reply split at its last closing think tag.
+
+    ``answer`` is the text after the last closing tag (the whole reply when it has no tags
+    and the model is not declared reasoning; ``''`` when truncated). ``truncated``: the
+    thinking never closed. ``thinking_chars`` / ``answer_chars``: sizes of the two parts
+    (a truncated reply is all thinking).
+    """
+
+    answer: str
+    truncated: bool
+    thinking_chars: int
+    answer_chars: int
+
+
+def split_reply(
+    text: str | None, *, reasoning: bool, tags: ThinkTags = DEFAULT_THINK_TAGS
+) -> ReplyParts:
+    """Split *text* into thinking and answer (see the module docstring for the cases)."""
+    text = text or ""
+    if not text.strip():
+        return ReplyParts(text, False, 0, len(text))
+    close = text.rfind(tags.close)
+    if close >= 0:
+        start = close + len(tags.close)
+        if text.find(tags.open, start) >= 0:  # a new thought opened after the last close
+            return ReplyParts("", True, len(text), 0)
+        return ReplyParts(text[start:], False, start, len(text) - start)
+    if reasoning or text.find(tags.open) >= 0:
+        return ReplyParts("", True, len(text), 0)
+    return ReplyParts(text, False, 0, len(text))
+
+
+#: characters of a reply the judge is shown at most (its end is kept)
+JUDGE_INPUT_LIMIT = 4000
+
+
+def judge_excerpt(text: str, limit: int = JUDGE_INPUT_LIMIT) -> str:
+    """*text* bounded to its last *limit* characters, saying in the text how much was cut
+    (the judge must know it sees an excerpt, not the whole reply)."""
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    return f"[… the first {cut} characters of the reply are not shown …]\n{text[cut:]}"

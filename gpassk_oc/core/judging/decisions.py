@@ -1,0 +1,176 @@
+"""The rule stage of grading: read every reply, check answers by rules, decide who settles
+each sample (pure core; no judge is called here — :mod:`.grading` calls it).
+
+Split from :mod:`.grading`, which re-exports everything here; the contract (decisions per
+mode, deduplication, the meaning of every count in :data:`COUNT_KEYS`) is documented there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.extraction import Extraction, extract_reply
+from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags
+from gpassk_oc.core.answers.rules import Outcome, fast_check
+
+__all__ = ["COUNT_KEYS", "Check", "RuleDecisions", "decide", "rule_decisions"]
+
+Check = Literal["rules", "judge", "cascade"]
+COUNT_KEYS = (
+    "samples",
+    "rule_decided",
+    "no_answer",
+    "rule_undecided",
+    "cache_hits",
+    "judged_samples",
+    "unjudged",
+    "unique_pairs",
+    "cache_hit_pairs",
+    "judged",
+    "unjudged_pairs",
+    "judge_calls",
+    "rule_checks",
+    "rule_mv_calls",
+    "rule_timeouts",
+    "found_boxed",
+    "found_statement",
+    "found_fallback",
+    "found_none",
+    "found_truncated",
+    "judge_input_chars",
+    "judge_input_max",
+)
+
+
+@dataclass
+class RuleDecisions:
+    """What the rules settle on their own (see :func:`rule_decisions`)."""
+
+    extracted: list[list[str | None]]
+    found: list[list[str]]
+    candidates: list[list[str | None]]
+    decision: list[list[str]]  # 'correct' | 'wrong' | 'undecided' | 'no_answer' | 'judge'
+    counts: dict[str, int]
+
+
+def decide(
+    check: Check, found: str, outcome: Outcome | None, has_answer: bool, has_response: bool = True
+) -> str:
+    """One sample's fate under *check*: 'correct', 'wrong', 'undecided', 'no_answer' or
+    'judge'.
+
+    Cascade: 'equal' → correct; 'wrong' → wrong only for a boxed or stated answer (a
+    fallback guess may have read the wrong expression); everything else → judge, including
+    a non-empty response without an answer. Rules mode: what cascade sends to the judge is
+    'undecided' (scored wrong). Judge mode: every non-empty response → judge. An empty
+    response is 'no_answer' in every mode.
+    """
+    if not has_response:
+        return "no_answer"
+    if check == "judge":
+        return "judge"
+    if has_answer and outcome == "equal":
+        return "correct"
+    if has_answer and outcome == "wrong" and found in ("boxed", "statement"):
+        return "wrong"
+    return "undecided" if check == "rules" else "judge"
+
+
+def rule_decisions(
+    items: Sequence[Mapping[str, Any]],
+    check: Check = "cascade",
+    rule_workers: int | None = None,
+    rule_timeout: float = 5.0,
+    reasoning: bool = False,
+    think_tags: ThinkTags = DEFAULT_THINK_TAGS,
+) -> RuleDecisions:
+    """Extraction and the rule check of every sample, and what *check* does with it.
+
+    Each distinct reply is read once (:func:`~gpassk_oc.core.answers.extraction.extract_reply`
+    with *reasoning* and *think_tags*), each distinct (canonical answer, canonical gold) is
+    checked once; math-verify runs in
+    the shared pool (``rule_workers=None``) or a private one. No judge is called: samples
+    whose decision is 'judge' are the ones :func:`grade` sends to the judge.
+    """
+    counts = dict.fromkeys(COUNT_KEYS, 0)
+    extracted: list[list[str | None]] = []
+    found: list[list[str]] = []
+    candidates: list[list[str | None]] = []
+    canon: list[list[str]] = []
+    canon_memo: dict[str, str] = {}
+    gold_canon = [canonical_answer(str(item["gold"])) for item in items]
+
+    read: dict[str, Extraction] = {}  # replicas and samples repeat replies
+    for item in items:
+        replies: list[Extraction] = []
+        for reply in item["responses"]:
+            e = read.get(reply)
+            if e is None:
+                e = read[reply] = extract_reply(reply, reasoning=reasoning, tags=think_tags)
+            replies.append(e)
+        extracted.append([e.answer for e in replies])
+        found.append([e.found for e in replies])
+        candidates.append([e.candidate for e in replies])
+        cs = []
+        for e in replies:
+            if e.answer is None:
+                cs.append("")
+            else:
+                c = canon_memo.get(e.answer)
+                if c is None:
+                    c = canon_memo[e.answer] = canonical_answer(e.answer)
+                cs.append(c)
+        canon.append(cs)
+    counts["samples"] = sum(len(ex) for ex in extracted)
+    for row in found:
+        for how in row:
+            counts["found_" + how] += 1
+
+    # ---- rules: each distinct (answer, gold) once
+    rule: dict[tuple[str, str], Outcome] = {}
+    if check in ("rules", "cascade"):
+        slow: list[tuple[str, str]] = []
+        for qi, cs in enumerate(canon):
+            g = gold_canon[qi]
+            for c in cs:
+                key = (c, g)
+                if c and key not in rule:
+                    quick = fast_check(c, g)
+                    rule[key] = quick if quick is not None else "undecided"
+                    if quick is None:
+                        slow.append(key)
+        counts["rule_checks"] = len(rule)
+        counts["rule_mv_calls"] = len(slow)
+        if slow:
+            pool: MathVerifyPool = (
+                default_pool()
+                if rule_workers is None
+                else MathVerifyPool(rule_workers, rule_timeout)
+            )
+            before = pool.timeouts
+            try:
+                outcomes = pool.check_many(slow, rule_timeout)
+            finally:
+                counts["rule_timeouts"] = pool.timeouts - before
+                if rule_workers is not None:
+                    pool.close()
+            rule.update(zip(slow, outcomes))
+
+    decision = [
+        [
+            decide(
+                check,
+                found[qi][si],
+                rule.get((c, gold_canon[qi])),
+                bool(c),
+                candidates[qi][si] is not None,
+            )
+            for si, c in enumerate(cs)
+        ]
+        for qi, cs in enumerate(canon)
+    ]
+    return RuleDecisions(extracted, found, candidates, decision, counts)
