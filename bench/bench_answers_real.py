@@ -24,6 +24,9 @@ reported separately, per source, side by side (percent of the rows of that sourc
   (``LiveMathBenchEvaluator.judge`` without a judge model), every verdict final.
 * ``trunc ok`` — reasoning set: responses cut by the budget (all labelled wrong) that a
   checker scored correct (ours / math-verify / OpenCompass, counts). Goal: 0 for ours.
+  ``reasoning_truncated_to_judge`` counts those our cascade would still send to the judge:
+  a reply cut after its thinking closed (the answer stops mid-sentence) can only be told
+  by its length, which these records do not give.
 * ``judge ch`` — reply characters per sample a judge is shown when every sample goes to it:
   ours (the extracted answer, or the last paragraph when none was found) vs OpenCompass's
   LLM-judge configs (the whole prediction); ``casc ch`` what our cascade actually sends.
@@ -248,7 +251,7 @@ def report(
             f"reasoning_opencompass_agreement={_fmt(rs['agree_opencompass'])} "
             f"reasoning_judge_chars_ours={rs['judge_ch_ours']:.0f} "
             f"reasoning_judge_chars_opencompass={rs['judge_ch_opencompass']:.0f} "
-            f"reasoning_judge_input_ratio={ratio:.3f}"
+            f"reasoning_judge_input_ratio={ratio:.4f}"
             if ratio is not None
             else f"reasoning_judge_chars_ours={rs['judge_ch_ours']:.0f}"
         )
