@@ -14,8 +14,8 @@
 Judge input is counted in characters of the *model's reply* shown to a judge; the question,
 the gold answer and the prompt template are the same for both sides and left out. Ours: what
 grading shows the judge (:attr:`Extraction.candidate`: the extracted answer, or the last
-paragraph when no answer was found, bounded as grading bounds it); OpenCompass's LLM-judge configs for LiveMathBench
-(``GenericLLMEvaluator``) put the whole prediction into the prompt.
+paragraph when no answer was found, bounded as grading bounds it); OpenCompass's LLM-judge
+configs for LiveMathBench (``GenericLLMEvaluator``) put the whole prediction into the prompt.
 """
 
 from __future__ import annotations
@@ -228,9 +228,11 @@ def adversarial_timing(target: int = ADV_CHARS) -> list[AdversarialCase]:
 
     Reading is what grading does to a reply before any rule runs (extraction and the
     canonical form of what it found, :func:`_read`), with the non-reasoning policy (the
-    whole reply is read). A size slower than a second stops the ladder (a quadratic reader
-    would otherwise stall the bench for minutes); the time at *target* is then extrapolated
-    with the growth exponent of the last two sizes (at least linear) and marked as such.
+    whole reply is read); a time is the median of three reads (the last character varied)
+    unless one read already takes over a second. A size slower than a second stops the
+    ladder (a quadratic reader would otherwise stall the bench for minutes); the time at
+    *target* is then extrapolated with the growth exponent of the last two sizes (at least
+    linear) and marked as such.
     """
     policy = GradingPolicy(check="rules", progress=False)
     cases = []
@@ -240,6 +242,10 @@ def adversarial_timing(target: int = ADV_CHARS) -> list[AdversarialCase]:
         while True:
             text = (unit * (size // len(unit) + 1))[:size]
             ms = _read_ms(text, policy)
+            if ms < 1000.0 * _ADV_STOP_SECONDS:  # median of three: one read is load noise
+                # the last character varies so that no memo of the first read can serve
+                again = [_read_ms(text[:-1] + str(k), policy) for k in (1, 2)]
+                ms = sorted([ms, *again])[1]
             sizes.append(size)
             times.append(ms)
             if size >= target or ms > 1000.0 * _ADV_STOP_SECONDS:
