@@ -1,302 +1,347 @@
 """Answer checking on real, labelled model outputs: ours vs math-verify vs OpenCompass.
 
-Data: ``../shared/answer-checking/dev.jsonl`` beside the repository (``--data PATH`` for
-another file; a one-line message and exit 0 when it is absent). Each record is a real model
-output (``response``) or an already-extracted answer (``pred``, when ``response`` is null),
-a reference answer ``gold`` and a correctness ``label`` given by someone other than us.
+Runs on a fresh clone: the labelled development sets ship in ``bench/data/`` (sources,
+licences and row counts in ``bench/data/README.md``)::
 
-For each source and overall, side by side:
+    .venv/bin/python bench/bench_answers_real.py              # both sets, every checker
+    .venv/bin/python bench/bench_answers_real.py --limit 20   # 20 rows per source (quick)
+    .venv/bin/python bench/bench_answers_real.py --shared     # ../shared/answer-checking/
 
-* **ours**: :func:`gpassk_oc.core.judging.grading.grade` in rules mode (the same extraction and
-  rules the cascade uses); the samples it marks ``rule_undecided`` are the ones cascade
-  mode sends to the judge, the rest cascade settles the same way (no judge is called: we
-  measure what the rules settle on their own);
-* **math-verify**: ``parse`` + ``verify`` on the full response (the gold wrapped in ``$``
-  when it has none), every verdict final;
-* **OpenCompass**: ``math_postprocess_v2`` + ``MATHEvaluator(version='v2').is_equiv``, every
-  verdict final (imported from the installed OpenCompass, here only).
+The **non-reasoning** set (``--data``) and the **reasoning** set (``--reasoning-data``:
+DeepSeek-R1 distills writing ``<think> … </think>``, some cut by their token budget) are
+reported separately, per source, side by side (percent of the rows of that source):
 
-A pre-extracted ``pred`` is given to every checker as the answer itself (ours as a
-``\\boxed{}``; math-verify parses it; OpenCompass compares it without post-processing).
+* ``ours rules`` — :func:`~gpassk_oc.core.judging.grading.grade` in rules mode: the
+  label agreement of its verdicts (a sample the rules cannot settle is scored wrong). For the
+  reasoning set the policy declares a reasoning model (``GradingPolicy(reasoning=True)``)
+  when that field exists; without it the current behaviour is measured.
+* ``casc. agree`` / ``to judge`` / ``conf. err`` — our cascade with the judge simulated
+  from the labels (a perfect judge, so only what the rules settle can be wrong): agreement,
+  the share sent to the judge, and confident errors (settled without a judge, label says
+  otherwise).
+* ``math-verify`` — plain ``verify(parse(gold), parse(reply))``, every verdict final.
+* ``OpenCompass`` — OpenCompass's LiveMathBench rule path
+  (``LiveMathBenchEvaluator.judge`` without a judge model), every verdict final.
+* ``trunc ok`` — reasoning set: responses cut by the budget (all labelled wrong) that a
+  checker scored correct (ours / math-verify / OpenCompass, counts). Goal: 0 for ours.
+  ``reasoning_truncated_to_judge`` counts those our cascade would still send to the judge:
+  a reply cut after its thinking closed (the answer stops mid-sentence) can only be told
+  by its length, which these records do not give.
+* ``judge ch`` — reply characters per sample a judge is shown when every sample goes to it:
+  ours (the extracted answer, or the last paragraph when none was found) vs OpenCompass's
+  LLM-judge configs (the whole prediction); ``casc ch`` what our cascade actually sends.
 
-Columns (percent of the samples of that row):
-``rules agree`` — rules-mode verdict equals the label;
-``false equal`` — settled *correct* without a judge, label false;
-``conf. wrong`` — settled *wrong* without a judge, label true (confidently wrong on a
-correct answer); for math-verify and OpenCompass every verdict is settled, so these two are
-their false-positive and false-negative rates;
-``to judge`` — share cascade mode sends to the judge; ``ms/sample`` — wall time per sample
-of one rules-mode pass (ours: warm worker pool, deduplicated per distinct answer as in
-production; ours over the whole file in one ``grade`` call).
+Also ``ms per distinct sample`` (one rules-mode ``grade`` call over the set, warm
+math-verify pool, divided by the distinct (reply, gold) pairs) and the adversarial reading
+test (a 200,000-character reply of one repeated hostile pattern: unclosed ``\\boxed{``,
+braces, ``$``, ``\\(``, ``**``, answer markers, think tags, one long line).
 
-Prints ``RESULT rules_agreement=<%> cascade_confident_errors=<%> ms_per_sample=<ms>``
-(ours, overall; confident errors = false equal + confidently wrong, over all samples).
-Goals on the dev set: agreement ≥ 97 % and ≥ math-verify on every source; confident errors
-≤ 1 %; ≤ 2 ms per sample on 2 cores. ``--show-errors N`` lists N disagreements per kind.
+Prints ``RESULT key=value …`` lines (bench/run_all.sh collects them into BENCHMARKS.md):
+``nonreasoning_*`` and ``reasoning_*`` (agreements in %, confident errors in % of samples,
+judge input in characters per sample), ``ms_per_distinct_sample`` (the slower set),
+``adversarial_max_ms`` for replies of ``adversarial_chars`` characters
+(``adversarial_extrapolated=1`` when a slow pattern was extrapolated instead of run to
+full length) and ``goals_met=<met>/<measured>`` for the
+goals of issue 16, each listed as met or NOT met above it. ``--show-errors N`` lists N
+disagreements of each kind (ours).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import os
 import sys
-import time
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH.parent))
+sys.path.insert(0, str(BENCH))
 
-from gpassk_oc.core.answers.mv_pool import default_pool  # noqa: E402
-from gpassk_oc.core.judging.grading import GradingPolicy, grade  # noqa: E402
-from gpassk_oc.log import fail, logger, use_cli_format  # noqa: E402
+from answer_checkers import (  # noqa: E402
+    ADV_CHARS,
+    Verdicts,
+    adversarial_timing,
+    policy_has_reasoning,
+    run_math_verify,
+    run_opencompass,
+    run_ours,
+)
+from answer_data import (  # noqa: E402
+    DEFAULT_DATA,
+    DEFAULT_REASONING,
+    SHARED_DIR,
+    DataError,
+    Row,
+    load,
+)
 
-DEFAULT_DATA = ROOT.parent / "shared" / "answer-checking" / "dev.jsonl"
+from gpassk_oc.log import OneLineParser, fail, logger, use_cli_format  # noqa: E402
 
-
-def load(path: Path) -> list[dict]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise SystemExit(fail(f"{path}:{lineno}: not JSON ({exc})")) from exc
-            for key in ("source", "gold", "label"):
-                if key not in row:
-                    raise SystemExit(fail(f"{path}:{lineno}: field '{key}' is missing"))
-            if row.get("response") is None and row.get("pred") is None:
-                raise SystemExit(fail(f"{path}:{lineno}: needs 'response' or 'pred'"))
-            rows.append(row)
-    return rows
-
-
-def _text(row: dict) -> str:
-    """What the model wrote: the response, or a pre-extracted answer as a boxed answer."""
-    if row.get("response") is not None:
-        return row["response"]
-    return "\\boxed{" + str(row["pred"]).strip().strip("$") + "}"
+GOAL_MS = 2.0
+GOAL_ADV_MS = 50.0
 
 
-def run_ours(rows: list[dict]) -> tuple[list[bool], list[str], list[str], float]:
-    """Rules verdicts, cascade decisions ('correct' / 'wrong' / 'judge'), how each answer
-    was found, and seconds for the rules-mode grade call."""
-    items = [
-        {
-            "question": r.get("question", ""),
-            "gold": r["gold"],
-            "language": "cn" if r.get("lang") == "zh" else "en",
-            "responses": [_text(r)],
-        }
-        for r in rows
-    ]
-    policy = GradingPolicy(check="rules", progress=False)
-    # start the math-verify workers (one per slot: two pairs at once) outside the timing
-    default_pool().check_many([("1", "1"), ("2", "2")])
-    t0 = time.perf_counter()
-    res = grade(items, policy)
-    seconds = time.perf_counter() - t0
-    # rules mode marks exactly what cascade would send to the judge (rule_undecided): one
-    # pass gives both, with every rule and math-verify check done once
-    decisions = [
-        "judge" if src[0] == "rule_undecided" else "correct" if ok[0] else "wrong"
-        for src, ok in zip(res.source, res.correct)
-    ]
-    c = res.counts
-    print(
-        f"ours: {c['rule_checks']} distinct (answer, gold) checks, {c['rule_mv_calls']} needed "
-        f"math-verify, {c['rule_timeouts']} hit the {policy.rule_timeout:g} s deadline"
+def _pct(num: float, den: int) -> float:
+    return 100.0 * num / den if den else float("nan")
+
+
+def group_stats(idx: list[int], rows: list[Row], checkers: dict[str, Verdicts]) -> dict:
+    """The figures of one row of the table (indices *idx* of *rows*)."""
+    n = len(idx)
+    lab = [rows[i].label for i in idx]
+    ours = checkers["ours"]
+    st: dict = {"n": n}
+    st["rules"] = _pct(sum(ours.correct[i] == rows[i].label for i in idx), n)
+    settled_wrong = sum(ours.settled[i] and ours.correct[i] != rows[i].label for i in idx)
+    st["to_judge"] = _pct(sum(not ours.settled[i] for i in idx), n)
+    st["conf_err"] = _pct(settled_wrong, n)
+    st["cascade"] = 100.0 - st["conf_err"] if n else float("nan")
+    trunc = [i for i in idx if rows[i].truncated]
+    st["truncated"] = len(trunc)
+    st["trunc_to_judge"] = sum(not ours.settled[i] for i in trunc)
+    for name, v in checkers.items():
+        st[f"agree_{name}"] = _pct(sum(v.correct[i] == lab[k] for k, i in enumerate(idx)), n)
+        st[f"trunc_ok_{name}"] = sum(v.correct[i] for i in trunc)
+        st[f"judge_ch_{name}"] = sum(v.judge_chars[i] for i in idx) / n if n else 0.0
+    st["casc_ch"] = sum(ours.cascade_chars[i] for i in idx) / n if n else 0.0
+    return st
+
+
+def print_table(title: str, rows: list[Row], checkers: dict[str, Verdicts]) -> dict:
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, r in enumerate(rows):
+        groups[r.source].append(i)
+    groups["overall"] = list(range(len(rows)))
+    have = [c for c in ("math-verify", "opencompass") if c in checkers]
+    print(f"== {title}")
+    head = (
+        f"{'source':<26}{'n':>5} {'ours rules':>10} {'casc. agree':>11} {'to judge':>8}"
+        f" {'conf. err':>9}"
+        + "".join(f" {c:>11}" for c in have)
+        + f" {'trunc ok':>9} {'judge ch ours':>13}"
+        + (f" {'judge ch OC':>11}" if "opencompass" in checkers else "")
+        + f" {'casc ch':>8}"
     )
-    return ([bool(c[0]) for c in res.correct], decisions, [f[0] for f in res.found], seconds)
+    print(head)
+    stats = {}
+    for source, idx in groups.items():
+        st = stats[source] = group_stats(idx, rows, checkers)
+        trunc = "/".join(str(st[f"trunc_ok_{c}"]) for c in ["ours", *have])
+        line = (
+            f"{source:<26}{st['n']:>5} {st['rules']:>10.1f} {st['cascade']:>11.1f}"
+            f" {st['to_judge']:>8.1f} {st['conf_err']:>9.2f}"
+            + "".join(f" {st[f'agree_{c}']:>11.1f}" for c in have)
+            + f" {trunc if st['truncated'] else '-':>9} {st['judge_ch_ours']:>13.0f}"
+            + (f" {st['judge_ch_opencompass']:>11.0f}" if "opencompass" in checkers else "")
+            + f" {st['casc_ch']:>8.0f}"
+        )
+        print(line)
+    print()
+    return stats
 
 
-def _mv_gold(gold: str) -> str:
-    return gold if "$" in gold or "\\boxed" in gold else f"${gold}$"
-
-
-def run_math_verify(rows: list[dict]) -> tuple[list[bool], float]:
-    from math_verify import parse, verify
-
-    out = []
-    t0 = time.perf_counter()
-    for r in rows:
-        text = r["response"] if r.get("response") is not None else _mv_gold(str(r["pred"]))
-        try:
-            ok = bool(verify(parse(_mv_gold(str(r["gold"]))), parse(text)))
-        except Exception:
-            ok = False
-        out.append(ok)
-    return out, time.perf_counter() - t0
-
-
-def run_opencompass(rows: list[dict]) -> tuple[list[bool], float]:
-    from opencompass.datasets.math import MATHEvaluator, math_postprocess_v2
-
-    ev = MATHEvaluator(version="v2")
-    out = []
-    t0 = time.perf_counter()
-    for r in rows:
-        try:
-            pred = (
-                math_postprocess_v2(r["response"])
-                if r.get("response") is not None
-                else str(r["pred"])
-            )
-            ok = bool(ev.is_equiv(pred, str(r["gold"])))
-        except Exception:
-            ok = False
-        out.append(ok)
-    return out, time.perf_counter() - t0
-
-
-def _pct(num: int, den: int) -> str:
-    return f"{100.0 * num / den:5.1f}" if den else "    -"
-
-
-def main(argv: list[str] | None = None) -> int:
-    use_cli_format()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="labelled JSONL file")
-    ap.add_argument(
-        "--no-baselines",
-        action="store_true",
-        help="skip math-verify and OpenCompass (faster iterations)",
-    )
-    ap.add_argument(
-        "--show-errors",
-        type=int,
-        default=0,
-        metavar="N",
-        help="print up to N disagreements of each kind (ours)",
-    )
-    ap.add_argument(
-        "--show-mv",
-        type=int,
-        default=0,
-        metavar="N",
-        help="print up to N distinct (answer, gold) pairs the fast rules leave to "
-        "math-verify (what to decide next for speed)",
-    )
-    args = ap.parse_args(argv)
-    if not args.data.is_file():
-        print(f"no labelled data at {args.data}: nothing to benchmark (pass --data PATH)")
-        return 0
-    rows = load(args.data)
-    logging.disable(logging.CRITICAL)
-    warnings.simplefilter("ignore")
-
-    ours, decision, found, t_ours = run_ours(rows)
-    checkers = {"ours": (ours, t_ours)}
+def run_set(title: str, path: Path, rows: list[Row], reasoning: bool, args) -> dict:
+    checkers: dict[str, Verdicts] = {"ours": run_ours(rows, reasoning)}
     if not args.no_baselines:
         checkers["math-verify"] = run_math_verify(rows)
         try:
             checkers["opencompass"] = run_opencompass(rows)
         except ImportError as exc:
             logger.warning(f"OpenCompass not importable ({exc}); its column is left out")
-    labels = [bool(r["label"]) for r in rows]
-
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(rows):
-        groups[r["source"]].append(i)
-    groups["overall"] = list(range(len(rows)))
-    names = list(checkers)
-    head = f"{'source':<28}{'n':>5}  " + "  ".join(
-        f"{'rules agree':>11} {'false equal':>11} {'conf. wrong':>11} {'to judge':>8}"
-        f" {'ms/sample':>9}  [{name}]"
-        for name in names[:1]
-    )
-    load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(
-        f"{len(rows)} labelled samples from {args.data.name}; percent of samples per row "
-        f"(load average {load_avg:.1f} on {os.cpu_count()} CPUs)\n"
-    )
-    for name in names:
-        verdicts, seconds = checkers[name]
-        print(f"== {name}")
-        print(head.replace(f"[{names[0]}]", ""))
-        for source, idx in groups.items():
-            n = len(idx)
-            agree = sum(verdicts[i] == labels[i] for i in idx)
-            if name == "ours":
-                false_eq = sum(decision[i] == "correct" and not labels[i] for i in idx)
-                conf_wrong = sum(decision[i] == "wrong" and labels[i] for i in idx)
-                to_judge = sum(decision[i] == "judge" for i in idx)
-            else:  # every verdict is final
-                false_eq = sum(verdicts[i] and not labels[i] for i in idx)
-                conf_wrong = sum(labels[i] and not verdicts[i] for i in idx)
-                to_judge = 0
-            ms = 1000.0 * seconds / len(rows)  # one pass over the whole file
-            print(
-                f"{source:<28}{n:>5}  {_pct(agree, n):>11} {_pct(false_eq, n):>11}"
-                f" {_pct(conf_wrong, n):>11} {_pct(to_judge, n):>8} {ms:>9.2f}"
-            )
-        print()
-    found_counts = defaultdict(int)
-    for f in found:
-        found_counts[f] += 1
-    print(
-        "ours, how answers were found: "
-        + ", ".join(f"{k}={found_counts[k]}" for k in ("boxed", "statement", "fallback", "none"))
-    )
-
+    distinct = len({(r.text, r.gold) for r in rows})
+    policy_note = ""
+    if reasoning:
+        policy_note = (
+            "; policy: reasoning=True"
+            if policy_has_reasoning()
+            else "; policy: GradingPolicy has no 'reasoning' field yet (current behaviour)"
+        )
+    limit = f", at most {args.limit} per source" if args.limit else ""
+    print(f"{title}: {len(rows)} labelled samples from {path.name}{limit}{policy_note}")
+    for name, v in checkers.items():
+        extra = f"; {v.note}" if v.note else ""
+        print(f"  {name}: {v.seconds:.2f} s{extra}")
+    stats = print_table(title, rows, checkers)
+    overall = stats["overall"]
+    overall["ms_per_distinct"] = 1000.0 * checkers["ours"].seconds / max(distinct, 1)
+    overall["distinct"] = distinct
+    if "math-verify" in checkers:
+        overall["min_minus_mv"] = min(
+            st["rules"] - st["agree_math-verify"] for s, st in stats.items() if s != "overall"
+        )
     if args.show_errors:
-        _show(rows, ours, decision, found, labels, args.show_errors)
-    if args.show_mv:
-        _show_mv(rows, args.show_mv)
-
-    n = len(rows)
-    agree = sum(o == lab for o, lab in zip(ours, labels))
-    conf = sum(
-        (d == "correct" and not lab) or (d == "wrong" and lab) for d, lab in zip(decision, labels)
-    )
-    print(
-        f"RESULT rules_agreement={100.0 * agree / n:.1f} "
-        f"cascade_confident_errors={100.0 * conf / n:.2f} "
-        f"ms_per_sample={1000.0 * t_ours / n:.2f}"
-    )
-    return 0
+        _show(rows, checkers["ours"], args.show_errors)
+    return overall
 
 
-def _show(rows, ours, decision, found, labels, limit: int) -> None:
+def _show(rows: list[Row], ours: Verdicts, limit: int) -> None:
     from gpassk_oc.core.answers.extraction import extract_answer
 
     kinds = {
-        "rules false negative": lambda i: labels[i] and not ours[i],
-        "rules false positive": lambda i: ours[i] and not labels[i],
-        "cascade confidently wrong": lambda i: decision[i] == "wrong" and labels[i],
+        "rules false negative": lambda i: rows[i].label and not ours.correct[i],
+        "rules false positive": lambda i: ours.correct[i] and not rows[i].label,
+        "cascade confident error": lambda i: ours.settled[i] and ours.correct[i] != rows[i].label,
     }
     for kind, pick in kinds.items():
         idx = [i for i in range(len(rows)) if pick(i)]
-        print(f"\n-- {kind}: {len(idx)}")
+        print(f"-- {kind}: {len(idx)}")
         for i in idx[:limit]:
-            ex = extract_answer(_text(rows[i]))
+            ex = extract_answer(rows[i].text)
             print(
-                f"  [{rows[i]['source'][:8]} {rows[i]['id']}] found={found[i]} "
-                f"answer={ex.answer!r} gold={rows[i]['gold']!r}"
+                f"  [{rows[i].source[:12]} {rows[i].id[:40]}] found={ex.found} "
+                f"answer={(ex.answer or '')[:80]!r} gold={rows[i].gold[:80]!r}"
             )
+    print()
 
 
-def _show_mv(rows, limit: int) -> None:
-    from gpassk_oc.core.answers.canonical import canonical_answer
-    from gpassk_oc.core.answers.extraction import extract_answer
-    from gpassk_oc.core.answers.rules import fast_check
+def adversarial(chars: int) -> tuple[float, bool]:
+    cases = adversarial_timing(chars)
+    print(f"== adversarial reading: one reply of {chars:,} characters per pattern")
+    for c in cases:
+        how = (
+            f"≈{c.ms_at_target:,.0f} ms extrapolated (measured {c.ms:,.0f} ms at {c.chars:,})"
+            if c.extrapolated
+            else f"{c.ms:,.1f} ms"
+        )
+        print(f"  {c.name:<22} {how}")
+    print()
+    worst = max(cases, key=lambda c: c.ms_at_target)
+    return worst.ms_at_target, any(c.extrapolated for c in cases)
 
-    slow: dict[tuple[str, str], list[bool]] = {}
-    for r in rows:
-        answer = extract_answer(_text(r)).answer
-        if not answer:
-            continue
-        key = (canonical_answer(answer), canonical_answer(str(r["gold"])))
-        if key in slow or fast_check(*key) is None:
-            slow.setdefault(key, []).append(bool(r["label"]))
-    print(f"\n-- pairs left to math-verify: {len(slow)}")
-    for (pred, gold), labels in list(slow.items())[:limit]:
-        print(f"  labels={labels} answer={pred!r} gold={gold!r}")
+
+def _fmt(x: float, digits: int = 1) -> str:
+    return f"{x:.{digits}f}"
+
+
+def report(
+    nr: dict, rs: dict, adv_ms: float | None, adv_extrapolated: bool, adv_chars: int
+) -> None:
+    """The RESULT lines and the issue's goals."""
+    ratio = (
+        rs["judge_ch_ours"] / rs["judge_ch_opencompass"] if "judge_ch_opencompass" in rs else None
+    )
+    print(
+        f"RESULT nonreasoning_rules_agreement={_fmt(nr['rules'])} "
+        f"nonreasoning_cascade_confident_errors={_fmt(nr['conf_err'], 2)} "
+        + (
+            f"nonreasoning_math_verify_agreement={_fmt(nr['agree_math-verify'])} "
+            f"nonreasoning_rules_minus_math_verify_min={_fmt(nr['min_minus_mv'])} "
+            if "min_minus_mv" in nr
+            else ""
+        )
+        + (
+            f"nonreasoning_opencompass_agreement={_fmt(nr['agree_opencompass'])}"
+            if "agree_opencompass" in nr
+            else ""
+        )
+    )
+    print(
+        f"RESULT reasoning_rules_agreement={_fmt(rs['rules'])} "
+        f"reasoning_cascade_confident_errors={_fmt(rs['conf_err'], 2)} "
+        f"reasoning_truncated_scored_correct={rs['trunc_ok_ours']} "
+        f"reasoning_truncated_to_judge={rs['trunc_to_judge']} "
+        + (
+            f"reasoning_math_verify_agreement={_fmt(rs['agree_math-verify'])} "
+            if "agree_math-verify" in rs
+            else ""
+        )
+        + (
+            f"reasoning_opencompass_agreement={_fmt(rs['agree_opencompass'])} "
+            f"reasoning_judge_chars_ours={rs['judge_ch_ours']:.0f} "
+            f"reasoning_judge_chars_opencompass={rs['judge_ch_opencompass']:.0f} "
+            f"reasoning_judge_input_ratio={ratio:.4f}"
+            if ratio is not None
+            else f"reasoning_judge_chars_ours={rs['judge_ch_ours']:.0f}"
+        )
+    )
+    ms = max(nr["ms_per_distinct"], rs["ms_per_distinct"])
+    adv = (
+        f" adversarial_chars={adv_chars} adversarial_max_ms={adv_ms:.1f}"
+        f" adversarial_extrapolated={int(adv_extrapolated)}"
+        if adv_ms is not None
+        else ""
+    )
+    print(f"RESULT ms_per_distinct_sample={ms:.2f}{adv}")
+    goals = [
+        ("reasoning: rules agreement ≥ 98 %", rs["rules"] >= 98.0),
+        ("reasoning: cascade confident errors ≤ 0.5 %", rs["conf_err"] <= 0.5),
+        ("reasoning: zero truncated responses scored correct", rs["trunc_ok_ours"] == 0),
+        ("non-reasoning: rules agreement ≥ 96 %", nr["rules"] >= 96.0),
+        ("non-reasoning: cascade confident errors ≤ 0.5 %", nr["conf_err"] <= 0.5),
+        (f"≤ {GOAL_MS:g} ms per distinct sample", ms <= GOAL_MS),
+    ]
+    if adv_ms is not None:
+        goals.append(
+            (f"a {adv_chars:,}-character reply read in ≤ {GOAL_ADV_MS:g} ms", adv_ms <= GOAL_ADV_MS)
+        )
+    if "min_minus_mv" in nr:
+        goals.append(
+            ("non-reasoning: rules ≥ math-verify on every source", nr["min_minus_mv"] >= 0)
+        )
+    if ratio is not None:
+        goals.append(("reasoning: judge input ≤ 1/20 of OpenCompass's", ratio <= 0.05))
+    for text, ok in goals:
+        print(f"goal {'met    ' if ok else 'NOT met'}  {text}")
+    print(f"RESULT goals_met={sum(ok for _, ok in goals)}/{len(goals)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    use_cli_format()
+    ap = OneLineParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=None, help="non-reasoning JSONL(.gz)")
+    ap.add_argument("--reasoning-data", type=Path, default=None, help="reasoning JSONL(.gz)")
+    ap.add_argument(
+        "--shared",
+        action="store_true",
+        help=f"read both sets from {SHARED_DIR} instead of bench/data/",
+    )
+    ap.add_argument("--limit", type=int, default=None, metavar="N", help="N rows per source")
+    ap.add_argument("--no-baselines", action="store_true", help="skip math-verify and OpenCompass")
+    ap.add_argument("--show-errors", type=int, default=0, metavar="N", help="N per kind (ours)")
+    ap.add_argument(
+        "--no-adversarial", action="store_true", help="skip the adversarial reading test"
+    )
+    ap.add_argument(
+        "--adversarial-chars",
+        type=int,
+        default=ADV_CHARS,
+        metavar="N",
+        help=f"length of each adversarial reply (default {ADV_CHARS:,}, the goal's size)",
+    )
+    args = ap.parse_args(argv)
+    if args.limit is not None and args.limit < 1:
+        return fail("--limit: must be a positive number of rows per source")
+    if args.adversarial_chars < 1:
+        return fail("--adversarial-chars: must be a positive number of characters")
+    base = (
+        (SHARED_DIR / "dev.jsonl", SHARED_DIR / "reasoning-dev.jsonl")
+        if args.shared
+        else (
+            DEFAULT_DATA,
+            DEFAULT_REASONING,
+        )
+    )
+    data = args.data or base[0]
+    reasoning_data = args.reasoning_data or base[1]
+    for flag, path in (("--data", data), ("--reasoning-data", reasoning_data)):
+        if not path.is_file():
+            return fail(f"{flag}: no file at {path} (the default ships in bench/data/)")
+    try:  # both sets are read and checked before anything runs
+        plain_rows, reasoning_rows = load(data, args.limit), load(reasoning_data, args.limit)
+    except DataError as exc:
+        return fail(str(exc))
+    logging.disable(logging.CRITICAL)
+    warnings.simplefilter("ignore")
+    load_avg = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average {load_avg:.1f} on {os.cpu_count()} CPUs\n")
+    nr = run_set("non-reasoning", data, plain_rows, False, args)
+    rs = run_set("reasoning", reasoning_data, reasoning_rows, True, args)
+    adv_chars = args.adversarial_chars
+    adv_ms, adv_ex = (None, False) if args.no_adversarial else adversarial(adv_chars)
+    report(nr, rs, adv_ms, adv_ex, adv_chars)
+    return 0
 
 
 if __name__ == "__main__":

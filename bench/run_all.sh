@@ -3,12 +3,16 @@
 # each RESULT line, wall time, the machine, and the command that reproduces it.
 #   bench/run_all.sh                         # uses .venv/bin/python
 #   PYTHON=/path/to/python bench/run_all.sh  # another interpreter
-# Exits non-zero if a benchmark fails (BENCHMARKS.md is still written, saying so).
+#   BENCH_DIR=dir BENCHMARKS_OUT=file        # other benchmarks / output (the tests use these)
+# A benchmark fails when it exits non-zero or prints no RESULT line; each failure is named
+# on stderr with the end of its output, BENCHMARKS.md is still written (saying so), and the
+# script exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PY="${PYTHON:-.venv/bin/python}"
 OUT="${BENCHMARKS_OUT:-BENCHMARKS.md}"
+BENCH_DIR="${BENCH_DIR:-bench}"
 if [ ! -x "$PY" ] && ! command -v "$PY" >/dev/null 2>&1; then
     echo "error: python '$PY' not found (set PYTHON=...)" >&2
     exit 2
@@ -19,18 +23,32 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
+benches=("$BENCH_DIR"/bench_*.py)
+if [ ! -e "${benches[0]}" ]; then
+    echo "error: no bench_*.py in $BENCH_DIR" >&2
+    exit 2
+fi
+
 failed=0
+failures=()
 rows=()
-for bench in bench/bench_*.py; do
+for bench in "${benches[@]}"; do
     name="$(basename "$bench" .py)"
     echo "== $bench" >&2
     start=$(date +%s.%N)
     if "$PY" "$bench" >"$tmp/$name.log" 2>&1; then status=ok; else status="FAILED (exit $?)"; failed=1; fi
     end=$(date +%s.%N)
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-    results="$(grep '^RESULT ' "$tmp/$name.log" | sed 's/^RESULT //' | paste -sd ';' - | sed 's/;/; /g')"
-    [ -n "$results" ] || results="(no RESULT line)"
-    [ "$status" = ok ] || results="$status — $results"
+    results="$(grep '^RESULT ' "$tmp/$name.log" | sed 's/^RESULT //' | paste -sd ';' - | sed 's/;/; /g' || true)"
+    if [ -z "$results" ]; then
+        if [ "$status" = ok ]; then status="FAILED (exit 0 but no RESULT line)"; else status="$status, no RESULT line"; fi
+        failed=1
+    fi
+    if [ "$status" != ok ]; then
+        results="$status${results:+ — $results}"
+        failures+=("$bench: $status")
+        echo "error: $bench: $status; the end of its output:" >&2
+    fi
     rows+=("| \`$name\` | \`$results\` | $wall | \`PYTHONPATH=. $PY $bench\` |")
     tail -n 3 "$tmp/$name.log" >&2
 done
@@ -59,7 +77,7 @@ if [ -n "$(git status --porcelain 2>/dev/null | grep -v " $OUT\$" || true)" ]; t
     echo
     echo "All of them: \`PYTHON=$PY bench/run_all.sh\`. Timings depend on load; each"
     echo "benchmark's docstring states its workload and how its figure is computed."
-    for bench in bench/bench_*.py; do
+    for bench in "${benches[@]}"; do
         name="$(basename "$bench" .py)"
         echo
         echo "## \`$name\` output"
@@ -70,4 +88,7 @@ if [ -n "$(git status --porcelain 2>/dev/null | grep -v " $OUT\$" || true)" ]; t
     done
 } >"$OUT"
 echo "wrote $OUT" >&2
-exit "$failed"
+if [ "$failed" != 0 ]; then
+    for f in "${failures[@]}"; do echo "error: benchmark failed: $f" >&2; done
+    exit 1
+fi
