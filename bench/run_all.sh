@@ -4,6 +4,7 @@
 #   bench/run_all.sh                         # uses .venv/bin/python
 #   PYTHON=/path/to/python bench/run_all.sh  # another interpreter
 # Exits non-zero if a benchmark fails (BENCHMARKS.md is still written, saying so).
+# bench_ci_coverage.py (interval coverage by simulated reruns) takes ~3-4 min; alone: --quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

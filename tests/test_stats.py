@@ -225,12 +225,17 @@ def test_rerun_se_matches_simulated_reruns():
         assert computed[key] == pytest.approx(simulated[key], rel=0.08), key
 
 
-def test_plug_in_sampling_se():
-    # c = 0 and c = n have plug-in rate 0 or 1: a rerun cannot change them
+def test_unbiased_sampling_se():
+    # c = 0 and c = n: the unbiased variance estimate is 0, so no rerun interval is claimed
     est = stats.summarize(16, [0, 16, 0, 16], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
-    assert est.sampling_se == 0
-    # one question, c = 8 of 16: Var(c'/16) with c' ~ Binomial(16, 1/2) = 1/64
-    assert stats.summarize(16, [8], ["pass@1"])["pass@1"].sampling_se == pytest.approx(1 / 8)
+    assert est.sampling_se == 0 and est.rerun == "no width"
+    # pass@1 = c/n: the textbook unbiased Var(c/n) estimate is p̂(1 − p̂)/(n − 1) = 1/60
+    one = stats.summarize(16, [8], ["pass@1"])["pass@1"]
+    assert one.sampling_se == pytest.approx((1 / 60) ** 0.5, rel=1e-12)
+    # n < 2k: no unbiased variance exists, so neither SE nor rerun interval is given
+    short = stats.summarize(12, [3, 9], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
+    assert short.rerun == "n < 2k" and np.isnan(short.sampling_se)
+    assert np.isnan(short.rerun_low) and np.isnan(short.rerun_high)
 
 
 # --------------------------------------------------------------------------- paired

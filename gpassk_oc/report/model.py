@@ -105,6 +105,7 @@ class Report:
     notes: list[str]
     greedy: list[Run] = field(default_factory=list)  # every greedy run found
     greedy_cells: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (abbr, dataset)
+    interval: str = "rerun"  # the interval kind(s) the tables show: rerun, benchmark, both
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
