@@ -11,6 +11,8 @@ does. Two truths, one per question the intervals answer:
   Beta(0.6, 0.6), exact via the beta-binomial; covered by the *benchmark* interval.
 
 Each run draws new questions, so a cell's rerun coverage is averaged over question sets.
+The last two cells have n = k < 2k, where the rerun interval rests on posterior variances
+(a Beta fitted to the run's questions) instead of unbiased ones.
 Monte-Carlo SE of a coverage near 0.95 is ~0.007 at 1000 runs (default), ~0.015 at 200
 (``--quick``). Bootstrap: 2000 resamples per run.
 
@@ -40,6 +42,9 @@ CELLS = [
     (280, 16, "G-Pass@8_1.0"),
     (280, 48, "G-Pass@16_1.0"),
     (280, 8, "G-Pass@4_0.5"),
+    # n < 2k: no unbiased variance; the rerun interval uses posterior variances
+    (32, 8, "G-Pass@8_1.0"),
+    (280, 16, "G-Pass@16_1.0"),
 ]
 
 

@@ -15,6 +15,7 @@ import pytest
 from oracles import exact_g_tau, exact_mg_documented, exact_pass
 
 from gpassk_oc.core.scoring import stats
+from gpassk_oc.core.scoring.beta_model import Difficulty, posterior_variance_per_c
 from gpassk_oc.core.scoring.unbiased import unbiased_variance_per_c
 
 
@@ -51,6 +52,28 @@ def test_no_unbiased_variance_below_2k():
     assert unbiased_variance_per_c("G-Pass@4_1.0", 8) is not None
 
 
+def test_posterior_variance_matches_numerical_integration():
+    """E[Var(f(c') | p) | c] for p | c ~ Beta(a + c, b + n − c), by quadrature over p of
+    the exact binomial variance (Fractions per p would be slow; quad is independent)."""
+    from scipy.integrate import quad
+    from scipy.stats import beta as beta_dist
+
+    n, key = 6, "G-Pass@4_0.75"
+    f = np.array([float(_oracle(key, n, c)) for c in range(n + 1)])
+    prior = Difficulty(0.7, 1.3, "test")
+    got = posterior_variance_per_c(key, n, prior)
+
+    def var_at(p: float) -> float:
+        pmf = np.array([math.comb(n, c) * p**c * (1 - p) ** (n - c) for c in range(n + 1)])
+        return float(pmf @ (f * f) - (pmf @ f) ** 2)
+
+    for c in range(n + 1):
+        post = beta_dist(prior.a + c, prior.b + n - c)
+        expected = quad(lambda p, post=post: var_at(p) * post.pdf(p), 0, 1, epsabs=1e-12)[0]
+        assert got[c] == pytest.approx(expected, rel=1e-6, abs=1e-10), c
+    assert (got > 0).all()  # c = 0 and c = n too, unlike the plug-in p = c/n
+
+
 def _bench():
     path = Path(__file__).resolve().parents[1] / "bench" / "bench_ci_coverage.py"
     spec = importlib.util.spec_from_file_location("bench_ci_coverage", path)
@@ -69,9 +92,13 @@ def test_population_truth_matches_monte_carlo():
         )
 
 
-@pytest.mark.parametrize("q,n,metric", [(32, 8, "G-Pass@4_1.0"), (32, 16, "G-Pass@8_1.0")])
+@pytest.mark.parametrize(
+    "q,n,metric",
+    [(32, 8, "G-Pass@4_1.0"), (32, 16, "G-Pass@8_1.0"), (32, 8, "G-Pass@8_1.0")],
+)
 def test_both_intervals_cover_at_small_n_and_few_questions(q, n, metric):
-    """The bench's hardest cells, 300 simulated runs (MC SE ≈ 0.013): 95% intervals."""
+    """The bench's hardest cells, 300 simulated runs (MC SE ≈ 0.013): 95% intervals. The
+    last cell has n = k < 2k: its rerun interval uses posterior variances."""
     cov = _bench().simulate_cell(q, n, metric, runs=300, seed=7, resamples=1000)
     assert 0.91 <= cov.rerun <= 0.985, cov
     assert 0.90 <= cov.benchmark <= 0.985, cov

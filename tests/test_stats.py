@@ -232,10 +232,14 @@ def test_unbiased_sampling_se():
     # pass@1 = c/n: the textbook unbiased Var(c/n) estimate is p̂(1 − p̂)/(n − 1) = 1/60
     one = stats.summarize(16, [8], ["pass@1"])["pass@1"]
     assert one.sampling_se == pytest.approx((1 / 60) ** 0.5, rel=1e-12)
-    # n < 2k: no unbiased variance exists, so neither SE nor rerun interval is given
-    short = stats.summarize(12, [3, 9], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
-    assert short.rerun == "n < 2k" and np.isnan(short.sampling_se)
-    assert np.isnan(short.rerun_low) and np.isnan(short.rerun_high)
+    # n < 2k: no unbiased variance exists; with questions to fit a Beta to, the posterior
+    # variance is used and the interval says so; with one question nothing is given
+    short = stats.summarize(12, [3, 9, 12], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
+    assert short.rerun == "posterior" and short.sampling_se > 0
+    assert short.rerun_low < short.value < short.rerun_high
+    alone = stats.summarize(12, [3], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
+    assert alone.rerun == "n < 2k" and np.isnan(alone.sampling_se)
+    assert np.isnan(alone.rerun_low) and np.isnan(alone.rerun_high)
 
 
 # --------------------------------------------------------------------------- paired

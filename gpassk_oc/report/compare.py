@@ -164,8 +164,9 @@ def _p_or_none(p: float, status: str) -> float | None:
 
 
 def _ci_text(low: float, high: float, status: str) -> str:
-    if status == "ok":
-        return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]"
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]{mark}"
     return {"no width": "no width", "n < 2k": "n<2k"}.get(status, DASH)
 
 
@@ -183,8 +184,8 @@ def render_markdown(
         f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
         f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each. "
         "rerun: would the difference hold if both were sampled again on these questions "
-        "(t interval, unbiased per-question variances; n<2k: no calibrated interval "
-        "exists). benchmark: would it hold on new questions like these (paired bootstrap "
+        "(t interval, unbiased per-question variances; * where n < 2k: posterior "
+        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired bootstrap "
         f"over questions, {n_boot} resamples).",
         "",
     ]

@@ -137,7 +137,7 @@ def _pilot_check(plan: Plan, row: Row) -> None:
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
-            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun == "ok" else None,
+            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun in ("ok", "posterior") else None,
             "model_rerun": model.halfwidth(plan.questions, "rerun", plan.z),
             "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
             "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),

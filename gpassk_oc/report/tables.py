@@ -26,9 +26,11 @@ DEFAULT_INTERVAL = "rerun"
 
 
 def interval_text(low: float, high: float, status: str) -> str:
-    """``[low, high]``, ``[no width]``, ``[n<2k]``, or '' when there is none to show."""
-    if status == "ok":
-        return f"[{pct_text(low)}, {pct_text(high)}]"
+    """``[low, high]`` (``[low, high]*`` from posterior variances), ``[no width]``,
+    ``[n<2k]``, or '' when there is none to show."""
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low)}, {pct_text(high)}]{mark}"
     if status == "no width":
         return f"[{NO_WIDTH}]"
     if status == "n < 2k":
@@ -186,15 +188,16 @@ def ci_note(report: Report) -> str:
     rerun = (
         f"[rerun {level}] = how far a rerun on these same questions would move the value "
         "(sampling noise only; t interval from an unbiased per-question variance "
-        f"estimate; [{SHORT_N}]: some question has fewer than 2k samples, where no "
-        "calibrated rerun interval exists)"
+        "estimate; * = some question has n < 2k samples, where no unbiased estimate "
+        "exists: its variance is the posterior expectation under a Beta fitted to the "
+        f"questions, approximate; [{SHORT_N}]: not even that can be fitted)"
     )
     if report.n_boot <= 0:
         bench = f"[benchmark {level}]: off (--resamples 0)"
     else:
         bench = (
             f"[benchmark {level}] = how the model would do on new questions like these "
-            f"(questions resampled too: expanded percentile bootstrap over questions, "
+            f"(questions resampled too: BCa bootstrap over questions, "
             f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
             "estimate)"
         )

@@ -1,31 +1,32 @@
-"""The rerun interval and the small-sample quantiles both interval kinds use (pure core).
+"""How the two interval kinds are made, and the rerun interval's quantiles (pure core).
 
 **Rerun interval** (questions fixed, samples redrawn): the mean over Q questions of the
 per-question estimates ``f(c_q)``, ± a t quantile × ``SE = sqrt(Σ_q V_q) / Q``, where
 ``V_q`` is the unbiased variance estimate of :mod:`.unbiased`. ``Σ V`` is itself noisy
 when a few questions carry most of the variance (few questions, or τ = 1 where only
 questions with p near 1 vary), so the quantile is Student's t with Satterthwaite-type
-degrees of freedom ``ν = 3 (Σ V)² / Σ V²`` — the effective df of a sum of independent
-one-df variance terms, each of whose square estimates ``σ⁴`` via ``E[V²] ≈ 3σ⁴``. On
-Beta(0.6, 0.6) difficulties this covers at 0.94–0.96 for 95% from Q = 32, n = 8 (see
-``bench/bench_ci_coverage.py``). No interval (NaN) when some question has ``n < 2k`` (no
+degrees of freedom ``ν = 2 (Σ σ²)² / Σ 2σ⁴`` with ``σ⁴`` estimated by ``V²/3`` (the
+relation ``E[V²] = 3σ⁴`` of a one-df normal variance term), i.e. ``ν = 3 (Σ V)² / Σ V²``.
+That is a heuristic — V is not χ²₁ — so it is checked by simulation: on Beta(0.6, 0.6)
+difficulties it covers 0.94–0.96 for 95% from Q = 32, n = 8 (``bench/bench_ci_coverage.py``;
+the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0.985). No interval (NaN) when some question has ``n < 2k`` (no
 unbiased variance exists) or when ``Σ V ≤ 0`` (no question shows any variation: a rerun
 interval of width 0 would claim certainty it does not have).
 
-**Benchmark interval** (questions resampled too): the percentile bootstrap over
-questions, *expanded* for small Q (Hesterberg's expanded percentile): the quantiles are
-taken at ``α' = 2 Φ(−sqrt(Q/(Q−1)) · t_{Q−1, 1−α/2})`` instead of α, which undoes the
-bootstrap's ``(Q−1)/Q`` variance and its normal-tail shortfall — at Q = 32 the plain
-percentile interval covers ~0.93, the expanded one ~0.94.
+**Benchmark interval** (questions resampled too): the bootstrap over questions, read
+with BCa (bias-corrected and accelerated) percentiles, implemented in
+:func:`.stats.bootstrap` over atoms. Per-question values of high-τ metrics are very
+skewed (most questions 0, a few near 1), and a mean of 32 of them is skewed too: the
+plain percentile interval then covers ~0.92 at Q = 32, Student t ~0.93, bootstrap-t
+~0.975 (too wide), BCa ~0.945 (``bench/bench_ci_coverage.py``). Below 3 questions no
+jackknife exists and the plain percentiles are used.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-__all__ = ["expanded_alpha", "rerun_df", "t_quantile", "t_two_sided_p"]
+__all__ = ["rerun_df", "t_quantile", "t_two_sided_p"]
 
 
 def t_quantile(level: float, df: np.ndarray | float) -> np.ndarray:
@@ -43,17 +44,6 @@ def t_two_sided_p(stat: np.ndarray, df: np.ndarray) -> np.ndarray:
     from scipy.special import stdtr
 
     return 2 * stdtr(df, -np.abs(stat))
-
-
-def expanded_alpha(level: float, q: int) -> float:
-    """The tail mass α' at which to read the bootstrap percentiles (see module docstring);
-    α itself for Q < 2 (no t quantile exists) — the interval then has no width anyway."""
-    alpha = 1 - level
-    if q < 2:
-        return alpha
-    from scipy.special import ndtr
-
-    return float(2 * ndtr(-math.sqrt(q / (q - 1)) * float(t_quantile(level, q - 1))))
 
 
 def rerun_df(var_sum: np.ndarray, var_sq_sum: np.ndarray) -> np.ndarray:

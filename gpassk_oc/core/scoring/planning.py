@@ -26,12 +26,16 @@ can be checked against each other).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
+from gpassk_oc.core.scoring.beta_model import (
+    Difficulty,
+    beta_binomial_pmf,
+    beta_moment,
+    fit_beta,
+)
 from gpassk_oc.core.scoring.known_rates import metric_per_c
 from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.unbiased import kernel, square_kernel
@@ -40,19 +44,6 @@ __all__ = ["Difficulty", "N_MAX", "VarianceSplit", "fit_beta", "smallest_n", "sp
 
 #: the largest samples-per-question the planner searches (metric tables stay exact)
 N_MAX = 1024
-
-
-@dataclass(frozen=True)
-class Difficulty:
-    """p ~ Beta(a, b), and where the parameters came from."""
-
-    a: float
-    b: float
-    source: str  # "assumed" or "fitted to <pilot>"
-
-    @property
-    def mean(self) -> float:
-        return self.a / (self.a + self.b)
 
 
 @dataclass(frozen=True)
@@ -71,40 +62,14 @@ class VarianceSplit:
         return z * math.sqrt(max(var, 0.0) / questions)
 
 
-def _log_beta(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
-    from scipy.special import betaln
-
-    return np.asarray(betaln(a, b))
-
-
-def _beta_moments(coef: Sequence[float], d: Difficulty) -> float:
-    """E Σ_j coef_j C(D, j) p^j (1−p)^{D−j} for p ~ Beta(a, b), D = len(coef) − 1."""
-    deg = len(coef) - 1
-    j = np.arange(deg + 1)
-    log_comb = np.array(
-        [math.lgamma(deg + 1) - math.lgamma(i + 1) - math.lgamma(deg - i + 1) for i in j]
-    )
-    weights = np.exp(log_comb + _log_beta(d.a + j, d.b + deg - j) - _log_beta(d.a, d.b))
-    return float(np.dot(np.asarray(coef, dtype=float), weights))
-
-
-def beta_binomial_pmf(n: int, d: Difficulty) -> np.ndarray:
-    """P(c) for c = 0..n when c ~ Binomial(n, p), p ~ Beta(a, b)."""
-    c = np.arange(n + 1)
-    log_comb = np.array(
-        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in c]
-    )
-    return np.exp(log_comb + _log_beta(d.a + c, d.b + n - c) - _log_beta(d.a, d.b))
-
-
 @lru_cache(maxsize=4096)
 def split(metric: str | MetricSpec, d: Difficulty, n: int) -> VarianceSplit:
     """The variance split of *metric* at n samples per question (see module docstring)."""
     spec = parse_metric(metric)
     if n < spec.k:
         raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")
-    mean = _beta_moments([float(b) for b in kernel(spec)], d)
-    mean_sq = _beta_moments([float(b) for b in square_kernel(spec)], d)
+    mean = beta_moment([float(b) for b in kernel(spec)], d)
+    mean_sq = beta_moment([float(b) for b in square_kernel(spec)], d)
     f = metric_per_c(spec, n)
     assert f is not None
     e_f2 = float(beta_binomial_pmf(n, d) @ (f * f))
@@ -123,39 +88,3 @@ def smallest_n(ok: Callable[[int], bool], lo: int) -> int | None:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
-
-
-def fit_beta(n: np.ndarray, c: np.ndarray, source: str) -> Difficulty:
-    """Beta-binomial maximum-likelihood (a, b) for per-question counts c of n samples.
-
-    Needs at least two questions and n ≥ 2 (with n = 1 the spread of p is not
-    identifiable); ValueError otherwise. The optimum is searched on log a, log b from the
-    method-of-moments start.
-    """
-    from scipy.optimize import minimize
-    from scipy.special import betaln
-
-    n = np.broadcast_to(np.asarray(n, dtype=float), np.shape(c))
-    c = np.asarray(c, dtype=float)
-    if c.size < 2:
-        raise ValueError(f"a pilot needs at least 2 questions, got {c.size}")
-    if n.min() < 2:
-        raise ValueError(
-            "a pilot needs n >= 2 samples per question (n = 1 cannot separate "
-            "question difficulty from sampling noise)"
-        )
-    rate = c / n
-    mean = float(np.clip(rate.mean(), 1e-3, 1 - 1e-3))
-    var = float(rate.var())
-    binomial_part = float(np.mean(mean * (1 - mean) / n))
-    spread = max(var - binomial_part, 1e-4 * mean * (1 - mean))
-    total = max(mean * (1 - mean) / spread - 1, 0.05)
-
-    def nll(x: np.ndarray) -> float:
-        a, b = math.exp(x[0]), math.exp(x[1])
-        return float(-np.sum(betaln(a + c, b + n - c) - betaln(a, b)))
-
-    start = np.log([mean * total, (1 - mean) * total])
-    res = minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9})
-    a, b = np.exp(np.clip(res.x, -9, 9))
-    return Difficulty(float(a), float(b), source)

@@ -6,15 +6,14 @@ Every value carries two intervals, because a reader asks one of two questions:
 * **rerun** — "if I sampled this model again on these questions, how much would the
   number move?" Questions fixed, sampling noise only: the point ± t × the rerun SE built
   from an *unbiased* per-question variance estimate (:mod:`.unbiased`, :mod:`.intervals`).
-  It exists only when every question has n ≥ 2k; otherwise it is left out and says why.
+  Where a question has n < 2k no unbiased estimate exists; its variance is then the
+  posterior expectation under a Beta fitted to the questions (:mod:`.beta_model`), and
+  the interval is marked ``rerun='posterior'``.
 * **benchmark** — "how would the model do on new questions like these?" Questions are a
-  sample too: an expanded percentile bootstrap over questions (``ci_low``/``ci_high``).
+  sample too: a BCa bootstrap over questions (``ci_low``/``ci_high``).
 
-The vectorisation trick: a question's value depends only on its ``(n, c)``, so the
-questions collapse into at most ``Σ(n+1)`` *atoms* with multiplicities ``w``. A
-bootstrap resample is a vector of counts over atoms (multinomial with probabilities
-``w/Q``), and the resampled means for every metric at once are
-``counts @ values / counts @ valid`` — a ``(B × A) @ (A × M)`` matrix product.
+A question's value depends only on its ``(n, c)``, so questions collapse into *atoms*
+(distinct (n, c) with multiplicities); the bootstrap over atoms is in :mod:`.resampling`.
 
 Interval rules (every table and summary): a percentile interval that misses the point
 estimate (possible when the resample distribution is skewed) is widened to reach it, so a
@@ -33,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gpassk_oc.core.scoring.beta_model import Difficulty, fit_beta, posterior_variance_per_c
 from gpassk_oc.core.scoring.intervals import (
-    expanded_alpha,
     rerun_df,
     t_quantile,
     t_two_sided_p,
@@ -45,6 +44,18 @@ from gpassk_oc.core.scoring.known_rates import (
     rerun_variance,
 )
 from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.resampling import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    _bca_tails,
+    _bootstrap_means,
+    _contain,
+    _percentiles,
+    bootstrap,
+    ci_status,
+    no_spread,
+    resample_counts,
+)
 from gpassk_oc.core.scoring.unbiased import unbiased_variance_per_c
 
 __all__ = [
@@ -67,8 +78,6 @@ __all__ = [
     "summarize",
 ]
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_LEVEL = 0.95
 #: the interval kinds, in the order the outputs list them
 INTERVAL_KINDS = ("rerun", "benchmark")
 
@@ -99,17 +108,35 @@ class Atoms:
                     out[rows, j] = per_c[self.c[rows]]
         return out
 
-    def variances(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(A × M) unbiased rerun-variance estimates V(c) (:mod:`.unbiased`); NaN where
-        the metric is undefined or n < 2k (no unbiased estimate exists)."""
+    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
+        """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.unbiased`)
+        where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
+        (:func:`.beta_model.posterior_variance_per_c`), or NaN without a prior; NaN
+        where the metric is undefined."""
         out = np.full((len(self.n), len(specs)), np.nan)
         for n in np.unique(self.n):
             rows = np.flatnonzero(self.n == n)
             for j, spec in enumerate(specs):
-                per_c = unbiased_variance_per_c(spec, int(n)) if spec.k <= n else None
+                if spec.k > n:
+                    continue
+                per_c = unbiased_variance_per_c(spec, int(n))
+                if per_c is None and prior is not None:
+                    per_c = posterior_variance_per_c(spec, int(n), prior)
                 if per_c is not None:
                     out[rows, j] = per_c[self.c[rows]]
         return out
+
+    def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance)."""
+        return np.array([bool(np.any((self.n >= s.k) & (self.n < 2 * s.k))) for s in specs])
+
+    def prior(self) -> Difficulty | None:
+        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
+        cannot be (fewer than 2 questions, or some question has n < 2)."""
+        try:
+            return fit_beta(self.n, self.c, "the run's questions", weight=self.weight)
+        except ValueError:
+            return None
 
 
 def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
@@ -126,135 +153,11 @@ def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray)
     return Atoms(pairs[:, 0], pairs[:, 1], weight, inverse.ravel())
 
 
-# --------------------------------------------------------------------------- bootstrap
-def resample_counts(
-    weight: np.ndarray, n_boot: int, rng: np.random.Generator, chunk: int = 2048
-) -> np.ndarray:
-    """(n_boot × A) counts: each row is how often each atom appears in a resample of
-    Q = Σ weight questions drawn with replacement (Multinomial(Q, weight/Q)).
-
-    Two exact samplers with different costs: conditional binomials cost O(B·A), index
-    draws + bincount cost O(B·Q); pick the cheaper one (measured ~5× per-unit ratio).
-    """
-    weight = np.asarray(weight, dtype=np.int64)
-    q, a = int(weight.sum()), len(weight)
-    out = np.empty((n_boot, a), dtype=np.int64)
-    if a * 5 < q:
-        remaining = np.full(n_boot, q, dtype=np.int64)
-        left = q
-        for j in range(a - 1):
-            # count of atom j given the draws not yet assigned: Binomial(rest, w_j / left)
-            x = rng.binomial(remaining, min(1.0, weight[j] / left)) if left else 0
-            out[:, j] = x
-            remaining -= x
-            left -= int(weight[j])
-        out[:, a - 1] = remaining
-        return out
-    atom_of_question = np.repeat(np.arange(a), weight)
-    for start in range(0, n_boot, chunk):
-        b = min(chunk, n_boot - start)
-        idx = atom_of_question[rng.integers(0, q, size=(b, q))]
-        idx += (np.arange(b) * a)[:, None]
-        out[start : start + b] = np.bincount(idx.ravel(), minlength=b * a).reshape(b, a)
-    return out
-
-
-def _bootstrap_means(
-    weight: np.ndarray, values: np.ndarray, n_boot: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Point means (M,) and resampled means (n_boot × M); NaN entries are skipped."""
-    valid = ~np.isnan(values)
-    filled = np.where(valid, values, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = (weight @ filled) / (weight @ valid)
-        if n_boot <= 0:
-            return point, np.empty((0, values.shape[1]))
-        counts = resample_counts(weight, n_boot, np.random.default_rng(seed)).astype(float)
-        return point, (counts @ filled) / (counts @ valid)
-
-
-def _percentiles(
-    means: np.ndarray, level: float, questions: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per column, the percentiles at α'/2 and 1 − α'/2 — α' expanded for the column's
-    number of *questions* (:func:`.intervals.expanded_alpha`), plain α when None."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    m = means.shape[1]
-    low, high = np.full(m, np.nan), np.full(m, np.nan)
-    if means.shape[0] == 0:
-        return low, high
-    for j in range(m):
-        column = means[:, j][~np.isnan(means[:, j])]  # resamples where the metric exists
-        if column.size == 0:
-            continue
-        q = None if questions is None else int(questions[j])
-        alpha = (1 - level if q is None else expanded_alpha(level, q)) / 2
-        low[j], high[j] = np.quantile(column, [alpha, 1 - alpha])
-    return low, high
-
-
-def bootstrap(
-    weight: np.ndarray,
-    values: np.ndarray,
-    *,
-    n_boot: int = DEFAULT_RESAMPLES,
-    level: float = DEFAULT_LEVEL,
-    seed: int = 0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Expanded percentile bootstrap of the mean of each column of *values* (A × M,
-    NaN = skip): the *benchmark* interval.
-
-    Returns ``(point, low, high)`` arrays of length M. The mean over valid questions is
-    ``counts @ values / counts @ valid`` per resample, so NaN entries (metric undefined
-    for that question) are left out consistently in the point estimate and the resamples.
-    The percentiles are expanded for the number of questions (:mod:`.intervals`).
-    """
-    weight = np.asarray(weight, dtype=np.int64)
-    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
-    point, means = _bootstrap_means(weight, values, n_boot, seed)
-    low, high = _percentiles(means, level, weight @ ~np.isnan(values))
-    return (point,) + _contain(point, low, high, no_spread(weight, values))
-
-
-def no_spread(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Per column of *values* (A × M): True when every question where the metric is defined
-    has the same value — then every resample has the point as its mean, and resampling
-    questions cannot give the interval a width."""
-    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
-    present = (np.asarray(weight) > 0)[:, None] & ~np.isnan(values)
-    with np.errstate(invalid="ignore"):
-        hi = np.where(present, values, -np.inf).max(axis=0)
-        lo = np.where(present, values, np.inf).min(axis=0)
-    return present.any(axis=0) & (hi - lo <= 1e-12)
-
-
-def _contain(
-    point: np.ndarray, low: np.ndarray, high: np.ndarray, flat: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The CI rules: an interval always contains its point estimate (a percentile interval
-    of a skewed resample distribution can miss it: it is widened to reach the point), and a
-    column without spread gets no interval (NaN) instead of a zero-width one."""
-    finite = np.isfinite(low) & np.isfinite(high) & np.isfinite(point)
-    low = np.where(finite, np.minimum(low, point), np.nan)
-    high = np.where(finite, np.maximum(high, point), np.nan)
-    return np.where(flat, np.nan, low), np.where(flat, np.nan, high)
-
-
-def ci_status(n_boot: int, defined: bool, flat: bool) -> str:
-    """Why an interval is what it is: 'ok', 'off' (no resamples asked for), 'undefined'
-    (the metric has no value: k > n everywhere) or 'no width' (see :func:`no_spread`)."""
-    if not defined:
-        return "undefined"
-    if n_boot <= 0:
-        return "off"
-    return "no width" if flat else "ok"
-
-
 # --------------------------------------------------------------------------- rerun
 def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
     """Rerun standard error of each metric's mean, ``sqrt(Σ_q V_q) / Q`` from the unbiased
-    per-question variance estimates; NaN where some question has n < 2k."""
+    per-question variance estimates; NaN where some question has n < 2k (the posterior
+    variances :func:`summarize` uses there need a prior fitted to the questions)."""
     return rerun_interval(atoms.weight, atoms.values(specs), atoms.variances(specs))[2]
 
 
@@ -317,12 +220,14 @@ class Estimate:
     value: float
     ci_low: float
     ci_high: float
-    sampling_se: float  # rerun SE (unbiased variance); NaN when some question has n < 2k
+    sampling_se: float  # rerun SE (NaN when the rerun interval is not given)
     n_questions: int  # questions for which the metric is defined (k <= n)
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    rerun: str = "off"  # see rerun_interval: 'ok', 'undefined', 'n < 2k', 'no width'
+    # 'ok', 'posterior' (n < 2k somewhere: posterior variances), 'undefined', 'n < 2k'
+    # (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
+    rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
         """``(low, high, status)`` of the interval *kind* (one of INTERVAL_KINDS)."""
@@ -331,6 +236,11 @@ class Estimate:
         if kind == "benchmark":
             return self.ci_low, self.ci_high, self.ci
         raise ValueError(f"interval kind must be one of {INTERVAL_KINDS}, got {kind!r}")
+
+
+def _mark_posterior(status: list[str], short: np.ndarray) -> list[str]:
+    """'posterior' for an interval that used posterior variances (n < 2k somewhere)."""
+    return ["posterior" if s == "ok" and short[j] else s for j, s in enumerate(status)]
 
 
 def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
@@ -354,9 +264,12 @@ def summarize(
     atoms = atoms_of(n, c)
     values = atoms.values(specs)
     point, low, high = bootstrap(atoms.weight, values, n_boot=n_boot, level=level, seed=seed)
+    short = atoms.short(specs)
+    prior = atoms.prior() if short.any() else None
     r_low, r_high, se, r_status = rerun_interval(
-        atoms.weight, values, atoms.variances(specs), level=level
+        atoms.weight, values, atoms.variances(specs, prior), level=level
     )
+    r_status = _mark_posterior(r_status, short)
     defined = atoms.weight @ ~np.isnan(values)
     flat = no_spread(atoms.weight, values)
     return {
@@ -437,7 +350,8 @@ def compare(
     point, means = _bootstrap_means(weight, diff_values, n_boot, seed)
     flat = no_spread(weight, diff_values)
     q_both = weight @ both
-    low, high = _contain(point, *_percentiles(means, level, q_both), flat)
+    tails = _bca_tails(weight, diff_values, point, means, level)
+    low, high = _contain(point, *_percentiles(means, level, *tails), flat)
     with np.errstate(invalid="ignore", divide="ignore"):
         # two-sided p: how often the resampled difference, re-centred on 0 (H0), is at
         # least as far from 0 as the observed one
@@ -448,8 +362,15 @@ def compare(
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     # reruns of A and B are independent, so the variances add per question
-    var = atoms_a.variances(specs)[pairs[:, 0]] + atoms_b.variances(specs)[pairs[:, 1]]
+    short_a, short_b = atoms_a.short(specs), atoms_b.short(specs)
+    prior_a = atoms_a.prior() if short_a.any() else None
+    prior_b = atoms_b.prior() if short_b.any() else None
+    var = (
+        atoms_a.variances(specs, prior_a)[pairs[:, 0]]
+        + atoms_b.variances(specs, prior_b)[pairs[:, 1]]
+    )
     r_low, r_high, se, r_status = rerun_interval(weight, diff_values, var, level=level, clip=False)
+    r_status = _mark_posterior(r_status, short_a | short_b)
     v = np.where(both & ~np.isnan(var), var, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
@@ -466,7 +387,7 @@ def compare(
             ci_status(n_boot, bool(q_both[j]), bool(flat[j])),
             float(r_low[j]),
             float(r_high[j]),
-            float(r_p[j]) if r_status[j] == "ok" else float("nan"),
+            float(r_p[j]) if r_status[j] in ("ok", "posterior") else float("nan"),
             r_status[j],
         )
         for j, s in enumerate(specs)
