@@ -51,8 +51,8 @@ def render_markdown(plan: Plan) -> str:
         [
             "metric",
             "population mean",
-            "between-question SD",
-            f"sampling SD at n={plan.n}",
+            "per-question SD from questions",
+            f"per-question SD from sampling at n={plan.n}",
             "share from sampling",
         ],
         body,

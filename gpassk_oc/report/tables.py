@@ -86,7 +86,10 @@ def table_rows(
     columns = table_columns(report.k)
     kinds = INTERVAL_CHOICES[report.interval]
     suffix = f" {interval_header(report)}" if ci else ""
-    header = ["Model", "Setting", "n", "Q"] + [col + suffix for col in columns]
+    greedy = greedy_kinds(report)
+    greedy_suffix = f" {interval_header(report, greedy)}" if ci and greedy else ""
+    header = ["Model", "Setting", "n", "Q", columns[0] + greedy_suffix]
+    header += [col + suffix for col in columns[1:]]
     body = []
     for row in sorted_rows(report, dataset_abbr, subset, descending):
         cell = report.cells[(row.label, dataset_abbr, subset)]
