@@ -85,7 +85,8 @@ def simulate_cell(
     rng = np.random.default_rng(seed)
     pop = population_truth(metric)
     hit_r = hit_b = 0
-    width_r = width_b = 0.0
+    widths_r: list[float] = []
+    widths_b: list[float] = []
     for run in range(runs):
         p = rng.beta(*BETA, size=q)
         c = rng.binomial(n, p)
@@ -94,9 +95,11 @@ def simulate_cell(
         # an interval that is not given (no width, n < 2k) counts as a miss
         hit_r += bool(est.rerun_low <= same <= est.rerun_high)
         hit_b += bool(est.ci_low <= pop <= est.ci_high)
-        width_r += est.rerun_high - est.rerun_low
-        width_b += est.ci_high - est.ci_low
-    return Coverage(hit_r / runs, hit_b / runs, width_r / runs, width_b / runs, runs)
+        widths_r.append(est.rerun_high - est.rerun_low)
+        widths_b.append(est.ci_high - est.ci_low)
+    # mean width over the runs that gave an interval (NaN: 'no width', e.g. all values 0)
+    width_r, width_b = (float(np.nanmean(w)) for w in (widths_r, widths_b))
+    return Coverage(hit_r / runs, hit_b / runs, width_r, width_b, runs)
 
 
 def main() -> None:

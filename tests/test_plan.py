@@ -168,6 +168,16 @@ def test_bad_pilots_and_kinds_are_one_line(tmp_path, capsys):
     )
     code, _, err = run_cli(capsys, "plan", single)
     assert code == 2 and len(err.splitlines()) == 1 and "n >= 2" in err, err
+    write_run(
+        tmp_path / "n1",
+        abbr("m2", "0-7"),
+        "LiveMathBench-v202412-k1-r1",
+        [1, 1],
+        1,
+        qs=[("AMC", "en", i, f"q{i}") for i in range(2)],
+    )
+    code, _, err = run_cli(capsys, "plan", tmp_path / "n1")  # two runs: name the flag
+    assert code == 2 and len(err.splitlines()) == 1 and "choose one with --model " in err, err
     with pytest.raises(SystemExit) as info:
         run_cli(capsys, "plan", "--beta", "1,1", "--questions", "9", "--interval", "bayes")
     assert info.value.code == 2 and len(capsys.readouterr().err.splitlines()) == 1

@@ -95,10 +95,12 @@ def _normal_quantile(p: float) -> float:
 
 
 def _pilot_row(path: str, model: str | None, dataset: str | None, side: str) -> Row:
+    flag = "--model" if side == "pilot" else "--model-b"
     try:
-        row, _ = select_row(path, model, dataset, side)
-    except CompareError as exc:
-        raise PlanError(f"pilot {exc}") from None
+        row, _ = select_row(path, model, dataset, "X")
+    except CompareError as exc:  # compare's wording names its own flags: say ours
+        text = str(exc).replace("--model-x", flag).removeprefix("X: ")
+        raise PlanError(f"{side}: {text}") from None
     if len(row.keys) < 2:
         raise PlanError(f"pilot {path}: {row.label} has {len(row.keys)} question; need >= 2")
     if int(row.n.min()) < 2:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -133,10 +134,23 @@ class Atoms:
     def prior(self) -> Difficulty | None:
         """The Beta fitted to these questions' counts (empirical Bayes), or None when it
         cannot be (fewer than 2 questions, or some question has n < 2)."""
-        try:
-            return fit_beta(self.n, self.c, "the run's questions", weight=self.weight)
-        except ValueError:
-            return None
+        key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
+        weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
+        return _fitted_prior(key[0], key[1], weight)
+
+
+@lru_cache(maxsize=64)
+def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
+    """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    try:
+        return fit_beta(
+            np.frombuffer(n, dtype=np.int64),
+            np.frombuffer(c, dtype=np.int64),
+            "the run's questions",
+            weight=np.frombuffer(weight, dtype=np.int64),
+        )
+    except ValueError:
+        return None
 
 
 def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
