@@ -140,6 +140,8 @@ def test_target_halfwidth_and_difference(capsys):
         (["--beta", "0.6", "--questions", "280"], "--beta 0.6:"),
         (["--beta", "0.6,0.6"], "--questions"),
         ([], "need a pilot run"),
+        (["--beta", "1,1", "--questions", "50", "--metrics", "G-Pass@x"], "--metrics:"),
+        (["--beta", "1,1", "--questions", "50", "--metrics", "pass@99"], "--metrics pass@99:"),
     ],
 )
 def test_bad_input_is_one_line(capsys, argv, needle):

@@ -229,7 +229,10 @@ def make_plan(args: argparse.Namespace) -> Plan:
     if args.k is not None and args.k < 1:
         raise PlanError(f"--k {args.k}: k must be >= 1")
     k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
-    metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k))]
+    try:
+        metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k))]
+    except ValueError as exc:
+        raise PlanError(f"--metrics: {exc}") from None
     too_big = [m for m in metrics if parse_metric(m).k > min(n, N_MAX)]
     if too_big:
         raise PlanError(f"--metrics {too_big[0]}: k exceeds n = {n} samples per question")
