@@ -7,6 +7,7 @@
 # A benchmark fails when it exits non-zero or prints no RESULT line; each failure is named
 # on stderr with the end of its output, BENCHMARKS.md is still written (saying so), and the
 # script exits 1.
+# bench_ci_coverage.py (interval coverage by simulated reruns) takes ~3-4 min; alone: --quick.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

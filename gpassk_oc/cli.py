@@ -21,6 +21,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "gpassk_oc.report.compare",
         "paired comparison of two runs on the same questions (difference with CI)",
     ),
+    "plan": (
+        "gpassk_oc.report.plan",
+        "sample-size planner: questions and samples a precision needs",
+    ),
     "demo": (
         "gpassk_oc.demo.run",
         "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth",

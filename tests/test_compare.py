@@ -36,11 +36,23 @@ def test_compare_paired_difference(workdir, capsys):
     )
     assert d["diff"] == pytest.approx(expected, abs=1e-3)
     assert d["ci_low"] <= d["diff"] <= d["ci_high"] and 0 <= d["p_value"] <= 1
+    # both named kinds; the benchmark block is the paired bootstrap (same as ci_low/ci_high)
+    bench, rerun = d["benchmark"], d["rerun"]
+    assert (bench["low"], bench["high"], bench["p_value"]) == (
+        d["ci_low"],
+        d["ci_high"],
+        d["p_value"],
+    )
+    assert rerun["status"] == "ok" and rerun["low"] < d["diff"] < rerun["high"]
+    assert 0 <= rerun["p_value"] <= 1 and rerun["se"] == d["sampling_se"]
+    # questions fixed: the rerun interval is narrower than the one over new questions
+    assert rerun["high"] - rerun["low"] < bench["high"] - bench["low"]
     assert set(result["splits"]) == {f"{s}/{lang}" for s, lang in SPLITS}
     code, out, _ = run_cli(
         capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "200"
     )
     assert code == 0 and "| mG-Pass@16 |" in out
+    assert "| rerun 95% | rerun p | benchmark 95% | benchmark p |" in out
 
 
 def test_compare_refuses_different_question_sets_and_ambiguity(workdir, capsys):

@@ -49,6 +49,12 @@ def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
             assert m["value"] == pytest.approx(oracle_mean(key, [(N, int(x)) for x in c]), abs=1e-3)
             assert m["ci_low"] <= m["value"] <= m["ci_high"]
             assert m["sampling_se"] > 0
+            # both named intervals; n = 48 >= 2k = 32: the rerun one is the unbiased kind
+            rerun, bench = m["rerun"], m["benchmark"]
+            assert rerun["status"] == "ok" and rerun["se"] == m["sampling_se"]
+            assert (bench["low"], bench["high"]) == (m["ci_low"], m["ci_high"])
+            if 0 < m["value"] < 100:
+                assert rerun["low"] < m["value"] < rerun["high"]
         assert row["metrics"]["pass@1"]["value"] == pytest.approx(100 * c.mean() / N, abs=1e-3)
         greedy = cs[abbr(row["base_model"], "0-0", top_p="1-0")]
         assert row["metrics"]["Greedy"]["value"] == pytest.approx(100 * greedy.mean(), abs=1e-3)
@@ -109,6 +115,12 @@ def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
     assert {r["temperature"] for r in overall} == {"0.7", "1.0"}
     assert all(
         float(r["mG-Pass@16 ci_low"]) <= float(r["mG-Pass@16"]) <= float(r["mG-Pass@16 ci_high"])
+        for r in overall
+    )
+    assert all(
+        float(r["mG-Pass@16 rerun_low"])
+        < float(r["mG-Pass@16"])
+        < float(r["mG-Pass@16 rerun_high"])
         for r in overall
     )
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")

@@ -4,6 +4,8 @@ independent Fraction oracle."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -35,8 +37,30 @@ def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
     root, _ = workdir
     code, out, err = run_cli(capsys, "report", root, "--resamples", "-5")
     assert (code, out, err) == (2, "", "error: --resamples -5: need 0 (no intervals) or more\n")
-    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0")
-    assert code == 0 and "no confidence intervals (--resamples 0)" in out and " [" not in out
+    # 0 resamples turns the benchmark interval off; the rerun interval needs none
+    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0", "--interval", "benchmark")
+    assert code == 0 and "[benchmark 95%]: off (--resamples 0)" in out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "Model" not in line]
+    assert rows and not any(re.search(r"\d \[", line) for line in rows)  # no bracket
+    code, out, _ = run_cli(capsys, "report", root, "--resamples", "0", "--format", "json")
+    metric = json.loads(out)[0]["metrics"]["mG-Pass@16"]
+    assert metric["benchmark"]["status"] == "off" and metric["rerun"]["status"] == "ok"
+
+
+def test_interval_kind_is_checked_and_named_in_the_header(workdir, capsys):
+    root, _ = workdir
+    with pytest.raises(SystemExit) as info:
+        run_cli(capsys, "report", root, "--interval", "bayes")
+    out, err = capsys.readouterr()
+    assert info.value.code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "--interval: invalid choice: 'bayes'" in err
+    for kind, header in [
+        ("rerun", "mG-Pass@16 [rerun 95%] |"),
+        ("benchmark", "mG-Pass@16 [benchmark 95%] |"),
+        ("both", "mG-Pass@16 [rerun 95%] [benchmark 95%] |"),
+    ]:
+        code, out, _ = run_cli(capsys, "report", root, "--interval", kind, "--resamples", "300")
+        assert code == 0 and header in out, kind
 
 
 def test_one_rounding_rule_everywhere(tmp_path, capsys):

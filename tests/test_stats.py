@@ -225,12 +225,21 @@ def test_rerun_se_matches_simulated_reruns():
         assert computed[key] == pytest.approx(simulated[key], rel=0.08), key
 
 
-def test_plug_in_sampling_se():
-    # c = 0 and c = n have plug-in rate 0 or 1: a rerun cannot change them
+def test_unbiased_sampling_se():
+    # c = 0 and c = n: the unbiased variance estimate is 0, so no rerun interval is claimed
     est = stats.summarize(16, [0, 16, 0, 16], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
-    assert est.sampling_se == 0
-    # one question, c = 8 of 16: Var(c'/16) with c' ~ Binomial(16, 1/2) = 1/64
-    assert stats.summarize(16, [8], ["pass@1"])["pass@1"].sampling_se == pytest.approx(1 / 8)
+    assert est.sampling_se == 0 and est.rerun == "no width"
+    # pass@1 = c/n: the textbook unbiased Var(c/n) estimate is p̂(1 − p̂)/(n − 1) = 1/60
+    one = stats.summarize(16, [8], ["pass@1"])["pass@1"]
+    assert one.sampling_se == pytest.approx((1 / 60) ** 0.5, rel=1e-12)
+    # n < 2k: no unbiased variance exists; with questions to fit a Beta to, the posterior
+    # variance is used and the interval says so; with one question nothing is given
+    short = stats.summarize(12, [3, 9, 12], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
+    assert short.rerun == "posterior" and short.sampling_se > 0
+    assert short.rerun_low < short.value < short.rerun_high
+    alone = stats.summarize(12, [3], ["G-Pass@8_0.5"])["G-Pass@8_0.5"]
+    assert alone.rerun == "n < 2k" and np.isnan(alone.sampling_se)
+    assert np.isnan(alone.rerun_low) and np.isnan(alone.rerun_high)
 
 
 # --------------------------------------------------------------------------- paired

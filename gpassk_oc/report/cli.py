@@ -16,6 +16,7 @@ from pathlib import Path
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
 from gpassk_oc.report.model import Report, ReportError, build_report
+from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 
 FORMATS = ("markdown", "csv", "json", "html")
 
@@ -40,14 +41,15 @@ def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) 
         "--level",
         type=float,
         default=DEFAULT_LEVEL,
-        help="confidence level of the bootstrap intervals: a fraction (0.95) "
+        help="confidence level of both intervals (rerun and benchmark): a fraction (0.95) "
         "or a percentage (95); default 0.95",
     )
     parser.add_argument(
         "--resamples",
         type=int,
         default=DEFAULT_RESAMPLES,
-        help="bootstrap resamples (default 10000; 0 disables the intervals)",
+        help="bootstrap resamples of the benchmark interval (default 10000; 0 disables "
+        "it; the rerun interval needs none)",
     )
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument(
@@ -96,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--no-ci", action="store_true", help="markdown/html: values only, like the paper's tables"
+    )
+    parser.add_argument(
+        "--interval",
+        choices=tuple(INTERVAL_CHOICES),
+        default=DEFAULT_INTERVAL,
+        help="markdown/html: the interval kind(s) in the brackets — rerun (same questions, "
+        "new samples; default), benchmark (new questions too) or both; json/csv carry both",
     )
     parser.add_argument(
         "--descending",
@@ -163,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             report.sweep = build_sweep(report, ks or [report.k], taus)
     except ReportError as exc:
         return fail(str(exc))
+    report.interval = args.interval
     for note in report.notes:
         logger.info(f"note: {note}")
     if not report.rows and not report.greedy:

@@ -5,9 +5,11 @@ results dir). When a path holds several runs, pick one with ``--model-a`` / ``--
 (exact model abbr, base model name, or a unique substring) and ``--dataset``. Both may
 name the same work dir. Seeds of one sampling setting are pooled as in ``report``.
 
-The difference A − B is bootstrapped by resampling *questions jointly* (paired), which
-is only meaningful when both runs answered exactly the same questions — otherwise the
-command refuses and says which questions differ.
+A − B gets both named intervals and a two-sided p-value for each: *rerun* (same
+questions, A and B resampled: t interval and t-test from unbiased per-question variance
+estimates) and *benchmark* (new questions too: paired bootstrap, *questions resampled
+jointly*). Pairing is only meaningful when both runs answered exactly the same questions
+— otherwise the command refuses and says which questions differ.
 """
 
 from __future__ import annotations
@@ -113,22 +115,35 @@ def to_json(
     a: Row, b: Row, k: int, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
 ) -> dict[str, Any]:
     def block(diffs: dict[str, Difference]) -> dict[str, Any]:
-        return {
-            key: {
+        out = {}
+        for key, d in diffs.items():
+            p_bench = _p_or_none(d.p_value, d.ci)
+            out[key] = {
                 "a": pct(d.a),
                 "b": pct(d.b),
                 "diff": pct(d.diff),
+                "rerun": {
+                    "low": pct(d.rerun_low),
+                    "high": pct(d.rerun_high),
+                    "se": pct(d.sampling_se),
+                    "p_value": _p_or_none(d.rerun_p, d.rerun),
+                    "status": d.rerun,
+                },
+                "benchmark": {
+                    "low": pct(d.ci_low),
+                    "high": pct(d.ci_high),
+                    "p_value": p_bench,
+                    "status": d.ci,
+                },
+                # release-0.1 names of the benchmark interval and the rerun SE
                 "ci_low": pct(d.ci_low),
                 "ci_high": pct(d.ci_high),
                 "ci": d.ci,
                 "sampling_se": pct(d.sampling_se),
-                "p_value": None
-                if d.ci in ("undefined", "off") or d.p_value != d.p_value
-                else d.p_value,
+                "p_value": p_bench,
                 "n_questions": d.n_questions,
             }
-            for key, d in diffs.items()
-        }
+        return out
 
     return {
         "a": a.label,
@@ -144,6 +159,22 @@ def to_json(
     }
 
 
+def _p_or_none(p: float, status: str) -> float | None:
+    return None if status in ("undefined", "off", "n < 2k") or p != p else p
+
+
+def _ci_text(low: float, high: float, status: str) -> str:
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]{mark}"
+    return {"no width": "no width", "n < 2k": "n<2k"}.get(status, DASH)
+
+
+def _p_text(p: float, status: str) -> str:
+    value = _p_or_none(p, status)
+    return DASH if value is None else f"{value:.3f}"
+
+
 def render_markdown(
     a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
 ) -> str:
@@ -151,35 +182,27 @@ def render_markdown(
         f"# {a.label} (A) vs {b.label} (B)",
         "",
         f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
-        f"Percent; A − B with its {100 * level:g}% paired bootstrap CI over questions "
-        f"({n_boot} resamples), two-sided bootstrap p, and the difference's rerun SE "
-        "(same questions, new samples).",
+        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each. "
+        "rerun: would the difference hold if both were sampled again on these questions "
+        "(t interval, unbiased per-question variances; * where n < 2k: posterior "
+        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired bootstrap "
+        f"over questions, {n_boot} resamples).",
         "",
     ]
     for name, diffs in result.items():
         out += [
             f"## {name}",
             "",
-            "| Metric | A | B | A − B | CI | p | rerun SE |",
-            "|---|---|---|---|---|---|---|",
+            f"| Metric | A | B | A − B | rerun {100 * level:g}% | rerun p | "
+            f"benchmark {100 * level:g}% | benchmark p |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for key, d in diffs.items():
-            ci = (
-                "no width"
-                if d.ci == "no width"
-                else DASH
-                if d.ci != "ok"
-                else f"[{pct_text(d.ci_low, sign=True)}, {pct_text(d.ci_high, sign=True)}]"
-            )
-            p = (
-                DASH
-                if d.ci in ("undefined", "off") or d.p_value != d.p_value
-                else f"{d.p_value:.3f}"
-            )
             out.append(
                 f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
-                f"{pct_text(d.diff, sign=True)} | {ci} | {p} | "
-                f"{pct_text(d.sampling_se, 2)} |"
+                f"{pct_text(d.diff, sign=True)} | "
+                f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | {_p_text(d.rerun_p, d.rerun)} | "
+                f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci)} |"
             )
         out.append("")
     return "\n".join(out)

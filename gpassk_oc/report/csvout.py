@@ -1,7 +1,10 @@
-"""Long CSV output of ``gpassk-oc report``: one line per row × subset with value, CI and
-sampling SE of every metric (percent, rounding rule of :mod:`.numbers`); greedy runs
-follow with their accuracy in the ``Greedy`` columns. With ``--k`` listing several ks,
-every k's metrics (:mod:`.sweep`) follow as further columns, filled on ``overall`` lines."""
+"""Long CSV output of ``gpassk-oc report``: one line per row × subset with, per metric, the
+value, the benchmark interval (``ci_low``/``ci_high``: new questions too), its rerun
+standard error (``sampling_se``) and the rerun interval (``rerun_low``/``rerun_high``: same
+questions, new samples) — percent, rounding rule of :mod:`.numbers`, empty where an
+interval is not given; greedy runs follow with their accuracy in the ``Greedy`` columns.
+With ``--k`` listing several ks, every k's metrics (:mod:`.sweep`) follow as further
+columns, filled on ``overall`` lines."""
 
 from __future__ import annotations
 
@@ -18,13 +21,14 @@ from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
 
 
+_PER_METRIC = ("", " ci_low", " ci_high", " sampling_se", " rerun_low", " rerun_high")
+
+
 def _values(est: Estimate | None) -> list[Any]:
     if est is None:
-        return [""] * 4
-    return [
-        "" if v is None else v
-        for v in (pct(est.value), pct(est.ci_low), pct(est.ci_high), pct(est.sampling_se))
-    ]
+        return [""] * len(_PER_METRIC)
+    values = (est.value, est.ci_low, est.ci_high, est.sampling_se, est.rerun_low, est.rerun_high)
+    return ["" if v is None else v for v in map(pct, values)]
 
 
 def _setting(s: Any, seeds: list[int]) -> list[Any]:
@@ -45,7 +49,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
     extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
     for key in metrics + extra:
-        header += [key, f"{key} ci_low", f"{key} ci_high", f"{key} sampling_se"]
+        header += [key + suffix for suffix in _PER_METRIC]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -65,6 +69,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line = [run.model_abbr, run.base_model]
         line += _setting(run.setting, [run.setting.seed] if run.setting else [])
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
-        line += _values(cell.metrics["pass@1"]) + [""] * (4 * (len(metrics) + len(extra) - 1))
+        padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
+        line += _values(cell.metrics["pass@1"]) + [""] * padding
         writer.writerow(line)
     return buf.getvalue()

@@ -14,10 +14,20 @@ from gpassk_oc.report.sweep import sweep_json
 
 
 def estimate_json(est: Estimate) -> dict[str, Any]:
-    """``value``, ``ci_low``/``ci_high`` (null without an interval; ``ci`` says why),
-    ``sampling_se`` and ``n_questions``."""
+    """``value``; the two named intervals ``rerun`` (same questions, new samples: ``low``,
+    ``high``, ``se``, ``status``) and ``benchmark`` (new questions too: ``low``, ``high``,
+    ``status``) — bounds null when ``status`` is not 'ok' ('no width', 'n < 2k', 'off',
+    'undefined'); ``ci_low``/``ci_high``/``ci`` repeat the benchmark interval and
+    ``sampling_se`` the rerun SE under their release-0.1 names; ``n_questions``."""
     return {
         "value": pct(est.value),
+        "rerun": {
+            "low": pct(est.rerun_low),
+            "high": pct(est.rerun_high),
+            "se": pct(est.sampling_se),
+            "status": est.rerun,
+        },
+        "benchmark": {"low": pct(est.ci_low), "high": pct(est.ci_high), "status": est.ci},
         "ci_low": pct(est.ci_low),
         "ci_high": pct(est.ci_high),
         "ci": est.ci,

@@ -107,6 +107,7 @@ class Report:
     greedy: list[Run] = field(default_factory=list)  # every greedy run found
     greedy_cells: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (abbr, dataset)
     sweep: Any = None  # report.sweep.Sweep: every --k of a list (None: one k)
+    interval: str = "rerun"  # the interval kind(s) the tables show: rerun, benchmark, both
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:

@@ -6,26 +6,49 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpassk_oc.core.scoring.metric_names import headline_metrics
-from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 from gpassk_oc.report.numbers import DASH, pct_text
 
 NO_WIDTH = "no width"
+SHORT_N = "n<2k"
+#: what ``--interval`` may ask for, and the kinds each shows (in order)
+INTERVAL_CHOICES: dict[str, tuple[str, ...]] = {
+    "rerun": ("rerun",),
+    "benchmark": ("benchmark",),
+    "both": INTERVAL_KINDS,
+}
+#: the compact table's default: the leaderboard's numbers are defined on these questions,
+#: and the rerun interval is what reproducing the table would move; the benchmark interval
+#: (~3-7× wider) answers "on new questions like these", which `compare` serves for A − B
+DEFAULT_INTERVAL = "rerun"
 
 
-def estimate_text(est: Estimate | None, ci: bool) -> str:
-    """``value [low, high]``; ``value [no width]`` when resampling cannot give one."""
+def interval_text(low: float, high: float, status: str) -> str:
+    """``[low, high]`` (``[low, high]*`` from posterior variances), ``[no width]``,
+    ``[n<2k]``, or '' when there is none to show."""
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low)}, {pct_text(high)}]{mark}"
+    if status == "no width":
+        return f"[{NO_WIDTH}]"
+    if status == "n < 2k":
+        return f"[{SHORT_N}]"
+    return ""
+
+
+def estimate_text(est: Estimate | None, ci: bool, kinds: Sequence[str] = ("benchmark",)) -> str:
+    """``value [low, high]`` with one bracket per interval kind in *kinds*;
+    ``[no width]`` when there is no spread to give one a width, ``[n<2k]`` when a rerun
+    interval cannot be calibrated."""
     if est is None:
         return DASH
     text = pct_text(est.value)
     if text == DASH or not ci:
         return text
-    if est.ci == "ok":
-        return f"{text} [{pct_text(est.ci_low)}, {pct_text(est.ci_high)}]"
-    if est.ci == "no width":
-        return f"{text} [{NO_WIDTH}]"
-    return text
+    parts = [interval_text(*est.interval(kind)) for kind in kinds]
+    return " ".join([text] + [p for p in parts if p])
 
 
 def setting_text(row: Row) -> str:
@@ -44,17 +67,34 @@ def table_columns(k: int) -> list[str]:
     return ["Greedy"] + headline_metrics(k)
 
 
+def interval_header(report: Report, kinds: Sequence[str] | None = None) -> str:
+    """The bracket the table header names: ``[rerun 95%]``, ``[benchmark 95%]``…"""
+    kinds = INTERVAL_CHOICES[report.interval] if kinds is None else kinds
+    return " ".join(f"[{kind} {100 * report.level:g}%]" for kind in kinds)
+
+
+def greedy_kinds(report: Report) -> tuple[str, ...]:
+    """Greedy (temperature-0) accuracy has no sampling noise to rerun: benchmark only."""
+    return tuple(k for k in INTERVAL_CHOICES[report.interval] if k != "rerun")
+
+
 def table_rows(
     report: Report, dataset_abbr: str, subset: str, ci: bool = True, descending: bool = False
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and string cells of one table."""
+    """Header and string cells of one table; with *ci* every metric column names the
+    interval kind(s) its brackets show."""
     columns = table_columns(report.k)
-    header = ["Model", "Setting", "n", "Q"] + columns
+    kinds = INTERVAL_CHOICES[report.interval]
+    suffix = f" {interval_header(report)}" if ci else ""
+    greedy = greedy_kinds(report)
+    greedy_suffix = f" {interval_header(report, greedy)}" if ci and greedy else ""
+    header = ["Model", "Setting", "n", "Q", columns[0] + greedy_suffix]
+    header += [col + suffix for col in columns[1:]]
     body = []
     for row in sorted_rows(report, dataset_abbr, subset, descending):
         cell = report.cells[(row.label, dataset_abbr, subset)]
-        values = [estimate_text(cell.greedy, ci)] + [
-            estimate_text(cell.metrics.get(key), ci) for key in columns[1:]
+        values = [estimate_text(cell.greedy, ci, greedy_kinds(report))] + [
+            estimate_text(cell.metrics.get(key), ci, kinds) for key in columns[1:]
         ]
         body.append(
             [
@@ -70,7 +110,9 @@ def table_rows(
 
 def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[str]]]:
     """Every greedy (one sample per question) run: its accuracy."""
-    header = ["Model", "Dataset", "Q", "accuracy"]
+    kinds = greedy_kinds(report)
+    label = f"accuracy {interval_header(report, kinds)}" if ci and kinds else "accuracy"
+    header = ["Model", "Dataset", "Q", label]
     body = []
     for run in report.greedy:
         cell: Cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
@@ -79,7 +121,7 @@ def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[s
                 run.model_abbr,
                 run.dataset_abbr,
                 str(cell.num_questions),
-                estimate_text(cell.metrics["pass@1"], ci),
+                estimate_text(cell.metrics["pass@1"], ci, kinds),
             ]
         )
     return header, body
@@ -145,15 +187,33 @@ def sensitivity_note(report: Report) -> str:
 
 
 def ci_note(report: Report) -> str:
+    level = f"{100 * report.level:g}%"
+    rerun = (
+        f"[rerun {level}] = how far a rerun on these same questions would move the value "
+        "(sampling noise only; t interval from an unbiased per-question variance "
+        "estimate; * = some question has n < 2k samples, where no unbiased estimate "
+        "exists: its variance is the posterior expectation under a Beta fitted to the "
+        f"questions, approximate; [{SHORT_N}]: not even that can be fitted)"
+    )
     if report.n_boot <= 0:
-        ci = "no confidence intervals (--resamples 0)"
+        bench = f"[benchmark {level}]: off (--resamples 0)"
     else:
-        ci = (
-            f"[low, high] = {100 * report.level:g}% percentile bootstrap over questions "
-            f"({report.n_boot} resamples, seed {report.seed}), widened to contain the "
-            f"estimate; [{NO_WIDTH}]: every question has the same value, so resampling "
-            "questions cannot give an interval"
+        bench = (
+            f"[benchmark {level}] = how the model would do on new questions like these "
+            f"(questions resampled too: BCa bootstrap over questions, "
+            f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
+            "estimate)"
         )
+    shown = (
+        [rerun, bench]
+        if report.interval == "both"
+        else ([rerun] if report.interval == "rerun" else [bench])
+    )
+    ci = "; ".join(shown) + (
+        f"; [{NO_WIDTH}]: no question varies, so no interval can be given a width; the "
+        "Greedy column and table (temperature 0, nothing to resample) show only the "
+        "benchmark interval"
+    )
     return (
         f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
         f"questions. Rows sorted by mG-Pass@{report.k}. Greedy: temperature-0 run of the "

@@ -1,0 +1,127 @@
+"""The Beta difficulty model shared by the planner and the rerun interval (pure core).
+
+Question success rates ``p ~ Beta(a, b)``; a question's count ``c ~ Binomial(n, p)``, so
+``c`` is beta-binomial. Expectations of polynomials in p given in Bernstein form are exact
+beta-function sums (:func:`beta_moment`), so nothing here simulates or integrates.
+
+Two uses: the planner's population model (:mod:`.planning`), and the rerun variance of a
+question with ``n < 2k`` (where no unbiased estimate exists, :mod:`.unbiased`): its
+posterior expectation ``E[Var(f(c') | p) | c]`` under ``p | c ~ Beta(a + c, b + n − c)``,
+with ``(a, b)`` fitted to all questions of the run (empirical Bayes), see
+:func:`posterior_variance_per_c`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpassk_oc.core.scoring.known_rates import metric_per_c
+from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.unbiased import square_kernel
+
+__all__ = [
+    "Difficulty",
+    "beta_binomial_pmf",
+    "beta_moment",
+    "fit_beta",
+    "posterior_variance_per_c",
+]
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    """p ~ Beta(a, b), and where the parameters came from."""
+
+    a: float
+    b: float
+    source: str  # "assumed" or "fitted to <pilot>"
+
+    @property
+    def mean(self) -> float:
+        return self.a / (self.a + self.b)
+
+
+def _log_beta(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    from scipy.special import betaln
+
+    return np.asarray(betaln(a, b))
+
+
+def beta_moment(coef: Sequence[float], d: Difficulty) -> float:
+    """E Σ_j coef_j C(D, j) p^j (1−p)^{D−j} for p ~ Beta(a, b), D = len(coef) − 1."""
+    deg = len(coef) - 1
+    j = np.arange(deg + 1)
+    log_comb = np.array(
+        [math.lgamma(deg + 1) - math.lgamma(i + 1) - math.lgamma(deg - i + 1) for i in j]
+    )
+    weights = np.exp(log_comb + _log_beta(d.a + j, d.b + deg - j) - _log_beta(d.a, d.b))
+    return float(np.dot(np.asarray(coef, dtype=float), weights))
+
+
+def beta_binomial_pmf(n: int, d: Difficulty) -> np.ndarray:
+    """P(c) for c = 0..n when c ~ Binomial(n, p), p ~ Beta(a, b)."""
+    c = np.arange(n + 1)
+    log_comb = np.array(
+        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in c]
+    )
+    return np.exp(log_comb + _log_beta(d.a + c, d.b + n - c) - _log_beta(d.a, d.b))
+
+
+def fit_beta(
+    n: np.ndarray, c: np.ndarray, source: str, weight: np.ndarray | None = None
+) -> Difficulty:
+    """Beta-binomial maximum-likelihood (a, b) for per-question counts c of n samples
+    (*weight*: how many questions each (n, c) entry stands for; 1 each when None).
+
+    Needs at least two questions and n ≥ 2 (with n = 1 the spread of p is not
+    identifiable); ValueError otherwise. The optimum is searched on log a, log b from the
+    method-of-moments start.
+    """
+    from scipy.optimize import minimize
+    from scipy.special import betaln
+
+    n = np.broadcast_to(np.asarray(n, dtype=float), np.shape(c))
+    c = np.asarray(c, dtype=float)
+    w = np.ones(c.shape) if weight is None else np.asarray(weight, dtype=float)
+    if w.sum() < 2:
+        raise ValueError(f"fitting a Beta needs at least 2 questions, got {w.sum():g}")
+    if n.min() < 2:
+        raise ValueError(
+            "fitting a Beta needs n >= 2 samples per question (n = 1 cannot separate "
+            "question difficulty from sampling noise)"
+        )
+    rate = c / n
+    mean = float(np.clip(np.average(rate, weights=w), 1e-3, 1 - 1e-3))
+    var = float(np.average((rate - np.average(rate, weights=w)) ** 2, weights=w))
+    binomial_part = float(np.average(mean * (1 - mean) / n, weights=w))
+    spread = max(var - binomial_part, 1e-4 * mean * (1 - mean))
+    total = max(mean * (1 - mean) / spread - 1, 0.05)
+
+    def nll(x: np.ndarray) -> float:
+        a, b = math.exp(x[0]), math.exp(x[1])
+        return float(-np.dot(w, betaln(a + c, b + n - c) - betaln(a, b)))
+
+    start = np.log([mean * total, (1 - mean) * total])
+    res = minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9})
+    a, b = np.exp(np.clip(res.x, -9, 9))
+    return Difficulty(float(a), float(b), source)
+
+
+def posterior_variance_per_c(spec: str | MetricSpec, n: int, prior: Difficulty) -> np.ndarray:
+    """For c = 0..n: ``E[Var(f(c') | p) | c] = E[f(c')²] − E[g(p)²]`` with c' a fresh
+    Binomial(n, p) count and p | c ~ Beta(a + c, b + n − c). Non-negative, and positive
+    for c = 0 and c = n too (unlike the plug-in p = c/n)."""
+    spec = parse_metric(spec)
+    f = metric_per_c(spec, n)
+    if f is None:
+        raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")
+    square = [float(b) for b in square_kernel(spec)]
+    out = np.empty(n + 1)
+    for c in range(n + 1):
+        post = Difficulty(prior.a + c, prior.b + n - c, "posterior")
+        out[c] = max(float(beta_binomial_pmf(n, post) @ (f * f)) - beta_moment(square, post), 0.0)
+    return out

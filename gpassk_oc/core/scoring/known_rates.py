@@ -1,0 +1,96 @@
+"""Per-count metric tables and the rerun variance for *known* success rates (pure core).
+
+``metric_per_c`` is a metric's per-question estimate for every count c = 0..n. For a
+question whose true success rate p is known (simulations, the demo's truth, planning),
+a rerun draws ``c' ~ Binomial(n, p)`` and the estimate's variance is
+``Σ pmf(c')·f(c')² − (Σ pmf(c')·f(c'))²`` exactly; the SE of a mean over Q questions is
+``sqrt(Σ_q Var_q) / Q``. Observed runs do not know p: they use :mod:`.unbiased`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
+
+__all__ = ["metric_per_c", "rerun_se", "rerun_variance", "se_from_variance"]
+
+
+def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
+    """Values of the metric for c = 0..n (shape (n+1,)), or None when k > n."""
+    spec = parse_metric(spec)
+    if spec.kind == "maj":  # a vote needs the answer classes, which (n, c) do not hold
+        raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
+    if spec.kind == "avg":  # c/n over each question's judged samples: pass@1's estimator
+        spec = parse_metric("pass@1")
+    if spec.k > n or n < 1:
+        return None
+    cs = np.arange(n + 1)
+    if spec.kind == "G" and spec.tau is not None:
+        return np.asarray(g_pass_at_k(n, cs, spec.k, spec.tau), dtype=float)
+    if spec.kind == "mG":
+        return np.asarray(mg_pass_at_k(n, cs, spec.k), dtype=float)
+    passk = np.asarray(pass_at_k(n, cs, spec.k), dtype=float)
+    if spec.kind == "pass":
+        return passk
+    return passk - np.asarray(g_pass_at_k(n, cs, spec.k, 1), dtype=float)
+
+
+def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
+    """(len(p) × (n+1)) Binomial(n, p) pmf, in log space (no scipy: its import costs ~1 s)."""
+    j = np.arange(n + 1)
+    log_comb = np.array(
+        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(n + 1)]
+    )
+    p = np.asarray(p, dtype=float)[:, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # 0·log 0 = 0 so that p ∈ {0, 1} put all mass on c' = 0 or c' = n
+        log_p = np.where(j == 0, 0.0, j * np.log(p))
+        log_q = np.where(j == n, 0.0, (n - j) * np.log1p(-p))
+    return np.exp(log_comb + log_p + log_q)
+
+
+def rerun_variance(n: np.ndarray, p: np.ndarray, specs: Sequence[MetricSpec]) -> np.ndarray:
+    """(len(n) × M) variance of a question's estimator f(c') when its samples are redrawn,
+    c' ~ Binomial(n, p) (fresh i.i.d. samples, hence binomial, not hypergeometric).
+    NaN where the metric is undefined (k > n)."""
+    n = np.asarray(n, dtype=np.int64)
+    p = np.asarray(p, dtype=float)
+    out = np.full((len(n), len(specs)), np.nan)
+    for n_value in np.unique(n):
+        rows = np.flatnonzero(n == n_value)
+        tables = {j: metric_per_c(s, int(n_value)) for j, s in enumerate(specs)}
+        cols = {j: f for j, f in tables.items() if f is not None}
+        if not cols:
+            continue
+        f = np.stack(list(cols.values()), axis=1)  # (n+1) × M'
+        pmf = _binomial_pmf(int(n_value), p[rows])  # rows × (n+1)
+        mean = pmf @ f
+        where = np.ix_(rows, np.array(list(cols), dtype=np.int64))
+        out[where] = np.maximum(pmf @ (f * f) - mean * mean, 0.0)
+    return out
+
+
+def se_from_variance(weight: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """sqrt(Σ_q Var_q) / Q over the questions where the metric is defined."""
+    valid = ~np.isnan(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(weight @ np.where(valid, var, 0.0)) / (weight @ valid)
+
+
+def rerun_se(
+    n: int | Sequence[int] | np.ndarray,
+    p: Sequence[float] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+) -> dict[str, float]:
+    """Rerun standard error of each metric's mean for questions with *known* success
+    rates *p* (for simulations and planning: how many samples n make the SE small?)."""
+    specs = [parse_metric(m) for m in metrics]
+    p = np.asarray(p, dtype=float).ravel()
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), p.shape)
+    se = se_from_variance(np.ones(len(p), dtype=np.int64), rerun_variance(n, p, specs))
+    return {s.key: float(v) for s, v in zip(specs, se)}
