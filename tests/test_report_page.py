@@ -130,6 +130,14 @@ def test_rows_sorting_views_and_drill_down(browser, page):
     expected = sorted(MODELS, key=lambda m: (mg8(MODELS[m]), m))
     assert [mg8(MODELS[m]) for m in models_in_order(driver)] == [mg8(MODELS[m]) for m in expected]
 
+    # both interval kinds are offered, the report's default (rerun) first, drawn as bars
+    from selenium.webdriver.support.ui import Select
+
+    kinds = Select(driver.find_element(By.ID, "interval-kind"))
+    assert [o.text for o in kinds.options] == ["rerun", "benchmark"]
+    assert kinds.first_selected_option.text == "rerun"
+    assert driver.find_elements(By.CSS_SELECTOR, "#leaderboard .bar .ci")
+
     # sort by G-Pass@8_0.5 with a click (descending first), then ascending
     header = driver.find_element(By.CSS_SELECTOR, "#leaderboard th[data-key='G-Pass@8_0.5']")
     header.click()
@@ -139,8 +147,6 @@ def test_rows_sorting_views_and_drill_down(browser, page):
     assert [float(t) for t in column_texts(driver, "G-Pass@8_0.5")] == sorted(values)
 
     # the CNMO/cn view: mG-Pass@8 over the two CNMO questions only
-    from selenium.webdriver.support.ui import Select
-
     Select(driver.find_element(By.ID, "subset")).select_by_value("CNMO/cn")
     shown = dict(zip(models_in_order(driver), column_texts(driver, "mG-Pass@8")))
     for model, counts in MODELS.items():

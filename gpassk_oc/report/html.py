@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.collect import Row, subset_name
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.page_assets import PAGE_SCRIPT, PAGE_STYLE
@@ -39,14 +40,20 @@ def _num(value: float | None) -> float | None:
     return round(100.0 * value, 4)
 
 
-def _estimate(est: Any, ci: bool) -> dict[str, Any] | None:
+def _estimate(est: Any, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | None:
+    """Value and intervals (percent) of one estimate; an interval without a width is left
+    out, a posterior one says so."""
     if est is None:
         return None
     out: dict[str, Any] = {"value": _num(est.value), "intervals": []}
-    if ci and est.ci == "ok":
-        out["intervals"].append(
-            {"kind": "benchmark", "low": _num(est.ci_low), "high": _num(est.ci_high)}
-        )
+    if not ci:
+        return out
+    for kind in kinds:
+        low, high, status = est.interval(kind)
+        if status in ("ok", "posterior") and math.isfinite(low) and math.isfinite(high):
+            out["intervals"].append(
+                {"kind": kind, "low": _num(low), "high": _num(high), "status": status}
+            )
     return out
 
 
@@ -100,6 +107,8 @@ def _questions(row: Row) -> list[dict[str, Any]]:
 def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict[str, Any]:
     """Everything the page shows, as plain data (no HTML): rows in the report's order."""
     columns = ["Greedy"] + headline_metrics(report.k)
+    # the report's chosen kind first: the page shows it by default and offers the other
+    kinds = tuple(sorted(INTERVAL_KINDS, key=lambda kind: kind != report.interval))
     datasets = []
     for dataset_abbr, subsets in report.subsets.items():
         rows = []
@@ -109,8 +118,10 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
                 cell = report.cells.get((row.label, dataset_abbr, subset))
                 if cell is None:
                     continue
-                values = {"Greedy": _estimate(cell.greedy, ci)}
-                values.update({key: _estimate(cell.metrics.get(key), ci) for key in columns[1:]})
+                values = {"Greedy": _estimate(cell.greedy, ci, kinds)}
+                values.update(
+                    {key: _estimate(cell.metrics.get(key), ci, kinds) for key in columns[1:]}
+                )
                 cells[subset] = {"questions": cell.num_questions, "values": values}
             rows.append(
                 {
