@@ -287,7 +287,8 @@ class SimEndpoint:
 
     @property
     def url(self) -> str:
-        return f"http://{self._server.server_address[0]}:{self.port}/v1/"
+        host = self._server.server_address[0]
+        return f"http://{host if isinstance(host, str) else host.decode()}:{self.port}/v1/"
 
     @property
     def num_requests(self) -> int:

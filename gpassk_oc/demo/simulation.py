@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,9 @@ def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float
     spec = parse_metric(key)
     k = spec.k
     p = np.asarray(p, dtype=float)
+    per_q: Any
     if spec.kind == "G":
+        assert spec.tau is not None
         per_q = _binom_tail(k, p, threshold_count(k, spec.tau))
     elif spec.kind == "mG":
         per_q = 2 / k * sum(_binom_tail(k, p, i) for i in range(math.ceil(k / 2) + 1, k + 1))

@@ -63,8 +63,8 @@ def _samples(row: Row) -> dict[str, list[dict[str, Any]]]:
     for run in row.runs:
         for q in run.results.questions:
             n = len(q.correct)
-            found = q.found or [None] * n
-            source = q.source or [None] * n
+            found: list[str | None] = list(q.found) if q.found else [None] * n
+            source: list[str | None] = list(q.source) if q.source else [None] * n
             entries = out.setdefault(_qid(q.question_id, q.split, q.language), [])
             for i in range(n):
                 entries.append(

@@ -130,8 +130,9 @@ def accounting(row: Row) -> dict[str, object]:
     out: dict[str, object] = {"check": "+".join(checks)}
     for key in ACCOUNTING_COLUMNS:
         values = [r.results.accounting.get(key) for r in row.runs]
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-            out[key] = sum(values)
+        counts = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        if len(counts) == len(values):
+            out[key] = sum(counts)
     return out
 
 

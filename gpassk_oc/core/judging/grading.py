@@ -267,7 +267,7 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     errors: Counter = Counter()
     counts["unique_pairs"] = len(pairs)
     try:
-        if pairs:
+        if cache is not None:  # made exactly when there are pairs to judge
             _judge_pairs(pairs, policy, cache, counts, correct, source, errors, bar, postfix)
     finally:
         postfix(refresh=True)  # the final counts are always shown once

@@ -307,7 +307,7 @@ class JudgeClient:
             headers=headers, timeout=config.timeout, limits=limits, trust_env=False
         )
         self._httpx = httpx
-        self._busy = Counter()
+        self._busy: Counter[str] = Counter()
         self._rr = itertools.count()
         self._lock = threading.Lock()
         self._rng = random.Random(rng_seed)

@@ -28,6 +28,7 @@ the very prompt text that produced it. Keys written before versions carried that
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import socket
@@ -54,7 +55,7 @@ class JudgeCache:
         self._labels: dict[str, str] = {}
         self._offsets: dict[Path, int] = {}
         self._lock = threading.Lock()
-        self._fh = None
+        self._fh: io.FileIO | None = None  # our own append-only file, opened on first put
         self.own_path: Path | None = None
         self.torn_lines = 0
         if self.dir is not None:
@@ -123,8 +124,14 @@ class JudgeCache:
                 return
             if self._fh is None:
                 self._open_own()
-            rec = {"key": key, "label": label, "task": self.task_id, "time": round(time.time(), 3)}
+            rec: dict[str, object] = {
+                "key": key,
+                "label": label,
+                "task": self.task_id,
+                "time": round(time.time(), 3),
+            }
             rec.update(meta)
+            assert self._fh is not None  # opened just above
             self._fh.write((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))
             os.fsync(self._fh.fileno())
 

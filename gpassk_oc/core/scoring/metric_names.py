@@ -134,6 +134,7 @@ class MetricSpec:
     def key(self) -> str:
         """The metric's key (see the module docstring)."""
         if self.kind == "G":
+            assert self.tau is not None  # a G-Pass spec always has its threshold
             return g_pass_key(self.k, self.tau)
         if self.kind == "mG":
             return mg_pass_key(self.k)
