@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc import configgen
+from gpassk_oc.argtypes import port_number, seed_number
 from gpassk_oc.core.data.naming import parse_dataset_abbr
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.leaderboard import (
@@ -63,7 +64,8 @@ from gpassk_oc.demo.simulation import (
     true_metric,
     true_metrics,
 )
-from gpassk_oc.log import fail
+from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused, is_stamped
 
 __all__ = [
     "MODELS",
@@ -92,6 +94,8 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT = "gpassk_demo_output"
+#: Written into every output folder the demo creates; only such a folder is reused.
+MARKER = ".gpassk-oc-demo"
 TEMPLATE_NAME = "demo.py"
 #: How long the OpenCompass run may take before the demo gives up (seconds).
 CLI_TIMEOUT = 1200
@@ -125,6 +129,38 @@ def demo_grid(plan: configgen.Plan) -> configgen.ConfigData:
         infer = dict(infer, partitioner=dict(infer["partitioner"], num_worker=1))
         grid = replace(grid, variables={**grid.variables, "infer": infer})
     return grid
+
+
+# --------------------------------------------------------------------------- output folder
+class OwnershipError(DemoError):
+    """The output folder (or a file in it) is not the demo's to write: exit status 2."""
+
+
+def claim_output(out: Path) -> None:
+    """Make *out* the demo's folder: a new or empty folder gets the :data:`MARKER`; a
+    non-empty folder without it is not ours and is refused (:class:`OwnershipError`) before
+    anything is written — the demo overwrites its own files there, so it never goes into a
+    folder the user filled."""
+    if out.exists() and not out.is_dir():
+        raise OwnershipError(f"--output {out}: is a file; need a new or empty folder")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise OwnershipError(
+            f"--output {out}: folder is not empty and was not made by gpassk-oc demo (no "
+            f"{MARKER} file in it); choose a new or empty folder"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text(
+        "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n",
+        encoding="utf-8",
+    )
+
+
+def remove_stale_configs(configs_dir: Path) -> None:
+    """Delete configs of an earlier run (e.g. --quick) that the generator wrote and nobody
+    edited since; anything else in the folder stays."""
+    for stale in configs_dir.glob("*.py") if configs_dir.is_dir() else ():
+        if stale.is_file() and not stale.is_symlink() and is_stamped(stale.read_bytes()):
+            stale.unlink()
 
 
 # --------------------------------------------------------------------------- CLI run
@@ -262,17 +298,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=Path(DEFAULT_OUTPUT),
         metavar="DIR",
-        help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT})",
+        help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT}): new, "
+        f"empty, or made by an earlier demo ({MARKER} in it); any other folder is refused",
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number,
         default=0,
-        help="port of the simulated endpoint on 127.0.0.1 (default: a free one)",
+        help="port of the simulated endpoint on 127.0.0.1, 1-65535 (default 0: a free one)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=seed_number,
         default=0,
         help="seed of the simulated answers and of the bootstrap (default 0)",
     )
@@ -290,8 +327,8 @@ def run(args: argparse.Namespace) -> int:
     _say(f"gpassk-oc demo — {SIMULATION_BANNER}")
     endpoint: SimEndpoint | None = None
     try:
+        claim_output(out)
         _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
-        out.mkdir(parents=True, exist_ok=True)
         data_dir = out / "data"
         problems.write_dataset(data_dir)
 
@@ -313,9 +350,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
 
         configs_dir = out / "configs"
-        if configs_dir.exists():  # stale files of an earlier (e.g. --quick) run
-            for stale in configs_dir.glob("*.py"):
-                stale.unlink()
+        remove_stale_configs(configs_dir)
         plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
         grid = demo_grid(plan)
         written = configgen.write_configs(plan.configs, configs_dir)
@@ -336,6 +371,12 @@ def run(args: argparse.Namespace) -> int:
             f"{expected} samples); log: {log_path}"
         )
         run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
+    except OwnershipError as exc:
+        return fail(str(exc))
+    except Refused as exc:  # a config of ours edited by hand: left alone
+        for line in exc.lines[:-1]:
+            logger.error(line)
+        return fail(exc.lines[-1])
     except DemoError as exc:
         return fail(str(exc), 1)
     except configgen.TemplateError as exc:
