@@ -202,10 +202,13 @@ def run(args: argparse.Namespace) -> int:
         )
     except ReportError as exc:
         return fail(str(exc))
+    if not report.rows and not report.greedy:
+        # one line: why the first run was unusable is the likely answer to "why nothing?"
+        why = f": {report.notes[0]}" if report.notes else ""
+        more = f" (+{len(report.notes) - 1} more)" if len(report.notes) > 1 else ""
+        return fail(f"no usable runs found under {', '.join(map(str, args.paths))}{why}{more}")
     for note in report.notes:
         logger.info(f"note: {note}")
-    if not report.rows and not report.greedy:
-        return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
     text = render(report, args.format, ci=not args.no_ci, descending=args.descending)
     figures: dict[Path, bytes] = {}
     if args.plots is not None and not report.rows:
