@@ -324,10 +324,13 @@ def run(args: argparse.Namespace) -> int:
     """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
     start = time.monotonic()
     out = args.output.resolve()
+    try:  # before the first line of output: a refused folder is one error line
+        claim_output(out)
+    except OwnershipError as exc:
+        return fail(str(exc))
     _say(f"gpassk-oc demo — {SIMULATION_BANNER}")
     endpoint: SimEndpoint | None = None
     try:
-        claim_output(out)
         _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
         data_dir = out / "data"
         problems.write_dataset(data_dir)
@@ -371,8 +374,6 @@ def run(args: argparse.Namespace) -> int:
             f"{expected} samples); log: {log_path}"
         )
         run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
-    except OwnershipError as exc:
-        return fail(str(exc))
     except Refused as exc:  # a config of ours edited by hand: left alone
         for line in exc.lines[:-1]:
             logger.error(line)
