@@ -10,6 +10,7 @@ check is one :class:`LiveMathDataError` line naming the file (and line)."""
 from __future__ import annotations
 
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -116,6 +117,7 @@ def test_bad_input_is_one_line_exit_2_nothing_written(case, tmp_path, monkeypatc
     assert (code, out) == (2, ""), (code, out, err)
     assert len(lines) == 1 and lines[0].startswith("error: "), err
     assert "Traceback" not in err
+    assert not re.search(r"\b(at|the|a|an|to|of|in|is) \1\b", lines[0]), "doubled word"
     for want in case.expect:
         assert want.format(**names) in lines[0], (want, lines[0])
 
