@@ -50,6 +50,9 @@ def test_dump_rewrites_its_own_files_and_follows_template_edits(tmp_path, capsys
     first = snapshot(out)
     assert dump(capsys, tpl, out, "--grid")[0] == 0
     assert snapshot(out) == first  # rerun: byte-identical
+    for path in out.glob("*.py"):  # the last line is the sha256 of everything before it
+        body, last = path.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)
+        assert last == b"# gpassk-oc sha256:" + hashlib.sha256(body + b"\n").hexdigest().encode()
     tpl.write_text(TEMPLATE.format(t=0.3).replace(", 8)]", ", 16)]"), encoding="utf-8")
     code, _, err = dump(capsys, tpl, out, "--grid")
     assert code == 0, err
