@@ -29,6 +29,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "gpassk_oc.demo.run",
         "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth",
     ),
+    "serve-demo": (
+        "gpassk_oc.demo.serve",
+        "serve the demo's simulated models on 127.0.0.1 (and write its data) until Ctrl-C",
+    ),
 }
 
 
@@ -42,7 +46,7 @@ def _load(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="gpassk-oc",
         description="G-Pass@k and LiveMathBench for OpenCompass.",
     )

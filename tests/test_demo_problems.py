@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 
 from gpassk_oc.demo import problems as P
+from gpassk_oc.ownership import MANIFEST
 
 
 def _divisors(n):
@@ -85,10 +86,11 @@ def test_answer_matches_brute_force(index):
 
 def test_layout_has_two_splits_and_both_languages(tmp_path):
     folder = P.write_dataset(tmp_path)
-    files = sorted(p.name for p in folder.iterdir())
+    data = [p for p in folder.iterdir() if p.name != MANIFEST]  # the writer's own record
+    files = sorted(p.name for p in data)
     assert files == sorted(f"{s}_{l}.jsonl" for s in P.SPLITS for l in P.LANGUAGES)
     assert len(P.SPLITS) >= 2
-    for path in folder.iterdir():
+    for path in data:
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert rows and all(r["question"] and r["answer"] for r in rows)
     en = [json.loads(l) for l in (folder / "AMC_en.jsonl").read_text().splitlines()]

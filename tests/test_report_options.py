@@ -36,7 +36,12 @@ def test_level_as_percentage_equals_fraction_and_bad_levels_fail_in_one_line(wor
 def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
     root, _ = workdir
     code, out, err = run_cli(capsys, "report", root, "--resamples", "-5")
-    assert (code, out, err) == (2, "", "error: --resamples -5: need 0 (no intervals) or more\n")
+    assert (code, out, err) == (
+        2,
+        "",
+        "error: --resamples -5: need 0 (no intervals) to 100,000 (memory grows with "
+        "resamples x questions; 10,000 is already precise)\n",
+    )
     # 0 resamples turns the benchmark interval off; the rerun interval needs none
     code, out, _ = run_cli(capsys, "report", root, "--resamples", "0", "--interval", "benchmark")
     assert code == 0 and "[benchmark 95%]: off (--resamples 0)" in out
@@ -144,13 +149,18 @@ def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
     code, out, err = run_cli(capsys, "report", root, "--resamples", "0", "--out", tmp_path)
-    assert (code, out) == (2, "") and err == f"error: --out {tmp_path}: Is a directory\n"
+    assert (code, out) == (
+        2,
+        "",
+    ) and err == f"error: --out {tmp_path}: is a folder; need a file name\n"
     code, out, err = run_cli(
         capsys, "report", root, "--resamples", "0", "--plots", blocker / "figures"
     )
     assert (
         code == 2
-        and err.splitlines()[-1] == f"error: --plots {blocker / 'figures'}: Not a directory"
+        and err
+        == f"error: --plots {blocker / 'figures'}: {blocker} is a file, not a folder; need a "
+        "folder for the figures\n"
     )
     models = sorted(
         {p.parent.name for p in root.glob("*/results/*/*.json") if "t0-0" not in p.parent.name}
@@ -171,7 +181,7 @@ def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
     )
     assert (code, out) == (2, "") and err.splitlines()[
         -1
-    ] == f"error: --out {tmp_path}: Is a directory"
+    ] == f"error: --out {tmp_path}: is a folder; need a file name"
 
 
 def test_model_never_imports_its_renderers_or_plots():

@@ -135,7 +135,10 @@ def test_latest_timestamp_wins(tmp_path, capsys):
 
 def test_no_runs_is_an_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, "report", tmp_path)
-    assert code == 2 and err.splitlines()[-1] == f"error: no usable runs found under {tmp_path}"
+    assert code == 2 and err == (
+        f"error: no usable runs found under {tmp_path}: {tmp_path}: no "
+        "results/{model}/{dataset}.json files found\n"
+    )
 
 
 def test_per_split_top_level_numbers_are_cross_checked(tmp_path, capsys):

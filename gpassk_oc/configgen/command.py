@@ -14,17 +14,25 @@ from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
 from gpassk_oc.configgen.pipeline import build
 from gpassk_oc.configgen.schema import TemplateError
 from gpassk_oc.log import OneLineParser, fail, logger, use_cli_format
+from gpassk_oc.ownership import Refused, check_targets
 
 __all__ = ["DEFAULT_OUTPUT_DIR", "write_configs", "add_arguments", "run", "main"]
 
 DEFAULT_OUTPUT_DIR = "./opencompass_configs"
 
 
-def write_configs(configs: Sequence[ConfigData], output_dir: str | os.PathLike[str]) -> list[Path]:
+def write_configs(
+    configs: Sequence[ConfigData], output_dir: str | os.PathLike[str], force: bool = False
+) -> list[Path]:
     """Write all files into a temporary directory next to *output_dir*, then move them in,
     so an interrupted run never leaves a half-written config. Existing files with other
-    names are left alone; files with the same names are replaced."""
+    names are left alone; a file with the same name is replaced only if this generator
+    wrote it and nobody edited it since (its sha256 line matches) or *force*: otherwise
+    :class:`~gpassk_oc.ownership.Refused` names every such file and nothing is written."""
     out = Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise Refused([f"{out}: exists and is not a folder; left alone"])
+    check_targets([out / config.name for config in configs], force)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -75,6 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "path is the last line printed",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite same-named files in OUTPUT_DIR even if they were edited by hand or "
+        "not written by this generator (default: leave them alone, write nothing, exit 2)",
+    )
+    parser.add_argument(
         "--dry-run",
         "--dry_run",
         dest="dry_run",
@@ -84,7 +98,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Expand the template; 0 on success, 2 on a template error, 1 on a write error."""
+    """Expand the template; 0 on success, 2 on a template error or a file that is not ours
+    to overwrite (one line per file, nothing written), 1 on a write error."""
     use_cli_format()
     display = Path(args.config_template_file).name
     try:
@@ -103,7 +118,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{count} from {display} (dry run, nothing written)")
         return 0
     try:
-        written = write_configs(configs, args.output_dir)
+        written = write_configs(configs, args.output_dir, force=args.force)
+    except Refused as exc:
+        for line in exc.lines[:-1]:
+            logger.error(line)
+        return fail(exc.lines[-1])
     except OSError as exc:
         return fail(f"{args.output_dir}: {exc}", 1)
     shown = [os.path.join(args.output_dir, target.name) for target in written]

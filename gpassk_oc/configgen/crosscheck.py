@@ -11,14 +11,35 @@ from typing import Any
 from gpassk_oc.configgen.checks import TemplateError, suggest
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 
-__all__ = ["HUB_ID", "cross_checks"]
+__all__ = ["HUB_ID", "MAX_N", "cross_checks"]
 
 #: The gated Hugging Face dataset; offline runs need a local copy instead.
 HUB_ID = "opencompass/LiveMathBench"
 
 
+#: Largest n (samples per question) a config may ask for. Every question is sent n times
+#: and the results file keeps one verdict per sample: the paper uses n = 48, and beyond
+#: 10,000 a typo (``replications = [10**12]``) is far likelier than a plan.
+MAX_N = 10_000
+
+
+def _check_n_cap(v: dict[str, Any]) -> None:
+    top_k = max(max(ks) for ks in v["ks"])
+    planned = [("n", v["n"])] if v["n"] is not None else []
+    planned += [("replications", r * top_k) for r in v["replications"] or ()]
+    for field, n in planned:
+        if n > MAX_N:
+            shown = f"n = {n:,}" if field == "n" else f"n = replication x max(k) = {n:,}"
+            raise TemplateError(
+                f"{shown} samples per question exceeds the cap of {MAX_N:,} (each question "
+                "is sent n times; the paper uses n = 48)",
+                field,
+            )
+
+
 def cross_checks(v: dict[str, Any], notes: list[str]) -> None:
     n = v["n"]
+    _check_n_cap(v)
     if n is not None and v["replications"] is not None:
         raise TemplateError("set either n or replications, not both", "n")
     if n is None and v["replications"] is None:

@@ -4,7 +4,8 @@ Config data is plain dicts/lists/scalars plus :class:`Ref` for classes reference
 import. Output: header comments, sorted ``from module import Name`` lines, then one
 ``name = value`` block per variable in a black-like layout (inline when it fits in 88
 columns, else one item per line with a trailing comma). No timestamps, fixed key order,
-floats as their shortest ``repr`` — the same data always gives the same bytes.
+floats as their shortest ``repr`` — the same data always gives the same bytes. The last
+line is ``# gpassk-oc sha256:<hash of the rest>`` (:func:`gpassk_oc.ownership.stamp`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpassk_oc.configgen.schema import TemplateError
+from gpassk_oc.ownership import stamp
 
 __all__ = ["Ref", "render_file", "plain"]
 
@@ -120,4 +122,5 @@ def render_file(header: Sequence[str], variables: Mapping[str, Any]) -> str:
     comments = [f"# {part}" for line in header for part in _wrap(line)]
     parts = ["\n".join(comments), "\n".join(imports)]
     parts += [f"{name} = {_format(value, 0, len(name) + 3)}" for name, value in body.items()]
-    return "\n\n".join(part for part in parts if part) + "\n"
+    # last line: the hash of the rest, so `dump` knows a file is its own and unedited
+    return stamp("\n\n".join(part for part in parts if part) + "\n")

@@ -2,7 +2,7 @@
 
 One table (:data:`VARIABLES`, :data:`API_MODEL_KEYS`) gives each variable's name, type,
 default, alias, documentation and check. The same table drives validation
-(:func:`validate`), the error messages (``<field>: <problem>``, one line) and the docs'
+(:func:`validate`), the error messages (``<field>: <problem>``, one line) and the README's
 tables (:func:`markdown_table`), so the three cannot drift apart.
 
 Pure: no OpenCompass, no mmengine.
@@ -31,12 +31,8 @@ from gpassk_oc.configgen.checks import (
     version,
 )
 from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
-from gpassk_oc.configgen.reasoning import (
-    API_KEY,
-    REASONING_VARIABLES,
-    check_api_reasoning,
-    validate_reasoning,
-)
+from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_list, parse_models
+from gpassk_oc.configgen.reasoning import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.judging.judge import PROMPT_NAMES
 
@@ -55,7 +51,6 @@ __all__ = [
     "suggest",
 ]
 
-
 # ------------------------------------------------------------------------- the table
 
 
@@ -73,14 +68,6 @@ class Var:
     default_doc: str | None = None  # how the default is shown when not a literal
 
 
-def _tm_or_api(field: str, value: Any) -> list:
-    if not isinstance(value, (list, tuple)):
-        raise TemplateError(f"must be a list, got {type(value).__name__}", field)
-    if not value:
-        raise TemplateError("is empty", field)
-    return list(value)
-
-
 VARIABLES: tuple[Var, ...] = (
     Var(
         "llm_infos",
@@ -88,7 +75,7 @@ VARIABLES: tuple[Var, ...] = (
         None,
         "TurboMind models: `(path, tensor parallel, batch size)`, optionally a 4th element "
         "`abbr`, or `dict(path=, tp=, batch_size=, abbr=)`",
-        _tm_or_api,
+        model_list,
         default_doc="—",
     ),
     Var(
@@ -96,7 +83,7 @@ VARIABLES: tuple[Var, ...] = (
         "list[dict]",
         None,
         "OpenAI-compatible models, keys in the next table",
-        _tm_or_api,
+        model_list,
         default_doc="—",
     ),
     Var(
@@ -239,157 +226,6 @@ KNOWN_VARIABLES: dict[str, str] = {
     **{name: spec[2] for name, spec in REASONING_VARIABLES.items()},  # configgen/reasoning.py
 }
 
-#: Keys of an ``api_models`` entry: name -> (default, check, doc). None = not emitted.
-API_MODEL_KEYS: dict[str, tuple[Any, Check | None, str]] = {
-    "path": (REQUIRED, text, "the model name the endpoint serves"),
-    "openai_api_base": (REQUIRED, None, "URL, or a list of URLs (one is picked per task)"),
-    "abbr": (
-        None,
-        optional(text),
-        "name base in abbrs and file names (default: basename of `path`)",
-    ),
-    "tokenizer_path": (
-        None,
-        optional(text),
-        "local tokenizer directory (unset: token counts are approximated, nothing is downloaded)",
-    ),
-    "batch_size": (8, integer(1), "concurrent requests"),
-    "query_per_second": (1, integer(1), "rate limit"),
-    "retry": (3, integer(0), "retries per request"),
-    "timeout": (None, optional(integer(1)), "request timeout in seconds"),
-    "send_top_p": (True, boolean, "`False` for endpoints that reject `top_p` (OpenAI o-series)"),
-    "extra_sampling": (
-        False,
-        boolean,
-        "send `top_k` / `repetition_penalty` in "
-        "`extra_body` (self-hosted vLLM / LMDeploy / SGLang only)",
-    ),
-}
-_SECRET_KEYS = {"key", "api_key", "openai_api_key"}
-
-
-# ------------------------------------------------------------------------- models
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """One model of a template: a TurboMind checkpoint or an OpenAI-compatible endpoint."""
-
-    kind: str  # 'turbomind' | 'api'
-    path: str  # HF path / local dir, or served model name
-    base: str  # name base written in abbrs and file names
-    field: str  # where it was declared, e.g. 'llm_infos[1]'
-    tp: int = 1
-    batch_size: int = 1
-    api: tuple[tuple[str, Any], ...] = ()  # validated api_models entry, defaults filled
-
-    def api_get(self, key: str) -> Any:
-        return dict(self.api)[key]
-
-
-def _base(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _name_base(field: str, value: Any) -> str:
-    value = text(field, value)
-    for bad in ("/", "@", " "):
-        if bad in value:
-            raise TemplateError(f"name {value!r} contains {bad!r}", field)
-    return value
-
-
-def _llm_info(field: str, info: Any) -> ModelSpec:
-    if isinstance(info, Mapping):
-        unknown = [k for k in info if k not in ("path", "tp", "batch_size", "abbr")]
-        if unknown:
-            raise TemplateError(
-                f"unknown key {unknown[0]!r} (known: path, tp, batch_size, abbr)", field
-            )
-        if "path" not in info:
-            raise TemplateError("needs 'path'", field)
-        path, tp, bs, abbr = (
-            info["path"],
-            info.get("tp", 1),
-            info.get("batch_size", 1),
-            info.get("abbr"),
-        )
-    elif isinstance(info, (list, tuple)) and len(info) in (3, 4):
-        path, tp, bs = info[:3]
-        abbr = info[3] if len(info) == 4 else None
-    else:
-        raise TemplateError(
-            "must be (path, tensor parallel, batch size[, abbr]) or "
-            f"dict(path=..., tp=..., batch_size=..., abbr=...), got {info!r}",
-            field,
-        )
-    path = text(field, path)
-    tp = integer(1)(f"{field} tensor parallel", tp)
-    bs = integer(1)(f"{field} batch size", bs)
-    base = _name_base(field, abbr if abbr is not None else _base(path))
-    return ModelSpec("turbomind", path, base, field, tp, bs)
-
-
-def _api_model(field: str, entry: Any) -> ModelSpec:
-    if not isinstance(entry, Mapping):
-        raise TemplateError(f"must be a dict, got {type(entry).__name__}", field)
-    for key in entry:
-        if key in _SECRET_KEYS:
-            raise TemplateError(
-                f"sets {key!r}: generated files never carry keys; export OPENAI_API_KEY instead",
-                field,
-            )
-        if key not in API_MODEL_KEYS and key != API_KEY:
-            raise TemplateError(
-                f"unknown key {key!r}{suggest(key, [*API_MODEL_KEYS, API_KEY])}", field
-            )
-    values: dict[str, Any] = {
-        API_KEY: check_api_reasoning(f"{field}.{API_KEY}", entry.get(API_KEY))
-    }
-    for key, (default, check, _) in API_MODEL_KEYS.items():
-        if key not in entry:
-            if default is REQUIRED:
-                raise TemplateError(f"needs {key!r}", field)
-            values[key] = default
-        elif check is not None:
-            values[key] = check(f"{field}.{key}", entry[key])
-    bases = entry["openai_api_base"]
-    listed = [bases] if isinstance(bases, str) else bases
-    if not isinstance(listed, (list, tuple)) or not listed:
-        raise TemplateError(
-            "must be an http(s) URL or a non-empty list of them", f"{field}.openai_api_base"
-        )
-    urls(f"{field}.openai_api_base", listed)
-    values["openai_api_base"] = list(bases) if isinstance(bases, (list, tuple)) else bases
-    path = values["path"]
-    base = _name_base(field, values["abbr"] or _base(path))
-    return ModelSpec(
-        "api", path, base, field, batch_size=values["batch_size"], api=tuple(values.items())
-    )
-
-
-def _models(variables: Mapping[str, Any]) -> list[ModelSpec]:
-    if "llm_infos" not in variables and "api_models" not in variables:
-        raise TemplateError("no models: set llm_infos and/or api_models")
-    specs: list[ModelSpec] = []
-    for name, parse in (("llm_infos", _llm_info), ("api_models", _api_model)):
-        if name in variables:
-            items = _tm_or_api(name, variables[name])
-            specs += [parse(f"{name}[{i}]", item) for i, item in enumerate(items)]
-    seen: dict[str, ModelSpec] = {}
-    for spec in specs:
-        if spec.base in seen:
-            first = seen[spec.base]
-            raise TemplateError(
-                f"name {spec.base!r} is also used by {first.field} ({first.path}); their "
-                "configs would get the same names: give one an explicit abbr (a 4th element "
-                "of an llm_infos tuple, or abbr= in a dict)",
-                spec.field,
-            )
-        seen[spec.base] = spec
-    return specs
-
-
 # ------------------------------------------------------------------------- validate
 
 
@@ -427,7 +263,7 @@ def validate(variables: Mapping[str, Any]) -> Settings:
     for name in variables:
         if name not in KNOWN_VARIABLES:
             raise TemplateError(f"unknown variable {name!r}{suggest(name, KNOWN_VARIABLES)}")
-    models = _models(variables)
+    models = parse_models(variables)
     values: dict[str, Any] = {}
     for var in VARIABLES:
         if var.name in ("llm_infos", "api_models"):  # parsed by _models above
@@ -458,7 +294,7 @@ def _default_text(var: Var) -> str:
 
 
 def markdown_table() -> str:
-    """The docs' variable table and api_models key table, generated from the schema."""
+    """The README's variable table and api_models key table, generated from the schema."""
     rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
     for var in VARIABLES:
         name = f"`{var.name}`" + (f" (or `{var.alias}`)" if var.alias else "")

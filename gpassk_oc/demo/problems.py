@@ -136,14 +136,21 @@ def rows(split: str, language: str) -> list[dict]:
     ]
 
 
-def write_dataset(root: str | Path) -> Path:
-    """Write ``{root}/{VERSION}/{split}_{lang}.jsonl`` for every split × language."""
+def dataset_files(root: str | Path) -> dict[Path, bytes]:
+    """``{root}/{VERSION}/{split}_{lang}.jsonl`` -> content, for every split × language."""
     folder = Path(root) / VERSION
-    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
     for split in SPLITS:
         for language in LANGUAGES:
             lines = [json.dumps(row, ensure_ascii=False) for row in rows(split, language)]
-            (folder / f"{split}_{language}.jsonl").write_text(
-                "\n".join(lines) + "\n", encoding="utf-8"
-            )
-    return folder
+            files[folder / f"{split}_{language}.jsonl"] = ("\n".join(lines) + "\n").encode()
+    return files
+
+
+def write_dataset(root: str | Path) -> Path:
+    """Write :func:`dataset_files`; a same-named file gpassk-oc did not write (or that was
+    edited since) is left alone (:class:`gpassk_oc.ownership.Refused`, nothing written)."""
+    from gpassk_oc.ownership import write_files
+
+    write_files(dataset_files(root))
+    return Path(root) / VERSION

@@ -28,23 +28,29 @@ estimates differ from the truth only by sampling noise (about ``rerun_se`` of th
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from gpassk_oc import configgen
+from gpassk_oc.argtypes import port_number, seed_number
 from gpassk_oc.core.data.naming import parse_dataset_abbr
-from gpassk_oc.core.scoring.metric_names import headline_metrics, report_metrics
 from gpassk_oc.demo import problems
+from gpassk_oc.demo.leaderboard import (
+    SIMULATION_BANNER,
+    DemoError,
+    attach_truth,
+    shown_metrics,
+    truth_markdown,
+    truth_text,
+    write_reports,
+)
 from gpassk_oc.demo.sim_endpoint import SimEndpoint
 from gpassk_oc.demo.simulation import (
     MODELS,
@@ -58,7 +64,8 @@ from gpassk_oc.demo.simulation import (
     true_metric,
     true_metrics,
 )
-from gpassk_oc.log import fail
+from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused, is_stamped
 
 __all__ = [
     "MODELS",
@@ -73,6 +80,13 @@ __all__ = [
     "true_metrics",
     "demo_plan",
     "demo_grid",
+    "SIMULATION_BANNER",
+    "DemoError",
+    "attach_truth",
+    "shown_metrics",
+    "truth_markdown",
+    "truth_text",
+    "write_reports",
     "add_arguments",
     "build_parser",
     "run",
@@ -80,13 +94,11 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT = "gpassk_demo_output"
+#: Written into every output folder the demo creates; only such a folder is reused.
+MARKER = ".gpassk-oc-demo"
 TEMPLATE_NAME = "demo.py"
 #: How long the OpenCompass run may take before the demo gives up (seconds).
 CLI_TIMEOUT = 1200
-SIMULATION_BANNER = (
-    "SIMULATION — the two models are simulated by a local endpoint with known "
-    "per-question success probabilities; no real LLM was evaluated."
-)
 
 
 # --------------------------------------------------------------------------- configs
@@ -119,6 +131,38 @@ def demo_grid(plan: configgen.Plan) -> configgen.ConfigData:
     return grid
 
 
+# --------------------------------------------------------------------------- output folder
+class OwnershipError(DemoError):
+    """The output folder (or a file in it) is not the demo's to write: exit status 2."""
+
+
+def claim_output(out: Path) -> None:
+    """Make *out* the demo's folder: a new or empty folder gets the :data:`MARKER`; a
+    non-empty folder without it is not ours and is refused (:class:`OwnershipError`) before
+    anything is written — the demo overwrites its own files there, so it never goes into a
+    folder the user filled."""
+    if out.exists() and not out.is_dir():
+        raise OwnershipError(f"--output {out}: is a file; need a new or empty folder")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise OwnershipError(
+            f"--output {out}: folder is not empty and was not made by gpassk-oc demo (no "
+            f"{MARKER} file in it); choose a new or empty folder"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text(
+        "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n",
+        encoding="utf-8",
+    )
+
+
+def remove_stale_configs(configs_dir: Path) -> None:
+    """Delete configs of an earlier run (e.g. --quick) that the generator wrote and nobody
+    edited since; anything else in the folder stays."""
+    for stale in configs_dir.glob("*.py") if configs_dir.is_dir() else ():
+        if stale.is_file() and not stale.is_symlink() and is_stamped(stale.read_bytes()):
+            stale.unlink()
+
+
 # --------------------------------------------------------------------------- CLI run
 def opencompass_command() -> list[str]:
     """The ``opencompass`` script next to this interpreter, else ``python -m``."""
@@ -146,10 +190,6 @@ def cli_environment() -> dict[str, str]:
         [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
     return env
-
-
-class DemoError(RuntimeError):
-    """A stage failed; the message is the one line the user sees."""
 
 
 def _say(text: str) -> None:
@@ -251,195 +291,6 @@ def _kill_group(proc: subprocess.Popen) -> None:
             continue
 
 
-# --------------------------------------------------------------------------- report
-def _row_probabilities(row: Any) -> np.ndarray:
-    """True p of each question of a report row. Row keys carry (split, language, index)
-    and only a hash of the text; the texts come from the runs' typed results."""
-    from gpassk_oc.report import question_key
-
-    texts: dict[tuple, str] = {
-        question_key(q): q.question or "" for run in row.runs for q in run.results.questions
-    }
-    s = row.setting
-    return np.array([question_probability(s.model, texts[key], s.temperature) for key in row.keys])
-
-
-def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
-    """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
-    report's JSON rows; keys are the report's own metric keys."""
-    from gpassk_oc.report.collect import subset_masks
-
-    by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
-    keys = report_metrics(report.k)
-    for entry in rows_json:
-        row = by_label[(entry["model"], entry["dataset"])]
-        p = _row_probabilities(row)
-        entry["simulation"] = {
-            "model": row.setting.model,
-            "temperature": row.setting.temperature,
-            "p": {
-                f"{split}/{lang}/{index}": round(float(q), 6)
-                for (split, lang, index, _), q in zip(row.keys, p)
-            },
-        }
-        entry["truth"] = true_metrics(keys, p, row.n)
-        masks = subset_masks(row.keys)
-        for subset, block in entry["splits"].items():
-            block["truth"] = true_metrics(keys, p[masks[subset]], row.n[masks[subset]])
-    return rows_json
-
-
-def _pct_text(value: float | None) -> str:
-    """A percent value (the truth, unrounded) as text, by the report's one rounding rule."""
-    from gpassk_oc.report.numbers import pct_text
-
-    return pct_text(None if value is None else value / 100)
-
-
-def _estimate(report: Any, entry: Mapping[str, Any], metric: str) -> str:
-    """The estimate of *metric* for a leaderboard row, as every report table writes it
-    (from the report's own Estimate, not the JSON's rounded copy: one rounding only)."""
-    from gpassk_oc.report.tables import estimate_text
-
-    cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
-    return estimate_text(cell.metrics.get(metric) if cell else None, ci=True)
-
-
-def shown_metrics(k: int) -> list[str]:
-    """The leaderboard's metrics: the headline ones, pass@k and the stability gap."""
-    return headline_metrics(k) + [f"pass@{k}", f"gap@{k}"]
-
-
-def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
-    """Leaderboard (overall) with the truth beside each estimate."""
-    k, level = report.k, report.level
-    metrics = shown_metrics(k)
-    header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for entry in rows_json:
-        s = entry["setting"] or {}
-        cells = [
-            entry["base_model"],
-            f"{s.get('temperature', '')}",
-            str(entry["n"]),
-            str(entry["num_questions"]),
-        ]
-        for m in metrics:
-            cells += [_estimate(report, entry, m), _pct_text(entry["truth"][m]["value"])]
-        out.append("| " + " | ".join(cells) + " |")
-    out += [
-        "",
-        f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions "
-        "([no width]: every question has the same value, so resampling questions "
-        "cannot give an interval — the rerun SE still applies); *truth* = the "
-        "simulated model's exact value (binomial closed form), which the estimate "
-        "matches up to sampling noise. gap = pass@k − G-Pass@k_1.0.",
-    ]
-    return "\n".join(out)
-
-
-def truth_text(report: Any, rows_json: Sequence[dict]) -> str:
-    """The terminal version: one block per row, metric | estimate [CI] | truth."""
-    k = report.k
-    out = []
-    for entry in rows_json:
-        s = entry["setting"] or {}
-        out.append(
-            f"{entry['base_model']}  T={s.get('temperature')}  "
-            f"({entry['num_questions']} questions x n={entry['n']} samples)"
-        )
-        for m in shown_metrics(k) + ["pass@1"]:
-            out.append(
-                f"  {m:<15} {_estimate(report, entry, m):<22} "
-                f"truth {_pct_text(entry['truth'][m]['value']):>5}"
-            )
-    return "\n".join(out)
-
-
-SIMULATION_DOC = f"""\
-## How the simulation works
-
-Two models are served by `gpassk_oc.demo.sim_endpoint.SimEndpoint` on 127.0.0.1. A
-request's model name and temperature fix the probability p that its answer is correct;
-correct answers contain the gold answer in `\\boxed{{}}`, wrong ones a wrong number or no
-boxed answer. Draws are seeded (`--seed`), so a rerun gives the same counts.
-
-* **{SHAKY}** (strong but unstable): p = 0.50, 0.55, …, 0.85 on the 8 problems of each
-  split (both languages alike).
-* **{STEADY}** (weaker but stable): p = 0.97 on the first 3 problems of each split, 0.03
-  on the other 5.
-* **Temperature**: p(T) = p + min(1, {TEMPERATURE_PULL}·T)·(0.5 − p) — hotter sampling
-  pulls every question toward 0.5, the least stable value.
-
-*Truth*: for k independent samples X ~ Binomial(k, p), so G-Pass@k_τ = P(X ≥ max(⌈τk⌉, 1)),
-mG-Pass@k = (2/k)·Σ_(i=⌈k/2⌉+1..k) P(X ≥ i), pass@k = 1 − (1 − p)^k, averaged over
-questions. The report's estimators (hypergeometric, from c of n samples) are unbiased for
-exactly these values.
-
-How to read it: pass@k says "solved at least once in k tries" — the shaky model wins it.
-G-Pass@k_1.0 says "solved in all k tries": the steady model wins, and its stability gap
-(pass@k − G-Pass@k_1.0) is far smaller. mG-Pass@k summarises τ from 0.5 to 1.
-"""
-
-
-def _demote_headings(markdown: str) -> str:
-    """Nest a whole markdown document one heading level down."""
-    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
-
-
-def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
-    """Leaderboard + truth (markdown, JSON), the standard CSV, and the figures."""
-    from gpassk_oc import report as report_mod
-    from gpassk_oc.report import plots
-
-    report = report_mod.build_report([run_dir], seed=seed)
-    if not report.rows:
-        raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
-    rows_json = attach_truth(
-        report, [r for r in report_mod.to_json_rows(report) if not r["greedy"]]
-    )
-    report_dir = out / "report"
-    report_dir.mkdir(parents=True, exist_ok=True)
-    markdown = "\n".join(
-        [
-            f"# gpassk-oc demo — G-Pass@{report.k} leaderboard",
-            "",
-            f"**{SIMULATION_BANNER}**",
-            "",
-            truth_markdown(report, rows_json),
-            "",
-            SIMULATION_DOC,
-            "---",
-            "",
-            "The full report (`gpassk-oc report`, per split × language):",
-            "",
-            _demote_headings(report_mod.render_markdown(report)),
-        ]
-    )
-    files = [report_dir / "leaderboard.md", report_dir / "report.json", report_dir / "report.csv"]
-    files[0].write_text(markdown + "\n", encoding="utf-8")
-    files[1].write_text(
-        json.dumps(
-            {
-                "simulation": True,
-                "description": SIMULATION_BANNER,
-                "k": report.k,
-                "confidence_level": report.level,
-                "run_dir": str(run_dir),
-                "rows": rows_json,
-                "notes": report.notes,
-            },
-            indent=1,
-            ensure_ascii=False,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
-    files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
-    return rows_json, report, files
-
-
 # --------------------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -447,17 +298,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=Path(DEFAULT_OUTPUT),
         metavar="DIR",
-        help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT})",
+        help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT}): new, "
+        f"empty, or made by an earlier demo ({MARKER} in it); any other folder is refused",
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=port_number,
         default=0,
-        help="port of the simulated endpoint on 127.0.0.1 (default: a free one)",
+        help="port of the simulated endpoint on 127.0.0.1, 1-65535 (default 0: a free one)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=seed_number,
         default=0,
         help="seed of the simulated answers and of the bootstrap (default 0)",
     )
@@ -472,11 +324,14 @@ def run(args: argparse.Namespace) -> int:
     """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
     start = time.monotonic()
     out = args.output.resolve()
+    try:  # before the first line of output: a refused folder is one error line
+        claim_output(out)
+    except OwnershipError as exc:
+        return fail(str(exc))
     _say(f"gpassk-oc demo — {SIMULATION_BANNER}")
     endpoint: SimEndpoint | None = None
     try:
         _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
-        out.mkdir(parents=True, exist_ok=True)
         data_dir = out / "data"
         problems.write_dataset(data_dir)
 
@@ -498,9 +353,7 @@ def run(args: argparse.Namespace) -> int:
         _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
 
         configs_dir = out / "configs"
-        if configs_dir.exists():  # stale files of an earlier (e.g. --quick) run
-            for stale in configs_dir.glob("*.py"):
-                stale.unlink()
+        remove_stale_configs(configs_dir)
         plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
         grid = demo_grid(plan)
         written = configgen.write_configs(plan.configs, configs_dir)
@@ -521,6 +374,10 @@ def run(args: argparse.Namespace) -> int:
             f"{expected} samples); log: {log_path}"
         )
         run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
+    except Refused as exc:  # a config of ours edited by hand: left alone
+        for line in exc.lines[:-1]:
+            logger.error(line)
+        return fail(exc.lines[-1])
     except DemoError as exc:
         return fail(str(exc), 1)
     except configgen.TemplateError as exc:

@@ -2,19 +2,26 @@
 work dirs (see :mod:`.collect` for what is read and how runs are grouped).
 
 Every bad input ends in one ``error:`` line and exit status 2: ``--k < 1``, a ``--k``
-larger than a run's samples per question, a ``--tau`` outside [0, 1], a ``--level`` that is neither a fraction in
-(0, 1) nor a percentage in (1, 100) (95 means 95%), ``--resamples < 0``, and paths that
-hold no usable run.
+larger than a run's samples per question, a ``--tau`` outside [0, 1], a ``--level`` that is
+neither a fraction in (0, 1) nor a percentage in (1, 100) (95 means 95%), ``--resamples``
+outside 0..100,000, ``--plots`` naming a file, and paths that hold no usable run.
+
+Writing follows :mod:`gpassk_oc.ownership`: ``--out`` and the files of ``--plots`` replace
+only files gpassk-oc wrote and nobody changed since (else one line per file, exit 2,
+nothing written, nothing printed; ``--force`` overrides). Everything is rendered first and
+checked, then written, so a refusal leaves no half-made output.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused, write_files
 from gpassk_oc.report.model import Report, ReportError, build_report
 from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 
@@ -59,6 +66,18 @@ def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) 
         "a sampling setting",
     )
     parser.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite output files even if gpassk-oc did not write them or they were "
+        "edited since (default: leave them alone and exit 2)",
+    )
+
+
+#: Bootstrap resamples allowed. Memory grows as resamples x distinct question values
+#: (8 bytes each); at 10,000 the Monte-Carlo error of a 95% bound is already ~0.1 of the
+#: interval's standard error, so more than 100,000 only costs time and memory.
+MAX_RESAMPLES = 100_000
 
 
 def check_common(args: argparse.Namespace) -> None:
@@ -75,8 +94,11 @@ def check_common(args: argparse.Namespace) -> None:
             "percentage in (1, 100), e.g. 0.95 or 95"
         )
     args.level = level
-    if args.resamples < 0:
-        raise ReportError(f"--resamples {args.resamples}: need 0 (no intervals) or more")
+    if not 0 <= args.resamples <= MAX_RESAMPLES:
+        raise ReportError(
+            f"--resamples {args.resamples}: need 0 (no intervals) to {MAX_RESAMPLES:,} "
+            "(memory grows with resamples x questions; 10,000 is already precise)"
+        )
     if args.seed < 0:
         raise ReportError(f"--seed {args.seed}: need a non-negative integer")
 
@@ -139,20 +161,58 @@ def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) 
     return render_markdown(report, ci, descending)
 
 
-def write_output(text: str, out: Path | None) -> None:
-    """*text* to stdout, or to *out*; a file that cannot be written is a
-    :class:`ReportError` naming it."""
+def write_output(
+    text: str, out: Path | None, force: bool = False, extra: dict[Path, bytes] | None = None
+) -> None:
+    """*text* to stdout, or to *out*, plus the *extra* files (e.g. figures), all after one
+    ownership check (:class:`~gpassk_oc.ownership.Refused` before anything is written or
+    printed); a file that cannot be written is a :class:`ReportError` naming it."""
+    files = dict(extra or {})
+    if out is not None:
+        if out.is_dir():
+            raise ReportError(f"--out {out}: is a folder; need a file name")
+        files[out] = text.encode("utf-8")
+    try:
+        write_files(files, force)
+    except OSError as exc:
+        where = f"--out {out}" if out is not None else "--plots"
+        raise ReportError(f"{where}: {exc.strerror or exc}") from None
     if out is None:
         sys.stdout.write(text)
-        return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text)
-    except OSError as exc:
-        raise ReportError(f"--out {out}: {exc.strerror or exc}") from None
+
+
+def fail_refused(exc: Refused) -> int:
+    """One ``error:`` line per file left alone; exit status 2."""
+    for line in exc.lines[:-1]:
+        logger.error(line)
+    return fail(exc.lines[-1])
+
+
+def render_plots(report: Report, plots: Path) -> dict[Path, bytes]:
+    """The figures as {final path: bytes}, drawn in a scratch folder first so that they
+    are checked with the other outputs before any lands in *plots*."""
+    from gpassk_oc.report.plots import write_all
+
+    with tempfile.TemporaryDirectory(prefix="gpassk-plots-") as scratch:
+        drawn = write_all(report, Path(scratch))
+        return {plots / path.name: path.read_bytes() for path in drawn}
+
+
+def blocked_folder(folder: Path) -> str | None:
+    """Why *folder* cannot be (or become) a folder: it, or the nearest existing ancestor,
+    is a file. None when it can."""
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if path.is_dir():
+                return None
+            return "is a file" if path == folder else f"{path} is a file, not a folder"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
+    # before any work: a bad figure folder must not cost a report printed in vain
+    if args.plots is not None and (why := blocked_folder(args.plots)):
+        return fail(f"--plots {args.plots}: {why}; need a folder for the figures")
     from gpassk_oc.report.sweep import build_sweep, parse_ks, parse_taus
 
     try:
@@ -172,29 +232,29 @@ def run(args: argparse.Namespace) -> int:
             report.sweep = build_sweep(report, ks or [report.k], taus)
     except ReportError as exc:
         return fail(str(exc))
+    if not report.rows and not report.greedy:
+        # one line: why the first run was unusable is the likely answer to "why nothing?"
+        why = f": {report.notes[0]}" if report.notes else ""
+        more = f" (+{len(report.notes) - 1} more)" if len(report.notes) > 1 else ""
+        return fail(f"no usable runs found under {', '.join(map(str, args.paths))}{why}{more}")
     report.interval = args.interval
     for note in report.notes:
         logger.info(f"note: {note}")
-    if not report.rows and not report.greedy:
-        return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
-    try:
-        write_output(
-            render(report, args.format, ci=not args.no_ci, descending=args.descending), args.out
-        )
-    except ReportError as exc:
-        return fail(str(exc))
+    text = render(report, args.format, ci=not args.no_ci, descending=args.descending)
+    figures: dict[Path, bytes] = {}
     if args.plots is not None and not report.rows:
         logger.warning(
             f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
             "per question: no G-Pass curves to draw)"
         )
     elif args.plots is not None:
-        from gpassk_oc.report.plots import write_all
-
-        try:
-            written = write_all(report, args.plots)
-        except OSError as exc:
-            return fail(f"--plots {args.plots}: {exc.strerror or exc}")
-        for path in written:
-            logger.info(f"wrote {path}")
+        figures = render_plots(report, args.plots)
+    try:
+        write_output(text, args.out, args.force, figures)
+    except Refused as exc:
+        return fail_refused(exc)
+    except ReportError as exc:
+        return fail(str(exc))
+    for path in figures:
+        logger.info(f"wrote {path}")
     return 0

@@ -25,7 +25,8 @@ from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
 from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.scoring.stats import compare as paired_compare
 from gpassk_oc.log import fail, logger
-from gpassk_oc.report.cli import add_common_arguments, check_common, write_output
+from gpassk_oc.ownership import Refused
+from gpassk_oc.report.cli import add_common_arguments, check_common, fail_refused, write_output
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
 from gpassk_oc.report.model import ReportError, default_k
 from gpassk_oc.report.numbers import DASH, pct, pct_text
@@ -51,6 +52,7 @@ def select_row(
         raise CompareError(
             f"{side}: no usable run under {path}" + (f" ({'; '.join(notes)})" if notes else "")
         )
+    candidates = rows
     if dataset:
         exact = [r for r in rows if r.dataset_abbr == dataset]
         rows = exact or [r for r in rows if dataset in r.dataset_abbr]
@@ -67,11 +69,22 @@ def select_row(
         else:
             rows = []
     if len(rows) != 1:
-        found = "; ".join(f"{r.label} on {r.dataset_abbr}" for r in rows) or "(none)"
+        # nothing matched: list every run there is, so the user can pick one
+        shown = rows or candidates
+        found = "; ".join(f"{r.label} on {r.dataset_abbr}" for r in shown)
         flag = f"--model-{side.lower()}"
+        asked = " ".join(
+            f"{name} {value!r}"
+            for name, value in ((flag, model), ("--dataset", dataset))
+            if value is not None
+        )
+        what = (
+            f"no run under {path} matches {asked}"
+            if not rows
+            else (f"{len(rows)} runs under {path} match")
+        )
         raise CompareError(
-            f"{side}: {len(rows)} runs under {path} match; choose one with {flag} "
-            f"and/or --dataset: {found}"
+            f"{side}: {what}; choose one with {flag} and/or --dataset (candidates: {found})"
         )
     return rows[0], notes
 
@@ -293,7 +306,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_markdown(a, b, args.level, args.resamples, result)
     try:
-        write_output(text, args.out)
+        write_output(text, args.out, args.force)
+    except Refused as exc:
+        return fail_refused(exc)
     except ReportError as exc:
         return fail(str(exc))
     return 0

@@ -201,20 +201,34 @@ def _check_row(row: Any, where: str) -> dict:
 
 
 def read_jsonl(file: Path) -> list[dict]:
-    """Rows of a JSONL file, validated; blank lines are skipped."""
+    """Rows of a JSONL file, validated; blank lines are skipped. A file that is not UTF-8
+    is named with its line; a file without any row is an error (a split that silently
+    loads nothing would shrink the benchmark without a word)."""
     rows = []
-    with open(file, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
+    with open(file, "rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            where = f"{file}:{lineno}"
+            try:  # a UTF-8 byte-order mark on the first line is tolerated
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise LiveMathDataError(
+                    f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+                    f"{exc.start + 1}); save the file as UTF-8"
+                ) from None
             if not line.strip():
                 continue
-            where = f"{file}:{lineno}"
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise LiveMathDataError(
-                    f"{where}: malformed JSON ({exc.msg} at column {exc.colno})"
+                    f"{where}: malformed JSON ({exc.msg}, column {exc.colno})"
                 ) from None
             rows.append(_check_row(row, where))
+    if not rows:
+        raise LiveMathDataError(
+            f"{file}: no questions (the file is empty); restore it, or drop its split / "
+            "language from dataset_splits / dataset_languages"
+        )
     return rows
 
 

@@ -291,7 +291,7 @@ class Results:
         notes: list[str] = []
         questions = [_question(d, i, where, notes) for i, d in enumerate(details)]
         if version == 1:
-            info, metrics, accounting = _v1_top(data, questions)
+            info, metrics, accounting = _v1_top(data, questions, where)
         else:
             info, metrics, accounting = _v2_top(data, questions, where)
         if info.num_questions != len(questions):
@@ -307,6 +307,11 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     if not isinstance(d, Mapping):
         raise ResultsError(f"{field_of}: not an object")
     correct = d.get("correct")
+    if correct is not None and not isinstance(correct, list):
+        raise ResultsError(
+            f"{field_of}.correct: need a list of true/false/null verdicts, got "
+            f"{type(correct).__name__} {correct!r:.40}"
+        )
     if isinstance(correct, list):
         if any(v is not None and not isinstance(v, bool) for v in correct):
             raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
@@ -316,7 +321,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             notes.append(
                 f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
             )
-    elif isinstance(d.get("c"), int) and isinstance(d.get("n"), int) and 0 <= d["c"] <= d["n"]:
+    elif _count(d.get("c")) and _count(d.get("n")) and d["c"] <= d["n"]:
         # counts only (a hand-made or trimmed file): the verdicts in count order
         correct = [True] * d["c"] + [False] * (d["n"] - d["c"])
     else:
@@ -357,7 +362,8 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     )
 
 
-def _is_id(value: Any) -> bool:
+def _count(value: Any) -> bool:
+    """A non-negative integer (JSON true/false are not counts)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
@@ -372,9 +378,9 @@ def _votes(
         return None, None
     if not isinstance(vote, list) or len(vote) != len(correct):
         raise ResultsError(f"{field_of}.vote: need one entry per sample ({len(correct)})")
-    if not all(v is None or _is_id(v) for v in vote):
+    if not all(v is None or _count(v) for v in vote):
         raise ResultsError(f"{field_of}.vote: entries must be class ids (integers >= 0) or null")
-    if mine is not None and not _is_id(mine):
+    if mine is not None and not _count(mine):
         raise ResultsError(f"{field_of}.vote_correct: need a class id (integer >= 0) or null")
     for v, verdict in zip(vote, correct):
         if verdict is None and v is not None:
@@ -403,11 +409,13 @@ def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
 
 
 def _v1_top(
-    data: Mapping[str, Any], questions: Sequence[QuestionResult]
+    data: Mapping[str, Any], questions: Sequence[QuestionResult], where: str = "results"
 ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
     ks = data.get("ks")
     thresholds = data.get("thresholds")
     n = data.get("n")
+    if n is not None and not (_count(n) and n >= 1):
+        raise ResultsError(f"{where}: n: need an integer >= 1, got {n!r}")
     info = RunInfo(
         n=n if isinstance(n, int) else max(len(q.correct) for q in questions),
         num_questions=data.get("num_questions")
@@ -437,9 +445,10 @@ def _v2_top(
     run = data.get("run")
     if not isinstance(run, Mapping):
         raise ResultsError(f"{where}: run: missing (schema 2 keeps n, ks, … under 'run')")
-    for name in ("n", "num_questions"):
-        if isinstance(run.get(name), bool) or not isinstance(run.get(name), int):
-            raise ResultsError(f"{where}: run.{name}: need an integer, got {run.get(name)!r}")
+    for name, least in (("n", 1), ("num_questions", 1)):
+        value = run.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ResultsError(f"{where}: run.{name}: need an integer >= {least}, got {value!r}")
     ks = run.get("ks")
     if not isinstance(ks, list) or not all(isinstance(k, int) and k >= 1 for k in ks):
         raise ResultsError(f"{where}: run.ks: need a list of positive integers, got {ks!r}")

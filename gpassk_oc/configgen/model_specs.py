@@ -1,0 +1,187 @@
+"""The models of a template: ``llm_infos`` (TurboMind) and ``api_models`` (OpenAI-compatible
+endpoints) parsed into :class:`ModelSpec`, with the table of ``api_models`` keys.
+
+Split from :mod:`.schema` (which re-exports these names) so the variable table stays
+there, alone. Pure: no OpenCompass, no mmengine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gpassk_oc.configgen.checks import (
+    REQUIRED,
+    Check,
+    TemplateError,
+    boolean,
+    integer,
+    optional,
+    suggest,
+    text,
+    urls,
+)
+from gpassk_oc.configgen.reasoning import API_KEY, check_api_reasoning
+
+__all__ = ["API_MODEL_KEYS", "ModelSpec", "model_list", "parse_models"]
+
+
+def model_list(field: str, value: Any) -> list:
+    """The value of `llm_infos` / `api_models`: a non-empty list (entries parsed later)."""
+    if not isinstance(value, (list, tuple)):
+        raise TemplateError(f"must be a list, got {type(value).__name__}", field)
+    if not value:
+        raise TemplateError("is empty", field)
+    return list(value)
+
+
+#: Keys of an ``api_models`` entry: name -> (default, check, doc). None = not emitted.
+API_MODEL_KEYS: dict[str, tuple[Any, Check | None, str]] = {
+    "path": (REQUIRED, text, "the model name the endpoint serves"),
+    "openai_api_base": (REQUIRED, None, "URL, or a list of URLs (one is picked per task)"),
+    "abbr": (
+        None,
+        optional(text),
+        "name base in abbrs and file names (default: basename of `path`)",
+    ),
+    "tokenizer_path": (
+        None,
+        optional(text),
+        "local tokenizer directory (unset: token counts are approximated, nothing is downloaded)",
+    ),
+    "batch_size": (8, integer(1), "concurrent requests"),
+    "query_per_second": (1, integer(1), "rate limit"),
+    "retry": (3, integer(0), "retries per request"),
+    "timeout": (None, optional(integer(1)), "request timeout in seconds"),
+    "send_top_p": (True, boolean, "`False` for endpoints that reject `top_p` (OpenAI o-series)"),
+    "extra_sampling": (
+        False,
+        boolean,
+        "send `top_k` / `repetition_penalty` in "
+        "`extra_body` (self-hosted vLLM / LMDeploy / SGLang only)",
+    ),
+}
+_SECRET_KEYS = {"key", "api_key", "openai_api_key"}
+
+
+# ------------------------------------------------------------------------- models
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model of a template: a TurboMind checkpoint or an OpenAI-compatible endpoint."""
+
+    kind: str  # 'turbomind' | 'api'
+    path: str  # HF path / local dir, or served model name
+    base: str  # name base written in abbrs and file names
+    field: str  # where it was declared, e.g. 'llm_infos[1]'
+    tp: int = 1
+    batch_size: int = 1
+    api: tuple[tuple[str, Any], ...] = ()  # validated api_models entry, defaults filled
+
+    def api_get(self, key: str) -> Any:
+        return dict(self.api)[key]
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _name_base(field: str, value: Any) -> str:
+    value = text(field, value)
+    for bad in ("/", "@", " "):
+        if bad in value:
+            raise TemplateError(f"name {value!r} contains {bad!r}", field)
+    return value
+
+
+def _llm_info(field: str, info: Any) -> ModelSpec:
+    if isinstance(info, Mapping):
+        unknown = [k for k in info if k not in ("path", "tp", "batch_size", "abbr")]
+        if unknown:
+            raise TemplateError(
+                f"unknown key {unknown[0]!r} (known: path, tp, batch_size, abbr)", field
+            )
+        if "path" not in info:
+            raise TemplateError("needs 'path'", field)
+        path, tp, bs, abbr = (
+            info["path"],
+            info.get("tp", 1),
+            info.get("batch_size", 1),
+            info.get("abbr"),
+        )
+    elif isinstance(info, (list, tuple)) and len(info) in (3, 4):
+        path, tp, bs = info[:3]
+        abbr = info[3] if len(info) == 4 else None
+    else:
+        raise TemplateError(
+            "must be (path, tensor parallel, batch size[, abbr]) or "
+            f"dict(path=..., tp=..., batch_size=..., abbr=...), got {info!r}",
+            field,
+        )
+    path = text(field, path)
+    tp = integer(1)(f"{field} tensor parallel", tp)
+    bs = integer(1)(f"{field} batch size", bs)
+    base = _name_base(field, abbr if abbr is not None else _base(path))
+    return ModelSpec("turbomind", path, base, field, tp, bs)
+
+
+def _api_model(field: str, entry: Any) -> ModelSpec:
+    if not isinstance(entry, Mapping):
+        raise TemplateError(f"must be a dict, got {type(entry).__name__}", field)
+    for key in entry:
+        if key in _SECRET_KEYS:
+            raise TemplateError(
+                f"sets {key!r}: generated files never carry keys; export OPENAI_API_KEY instead",
+                field,
+            )
+        if key not in API_MODEL_KEYS and key != API_KEY:
+            raise TemplateError(
+                f"unknown key {key!r}{suggest(key, [*API_MODEL_KEYS, API_KEY])}", field
+            )
+    values: dict[str, Any] = {
+        API_KEY: check_api_reasoning(f"{field}.{API_KEY}", entry.get(API_KEY))
+    }
+    for key, (default, check, _) in API_MODEL_KEYS.items():
+        if key not in entry:
+            if default is REQUIRED:
+                raise TemplateError(f"needs {key!r}", field)
+            values[key] = default
+        elif check is not None:
+            values[key] = check(f"{field}.{key}", entry[key])
+    bases = entry["openai_api_base"]
+    listed = [bases] if isinstance(bases, str) else bases
+    if not isinstance(listed, (list, tuple)) or not listed:
+        raise TemplateError(
+            "must be an http(s) URL or a non-empty list of them", f"{field}.openai_api_base"
+        )
+    urls(f"{field}.openai_api_base", listed)
+    values["openai_api_base"] = list(bases) if isinstance(bases, (list, tuple)) else bases
+    path = values["path"]
+    base = _name_base(field, values["abbr"] or _base(path))
+    return ModelSpec(
+        "api", path, base, field, batch_size=values["batch_size"], api=tuple(values.items())
+    )
+
+
+def parse_models(variables: Mapping[str, Any]) -> list[ModelSpec]:
+    if "llm_infos" not in variables and "api_models" not in variables:
+        raise TemplateError("no models: set llm_infos and/or api_models")
+    specs: list[ModelSpec] = []
+    for name, parse in (("llm_infos", _llm_info), ("api_models", _api_model)):
+        if name in variables:
+            items = model_list(name, variables[name])
+            specs += [parse(f"{name}[{i}]", item) for i, item in enumerate(items)]
+    seen: dict[str, ModelSpec] = {}
+    for spec in specs:
+        if spec.base in seen:
+            first = seen[spec.base]
+            raise TemplateError(
+                f"name {spec.base!r} is also used by {first.field} ({first.path}); their "
+                "configs would get the same names: give one an explicit abbr (a 4th element "
+                "of an llm_infos tuple, or abbr= in a dict)",
+                spec.field,
+            )
+        seen[spec.base] = spec
+    return specs

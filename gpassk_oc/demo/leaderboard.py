@@ -1,0 +1,220 @@
+"""The demo's report stage: the leaderboard with the *true* value of every metric beside
+each estimate (markdown, JSON, CSV, terminal text) and the figures.
+
+Split from :mod:`gpassk_oc.demo.run` (the pipeline), which re-exports what it used to hold.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.scoring.metric_names import headline_metrics, report_metrics
+from gpassk_oc.demo.simulation import (
+    SHAKY,
+    STEADY,
+    TEMPERATURE_PULL,
+    question_probability,
+    true_metrics,
+)
+
+SIMULATION_BANNER = (
+    "SIMULATION — the two models are simulated by a local endpoint with known "
+    "per-question success probabilities; no real LLM was evaluated."
+)
+
+
+class DemoError(RuntimeError):
+    """A stage failed; the message is the one line the user sees."""
+
+
+def _row_probabilities(row: Any) -> np.ndarray:
+    """True p of each question of a report row. Row keys carry (split, language, index)
+    and only a hash of the text; the texts come from the runs' typed results."""
+    from gpassk_oc.report import question_key
+
+    texts: dict[tuple, str] = {
+        question_key(q): q.question or "" for run in row.runs for q in run.results.questions
+    }
+    s = row.setting
+    return np.array([question_probability(s.model, texts[key], s.temperature) for key in row.keys])
+
+
+def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
+    """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
+    report's JSON rows; keys are the report's own metric keys."""
+    from gpassk_oc.report.collect import subset_masks
+
+    by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
+    keys = report_metrics(report.k)
+    for entry in rows_json:
+        row = by_label[(entry["model"], entry["dataset"])]
+        p = _row_probabilities(row)
+        entry["simulation"] = {
+            "model": row.setting.model,
+            "temperature": row.setting.temperature,
+            "p": {
+                f"{split}/{lang}/{index}": round(float(q), 6)
+                for (split, lang, index, _), q in zip(row.keys, p)
+            },
+        }
+        entry["truth"] = true_metrics(keys, p, row.n)
+        masks = subset_masks(row.keys)
+        for subset, block in entry["splits"].items():
+            block["truth"] = true_metrics(keys, p[masks[subset]], row.n[masks[subset]])
+    return rows_json
+
+
+def _pct_text(value: float | None) -> str:
+    """A percent value (the truth, unrounded) as text, by the report's one rounding rule."""
+    from gpassk_oc.report.numbers import pct_text
+
+    return pct_text(None if value is None else value / 100)
+
+
+def _estimate(report: Any, entry: Mapping[str, Any], metric: str) -> str:
+    """The estimate of *metric* for a leaderboard row, as every report table writes it
+    (from the report's own Estimate, not the JSON's rounded copy: one rounding only)."""
+    from gpassk_oc.report.tables import estimate_text
+
+    cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
+    return estimate_text(cell.metrics.get(metric) if cell else None, ci=True)
+
+
+def shown_metrics(k: int) -> list[str]:
+    """The leaderboard's metrics: the headline ones, pass@k and the stability gap."""
+    return headline_metrics(k) + [f"pass@{k}", f"gap@{k}"]
+
+
+def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
+    """Leaderboard (overall) with the truth beside each estimate."""
+    k, level = report.k, report.level
+    metrics = shown_metrics(k)
+    header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for entry in rows_json:
+        s = entry["setting"] or {}
+        cells = [
+            entry["base_model"],
+            f"{s.get('temperature', '')}",
+            str(entry["n"]),
+            str(entry["num_questions"]),
+        ]
+        for m in metrics:
+            cells += [_estimate(report, entry, m), _pct_text(entry["truth"][m]["value"])]
+        out.append("| " + " | ".join(cells) + " |")
+    out += [
+        "",
+        f"Estimates in percent with {100 * level:g}% bootstrap CIs over questions "
+        "([no width]: every question has the same value, so resampling questions "
+        "cannot give an interval — the rerun SE still applies); *truth* = the "
+        "simulated model's exact value (binomial closed form), which the estimate "
+        "matches up to sampling noise. gap = pass@k − G-Pass@k_1.0.",
+    ]
+    return "\n".join(out)
+
+
+def truth_text(report: Any, rows_json: Sequence[dict]) -> str:
+    """The terminal version: one block per row, metric | estimate [CI] | truth."""
+    k = report.k
+    out = []
+    for entry in rows_json:
+        s = entry["setting"] or {}
+        out.append(
+            f"{entry['base_model']}  T={s.get('temperature')}  "
+            f"({entry['num_questions']} questions x n={entry['n']} samples)"
+        )
+        for m in shown_metrics(k) + ["pass@1"]:
+            out.append(
+                f"  {m:<15} {_estimate(report, entry, m):<22} "
+                f"truth {_pct_text(entry['truth'][m]['value']):>5}"
+            )
+    return "\n".join(out)
+
+
+SIMULATION_DOC = f"""\
+## How the simulation works
+
+Two models are served by `gpassk_oc.demo.sim_endpoint.SimEndpoint` on 127.0.0.1. A
+request's model name and temperature fix the probability p that its answer is correct;
+correct answers contain the gold answer in `\\boxed{{}}`, wrong ones a wrong number or no
+boxed answer. Draws are seeded (`--seed`), so a rerun gives the same counts.
+
+* **{SHAKY}** (strong but unstable): p = 0.50, 0.55, …, 0.85 on the 8 problems of each
+  split (both languages alike).
+* **{STEADY}** (weaker but stable): p = 0.97 on the first 3 problems of each split, 0.03
+  on the other 5.
+* **Temperature**: p(T) = p + min(1, {TEMPERATURE_PULL}·T)·(0.5 − p) — hotter sampling
+  pulls every question toward 0.5, the least stable value.
+
+*Truth*: for k independent samples X ~ Binomial(k, p), so G-Pass@k_τ = P(X ≥ max(⌈τk⌉, 1)),
+mG-Pass@k = (2/k)·Σ_(i=⌈k/2⌉+1..k) P(X ≥ i), pass@k = 1 − (1 − p)^k, averaged over
+questions. The report's estimators (hypergeometric, from c of n samples) are unbiased for
+exactly these values.
+
+How to read it: pass@k says "solved at least once in k tries" — the shaky model wins it.
+G-Pass@k_1.0 says "solved in all k tries": the steady model wins, and its stability gap
+(pass@k − G-Pass@k_1.0) is far smaller. mG-Pass@k summarises τ from 0.5 to 1.
+"""
+
+
+def _demote_headings(markdown: str) -> str:
+    """Nest a whole markdown document one heading level down."""
+    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
+
+
+def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
+    """Leaderboard + truth (markdown, JSON), the standard CSV, and the figures."""
+    from gpassk_oc import report as report_mod
+    from gpassk_oc.report import plots
+
+    report = report_mod.build_report([run_dir], seed=seed)
+    if not report.rows:
+        raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
+    rows_json = attach_truth(
+        report, [r for r in report_mod.to_json_rows(report) if not r["greedy"]]
+    )
+    report_dir = out / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    markdown = "\n".join(
+        [
+            f"# gpassk-oc demo — G-Pass@{report.k} leaderboard",
+            "",
+            f"**{SIMULATION_BANNER}**",
+            "",
+            truth_markdown(report, rows_json),
+            "",
+            SIMULATION_DOC,
+            "---",
+            "",
+            "The full report (`gpassk-oc report`, per split × language):",
+            "",
+            _demote_headings(report_mod.render_markdown(report)),
+        ]
+    )
+    files = [report_dir / "leaderboard.md", report_dir / "report.json", report_dir / "report.csv"]
+    files[0].write_text(markdown + "\n", encoding="utf-8")
+    files[1].write_text(
+        json.dumps(
+            {
+                "simulation": True,
+                "description": SIMULATION_BANNER,
+                "k": report.k,
+                "confidence_level": report.level,
+                "run_dir": str(run_dir),
+                "rows": rows_json,
+                "notes": report.notes,
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
+    files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
+    return rows_json, report, files

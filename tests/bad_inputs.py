@@ -1,0 +1,332 @@
+"""The table of bad inputs run by tests/test_bad_inputs.py: every CLI, template variable,
+data file and results file. Each case names what the single error line must contain: the
+file / flag / field at fault and (a phrase of) what is allowed — written here from the
+documented rules, not copied from the code's messages.
+
+Placeholders in argv: ``{work}`` a valid work dir (two sampled runs), ``{model_a}`` /
+``{model_b}`` its model abbrs, ``{file}`` a plain file, ``{full}`` a non-empty folder of
+the user's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    kind: str  # 'cli' | 'template' | 'results' | 'data'
+    expect: tuple[str, ...]  # substrings of the one error line
+    argv: tuple[str, ...] = ()
+    template: str = ""  # kind 'template': the template's text
+    content: bytes = b""  # kind 'results' / 'data': the file's bytes
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def cli(id: str, argv: str, *expect: str) -> Case:
+    return Case(id, "cli", tuple(expect), tuple(argv.split()))
+
+
+# --------------------------------------------------------------------------- CLIs
+CLI_CASES = [
+    cli("top-unknown-command", "nosuch", "invalid choice", "serve-demo"),
+    cli("top-unknown-flag", "--nosuch", "unrecognized arguments", "--nosuch"),
+    # dump / dump_opencompass_configs.py
+    cli("dump-no-template", "dump", "-tc", "required"),
+    cli("dump-missing-template", "dump -tc nosuch.py", "nosuch.py", "not found", "shipped"),
+    cli("dump-template-is-dir", "dump -tc {full}", "not found"),
+    cli("dump-unknown-flag", "dump -tc demo.py --bogus", "--bogus"),
+    cli("dump-output-is-file", "dump -tc demo.py --output-dir {file}", "{file}", "not a folder"),
+    cli("dump-script-missing-template", "SCRIPT -tc nosuch.py", "nosuch.py", "not found"),
+    cli("dump-script-no-args", "SCRIPT", "-tc", "required"),
+    cli("dump-script-bad-flag", "SCRIPT -tc demo.py --gird", "--gird"),
+    # report
+    cli("report-no-path", "report", "PATH", "required"),
+    cli("report-missing-path", "report {tmp}/nowhere", "nowhere", "no usable runs"),
+    cli("report-empty-dir", "report {full}", "no usable runs", "results/"),
+    cli("report-k-zero", "report {work} --k 0", "--k 0", ">= 1"),
+    cli("report-k-negative", "report {work} --k -3", "--k -3", ">= 1"),
+    cli("report-k-too-big", "report {work} --k 64", "--k", "64"),
+    cli("report-k-text", "report {work} --k sixteen", "--k", "sixteen"),
+    cli("report-level-150", "report {work} --level 150", "--level 150", "(0, 1)"),
+    cli("report-level-zero", "report {work} --level 0", "--level 0", "(1, 100)"),
+    cli("report-level-100", "report {work} --level 100", "--level 100", "(0, 1)"),
+    cli("report-level-text", "report {work} --level high", "--level", "high"),
+    cli("report-resamples-neg", "report {work} --resamples -1", "--resamples -1", "100,000"),
+    cli(
+        "report-resamples-huge",
+        "report {work} --resamples 10000000000000",
+        "--resamples 10000000000000",
+        "100,000",
+        "memory",
+    ),
+    cli("report-seed-neg", "report {work} --seed -1", "--seed -1", "non-negative"),
+    cli("report-format", "report {work} --format xml", "--format", "markdown"),
+    cli("report-plots-file", "report {work} --plots {file}", "--plots {file}", "folder"),
+    cli("report-plots-under-file", "report {work} --plots {file}/x", "{file}", "not a folder"),
+    cli("report-out-dir", "report {work} --out {full}", "--out {full}", "file name"),
+    cli("report-out-foreign", "report {work} --out {file}", "{file}", "--force"),
+    # compare
+    cli("compare-one-path", "compare {work}", "B", "required"),
+    cli(
+        "compare-model-nosuch",
+        "compare {work} {work} --model-a nosuch --model-b {model_b}",
+        "--model-a 'nosuch'",
+        "candidates",
+        "{model_a}",
+    ),
+    cli("compare-ambiguous", "compare {work} {work}", "2 runs", "candidates", "{model_b}"),
+    cli(
+        "compare-dataset-nosuch",
+        "compare {work} {work} --dataset nosuch --model-a {model_a}",
+        "--dataset 'nosuch'",
+        "candidates",
+    ),
+    cli(
+        "compare-metric-unknown",
+        "compare {work} {work} --model-a {model_a} --model-b {model_b} --metrics bogus",
+        "--metrics",
+        "bogus",
+    ),
+    cli(
+        "compare-metric-k-too-big",
+        "compare {work} {work} --model-a {model_a} --model-b {model_b} --metrics pass@1000",
+        "--metrics pass@1000",
+        "exceeds",
+    ),
+    cli("compare-missing-a", "compare {tmp}/nowhere {work}", "A", "no usable run"),
+    cli(
+        "compare-resamples-huge",
+        "compare {work} {work} --model-a {model_a} --model-b {model_b} --resamples 999999999",
+        "--resamples 999999999",
+        "100,000",
+    ),
+    cli(
+        "compare-level-bad",
+        "compare {work} {work} --model-a {model_a} --model-b {model_b} --level 100",
+        "--level 100",
+    ),
+    cli("compare-format-html", "compare {work} {work} --format html", "--format", "json"),
+    cli(
+        "compare-out-foreign",
+        "compare {work} {work} --model-a {model_a} --model-b {model_b} --out {file}",
+        "{file}",
+        "not written by gpassk-oc",
+    ),
+    # demo
+    cli("demo-port-70000", "demo --quick --port 70000", "--port", "70000", "1-65535"),
+    cli("demo-port-negative", "demo --quick --port -1", "--port", "-1", "1-65535"),
+    cli("demo-port-text", "demo --quick --port http", "--port", "not an integer"),
+    cli("demo-seed-negative", "demo --quick --seed -1", "--seed", "0..4294967295"),
+    cli("demo-seed-huge", "demo --quick --seed 99999999999", "--seed", "0..4294967295"),
+    cli("demo-output-file", "demo --quick --output {file}", "--output {file}", "folder"),
+    cli("demo-output-foreign", "demo --quick --output {full}", "--output {full}", "not empty"),
+    cli("demo-unknown-flag", "demo --fast", "--fast"),
+    # serve-demo
+    cli("serve-port-70000", "serve-demo --port 70000", "--port", "1-65535"),
+    cli("serve-port-negative", "serve-demo --port -1", "--port", "1-65535"),
+    cli("serve-seed-text", "serve-demo --seed x", "--seed", "not an integer"),
+    cli("serve-data-under-file", "serve-demo --port 0 --data-dir {file}/d", "--data-dir"),
+]
+
+# --------------------------------------------------------------------------- templates
+BASE = {
+    "llm_infos": "[('org/model-a', 1, 8)]",
+    "temperatures": "[0.3]",
+    "top_ps": "[0.95]",
+    "ks": "[[4, 8]]",
+    "replications": "[1]",
+    "data_path": "'/data/livemathbench'",
+}
+
+
+def tpl(id: str, expect: tuple[str, ...], **changes: str | None) -> Case:
+    """BASE with *changes* (None deletes a variable), as the text of a template file."""
+    values = {**BASE, **changes}
+    text = "".join(f"{k} = {v}\n" for k, v in values.items() if v is not None)
+    return Case(id, "template", ("tpl.py",) + expect, template=text)
+
+
+TEMPLATE_CASES = [
+    tpl(
+        "t-unknown-variable",
+        ("temprature", "unknown variable", "did you mean 'temperature'"),
+        temprature="[1]",
+    ),
+    tpl("t-no-temperatures", ("temperatures", "missing"), temperatures=None),
+    tpl("t-temperatures-scalar", ("temperatures", "list"), temperatures="0.3"),
+    tpl("t-temperatures-empty", ("temperatures", "empty"), temperatures="[]"),
+    tpl("t-temperature-3", ("temperatures", "[0, 2]"), temperatures="[3.0]"),
+    tpl("t-temperature-neg", ("temperatures", "[0, 2]"), temperatures="[-0.1]"),
+    tpl("t-temperature-nan", ("temperatures", "nan"), temperatures="[float('nan')]"),
+    tpl("t-temperature-dup", ("temperatures", "twice"), temperatures="[0.3, 0.3]"),
+    tpl("t-temperature-text", ("temperatures", "'hot'"), temperatures="['hot']"),
+    tpl("t-both-aliases", ("temperature", "not both"), temperature="0.5"),
+    tpl("t-top-p-zero", ("top_ps", "(0, 1]"), top_ps="[0]"),
+    tpl("t-top-p-big", ("top_ps", "(0, 1]"), top_ps="[1.5]"),
+    tpl("t-ks-flat", ("ks", "did you mean [[4, 8]]"), ks="[4, 8]"),
+    tpl("t-ks-decreasing", ("ks", "increasing"), ks="[[8, 4]]"),
+    tpl("t-ks-zero", ("ks", "0"), ks="[[0, 4]]"),
+    tpl("t-ks-empty", ("ks", "empty"), ks="[]"),
+    tpl("t-ks-float", ("ks", "4.5"), ks="[[4.5]]"),
+    tpl("t-replications-zero", ("replication", ">= 1"), replications="[0]"),
+    tpl("t-replications-huge", ("replications", "10,000", "cap"), replications="[10**12]"),
+    tpl("t-replications-float", ("replication", "1.5"), replications="[1.5]"),
+    tpl("t-n-not-multiple", ("n", "multiple of max(k) = 8"), replications=None, n="12"),
+    tpl("t-n-below-k", ("n", "k = 8 > n = 4"), replications=None, n="4"),
+    tpl("t-n-huge", ("n", "10,000", "cap"), replications=None, n="10**6"),
+    tpl("t-n-and-replications", ("n", "not both"), n="16"),
+    tpl("t-no-replications", ("replications", "missing"), replications=None),
+    tpl("t-top-k", ("top_k", ">= -1"), top_k="-2"),
+    tpl("t-repetition-penalty", ("repetition_penalty", "0"), repetition_penalty="0"),
+    tpl("t-random-seed-text", ("random_seed", "integer"), random_seed="'x'"),
+    tpl("t-send-seed-text", ("send_random_seed", "'yes'"), send_random_seed="'yes'"),
+    tpl("t-max-out-len", ("max_out_len", ">= 1"), max_out_len="0"),
+    tpl("t-max-seq-len", ("max_seq_len", "max_out_len"), max_seq_len="100"),
+    tpl("t-prefix-caching", ("enable_prefix_caching", "1"), enable_prefix_caching="1"),
+    tpl("t-data-path-number", ("data_path", "5"), data_path="5"),
+    tpl("t-version", ("version", "2099", "202412"), version="'2099'"),
+    tpl("t-split-unknown", ("dataset_splits", "XYZ", "AMC"), dataset_splits="['XYZ']"),
+    tpl("t-language-unknown", ("dataset_languages", "fr", "en"), dataset_languages="['fr']"),
+    tpl("t-splits-empty", ("dataset_splits", "empty"), dataset_splits="[]"),
+    tpl("t-cot-text", ("cot", "'no'"), cot="'no'"),
+    tpl("t-eval-urls-ftp", ("eval_urls", "http(s)"), eval_urls="['ftp://x']"),
+    tpl("t-eval-urls-no-model", ("eval_urls", "eval_model_name"), eval_urls="['http://j/v1']"),
+    tpl("t-eval-prompt", ("eval_prompt", "mine", "opencompass"), eval_prompt="'mine'"),
+    tpl("t-workers-zero", ("max_num_workers", ">= 1"), max_num_workers="0"),
+    tpl("t-llm-infos-text", ("llm_infos", "list"), llm_infos="'org/model'"),
+    tpl("t-llm-infos-empty", ("llm_infos", "empty"), llm_infos="[]"),
+    tpl("t-llm-tp-zero", ("llm_infos[0]", ">= 1"), llm_infos="[('org/m', 0, 8)]"),
+    tpl("t-llm-short", ("llm_infos[0]", "path, tensor parallel"), llm_infos="[('org/m', 1)]"),
+    tpl("t-llm-unknown-key", ("llm_infos[0]", "tpp", "known"), llm_infos="[dict(path='m', tpp=1)]"),
+    tpl("t-llm-no-path", ("llm_infos[0]", "path"), llm_infos="[dict(tp=1)]"),
+    tpl("t-llm-abbr-slash", ("llm_infos[0]", "'/'"), llm_infos="[('org/m', 1, 8, 'a/b')]"),
+    tpl(
+        "t-llm-duplicate",
+        ("llm_infos[1]", "also used by llm_infos[0]"),
+        llm_infos="[('a/m', 1, 8), ('b/m', 1, 8)]",
+    ),
+    tpl("t-no-models", ("no models", "llm_infos"), llm_infos=None),
+    tpl(
+        "t-api-no-base",
+        ("api_models[0]", "openai_api_base"),
+        llm_infos=None,
+        api_models="[dict(path='m')]",
+    ),
+    tpl(
+        "t-api-base-not-url",
+        ("api_models[0].openai_api_base", "http(s)"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='localhost:8000')]",
+    ),
+    tpl(
+        "t-api-secret",
+        ("api_models[0]", "'key'", "OPENAI_API_KEY"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', key='sk-x')]",
+    ),
+    tpl(
+        "t-api-unknown-key",
+        ("api_models[0]", "unknown key", "bach_size"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', bach_size=2)]",
+    ),
+    tpl(
+        "t-api-batch-zero",
+        ("api_models[0].batch_size", ">= 1"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', batch_size=0)]",
+    ),
+    tpl("t-api-not-dict", ("api_models[0]", "dict"), llm_infos=None, api_models="['m']"),
+    tpl("t-syntax-error", ("line 2", "never closed"), temperatures="[0.3"),
+    tpl("t-runtime-error", ("line", "ZeroDivisionError"), temperatures="[1/0]"),
+]
+
+
+# --------------------------------------------------------------------------- results files
+def _details(**change: Any) -> list[dict]:
+    row = {
+        "index": 0,
+        "split": "AMC",
+        "language": "en",
+        "question": "q",
+        "gold": "1",
+        "extracted": ["1", "2"],
+        "correct": [True, False],
+        "c": 1,
+        "n": 2,
+    }
+    return [{**row, **change}]
+
+
+def _v2(details: Any = None, **run: Any) -> dict:
+    info = {"n": 2, "num_questions": 1, "ks": [1, 2], **run}
+    return {
+        "schema": "gpassk_oc.results/2",
+        "run": info,
+        "details": _details() if details is None else details,
+    }
+
+
+def res(id: str, data: Any, *expect: str) -> Case:
+    raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+    return Case(id, "results", expect, content=raw)
+
+
+RESULTS_CASES = [
+    res("r-not-json", b"{not json", "unreadable results file"),
+    res("r-not-utf8", b'{"details": "\xff\xfe"}', "unreadable results file", "utf-8"),
+    res("r-list", [1, 2], "not a JSON object"),
+    res("r-schema-foreign", {**_v2(), "schema": "other/1"}, "schema", "not a gpassk_oc"),
+    res("r-schema-newer", {**_v2(), "schema": "gpassk_oc.results/99"}, "schema", "newer"),
+    res("r-no-details", {"schema": "gpassk_oc.results/2", "run": {}}, "details", "dump-eval"),
+    res("r-details-empty", _v2(details=[]), "details"),
+    res("r-detail-not-object", _v2(details=[3]), "details[0]", "not an object"),
+    res("r-correct-yes", _v2(details=_details(correct="yes")), "details[0].correct", "true/false"),
+    res("r-correct-ints", _v2(details=_details(correct=[1, 0])), "details[0].correct", "true"),
+    res("r-correct-missing", _v2(details=_details(correct=None, c=None)), "details[0].correct"),
+    res("r-c-above-n", _v2(details=_details(correct=None, c=3, n=2)), "details[0].correct", "c <="),
+    res("r-c-bool", _v2(details=_details(correct=None, c=True, n=2)), "details[0].correct"),
+    res("r-extracted-short", _v2(details=_details(extracted=["1"])), "details[0].extracted", "2"),
+    res("r-source-short", _v2(details=_details(source=["rule"])), "details[0].source", "2"),
+    res("r-found-type", _v2(details=_details(found="boxed")), "details[0].found"),
+    res("r-run-missing", {"schema": "gpassk_oc.results/2", "details": _details()}, "run"),
+    res("r-run-n-negative", _v2(n=-5), "run.n", ">= 1", "-5"),
+    res("r-run-n-text", _v2(n="48"), "run.n", "integer"),
+    res("r-run-n-bool", _v2(n=True), "run.n", "integer"),
+    res("r-run-questions-zero", _v2(num_questions=0), "run.num_questions", ">= 1"),
+    res("r-run-ks-zero", _v2(ks=[0]), "run.ks", "positive"),
+    res("r-accounting-list", {**_v2(), "accounting": []}, "accounting", "object"),
+    res("r-v1-n-negative", {"n": -5, "details": _details()}, "n", ">= 1", "-5"),
+]
+
+
+# --------------------------------------------------------------------------- data files
+def data(id: str, raw: bytes, *expect: str, **extra: Any) -> Case:
+    return Case(id, "data", expect, content=raw, extra=extra)
+
+
+GOOD_ROW = b'{"question": "1+1?", "answer": "2"}\n'
+DATA_CASES = [
+    data("d-not-utf8", GOOD_ROW * 2 + b'{"question": "caf\xe9", "answer": "1"}\n', ":3", "UTF-8"),
+    data("d-empty-file", b"", "AMC_en.jsonl", "no questions"),
+    data("d-blank-lines-only", b"\n\n  \n", "AMC_en.jsonl", "no questions"),
+    data("d-malformed-json", GOOD_ROW + b"{oops\n", ":2", "malformed JSON"),
+    data("d-row-is-list", b"[1, 2]\n", ":1", "JSON object"),
+    data("d-missing-question", b'{"answer": "2"}\n', ":1", "'question'"),
+    data("d-missing-answer", b'{"question": "q"}\n', ":1", "'answer'"),
+    data("d-answer-empty", b'{"question": "q", "answer": " "}\n', ":1", "'answer'", "empty"),
+    data("d-answer-dict", b'{"question": "q", "answer": {}}\n', ":1", "string or number"),
+    data("d-qtype-number", b'{"question": "q", "answer": "1", "question_type": 5}\n', "string"),
+    data("d-no-version-dir", GOOD_ROW, "202412", "holds", version_dir="202505"),
+    data("d-missing-split-file", GOOD_ROW, "AMC_en.jsonl", "holds", file_name="AMC_cn.jsonl"),
+    data("d-root-missing", GOOD_ROW, "does not exist", root="nowhere"),
+    data("d-unknown-version", GOOD_ROW, "version", "2099", version="2099"),
+    data("d-unknown-split", GOOD_ROW, "split", "XYZ", splits=["XYZ"]),
+    data("d-unknown-language", GOOD_ROW, "language", "fr", languages=["fr"]),
+]
+
+ALL_CASES = CLI_CASES + TEMPLATE_CASES + RESULTS_CASES + DATA_CASES
