@@ -9,28 +9,36 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   (``17.5\\%`` reads as 17.5 or 0.175) and degrees (``30^\\circ`` reads as 30 or π/6).
   No reading equal → 'wrong', except a unit against a number that differs by a unit
   conversion factor (10^k, 60, 3600, 12, …) → 'undecided';
-* decimal approximations (:func:`approximates`): ``85.71`` for ``\\frac{600}{7}`` → 'undecided'
-  (a judge accepts it unless the problem asks for the exact value); a decimal that does not
-  round or truncate to the value stays 'wrong';
+* decimal approximations (:func:`approximation`): an answer ``85.71`` for the gold
+  ``\\frac{600}{7}`` → 'undecided' (right unless the problem asks for the exact value: only
+  the judge sees the question); the exact answer for a rounded gold (``\\frac{1587}{52}`` for
+  ``30.52``) → 'equal' when correctly rounded to ≥ 3 significant digits; a whole percent
+  (``33\\%`` for 1/3) or a one-digit gold within one unit → 'undecided'; a decimal that does
+  not round or truncate to the value stays 'wrong';
+* unit slips (:func:`unit_slip`): values a factor 100 apart (a percent without its sign) or
+  180/π apart (degrees against radians) → 'undecided', never 'wrong';
 * mixed numbers (:func:`mixed_number`): ``21\\frac{13}{14}`` is 21 + 13/14;
 * lists (:func:`list_check`): comma lists, ``\\pm`` (``2\\pm\\sqrt{3}`` = ``2+\\sqrt{3}, 2-\\sqrt{3}``)
   and repeated elements (``20, 20``) compared as sets of elements. Same elements in the same
-  order → 'equal'; reordered → 'equal' when either is written as a set, the gold is a list
-  of tuples, or values in sorted order (a solution set; two values always are), else
-  'undecided' (the order of three unsorted values may carry meaning: a, b, c); a proper subset
+  order → 'equal'; reordered → 'undecided' when one side is a tuple ``(3,1)`` or names its
+  values (``x=3, y=1``) and the other does not (a tuple is ordered), 'equal' when both name
+  their values, either is written as a set, the gold is a list of tuples, or values in
+  sorted order (a solution set; two values always are), else 'undecided' (the order of
+  three unsorted values may carry meaning: a, b, c); a proper subset
   (one of several answers) → 'undecided'; an element matching none of the gold's →
   'wrong'.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
 from gpassk_oc.core.answers.canonical import split_top
-from gpassk_oc.core.answers.numeric import Numbers, Outcome, compare_numbers, numeric_value
+from gpassk_oc.core.answers.numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
 
 Check = Callable[[str, str, Numbers], Outcome | None]
 
@@ -156,6 +164,17 @@ def decoration_check(pred: str, gold: str, num: Numbers) -> Outcome | None:
     return approximation(pred, gold, num) or "wrong"
 
 
+def unit_slip(pred: str, gold: str) -> bool:
+    """Two values that differ exactly by a factor of 100 (a percent written without its sign:
+    0.35 for 35) or of 180/π (an angle in the other unit: π/6 for 30): the question decides
+    which unit it asked for, so the pair is not confidently wrong."""
+    p, g = numeric_value(pred, FLOAT), numeric_value(gold, FLOAT)
+    if not p or not g or isinstance(p, complex) or isinstance(g, complex):
+        return False
+    ratio = max(abs(p / g), abs(g / p))
+    return any(abs(ratio - f) <= 1e-9 * f for f in (100.0, 180 / math.pi))
+
+
 def _conversion(a: Any, b: Any) -> bool:
     if not a or not b:
         return False
@@ -184,33 +203,41 @@ def approximation(pred: str, gold: str, num: Numbers) -> Outcome | None:
     kinds = {d.kind for d in (decorated(pred, num), decorated(gold, num)) if d is not None}
     if {"percent", "degree"} <= kinds:
         return None
-    for approx, exact in ((pred, gold), (gold, pred)):
-        found = approximates(approx, exact, num)
-        if found is not None:
-            return found
-    return None
+    found = approximates(pred, gold, num)
+    if found is not None:
+        # a rounded answer for an exact reference (0.333 for 1/3) is right unless the
+        # problem asks for the exact value ("as a common fraction"): only the judge sees that
+        gold_bare = strip_decorations(gold)
+        exact_reference = gold_bare is None or not _DECIMAL_RE.match(gold_bare[0])
+        return "undecided" if exact_reference else found
+    # the reference is the rounding (30.52 for 1587/52)
+    return approximates(gold, pred, num, reference=True)
 
 
-def approximates(approx: str, exact: str, num: Numbers) -> Outcome | None:
+def approximates(approx: str, exact: str, num: Numbers, reference: bool = False) -> Outcome | None:
     """*approx* as a rounding of *exact*: 'equal' if it is *exact* correctly rounded to its own
     decimals with ≥ 3 significant digits, 'undecided' if it is within one unit of its last
     digit (truncated, or only 2 significant digits), None if not an approximation at all
-    (also for a single significant digit: 0.3 is not 1/3).
+    (also for a single significant digit: 0.3 is not 1/3, unless *approx* is the
+    *reference*, the gold: then 'undecided').
 
     An *exact* that is itself a decimal with no more digits is simply a different value;
     an integer counts as an approximation only of a decimal gold with ≥ 2 decimals (300 for
-    299.94)."""
+    299.94) or as a whole percent (33% for 1/3, 'undecided')."""
     stripped, exact_stripped = strip_decorations(approx), strip_decorations(exact)
     if stripped is None:
         return None
     bare = stripped[0]  # digits are counted on the number alone, never on its unit or %
     m = _DECIMAL_RE.match(bare)
     digits = len(m.group(1)) if m else 0
+    integer = re.fullmatch(r"[+-]?\d+", bare) is not None
     if m is None and not (
-        re.fullmatch(r"[+-]?\d+", bare)
+        integer
         and exact_stripped is not None
-        and (e := _DECIMAL_RE.match(exact_stripped[0]))
-        and len(e.group(1)) >= 2
+        and (
+            stripped[1] == "percent"  # 33% for 1/3: a rounding to whole percents
+            or ((e := _DECIMAL_RE.match(exact_stripped[0])) is not None and len(e.group(1)) >= 2)
+        )
     ):
         return None
     exact_fraction = _as_fraction(exact)
@@ -226,7 +253,9 @@ def approximates(approx: str, exact: str, num: Numbers) -> Outcome | None:
         return None
     significant = len(re.sub(r"^[+-]?0*\.?0*", "", bare).replace(".", ""))
     if significant < 2:
-        return None  # 0.3 for 1/3: too coarse to be meant as the value
+        # 0.3 for 1/3: too coarse to be meant as the value — unless the reference itself is
+        # that coarse (2/3 for a reference 0.7): then only the problem tells
+        return "undecided" if reference else None
     if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:
         return "equal"
     return "undecided"
@@ -297,16 +326,34 @@ def _sorted_values(parts: list[str], num: Numbers) -> bool:
     return values == sorted(values) or values == sorted(values, reverse=True)
 
 
+# "x=3", "a_1=3", "f(2)=3", "\\text{Max}=3", "Paolo:18": an element that names its value
+_NAMED_RE = re.compile(
+    r"^(\\?[A-Za-z]+(?:_(?:\{[^{}]*\}|\w))?(?:\([^()=]*\))?|\\text\{[^{}]*\})(?:=|:)"
+)
+
+
+def _named(parts: list[str]) -> bool:
+    """Elements that carry distinct names (``x=3, y=2``, ``Max: 2, Min: 1``): the names fix
+    which value is which, so the list is ordered; ``x=1, x=2`` lists solutions."""
+    names = [m.group(1) for p in parts if (m := _NAMED_RE.match(p))]
+    return len(names) == len(parts) and len(set(names)) > 1
+
+
 def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | None:
     """Lists against lists or single values, elements compared with *check* (see module doc)."""
     pe, ge = elements(pred), elements(gold)
     if pe is None and ge is None:
         return None
     unordered = any(s.startswith("\\{") for s in (pred, gold))  # written as a set
+    # a tuple (x, y) or named values (x=3, y=2) against a bare list are ordered: a
+    # reordering is no match (named on both sides, the names pair the values up)
+    ordered = (pe is not None and _named(pe)) != (ge is not None and _named(ge))
     if pe is None and ge is not None and not gold.startswith("("):
         pe = _tuple(pred)  # (1000, 10) against 10^3, 10
+        ordered = ordered or pe is not None
     if ge is None and pe is not None and not pred.startswith("("):
         ge = _tuple(gold)
+        ordered = ordered or ge is not None
     pe, ge = pe or [pred], ge or [gold]
     if len(pe) > 40 or len(ge) > 40:
         return None
@@ -316,6 +363,10 @@ def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | No
     if all(matched_p) and all(matched_g):
         if len(pe) == len(ge) and all(table[i][i] == "equal" for i in range(len(pe))):
             return "equal"
+        if ordered:
+            return "undecided"  # (3,1) against 1,3: the problem may or may not fix an order
+        if _named(pe) and _named(ge):
+            return "equal"  # a=1, b=2 for b=2, a=1: the names pair the values up
         if len(set(pe)) < len(pe) or len(set(ge)) < len(ge):
             return "equal"  # "20, 20" for 20: the same answer twice
         if unordered or all(g.startswith("(") for g in ge) or _sorted_values(ge, num):

@@ -18,7 +18,9 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * both multiple-choice letter sets (``A``, ``BD``, ``A,C``; A–G) → equal / wrong;
 * other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
   ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
-  undecided, never confidently wrong because of the notation;
+  undecided, never confidently wrong because of the notation; a rounded answer for an
+  exact gold, a tuple against a reordered list, and two values a factor 100 or 180/π apart
+  (a percent or degree sign left out) are undecided;
 * qualifiers (``\\text{for all } x``, ``\\text{where …}``, ``\\text{only}``) and
   ``\\text{and}`` lists are rewritten away, tuple assignments ``(f,g)=(n,1)`` read as
   ``f=n,g=1``: equal when the rewritten pair is, else undecided;
@@ -174,7 +176,7 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
             and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv))
         ):
             return "undecided"
-    return "wrong"
+    return "undecided" if forms.unit_slip(pred_canon, gold_canon) else "wrong"
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")

@@ -1,0 +1,157 @@
+"""Classes of answers the rules must leave to the judge, or decide only by an identity (issue 16).
+
+Every case is written by hand (none is a row of the labelled dev set); expected outcomes come
+from enumeration (permutations), exact Fractions or the written notation, never from the code.
+"""
+
+from fractions import Fraction
+from itertools import permutations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.rules import check_answer, fast_check
+
+
+def check(pred: str, gold: str):
+    return fast_check(canonical_answer(pred), canonical_answer(gold))
+
+
+# -- a tuple is ordered ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", list(permutations(range(3))))
+def test_a_reordered_tuple_is_never_equal(order):
+    values = ["4", "-7", r"\frac{2}{9}"]
+    gold_tuple, gold_list = "(" + ",".join(values) + ")", ", ".join(values)
+    pred = "(" + ", ".join(values[i] for i in order) + ")"
+    expected = "equal" if order == (0, 1, 2) else "undecided"
+    assert check(pred, gold_tuple) == expected
+    assert check(pred, gold_list) == expected  # a tuple against the bare list
+    assert check(gold_list, pred) == expected
+
+
+def test_ordered_pair_against_a_list_math_verify_case():
+    assert check_answer("(3,1)", "1,3") == "undecided"
+    assert check_answer("1,3", "(3,1)") == "undecided"
+    assert check_answer("(3,1)", "3,1") == "equal"
+    assert check_answer("(3,2)", "1,3") == "wrong"  # 2 is no value of the gold
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("x=5, y=2", "(2,5)", "undecided"),  # named values in another order than a tuple
+        ("x=2, y=5", "(2,5)", "equal"),
+        ("p=1, q=8", "8, 1", "undecided"),
+        ("q=8, p=1", "p=1, q=8", "equal"),  # names on both sides pair the values up
+        ("q=1, p=8", "p=1, q=8", "undecided"),
+        ("s=4, s=-4", "-4, 4", "equal"),  # one name: solutions, in any order
+        ("(1,5),(5,1)", r"\{(5,1),(1,5)\}", "equal"),  # a set of tuples has no order
+        ("(5,1),(6,2)", "(1,5),(2,6)", "undecided"),  # each pair reordered
+        ("(5,1),(6,3)", "(1,4),(2,7)", "wrong"),
+    ],
+)
+def test_named_values_and_lists_of_tuples(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+# -- thousands separators --------------------------------------------------------------------
+
+
+def test_thousands_separator_math_verify_case():
+    assert check_answer("32,349", "32349") == "equal"
+    assert check_answer("32349", "32,349") == "equal"
+    assert check_answer(r"\boxed{32{,}349}", "32349") == "equal"
+    assert check_answer("32,348", "32349") == "wrong"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1000, max_value=10**12))
+def test_grouped_digits_are_one_number(n):
+    assert check(f"{n:,}", str(n)) == "equal"
+    assert check(str(n), f"{n:,}") == "equal"
+    assert check(f"{n:,}", str(n + 1)) != "equal"
+
+
+# -- decimals, fractions, percent, angle units -----------------------------------------------
+
+
+def _rounded(value: Fraction, decimals: int) -> str:
+    scaled = value * 10**decimals
+    whole = int(scaled + Fraction(1, 2)) if scaled >= 0 else -int(-scaled + Fraction(1, 2))
+    sign = "-" if whole < 0 else ""
+    digits = str(abs(whole)).rjust(decimals + 1, "0")
+    return f"{sign}{digits[:-decimals]}.{digits[-decimals:]}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=22, max_value=9999), st.sampled_from([3, 7, 9, 11, 13, 17, 21]))
+def test_a_rounding_for_an_exact_gold_is_the_judges(top, bottom):
+    value = Fraction(top, bottom)  # above 1: three decimals are ≥ 4 significant digits
+    if value.denominator == 1:
+        return
+    exact = rf"\frac{{{value.numerator}}}{{{value.denominator}}}"
+    decimal = _rounded(value, 3)
+    assert check(decimal, exact) == "undecided"  # "as a common fraction" may have been asked
+    assert check(exact, decimal) == "equal"  # the reference itself is the rounding
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("0.25", r"\frac{1}{4}", "equal"),  # exact: an identity
+        (r"\frac{3}{8}", "0.375", "equal"),
+        (r"\frac{5}{6}", "0.8", "undecided"),  # a one-digit reference
+        (r"\frac{5}{6}", "0.6", "wrong"),
+        (r"12.5\%", r"\frac{1}{8}", "equal"),  # % is /100: an identity
+        (r"12.5\%", "12.5", "equal"),  # the unit dropped
+        (r"17\%", r"\frac{1}{6}", "undecided"),  # whole percents: 16.67 rounds to 17
+        (r"20\%", r"\frac{1}{6}", "wrong"),
+        ("0.35", "35", "undecided"),  # a percent written without its sign
+        ("35", "0.35", "undecided"),
+        ("0.36", "35", "wrong"),
+        (r"\frac{\pi}{4}", "45", "undecided"),  # radians for degrees without the ° sign
+        ("45", r"\frac{\pi}{4}", "undecided"),
+        (r"\frac{\pi}{3}", "45", "wrong"),
+    ],
+)
+def test_decimals_percent_and_units(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+# -- intervals and inequalities: the same set, read either way round ---------------------------
+
+_FLIPPED = {"<": ">", ">": "<", r"\le": r"\ge", r"\ge": r"\le"}
+_AS_INTERVAL = {  # x op 3 as an interval, written out by hand
+    "<": r"(-\infty, 3)",
+    r"\le": r"(-\infty, 3]",
+    ">": r"(3, +\infty)",
+    r"\ge": r"[3, +\infty)",
+}
+
+
+@pytest.mark.parametrize("op", list(_AS_INTERVAL))
+@pytest.mark.parametrize("interval_op", list(_AS_INTERVAL))
+def test_inequalities_against_intervals(op, interval_op):
+    expected = "equal" if op == interval_op else "wrong"
+    assert check(f"t {op} 3", _AS_INTERVAL[interval_op]) == expected
+    assert check(f"3 {_FLIPPED[op]} t", _AS_INTERVAL[interval_op]) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("7 > w > -2", "(-2, 7)", "equal"),
+        (r"7 \ge w > -2", "(-2, 7]", "equal"),
+        ("7 > w > -2", "[-2, 7)", "wrong"),
+        ("1 < w > 0", r"(1, \infty)", "undecided"),  # no interval: the judge's
+        (r"-\infty < w < 4", r"(-\infty, 4)", "undecided"),
+        ("w < -1, w > 2", r"(-\infty,-1)\cup(2,\infty)", "undecided"),  # a comma: "and" or "or"?
+        (r"w < -1 \text{ or } w > 2", r"(-\infty,-1)\cup(2,\infty)", "equal"),
+    ],
+)
+def test_chains_and_unions(pred, gold, expected):
+    assert check(pred, gold) == expected
