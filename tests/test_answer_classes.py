@@ -155,3 +155,36 @@ def test_inequalities_against_intervals(op, interval_op):
 )
 def test_chains_and_unions(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+# -- roundings inside structures: the judge's, never confidently wrong ------------------------
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("(0, 2.24)", r"(0, \sqrt{5})", "undecided"),  # √5 = 2.236…
+        (r"[1.73, \infty)", r"[\sqrt{3}, \infty)", "undecided"),
+        ("x > 2.24", r"(\sqrt{5}, \infty)", "undecided"),
+        (r"[2.24, \infty)", r"(\sqrt{5}, \infty)", "wrong"),  # brackets differ: no rounding
+        ("(0, 2.5)", r"(0, \sqrt{5})", "wrong"),  # 12 % off: no rounding
+        (r"\{0.67, 2\}", r"\{\frac{2}{3}, 2\}", "undecided"),
+        (
+            r"\begin{pmatrix} 0.14 \\ 3 \end{pmatrix}",
+            r"\begin{pmatrix} \frac17 \\ 3 \end{pmatrix}",
+            "undecided",
+        ),
+        ("2.24", r"\{\sqrt{5}\}", "undecided"),
+        ("(0, 2)", "(0, 3)", "wrong"),  # no decimals: exact values differ
+        (r"(0, 2.24)\cup(3, 4)", r"(0, \sqrt{5})\cup(3, 4)", "undecided"),
+        (r"(0, 2.24)\cup(3, 5)", r"(0, \sqrt{5})\cup(3, 4)", "wrong"),
+    ],
+)
+def test_roundings_inside_structures(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+def test_an_integer_gold_is_no_rounding():
+    assert check("1.27", "1") == "wrong"
+    assert check("-2.89", "-3") == "wrong"
+    assert check(r"\frac{5}{6}", "0.8") == "undecided"  # 0.8 may be the gold rounded

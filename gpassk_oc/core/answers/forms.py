@@ -255,7 +255,7 @@ def approximates(approx: str, exact: str, num: Numbers, reference: bool = False)
     if significant < 2:
         # 0.3 for 1/3: too coarse to be meant as the value — unless the reference itself is
         # that coarse (2/3 for a reference 0.7): then only the problem tells
-        return "undecided" if reference else None
+        return "undecided" if reference and m is not None else None  # 1 is no rounding
     if m is not None and best <= unit / 2 * (1 + 1e-9) and significant >= 3:
         return "equal"
     return "undecided"

@@ -67,7 +67,7 @@ from gpassk_oc.core.answers.numeric import (
     numeric_value,
     variables,
 )
-from gpassk_oc.core.answers.structures import compare_structures, structure
+from gpassk_oc.core.answers.structures import close, compare_structures, structure
 from gpassk_oc.core.answers.symbolic import (
     rename_function_variable,
     renamed_parameter,
@@ -289,11 +289,13 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
             return found
     ps = structure(pred_canon, num) if pv is None else None
     gs = structure(gold_canon, num) if gv is None else None
+    # decimals on either side: a component may be a rounding of the other's (1.41 for √2)
+    rounded = _ROUNDING if _DECIMAL_IN_RE.search(pred_canon + gold_canon) else 0.0
     if ps is not None and gs is not None:
-        return compare_structures(ps, gs, num)
+        return compare_structures(ps, gs, num, rounded)
     if (ps is not None and gv is not None) or (gs is not None and pv is not None):
         return _number_against_structure(
-            ps if ps is not None else gs, gv if ps is not None else pv, num
+            ps if ps is not None else gs, gv if ps is not None else pv, num, rounded
         )
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
@@ -394,7 +396,13 @@ def _has_letters(canonical: str) -> bool:
     return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", _GREEK_RE.sub("v", canonical))))
 
 
-def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcome:
+_DECIMAL_IN_RE = re.compile(r"\d\.\d")
+_ROUNDING = 0.05  # a rounding to two significant digits is off by at most 5 %
+
+
+def _number_against_structure(
+    struct: tuple, value: Any, num: Numbers, rounded: float = 0.0
+) -> Outcome:
     """A number against a set: ``\\{3\\}`` is 3 written as a solution set (its element
     decides); a number that is one element of a larger set is one of several answers
     ('undecided'); a number in no element is 'wrong'. A number is never an interval, a
@@ -403,6 +411,8 @@ def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcom
         return "wrong"
     outcomes = [compare_numbers(element, value, num) for element in struct[1]]
     if len(outcomes) == 1:
+        if outcomes[0] == "wrong" and rounded and close(struct[1][0], value, rounded):
+            return "undecided"  # 1.41 against \{\sqrt{2}\}
         return outcomes[0] or "undecided"
     if "equal" in outcomes or None in outcomes:
         return "undecided"

@@ -222,8 +222,14 @@ def _as_tuple(s: tuple) -> tuple:
     return s
 
 
-def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | None:
-    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
+def compare_structures(
+    p: tuple, g: tuple, num: Numbers = FLOAT, rounded: float = 0.0
+) -> Outcome | None:
+    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here).
+
+    *rounded* > 0 (one side writes decimals): components that differ by at most that
+    relative amount may be roundings (``(0, 1.41)`` for ``(0, \\sqrt{2})``): 'undecided'
+    instead of 'wrong' when every difference is one."""
     if p[0] != g[0] and "tuple" in (p[0], g[0]):
         p, g = _as_tuple(p), _as_tuple(g)
     if p[0] != g[0] and "union" in (p[0], g[0]) and "interval" in (p[0], g[0]):
@@ -231,10 +237,12 @@ def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | No
     if p[0] == g[0] == "union":
         if len(p[1]) != len(g[1]):
             return "wrong"  # merged: different numbers of disjoint pieces
-        outcomes = [compare_structures(a, b, num) for a, b in zip(p[1], g[1])]
+        outcomes = [compare_structures(a, b, num, rounded) for a, b in zip(p[1], g[1])]
         if any(o is None for o in outcomes):
             return None
-        return "equal" if all(o == "equal" for o in outcomes) else "wrong"
+        if all(o == "equal" for o in outcomes):
+            return "equal"
+        return "wrong" if "wrong" in outcomes else "undecided"
     if {p[0], g[0]} in ({"set", "interval"}, {"set", "union"}):
         return "undecided"  # {1,2} against k\\ge2: the variable may be an integer — the judge's
     if p[0] != g[0]:
@@ -262,7 +270,16 @@ def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | No
         return "equal"
     if p[0] == "tuple" and _permutation(p[2], g[2], num):
         return "undecided"  # (3,1) for (1,3): right if the problem is symmetric — the judge's
+    if rounded and all(o == "equal" or close(a, b, rounded) for o, (a, b) in zip(outcomes, values)):
+        return "undecided"
     return "wrong"
+
+
+def close(a: Any, b: Any, rounded: float) -> bool:
+    """Finite values within *rounded* of each other, relative to the larger."""
+    if math.isinf(a) or math.isinf(b) or isinstance(a, complex) or isinstance(b, complex):
+        return False
+    return abs(float(a) - float(b)) <= rounded * max(abs(float(a)), abs(float(b)))
 
 
 def _compare(a: Any, b: Any, num: Numbers) -> Outcome | None:
