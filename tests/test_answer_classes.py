@@ -188,3 +188,17 @@ def test_an_integer_gold_is_no_rounding():
     assert check("1.27", "1") == "wrong"
     assert check("-2.89", "-3") == "wrong"
     assert check(r"\frac{5}{6}", "0.8") == "undecided"  # 0.8 may be the gold rounded
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("3,75", "3.75", "undecided"),  # a decimal comma, or the list 3, 75
+        ("3.75", "3,75", "undecided"),
+        ("0,25", r"\frac{1}{4}", "undecided"),
+        ("3,75", "3.7", "wrong"),  # neither reading matches
+        ("48,125", "48125", "equal"),  # a thousands group: one number
+    ],
+)
+def test_a_decimal_comma_is_the_judges(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -18,6 +18,8 @@ either way, and 'wrong' only when *no* reading of the notation matches:
 * unit slips (:func:`unit_slip`): values a factor 100 apart (a percent without its sign) or
   180/π apart (degrees against radians) → 'undecided', never 'wrong';
 * mixed numbers (:func:`mixed_number`): ``21\\frac{13}{14}`` is 21 + 13/14;
+* a decimal comma (``2,5`` for 2.5; not a thousands group): 'undecided' — a list 2, 5 reads
+  the same;
 * lists (:func:`list_check`): comma lists, ``\\pm`` (``2\\pm\\sqrt{3}`` = ``2+\\sqrt{3}, 2-\\sqrt{3}``)
   and repeated elements (``20, 20``) compared as sets of elements. Same elements in the same
   order → 'equal'; reordered → 'undecided' when one side is a tuple ``(3,1)`` or names its
@@ -339,11 +341,18 @@ def _named(parts: list[str]) -> bool:
     return len(names) == len(parts) and len(set(names)) > 1
 
 
+_DECIMAL_COMMA_RE = re.compile(r"^[+-]?\d+,\d+$")
+
+
 def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | None:
     """Lists against lists or single values, elements compared with *check* (see module doc)."""
     pe, ge = elements(pred), elements(gold)
     if pe is None and ge is None:
         return None
+    for text, other in ((pred, gold), (gold, pred)):
+        # 2,5 for 2.5: a decimal comma, or the list 2, 5 — only the context tells
+        if _DECIMAL_COMMA_RE.match(text) and check(text.replace(",", "."), other, num) == "equal":
+            return "undecided"
     unordered = any(s.startswith("\\{") for s in (pred, gold))  # written as a set
     # a tuple (x, y) or named values (x=3, y=2) against a bare list are ordered: a
     # reordering is no match (named on both sides, the names pair the values up)
