@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.rules import check_answer, fast_check
+from gpassk_oc.core.answers.units import different_measures, measure
 
 
 def check(pred: str, gold: str):
@@ -202,3 +203,30 @@ def test_an_integer_gold_is_no_rounding():
 )
 def test_a_decimal_comma_is_the_judges(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        (r"12 \text{ days}", r"12 \text{ weeks}", "undecided"),  # the same number, two units
+        (r"12 \text{ km}", r"12 \text{ m}", "undecided"),
+        (r"12 \text{ kg}", r"12 \text{ km}", "undecided"),  # two quantities
+        (r"12 \text{ km}^2", r"12 \text{ km}", "undecided"),  # area against length
+        (r"12 \text{ day}", r"12 \text{ days}", "equal"),  # a plural is one unit
+        (r"12 \text{ hrs}", r"12 \text{ hours}", "equal"),  # two spellings of one unit
+        (r"12 \text{ square feet}", r"12 \text{ ft}^2", "equal"),
+        (r"12 \text{ red apples}", r"12 \text{ apples}", "equal"),  # what is counted, no unit
+        (r"12 \text{ Days}", "12", "equal"),  # the unit dropped
+        (r"13 \text{ days}", r"12 \text{ days}", "wrong"),
+    ],
+)
+def test_two_units_are_the_judges(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+def test_unit_measures():
+    assert measure("Hours") == measure("hr") == ("time", 3600.0)
+    assert measure("km^2") == ("length^2", 1e6)
+    assert measure("cubic inches") == ("length^3", 0.0254**3)
+    assert measure("candies") is None
+    assert different_measures("cm", "m") and not different_measures("feet", "ft")

@@ -8,7 +8,9 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   (``3,110,400``), a ratio (``20:3`` is 20/3), a trailing unit (``34\\text{hours}``, ``130\\text{m}``), percent
   (``17.5\\%`` reads as 17.5 or 0.175) and degrees (``30^\\circ`` reads as 30 or π/6).
   No reading equal → 'wrong', except a unit against a number that differs by a unit
-  conversion factor (10^k, 60, 3600, 12, …) → 'undecided';
+  conversion factor (10^k, 60, 3600, 12, …) → 'undecided'; the same number in two
+  different units of measure (``34\\text{ cm}`` for ``34\\text{ m}``, :mod:`.units`) →
+  'undecided' (words that name what is counted, ``candies``, are not compared);
 * decimal approximations (:func:`approximation`): an answer ``85.71`` for the gold
   ``\\frac{600}{7}`` → 'undecided' (right unless the problem asks for the exact value: only
   the judge sees the question); the exact answer for a rounded gold (``\\frac{1587}{52}`` for
@@ -41,13 +43,15 @@ from typing import Any, NamedTuple
 
 from gpassk_oc.core.answers.canonical import split_top
 from gpassk_oc.core.answers.numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
+from gpassk_oc.core.answers.units import different_measures
 
 Check = Callable[[str, str, Numbers], Outcome | None]
 
 _THOUSANDS_RE = re.compile(r"^([+-]?)(\d{1,3}(?:,\d{3})+)(\.\d+)?$")
 _CURRENCY_RE = re.compile(r"^(-?)(?:\\\$|\\textdollar|USD|¥|￥|€|£)")
 _UNIT_TAIL_RE = re.compile(
-    r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}|(?<=\d)([a-zA-Z]{2,20}(?:\^[23])?)"
+    r"(?:\\(?:text|mathrm|mbox|textrm|operatorname)\{([^{}]*)\}(?:\^\{?[23]\}?)?"
+    r"|(?<=\d)([a-zA-Z]{2,20}(?:\^[23])?)"
     r"|(?<=\d)([\u4e00-\u9fff]{1,4}))$"
 )
 _DEGREE_RE = re.compile(r"(?:\^\\circ|°|\\circ|\\degree)$")
@@ -82,6 +86,9 @@ def strip_decorations(canonical: str) -> tuple[str, str, str] | None:
             if tail is None or tail.start() == 0:
                 break
             word = next(g for g in tail.groups() if g is not None).strip()
+            power = re.search(r"\}\^\{?([23])\}?$", tail.group(0))
+            if power:  # \text{cm}^2: the power belongs to the unit
+                word += "^" + power.group(1)
             if word and not re.fullmatch(
                 r"[A-Za-z]{1,20}(?:\^[23])?|[\u4e00-\u9fff]{1,4}|"
                 r"[A-Za-z][A-Za-z ./^0-9-]*",
@@ -152,6 +159,8 @@ def decoration_check(pred: str, gold: str, num: Numbers) -> Outcome | None:
         return None
     outcomes = [compare_numbers(a, b, num) for a in _readings(p, num) for b in _readings(g, num)]
     if "equal" in outcomes:
+        if p.unit and g.unit and different_measures(p.unit, g.unit):
+            return "undecided"  # 34 minutes for 34 hours: another amount, or a slip of the gold
         return "equal"
     if "grouped" in (p.kind, g.kind):
         return None  # "25,100" may be the list 25, 100: the list rules decide
