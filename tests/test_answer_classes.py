@@ -230,3 +230,17 @@ def test_unit_measures():
     assert measure("cubic inches") == ("length^3", 0.0254**3)
     assert measure("candies") is None
     assert different_measures("cm", "m") and not different_measures("feet", "ft")
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        (r"w \lt 4", r"(-\infty, 4)", "equal"),  # \lt is <
+        (r"4 \gt w", r"(-\infty, 4)", "equal"),
+        (r"w \gt 4", r"(-\infty, 4)", "wrong"),
+        (r"\varnothing", r"\emptyset", "equal"),
+        (r"w \neq 2", r"w \ne 2", "equal"),
+    ],
+)
+def test_other_names_of_one_symbol(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -4,8 +4,9 @@
 deduplicate answers before any expensive check: whitespace, ``$``, ``\\left``/``\\right``,
 spacing macros, ``\\displaystyle``, ``\\dfrac``/``\\tfrac`` → ``\\frac``, ``\\frac12`` →
 ``\\frac{1}{2}``, ``x^{2}`` → ``x^2``, ``\\text{271}`` → ``271`` (numbers only), empty
-``\\text{}``, a trailing period. Equal canonical forms are the same answer; different forms
-may still be equivalent (that is what :mod:`.rules` and the judge decide).
+``\\text{}``, a trailing period, other names of one symbol (``\\lt`` → ``<``, ``\\geq`` →
+``\\ge``, ``\\varnothing`` → ``\\emptyset``). Equal canonical forms are the same answer;
+different forms may still be equivalent (that is what :mod:`.rules` and the judge decide).
 
 The classifiers read a canonical form as a plain rational (:func:`as_rational`), a set of
 choice letters (:func:`as_choice`), text (:func:`as_text`), prose outside ``\\text{}``
@@ -78,6 +79,11 @@ _CANON_SUBS = (
     (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\\([lg]e)(?:q|qslant|slant)(?![a-zA-Z])"), r"\\\1"),  # \geq, \geqslant are \ge
+    # other names of one symbol (before spaces go: "\gt k" must not become "\gtk")
+    (re.compile(r"\\lt(?![a-zA-Z])"), "<"),
+    (re.compile(r"\\gt(?![a-zA-Z])"), ">"),
+    (re.compile(r"\\neq(?![a-zA-Z])"), r"\\ne"),
+    (re.compile(r"\\varnothing(?![a-zA-Z])"), r"\\emptyset"),
     (re.compile(r"\s+"), ""),
 )
 

@@ -27,11 +27,11 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * a value close to a decimal reference (0.5 %) or to a value with π (0.1 %) is undecided,
   not wrong (a measurement; π taken as 3.14);
 * expressions or equations in variables (:mod:`.symbolic`; one letter, optionally
-  subscripted; Greek letters count) → evaluated at three fixed irrational points where both are defined (equations up
-  to a constant factor; an expression against an equation lacking one of its variables v as
-  v = expression; angle families with the integer parameter renamed; intervals with
-  variables endpoint by endpoint): identical → equal, different → undecided (never wrong:
-  the problem may give the variable a meaning);
+  subscripted; Greek letters count) → evaluated at three fixed irrational points where both
+  are defined (equations up to a constant factor; an expression against an equation lacking
+  one of its variables v as v = expression; angle families with the integer parameter
+  renamed; intervals with variables endpoint by endpoint): identical → equal, different →
+  undecided (never wrong: the problem may give the variable a meaning);
 * text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
   undecided; text or a choice letter against a number → undecided; prose outside
   ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
