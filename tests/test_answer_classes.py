@@ -244,3 +244,16 @@ def test_unit_measures():
 )
 def test_other_names_of_one_symbol(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("6, 2, 9", r"9 \text{ or } 2 \text{ or } 6", "equal"),  # "or": alternatives, no order
+        ("s=6, s=2, s=9", "9, 6, 2", "equal"),  # one name for every value: solutions
+        ("6, 2, 9", "9, 2, 6", "undecided"),  # three unsorted values: a, b, c may be meant
+        ("6, 2, 9", "2, 6, 9", "equal"),  # sorted: a solution set listed in order
+    ],
+)
+def test_solution_sets_have_no_order(pred, gold, expected):
+    assert check(pred, gold) == expected

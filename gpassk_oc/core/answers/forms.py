@@ -328,9 +328,23 @@ def _tuple(canonical: str) -> list[str] | None:
     return None
 
 
+_ALTERNATIVES_RE = re.compile(r"\\(?:pm|mp|lor)(?![a-zA-Z])|\\text\{or\}|或")
+_SAME_NAME_RE = re.compile(r"(?:^|,)([a-zA-Z](?:_\d)?)=")
+
+
+def _solution_set(text: str) -> bool:
+    """A list written as a set of solutions: set braces, ``\\pm``, "or", or one name for
+    every value (``x=1, x=-2``) — its order is not part of the answer."""
+    if text.startswith("\\{") or _ALTERNATIVES_RE.search(text):
+        return True
+    names = _SAME_NAME_RE.findall(text)
+    return len(names) >= 2 and len(set(names)) == 1 and len(names) == len(split_top(text))
+
+
 def _sorted_values(parts: list[str], num: Numbers) -> bool:
     """Values in increasing or decreasing order (two always are: two solutions are listed in
-    either order, as math-verify reads them)."""
+    either order, as math-verify reads them; on the labelled dev data every reordered pair
+    of two values was a correct answer)."""
     values = [numeric_value(p, num) for p in parts]
     if any(v is None or isinstance(v, num.complex_type) for v in values):
         return False
@@ -362,7 +376,7 @@ def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | No
         # 2,5 for 2.5: a decimal comma, or the list 2, 5 — only the context tells
         if _DECIMAL_COMMA_RE.match(text) and check(text.replace(",", "."), other, num) == "equal":
             return "undecided"
-    unordered = any(s.startswith("\\{") for s in (pred, gold))  # written as a set
+    unordered = any(_solution_set(s) for s in (pred, gold))
     # a tuple (x, y) or named values (x=3, y=2) against a bare list are ordered: a
     # reordering is no match (named on both sides, the names pair the values up)
     ordered = (pe is not None and _named(pe)) != (ge is not None and _named(ge))
