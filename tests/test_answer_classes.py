@@ -5,7 +5,7 @@ from enumeration (permutations), exact Fractions or the written notation, never 
 """
 
 from fractions import Fraction
-from itertools import permutations
+from itertools import permutations, product
 
 import pytest
 from hypothesis import given, settings
@@ -257,3 +257,81 @@ def test_other_names_of_one_symbol(pred, gold, expected):
 )
 def test_solution_sets_have_no_order(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+# -- every exact writing of one value or one interval is equal to every other ------------------
+
+
+def _tex(v: Fraction) -> str:
+    if v.denominator == 1:
+        return str(v.numerator)
+    sign = "-" if v < 0 else ""
+    return rf"{sign}\frac{{{abs(v.numerator)}}}{{{v.denominator}}}"
+
+
+def _value_writings(v: Fraction) -> list[str]:
+    n, d = v.numerator, v.denominator
+    out = [_tex(v), f"x = {_tex(v)}", rf"\frac{{{2 * n}}}{{{2 * d}}}", f"{2 * n}/{2 * d}"]
+    if d == 1 and abs(n) >= 1000:
+        out.append(f"{n:,}")  # thousands separators
+    if d > 1 and abs(n) > d:  # a mixed number
+        out.append(rf"{'-' if n < 0 else ''}{abs(n) // d}\frac{{{abs(n) % d}}}{{{d}}}")
+    if 10**6 % d == 0:  # a terminating decimal, and the same value in percent
+        out.append(_decimal(v) if d > 1 else f"{n}.0")
+        out.append(_decimal(v * 100) + r"\%")
+    return out
+
+
+def _decimal(v: Fraction) -> str:
+    """The exact decimal digits of a value whose denominator divides 10^6."""
+    scaled = abs(v) * 10**6
+    assert scaled.denominator == 1
+    whole, frac = divmod(scaled.numerator, 10**6)
+    digits = f"{whole}.{frac:06d}".rstrip("0").rstrip(".")
+    return ("-" if v < 0 else "") + digits
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(min_value=-30000, max_value=30000),
+    st.sampled_from([1, 2, 3, 4, 5, 7, 8, 12, 16, 25, 40]),
+)
+def test_exact_writings_of_one_value_are_equal(top, bottom):
+    writings = _value_writings(Fraction(top, bottom))
+    for pred in writings:
+        for gold in writings:
+            assert check_answer(pred, gold) == "equal", (pred, gold)
+
+
+_LOWER = {"(": "<", "[": r"\le"}
+_UPPER = {")": "<", "]": r"\le"}
+_GREATER = {"<": ">", r"\le": r"\ge"}
+
+
+def _interval_writings(a: Fraction, b: Fraction, left: str, right: str) -> list[str]:
+    lo, hi, op1, op2 = _tex(a), _tex(b), _LOWER[left], _UPPER[right]
+    return [
+        f"{left}{lo},{hi}{right}",
+        rf"\left{left} {lo}, {hi} \right{right}",
+        f"{lo} {op1} x {op2} {hi}",
+        rf"x \in {left}{lo}, {hi}{right}",
+        rf"\{{x \mid {lo} {op1} x {op2} {hi}\}}",
+        f"{hi} {_GREATER[op2]} x {_GREATER[op1]} {lo}",
+    ]
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.fractions(min_value=-50, max_value=50, max_denominator=3),
+    st.fractions(min_value=Fraction(1, 5), max_value=40, max_denominator=5),
+)
+def test_writings_of_one_interval_are_equal_and_other_brackets_never(a, width):
+    b = a + width
+    for left, right in product("([", ")]"):
+        same = _interval_writings(a, b, left, right)
+        for pred, gold in product(same, same):
+            assert check_answer(pred, gold) == "equal", (pred, gold)
+        for other in product("([", ")]"):
+            if other != (left, right):
+                for pred, gold in product(same[:3], _interval_writings(a, b, *other)[:3]):
+                    assert check_answer(pred, gold) != "equal", (pred, gold)

@@ -84,6 +84,7 @@ _CANON_SUBS = (
     (re.compile(r"\\gt(?![a-zA-Z])"), ">"),
     (re.compile(r"\\neq(?![a-zA-Z])"), r"\\ne"),
     (re.compile(r"\\varnothing(?![a-zA-Z])"), r"\\emptyset"),
+    (re.compile(r"\{,\}"), ","),  # 14{,}916: a comma without math spacing is a comma
     (re.compile(r"\s+"), ""),
 )
 
