@@ -335,3 +335,17 @@ def test_writings_of_one_interval_are_equal_and_other_brackets_never(a, width):
             if other != (left, right):
                 for pred, gold in product(same[:3], _interval_writings(a, b, *other)[:3]):
                     assert check_answer(pred, gold) != "equal", (pred, gold)
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("(8,2)", r"\{2,8\}", "undecided"),  # the same values: solutions, or an ordered answer
+        (r"\{2,8\}", "(8,2)", "undecided"),
+        ("(8,2,5)", r"\{2,5,8\}", "undecided"),
+        ("(8,2,4)", r"\{2,5,8\}", "wrong"),
+        (r"\{2,8\}", "(2,8,5)", "wrong"),
+    ],
+)
+def test_a_tuple_against_a_set(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -245,6 +245,10 @@ def compare_structures(
         return "wrong" if "wrong" in outcomes else "undecided"
     if {p[0], g[0]} in ({"set", "interval"}, {"set", "union"}):
         return "undecided"  # {1,2} against k\\ge2: the variable may be an integer — the judge's
+    if {p[0], g[0]} == {"set", "tuple"}:
+        # {1,3} against (3,1): the same values, as solutions or as an ordered answer
+        pv, gv = (p[1] if p[0] == "set" else p[2]), (g[1] if g[0] == "set" else g[2])
+        return "undecided" if _permutation(pv, gv, num) else "wrong"
     if p[0] != g[0]:
         return None
     if p[0] == "interval":
