@@ -349,3 +349,20 @@ def test_writings_of_one_interval_are_equal_and_other_brackets_never(a, width):
 )
 def test_a_tuple_against_a_set(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        ("②④", "④②", "equal"),  # circled numbers name propositions: a set, like letters
+        ("②④", "②③", "wrong"),
+        ("②④", "2,4", "undecided"),
+        (r"\{t|t<-3 或 t>5\}", r"(-\infty,-3)\cup(5,+\infty)", "equal"),  # 或 is "or"
+        ("t<-3或t>5", r"(-\infty,-3)\cup(6,+\infty)", "wrong"),
+        (r"[n\pi, n\pi+\frac{\pi}{2}](n\in\mathbb{Z})", r"[n\pi, n\pi+\frac{\pi}{2}]", "equal"),
+        (r"m=\frac{\pi}{3}+2t\pi, t\in Z", r"\frac{\pi}{3}+2t\pi", "equal"),
+        (r"m=\frac{\pi}{3}+t\pi, t\in Z", r"\frac{\pi}{3}+2t\pi", "undecided"),
+    ],
+)
+def test_chinese_answer_forms(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -159,7 +159,10 @@ _RATIONAL_RES = (
     re.compile(rf"^([+-]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}$"),
     re.compile(rf"^({_NUM})/({_NUM})$"),
 )
-_CHOICE_RE = re.compile(r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*)\)?\}?$")
+# option letters A–G, or the circled numbers ①–⑩ Chinese problems give their propositions
+_CHOICE_RE = re.compile(
+    r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*|[①-⑩](?:[,，、]?[①-⑩])*)\)?\}?$"
+)
 
 
 def as_rational(canonical: str) -> Fraction | None:
@@ -183,11 +186,12 @@ def as_rational(canonical: str) -> Fraction | None:
 
 
 def as_choice(canonical: str) -> frozenset[str] | None:
-    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``), else None."""
+    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``, ``①③``),
+    else None."""
     m = _CHOICE_RE.match(canonical)
     if not m:
         return None
-    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G")
+    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G" or "①" <= ch <= "⑩")
 
 
 _TEXT_WRAP_RE = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}$")

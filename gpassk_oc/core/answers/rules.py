@@ -205,7 +205,11 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | No
 
 
 # "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
-_QUALIFIER_RE = re.compile(r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}")
+_QUALIFIER_RE = re.compile(
+    r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}"
+    # an integer parameter declared after a solution family: (k\in\mathbb{Z}), ,k∈Z
+    r"|,?\(?[kmnt]\\in(?:\\mathbb\{Z\}|\\mathbf\{Z\}|Z)\)?$"
+)
 _AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
 _TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
 
@@ -228,7 +232,7 @@ def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None
     None when nothing was rewritten."""
     pair, qualified = [], False
     for text in (pred_canon, gold_canon):
-        if "\\text{" in text and "\\begin" not in text:
+        if ("\\text{" in text or "\\in" in text) and "\\begin" not in text:
             bare = _QUALIFIER_RE.sub("", text)
             qualified = qualified or bare != text
             text = _AND_RE.sub(",", bare)
@@ -252,7 +256,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
-    if "\\text{" in pred_canon + gold_canon or "=(" in pred_canon + gold_canon:
+    if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
         found = _rewritten(pred_canon, gold_canon, num)
         if found is not None:
             return found

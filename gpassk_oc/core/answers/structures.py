@@ -73,6 +73,8 @@ def _inequality_interval(canonical: str, num: Numbers) -> tuple | None:
     return None
 
 
+# ∪, "or" (also Chinese 或) between the parts of a union
+_UNION_SEPARATORS = ("\\cup", "\\text{or}", "\\lor", "\\text{或}", "或")
 _SET_BUILDER_RE = re.compile(r"^\\\{[a-z](?:\\in\\mathbb\{R\})?(?:\||\\mid)(.+)\\\}$")
 _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
@@ -83,11 +85,11 @@ def structure(canonical: str, num: Numbers = FLOAT) -> tuple | None:
     ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
-    if "\\cup" in canonical or "\\text{or}" in canonical or "\\lor" in canonical:
-        return _union(canonical, num)
     builder = _SET_BUILDER_RE.match(canonical)
     if builder:  # \{x|-1<x<1\} is the interval (-1,1)
         canonical = builder.group(1)
+    if any(sep in canonical for sep in _UNION_SEPARATORS):
+        return _union(canonical, num)
     interval = _inequality_interval(canonical, num)
     if interval is not None:
         return interval
@@ -140,7 +142,7 @@ def _union(canonical: str, num: Numbers) -> tuple | None:
         elif ch in ")]}":
             depth -= 1
         if depth == 0:
-            for sep in ("\\cup", "\\text{or}", "\\lor"):
+            for sep in _UNION_SEPARATORS:
                 if canonical.startswith(sep, i):
                     parts.append(canonical[start:i])
                     start = i + len(sep)
