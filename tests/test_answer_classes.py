@@ -366,3 +366,34 @@ def test_a_tuple_against_a_set(pred, gold, expected):
 )
 def test_chinese_answer_forms(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        (r"\cos 60^\circ", r"\frac{1}{2}", "equal"),  # a degree inside a trig function is π/180
+        (r"\tan 45^{\circ}", "1", "equal"),
+        (r"2\sin 45°", r"\sqrt{2}", "equal"),
+        (r"\cos 61^\circ", r"\frac{1}{2}", "wrong"),
+        (r"60^\circ", "60", "equal"),  # a bare angle still reads as 60 or π/3
+        (r"60^\circ", r"\frac{\pi}{3}", "equal"),
+    ],
+)
+def test_degrees_inside_trigonometric_functions(pred, gold, expected):
+    assert check(pred, gold) == expected
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        (r"0.\overline{6}", r"\frac{2}{3}", "equal"),  # a repeating decimal is its fraction
+        (r"2.\overline{18}", r"\frac{24}{11}", "equal"),
+        (r"0.8\overline{3}", r"\frac{5}{6}", "equal"),
+        (r"0.\dot{6}", r"\frac{2}{3}", "equal"),  # the dot notation
+        (r"0.\dot{2}\dot{7}", r"\frac{3}{11}", "equal"),
+        (r"0.\overline{6}", r"\frac{3}{5}", "wrong"),
+        (r"0.\overline{6}", "0.667", "equal"),  # the gold is the rounding
+    ],
+)
+def test_repeating_decimals(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -182,7 +182,30 @@ def as_rational(canonical: str) -> Fraction | None:
             return Fraction(m.group(1)) / Fraction(m.group(2))
     except (ValueError, ZeroDivisionError):
         return None
+    if "\\overline" in canonical or "\\dot" in canonical:
+        return _repeating(canonical)
     return None
+
+
+# 0.1\overline{6}, 0.\dot{3}, 0.\dot{1}\dot{2} (a dot over the first and last repeated digit)
+_OVERLINE_RE = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\{?(\d+)\}?$")
+_DOTS_RE = re.compile(r"^([+-]?)(\d*)\.(\d*)\\dot\{?(\d)\}?(?:(\d*)\\dot\{?(\d)\}?)?$")
+
+
+def _repeating(canonical: str) -> Fraction | None:
+    """A repeating decimal as the fraction it denotes (0.1\\overline{6} is 1/6)."""
+    m = _OVERLINE_RE.match(canonical)
+    if m:
+        sign, whole, fixed, cycle = m.groups()
+    else:
+        d = _DOTS_RE.match(canonical)
+        if d is None:
+            return None
+        sign, whole, fixed = d.group(1), d.group(2), d.group(3)
+        cycle = d.group(4) + (d.group(5) or "") + (d.group(6) or "")
+    head = Fraction(int(whole or "0")) + (Fraction(int(fixed), 10 ** len(fixed)) if fixed else 0)
+    tail = Fraction(int(cycle), (10 ** len(cycle) - 1) * 10 ** len(fixed))
+    return -(head + tail) if sign == "-" else head + tail
 
 
 def as_choice(canonical: str) -> frozenset[str] | None:
