@@ -397,3 +397,9 @@ def test_degrees_inside_trigonometric_functions(pred, gold, expected):
 )
 def test_repeating_decimals(pred, gold, expected):
     assert check(pred, gold) == expected
+
+
+def test_lg_is_the_common_logarithm():
+    assert check(r"\lg 1000", "3") == "equal"
+    assert check(r"\lg 4 + \lg 25", "2") == "equal"
+    assert check(r"\lg 1000", "4") == "wrong"
