@@ -377,9 +377,17 @@ def test_chinese_answer_forms(pred, gold, expected):
         (r"\cos 61^\circ", r"\frac{1}{2}", "wrong"),
         (r"60^\circ", "60", "equal"),  # a bare angle still reads as 60 or π/3
         (r"60^\circ", r"\frac{\pi}{3}", "equal"),
+        # degrees inside an expression: read as degrees or as radians, on both sides
+        (r"90^\circ+15^\circ", r"105^\circ", "equal"),
+        (r"90^\circ+15^\circ", r"\frac{7\pi}{12}", "equal"),
+        (r"90^\circ+15^\circ", "105", "equal"),
+        (r"90^\circ+15^\circ", r"100^\circ", "wrong"),
+        (r"(20^\circ, 70^\circ)", r"(\frac{\pi}{9}, \frac{7\pi}{18})", "equal"),
+        (r"(20^\circ, 70^\circ)", r"(70^\circ, 20^\circ)", "undecided"),
+        (r"B = 20^\circ", r"20^\circ", "equal"),
     ],
 )
-def test_degrees_inside_trigonometric_functions(pred, gold, expected):
+def test_degrees_inside_expressions(pred, gold, expected):
     assert check(pred, gold) == expected
 
 

@@ -332,10 +332,6 @@ class _Eval:
         raise ValueError(f"unexpected {tok}")
 
 
-_TRIG_RE = re.compile(r"\\(?:arc)?(?:sin|cos|tan|cot|sec|csc)(?![a-gi-zA-Z])")
-_DEGREE_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\^\\circ|\^\{\\circ\}|°)")
-
-
 def numeric_value(canonical: str, num: Numbers = FLOAT):
     """Value of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``) in the
     number system *num* (a float, an mpmath number, or with ``EXACT`` a Fraction), else None."""
@@ -344,10 +340,6 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
     if "\\overline" in canonical or "\\dot" in canonical:  # 0.\\overline{3}: a repeating decimal
         exact = as_rational(canonical)
         return None if exact is None else num.number(str(exact.numerator)) / exact.denominator
-    if ("\\circ" in canonical or "°" in canonical) and _TRIG_RE.search(canonical):
-        # \sin30^\circ: inside a trigonometric function a degree is π/180 (a bare 30^\circ
-        # stays unread here: the rules compare it as 30 or π/6)
-        canonical = _DEGREE_RE.sub(r"(\1\\cdot\\frac{\\pi}{180})", canonical)
     tokens = _tokens(canonical)
     if not tokens or "\\infty" in tokens or "[" in tokens and "\\sqrt" not in tokens:
         return None

@@ -180,6 +180,24 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
+_DEGREE_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\^\\circ|°)")  # canonical: ^{\circ} is ^\circ
+_LONE_DEGREE_RE = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:\^\\circ|°)$")
+
+
+def _degree_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+    """Degrees inside an expression (``\\sin30^\\circ``, ``180^\\circ-30^\\circ``,
+    ``(45^\\circ,60^\\circ)``) read both ways on both sides: as numbers of degrees (the unit
+    dropped) and as radians (N° = Nπ/180). Equal in either reading → equal; wrong in both →
+    wrong; otherwise undecided (None when neither reading is decided). A lone ``30^\\circ``
+    is left to the decoration rules (30 or π/6)."""
+    degrees = [_DEGREE_RE.sub(r"\1", t) for t in (pred_canon, gold_canon)]
+    radians = [_DEGREE_RE.sub(r"(\1\\cdot\\frac{\\pi}{180})", t) for t in (pred_canon, gold_canon)]
+    outcomes = [_fast_check(*degrees, num), _fast_check(*radians, num)]
+    if "equal" in outcomes:
+        return "equal"
+    if outcomes == ["wrong", "wrong"]:
+        return "wrong"
+    return None if outcomes == [None, None] else "undecided"
 
 
 def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
@@ -256,6 +274,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
+    if any(_DEGREE_RE.search(t) and not _LONE_DEGREE_RE.match(t) for t in (pred_canon, gold_canon)):
+        return _degree_check(pred_canon, gold_canon, num)
     if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
         found = _rewritten(pred_canon, gold_canon, num)
         if found is not None:
