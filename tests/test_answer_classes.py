@@ -411,3 +411,8 @@ def test_lg_is_the_common_logarithm():
     assert check(r"\lg 1000", "3") == "equal"
     assert check(r"\lg 4 + \lg 25", "2") == "equal"
     assert check(r"\lg 1000", "4") == "wrong"
+
+
+def test_unit_slips_of_huge_exact_values():
+    assert check("3^{700}", "3^{700}+1") == "wrong"  # beyond doubles: exact arithmetic
+    assert check(r"100\cdot3^{700}", "3^{700}") == "undecided"  # a factor 100, exactly

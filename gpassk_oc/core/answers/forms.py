@@ -175,12 +175,22 @@ def decoration_check(pred: str, gold: str, num: Numbers) -> Outcome | None:
     return approximation(pred, gold, num) or "wrong"
 
 
-def unit_slip(pred: str, gold: str) -> bool:
-    """Two values that differ exactly by a factor of 100 (a percent written without its sign:
-    0.35 for 35) or of 180/π (an angle in the other unit: π/6 for 30): the question decides
-    which unit it asked for, so the pair is not confidently wrong."""
-    p, g = numeric_value(pred, FLOAT), numeric_value(gold, FLOAT)
+def unit_slip(pred: Any, gold: Any) -> bool:
+    """Two values (numbers, or answers to evaluate) that differ exactly by a factor of 100 (a
+    percent written without its sign: 0.35 for 35) or of 180/π (an angle in the other unit:
+    π/6 for 30): the question decides which unit it asked for, so the pair is not
+    confidently wrong."""
+    p = numeric_value(pred, FLOAT) if isinstance(pred, str) else pred
+    g = numeric_value(gold, FLOAT) if isinstance(gold, str) else gold
     if not p or not g or isinstance(p, complex) or isinstance(g, complex):
+        return False
+    if isinstance(p, Fraction) and isinstance(g, Fraction):  # exact (and maybe huge)
+        return abs(p) == 100 * abs(g) or abs(g) == 100 * abs(p)
+    try:
+        p, g = float(p), float(g)
+    except OverflowError:
+        return False
+    if not p or not g:
         return False
     ratio = max(abs(p / g), abs(g / p))
     return any(abs(ratio - f) <= 1e-9 * f for f in (100.0, 180 / math.pi))

@@ -150,7 +150,9 @@ def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | N
     return "undecided" if "undecided" in outcomes else None
 
 
-def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
+def _unless_approximation(
+    pred_canon: str, gold_canon: str, num: Numbers, values: tuple[Any, Any] | None = None
+) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
     (then 'equal' or 'undecided', see :func:`.forms.approximates`), or close to a decimal
     reference or to a value with π ('undecided')."""
@@ -176,7 +178,8 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
             and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv))
         ):
             return "undecided"
-    return "undecided" if forms.unit_slip(pred_canon, gold_canon) else "wrong"
+    slip = forms.unit_slip(*values) if values else forms.unit_slip(pred_canon, gold_canon)
+    return "undecided" if slip else "wrong"
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
@@ -298,15 +301,17 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return mixed
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
-        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num, (p, g))
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
         if p is not None and g is not None:
-            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num, (p, g))
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
-        return _unless_approximation(pred_canon, gold_canon, num) if outcome == "wrong" else outcome
+        if outcome == "wrong":
+            return _unless_approximation(pred_canon, gold_canon, num, (pv, gv))
+        return outcome
     if pv is None or gv is None:
         found = forms.decoration_check(pred_canon, gold_canon, num)
         if found is not None:
