@@ -416,3 +416,25 @@ def test_lg_is_the_common_logarithm():
 def test_unit_slips_of_huge_exact_values():
     assert check("3^{700}", "3^{700}+1") == "wrong"  # beyond doubles: exact arithmetic
     assert check(r"100\cdot3^{700}", "3^{700}") == "undecided"  # a factor 100, exactly
+
+
+def test_the_documented_examples_hold():
+    """Every "`answer` vs `gold`" example in docs/answer-classes.md has the outcome its table
+    states (the decided table: its outcome column; the other table: undecided)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "answer-classes.md").read_text()
+    decided, rest = text.split("## Classes the rules leave undecided")
+    pairs = re.compile(r"`([^`]+)` vs `([^`]+)`")
+    checked = 0
+    for block, default in ((decided, None), (rest.split("Anything else")[0], "undecided")):
+        for line in block.splitlines():
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if not line.startswith("|") or len(cells) < 3:
+                continue
+            allowed = {default} if default else set(cells[2].replace(" ", "").split("/"))
+            for pred, gold in pairs.findall(cells[1]):
+                assert check_answer(pred, gold) in allowed, (pred, gold, allowed)
+                checked += 1
+    assert checked >= 60
