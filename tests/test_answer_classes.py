@@ -271,7 +271,7 @@ def _tex(v: Fraction) -> str:
 
 def _value_writings(v: Fraction) -> list[str]:
     n, d = v.numerator, v.denominator
-    out = [_tex(v), f"x = {_tex(v)}", rf"\frac{{{2 * n}}}{{{2 * d}}}", f"{2 * n}/{2 * d}"]
+    out = [_tex(v), f"x = {_tex(v)}", rf"\dfrac{{{n}}}{{{d}}}", f"({n})/({d})"]
     if d == 1 and abs(n) >= 1000:
         out.append(f"{n:,}")  # thousands separators
     if d > 1 and abs(n) > d:  # a mixed number
@@ -438,3 +438,18 @@ def test_the_documented_examples_hold():
                 assert check_answer(pred, gold) in allowed, (pred, gold, allowed)
                 checked += 1
     assert checked >= 60
+
+
+@pytest.mark.parametrize(
+    "pred, gold, expected",
+    [
+        (r"\frac{10}{14}", r"\frac{5}{7}", "undecided"),  # not in lowest terms: the grader's call
+        ("-10/14", r"-\frac{5}{7}", "undecided"),
+        (r"\frac{6}{3}", "2", "undecided"),
+        (r"\frac{5}{7}", r"\frac{10}{14}", "equal"),  # the reference's own writing
+        (r"\frac{10}{14}", r"\frac{15}{21}", "equal"),
+        (r"\frac{10}{14}", r"\frac{4}{7}", "wrong"),
+    ],
+)
+def test_a_fraction_not_in_lowest_terms_is_the_judges(pred, gold, expected):
+    assert check(pred, gold) == expected

@@ -43,6 +43,7 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -183,6 +184,19 @@ def _unless_approximation(
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
+_FRACTION_RE = re.compile(r"^[+-]?(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))$")
+
+
+def _unreduced(canonical: str) -> bool:
+    """A fraction not in lowest terms (``\\frac{58}{87}``, ``4/2``): equal in value to its
+    reduced form, yet many graders require simplest form — the judge decides."""
+    m = _FRACTION_RE.match(canonical)
+    if m is None:
+        return False
+    top, bottom = (int(x) for x in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
+    return bottom > 1 and math.gcd(top, bottom) > 1
+
+
 _DEGREE_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\^\\circ|°)")  # canonical: ^{\circ} is ^\circ
 _LONE_DEGREE_RE = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:\^\\circ|°)$")
 
@@ -301,7 +315,9 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return mixed
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
-        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num, (p, g))
+        if p == g:
+            return "undecided" if _unreduced(pred_canon) and not _unreduced(gold_canon) else "equal"
+        return _unless_approximation(pred_canon, gold_canon, num, (p, g))
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
         if p is not None and g is not None:
