@@ -19,6 +19,9 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   not round or truncate to the value stays 'wrong';
 * unit slips (:func:`unit_slip`): values a factor 100 apart (a percent without its sign) or
   180/π apart (degrees against radians) → 'undecided', never 'wrong';
+* degrees inside an expression (:func:`degree_check`): ``\\sin30^\\circ``, ``(45^\\circ,60^\\circ)``
+  read as degrees and as radians on both sides;
+* fractions not in lowest terms (:func:`unreduced`): ``\\frac{58}{87}`` for 2/3 → 'undecided';
 * mixed numbers (:func:`mixed_number`): ``21\\frac{13}{14}`` is 21 + 13/14;
 * a decimal comma (``2,5`` for 2.5; not a thousands group): 'undecided' — a list 2, 5 reads
   the same;
@@ -194,6 +197,46 @@ def unit_slip(pred: Any, gold: Any) -> bool:
         return False
     ratio = max(abs(p / g), abs(g / p))
     return any(abs(ratio - f) <= 1e-9 * f for f in (100.0, 180 / math.pi))
+
+
+_FRACTION_RE = re.compile(r"^[+-]?(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))$")
+
+
+def unreduced(canonical: str) -> bool:
+    """A fraction not in lowest terms (``\\frac{58}{87}``, ``4/2``): equal in value to its
+    reduced form, yet many graders require simplest form — the judge decides."""
+    m = _FRACTION_RE.match(canonical)
+    if m is None:
+        return False
+    top, bottom = (int(x) for x in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
+    return bottom > 1 and math.gcd(top, bottom) > 1
+
+
+_DEGREES_IN_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\^\\circ|°)")  # canonical: ^{\circ} is ^\circ
+_LONE_DEGREES_RE = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:\^\\circ|°)$")
+
+
+def has_degrees(canonical: str) -> bool:
+    """Degrees inside an expression (not a lone ``30^\\circ``: the decoration rules read it)."""
+    return bool(_DEGREES_IN_RE.search(canonical)) and not _LONE_DEGREES_RE.match(canonical)
+
+
+def degree_check(pred_canon: str, gold_canon: str, num: Numbers, check: Check) -> Outcome | None:
+    """Degrees inside an expression (``\\sin30^\\circ``, ``180^\\circ-30^\\circ``,
+    ``(45^\\circ,60^\\circ)``) read both ways on both sides: as numbers of degrees (the unit
+    dropped) and as radians (N° = Nπ/180). Equal in either reading → equal; wrong in both →
+    wrong; otherwise undecided (None when neither reading is decided). A lone ``30^\\circ``
+    is left to the decoration rules (30 or π/6); *check* compares each reading."""
+    degrees = [_DEGREES_IN_RE.sub(r"\1", t) for t in (pred_canon, gold_canon)]
+    radians = [
+        _DEGREES_IN_RE.sub(r"(\1\\cdot\\frac{\\pi}{180})", t) for t in (pred_canon, gold_canon)
+    ]
+    outcomes = [check(degrees[0], degrees[1], num), check(radians[0], radians[1], num)]
+    if "equal" in outcomes:
+        return "equal"
+    if outcomes == ["wrong", "wrong"]:
+        return "wrong"
+    return None if outcomes == [None, None] else "undecided"
 
 
 def _conversion(a: Any, b: Any) -> bool:

@@ -43,7 +43,6 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -184,37 +183,6 @@ def _unless_approximation(
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
-_FRACTION_RE = re.compile(r"^[+-]?(?:\\frac\{(\d+)\}\{(\d+)\}|(\d+)/(\d+))$")
-
-
-def _unreduced(canonical: str) -> bool:
-    """A fraction not in lowest terms (``\\frac{58}{87}``, ``4/2``): equal in value to its
-    reduced form, yet many graders require simplest form — the judge decides."""
-    m = _FRACTION_RE.match(canonical)
-    if m is None:
-        return False
-    top, bottom = (int(x) for x in (m.group(1, 2) if m.group(1) else m.group(3, 4)))
-    return bottom > 1 and math.gcd(top, bottom) > 1
-
-
-_DEGREE_RE = re.compile(r"(\d+(?:\.\d+)?)(?:\^\\circ|°)")  # canonical: ^{\circ} is ^\circ
-_LONE_DEGREE_RE = re.compile(r"^[+-]?\d+(?:\.\d+)?(?:\^\\circ|°)$")
-
-
-def _degree_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
-    """Degrees inside an expression (``\\sin30^\\circ``, ``180^\\circ-30^\\circ``,
-    ``(45^\\circ,60^\\circ)``) read both ways on both sides: as numbers of degrees (the unit
-    dropped) and as radians (N° = Nπ/180). Equal in either reading → equal; wrong in both →
-    wrong; otherwise undecided (None when neither reading is decided). A lone ``30^\\circ``
-    is left to the decoration rules (30 or π/6)."""
-    degrees = [_DEGREE_RE.sub(r"\1", t) for t in (pred_canon, gold_canon)]
-    radians = [_DEGREE_RE.sub(r"(\1\\cdot\\frac{\\pi}{180})", t) for t in (pred_canon, gold_canon)]
-    outcomes = [_fast_check(*degrees, num), _fast_check(*radians, num)]
-    if "equal" in outcomes:
-        return "equal"
-    if outcomes == ["wrong", "wrong"]:
-        return "wrong"
-    return None if outcomes == [None, None] else "undecided"
 
 
 def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
@@ -291,8 +259,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
-    if any(_DEGREE_RE.search(t) and not _LONE_DEGREE_RE.match(t) for t in (pred_canon, gold_canon)):
-        return _degree_check(pred_canon, gold_canon, num)
+    if forms.has_degrees(pred_canon) or forms.has_degrees(gold_canon):
+        return forms.degree_check(pred_canon, gold_canon, num, _fast_check)
     if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
         found = _rewritten(pred_canon, gold_canon, num)
         if found is not None:
@@ -316,7 +284,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         if p == g:
-            return "undecided" if _unreduced(pred_canon) and not _unreduced(gold_canon) else "equal"
+            unreduced = forms.unreduced(pred_canon) and not forms.unreduced(gold_canon)
+            return "undecided" if unreduced else "equal"
         return _unless_approximation(pred_canon, gold_canon, num, (p, g))
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
