@@ -22,13 +22,14 @@ def check(pred: str, gold: str):
     "pred, gold, expected",
     [
         # approximations: 600/7 = 85.714285…
-        ("85.71", r"\frac{600}{7}", "equal"),  # correctly rounded, 4 significant digits
+        # a rounding for an exact gold: right unless the problem asks for the exact value
+        ("85.71", r"\frac{600}{7}", "undecided"),  # correctly rounded, 4 significant digits
         ("85.72", r"\frac{600}{7}", "undecided"),  # within one unit of the last digit
-        ("85.7", r"\frac{600}{7}", "equal"),
+        ("85.7", r"\frac{600}{7}", "undecided"),
         ("86", r"\frac{600}{7}", "wrong"),  # an integer is not a rounding of an exact value
         ("784", "785.12", "undecided"),  # 0.14 % from a decimal (measured) reference
         (r"17.5\%", r"\frac{1}{8}", "wrong"),  # 0.175: the last digit of 17.5% is 0.001
-        (r"33.3\%", r"\frac{1}{3}", "equal"),
+        (r"33.3\%", r"\frac{1}{3}", "undecided"),
         (r"\frac{9}{25}", r"18.8^\circ", "wrong"),
         (r"118\%", r"117.95\%", "undecided"),  # an integer rounding of a decimal reference
         (r"10^\circ", r"17.5\%", "wrong"),  # π/18 = 0.1745…, yet an angle is no percent
@@ -43,7 +44,8 @@ def check(pred: str, gold: str):
         (r"\frac{1587}{52}", "30.52", "equal"),  # 30.5192…: the gold is the rounding
         ("0.5", "0.6", "wrong"),  # both exact at one decimal
         ("0.3", r"\frac{1}{3}", "wrong"),  # one significant digit is no approximation
-        ("1.41", r"\sqrt{2}", "equal"),
+        ("1.41", r"\sqrt{2}", "undecided"),
+        (r"\frac{22}{7}", "3.14", "equal"),  # the gold is the rounding: 3.142857…
         ("1.42", r"\sqrt{2}", "undecided"),
         ("300", "299.94", "undecided"),  # a coarser rounding of a decimal gold
         # percent: 17.5 or 0.175
@@ -91,7 +93,8 @@ def check(pred: str, gold: str):
             "wrong",
         ),  # points, not intervals
         (r"(2,\frac{\pi}{2})", r"(2,\pi/2)", "equal"),
-        ("(1,2,3)", "(1,3,2)", "wrong"),
+        ("(1,2,3)", "(1,3,2)", "undecided"),  # reordered: right if the problem is symmetric
+        ("(1,2,3)", "(1,3,3)", "wrong"),
         (r"\{(4,2),(-4,2)\}", "(3,2),(-3,2)", "wrong"),
         (r"\quad(1,2)", "(1,2)", "equal"),
         # ratios, \approx, √
@@ -104,8 +107,9 @@ def check(pred: str, gold: str):
         ("1.5", r"\frac{1+\sqrt{97}}{8}\approx1.36", "wrong"),
         ("2√2", r"2\sqrt{2}", "equal"),
         # named values, renamed functions, set-builder notation
-        ("Maximum = 2, Minimum = 1", "2, 1", "equal"),
-        ("Paolo: 18, Qing: 14, Rayna: 7", "7,14,18", "equal"),
+        ("Largest = 9, Smallest = 4", "9, 4", "equal"),
+        ("Ann: 4, Bob: 11, Cy: 6", "4,11,6", "equal"),
+        ("Ann: 6, Bob: 11, Cy: 4", "4,6,11", "undecided"),  # names fix the order, the gold's not
         (r"(-7,16,5)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "equal"),  # a vector
         (r"(-7,16,7)", r"\begin{pmatrix} -7 \\ 16 \\ 5 \end{pmatrix}", "wrong"),
         ("|r-s| = 16", "16", "equal"),

@@ -6,6 +6,7 @@
 * :mod:`.numeric` — closed numeric values without sympy (explicit number systems);
 * :mod:`.structures` — intervals, finite sets, matrices;
 * :mod:`.forms` — other writings of one value (percent, degrees, units, …);
+* :mod:`.symbolic` — answers with variables: identities at generic points;
 * :mod:`.rules` — the rule check (``'equal'`` / ``'wrong'`` / ``'undecided'``);
 * :mod:`.mv_pool` — math-verify in worker processes with a deadline.
 

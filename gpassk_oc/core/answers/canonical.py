@@ -4,8 +4,9 @@
 deduplicate answers before any expensive check: whitespace, ``$``, ``\\left``/``\\right``,
 spacing macros, ``\\displaystyle``, ``\\dfrac``/``\\tfrac`` → ``\\frac``, ``\\frac12`` →
 ``\\frac{1}{2}``, ``x^{2}`` → ``x^2``, ``\\text{271}`` → ``271`` (numbers only), empty
-``\\text{}``, a trailing period. Equal canonical forms are the same answer; different forms
-may still be equivalent (that is what :mod:`.rules` and the judge decide).
+``\\text{}``, a trailing period, other names of one symbol (``\\lt`` → ``<``, ``\\geq`` →
+``\\ge``, ``\\varnothing`` → ``\\emptyset``). Equal canonical forms are the same answer;
+different forms may still be equivalent (that is what :mod:`.rules` and the judge decide).
 
 The classifiers read a canonical form as a plain rational (:func:`as_rational`), a set of
 choice letters (:func:`as_choice`), text (:func:`as_text`), prose outside ``\\text{}``
@@ -78,6 +79,12 @@ _CANON_SUBS = (
     (re.compile(r"([\^_])\{\s*([0-9a-zA-Z])\s*\}(?![0-9])"), r"\1\2"),  # x^{2} → x^2, not _{2}8
     (re.compile(r"\\text\{\s*\}"), ""),
     (re.compile(r"\\([lg]e)(?:q|qslant|slant)(?![a-zA-Z])"), r"\\\1"),  # \geq, \geqslant are \ge
+    # other names of one symbol (before spaces go: "\gt k" must not become "\gtk")
+    (re.compile(r"\\lt(?![a-zA-Z])"), "<"),
+    (re.compile(r"\\gt(?![a-zA-Z])"), ">"),
+    (re.compile(r"\\neq(?![a-zA-Z])"), r"\\ne"),
+    (re.compile(r"\\varnothing(?![a-zA-Z])"), r"\\emptyset"),
+    (re.compile(r"\{,\}"), ","),  # 14{,}916: a comma without math spacing is a comma
     (re.compile(r"\s+"), ""),
 )
 
@@ -152,7 +159,10 @@ _RATIONAL_RES = (
     re.compile(rf"^([+-]?)\\frac\{{({_NUM})\}}\{{({_NUM})\}}$"),
     re.compile(rf"^({_NUM})/({_NUM})$"),
 )
-_CHOICE_RE = re.compile(r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*)\)?\}?$")
+# option letters A–G, or the circled numbers ①–⑩ Chinese problems give their propositions
+_CHOICE_RE = re.compile(
+    r"^(?:\\text\{)?\(?([A-G](?:[,，、]?[A-G])*|[①-⑩](?:[,，、]?[①-⑩])*)\)?\}?$"
+)
 
 
 def as_rational(canonical: str) -> Fraction | None:
@@ -172,15 +182,39 @@ def as_rational(canonical: str) -> Fraction | None:
             return Fraction(m.group(1)) / Fraction(m.group(2))
     except (ValueError, ZeroDivisionError):
         return None
+    if "\\overline" in canonical or "\\dot" in canonical:
+        return _repeating(canonical)
     return None
 
 
+# 0.1\overline{6}, 0.\dot{3}, 0.\dot{1}\dot{2} (a dot over the first and last repeated digit)
+_OVERLINE_RE = re.compile(r"^([+-]?)(\d*)\.(\d*)\\overline\{?(\d+)\}?$")
+_DOTS_RE = re.compile(r"^([+-]?)(\d*)\.(\d*)\\dot\{?(\d)\}?(?:(\d*)\\dot\{?(\d)\}?)?$")
+
+
+def _repeating(canonical: str) -> Fraction | None:
+    """A repeating decimal as the fraction it denotes (0.1\\overline{6} is 1/6)."""
+    m = _OVERLINE_RE.match(canonical)
+    if m:
+        sign, whole, fixed, cycle = m.groups()
+    else:
+        d = _DOTS_RE.match(canonical)
+        if d is None:
+            return None
+        sign, whole, fixed = d.group(1), d.group(2), d.group(3)
+        cycle = d.group(4) + (d.group(5) or "") + (d.group(6) or "")
+    head = Fraction(int(whole or "0")) + (Fraction(int(fixed), 10 ** len(fixed)) if fixed else 0)
+    tail = Fraction(int(cycle), (10 ** len(cycle) - 1) * 10 ** len(fixed))
+    return -(head + tail) if sign == "-" else head + tail
+
+
 def as_choice(canonical: str) -> frozenset[str] | None:
-    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``), else None."""
+    """The set of option letters of a multiple-choice answer (``A``, ``BD``, ``A,C``, ``①③``),
+    else None."""
     m = _CHOICE_RE.match(canonical)
     if not m:
         return None
-    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G")
+    return frozenset(ch for ch in m.group(1) if "A" <= ch <= "G" or "①" <= ch <= "⑩")
 
 
 _TEXT_WRAP_RE = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}$")

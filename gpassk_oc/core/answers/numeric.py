@@ -22,6 +22,8 @@ from typing import Any, Literal, NamedTuple
 
 from mpmath.ctx_mp import MPContext
 
+from gpassk_oc.core.answers.canonical import as_rational
+
 Outcome = Literal["equal", "wrong", "undecided"]
 
 
@@ -49,6 +51,7 @@ FLOAT = Numbers(
     {
         "\\ln": math.log,
         "\\log": math.log,
+        "\\lg": math.log10,  # lg is the common logarithm (ISO 80000-2; Chinese textbooks)
         "\\sin": math.sin,
         "\\cos": math.cos,
         "\\tan": math.tan,
@@ -70,6 +73,7 @@ PRECISE = Numbers(
     {
         "\\ln": _MP.log,
         "\\log": _MP.log,
+        "\\lg": _MP.log10,
         "\\sin": _MP.sin,
         "\\cos": _MP.cos,
         "\\tan": _MP.tan,
@@ -95,7 +99,7 @@ _FUNCS = FLOAT.funcs  # the accepted function names
 _FUNCTION_END = r"(?=[a-gi-zA-Z](?![a-zA-Z])|(?![a-zA-Z]))"
 _TOKEN_RE = re.compile(
     r"\d+(?:\.\d*)?|\.\d+|\\frac|\\sqrt|\\pi|\\cdot|\\times|\\infty|"
-    r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom|!|"
+    r"\\(?:ln|lg|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom|!|"
     r"[a-zA-Z]_(?:\{[a-zA-Z0-9]+\}|[a-zA-Z0-9])|[-+*/^_(){}\[\]]|[a-zA-Z]"
 )
 # variables: one letter, optionally with a simple subscript (x, N, x_1, a_{10}; not e, i:
@@ -105,7 +109,7 @@ _LETTER_RUN_RE = re.compile(r"(?<![\\a-zA-Z_])[a-zA-Z]{2,}")
 # commands of _TOKEN_RE; canonical forms drop spaces, so \pia is \pi·a (\cdots is no \cdot)
 _COMMANDS_RE = re.compile(
     r"\\(?:frac|sqrt|pi|cdot(?!s)|times|infty)|"
-    r"\\(?:ln|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom"
+    r"\\(?:ln|lg|log|sin|cos|tan|exp|arcsin|arccos|arctan)" + _FUNCTION_END + r"|\\binom"
 )
 _MAX_LEN = 240  # longer answers are left to math-verify and the judge
 # candidate points (irrational, so identities are not met by chance); the small positive
@@ -333,6 +337,9 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
     number system *num* (a float, an mpmath number, or with ``EXACT`` a Fraction), else None."""
     if not canonical or len(canonical) > _MAX_LEN:
         return None
+    if "\\overline" in canonical or "\\dot" in canonical:  # 0.\\overline{3}: a repeating decimal
+        exact = as_rational(canonical)
+        return None if exact is None else num.number(str(exact.numerator)) / exact.denominator
     tokens = _tokens(canonical)
     if not tokens or "\\infty" in tokens or "[" in tokens and "\\sqrt" not in tokens:
         return None

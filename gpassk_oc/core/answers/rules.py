@@ -18,18 +18,20 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 * both multiple-choice letter sets (``A``, ``BD``, ``A,C``; A–G) → equal / wrong;
 * other ways of writing a value (:mod:`.forms`): percent, degrees, units, mixed numbers,
   ``\\pm``, unordered lists, decimal approximations — equal when unambiguous, otherwise
-  undecided, never confidently wrong because of the notation;
+  undecided, never confidently wrong because of the notation; a rounded answer for an
+  exact gold, a tuple against a reordered list, and two values a factor 100 or 180/π apart
+  (a percent or degree sign left out) are undecided;
 * qualifiers (``\\text{for all } x``, ``\\text{where …}``, ``\\text{only}``) and
   ``\\text{and}`` lists are rewritten away, tuple assignments ``(f,g)=(n,1)`` read as
   ``f=n,g=1``: equal when the rewritten pair is, else undecided;
 * a value close to a decimal reference (0.5 %) or to a value with π (0.1 %) is undecided,
   not wrong (a measurement; π taken as 3.14);
-* expressions or equations in variables (one letter, optionally subscripted; Greek letters
-  count) → evaluated at three fixed irrational points where both are defined (equations up
-  to a constant factor; an expression against an equation lacking one of its variables v as
-  v = expression; angle families with the integer parameter renamed; intervals with
-  variables endpoint by endpoint): identical → equal, different → undecided (never wrong:
-  the problem may give the variable a meaning);
+* expressions or equations in variables (:mod:`.symbolic`; one letter, optionally
+  subscripted; Greek letters count) → evaluated at three fixed irrational points where both
+  are defined (equations up to a constant factor; an expression against an equation lacking
+  one of its variables v as v = expression; angle families with the integer parameter
+  renamed; intervals with variables endpoint by endpoint): identical → equal, different →
+  undecided (never wrong: the problem may give the variable a meaning);
 * text (``\\text{…}``, CJK, bare words) → equal if the lower-cased texts agree, else
   undecided; text or a choice letter against a number → undecided; prose outside
   ``\\text{}`` → undecided (math-verify would multiply its letters: "obj0a" == 0);
@@ -63,10 +65,15 @@ from gpassk_oc.core.answers.numeric import (
     Outcome,
     compare_numbers,
     numeric_value,
-    values_at_common_points,
     variables,
 )
-from gpassk_oc.core.answers.structures import compare_structures, structure
+from gpassk_oc.core.answers.structures import close, compare_structures, structure
+from gpassk_oc.core.answers.symbolic import (
+    rename_function_variable,
+    renamed_parameter,
+    solved_for,
+    symbolic_check,
+)
 
 __all__ = [
     "Outcome",
@@ -77,61 +84,6 @@ __all__ = [
     "check_answers",
     "answers_equivalent",
 ]
-
-
-def _equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
-    """Equations l1=r1, l2=r2 are the same when l1-r1 = c·(l2-r2) for one constant c ≠ 0,
-    tested at generic points (``y=3x+2`` ≡ ``3x-y+2=0``); otherwise 'undecided'."""
-    sides = [pred_canon.split("="), gold_canon.split("=")]
-    if any(not side.strip() for pair in sides for side in pair):
-        return None
-    sides_vars = [variables(side) for pair in sides for side in pair]
-    if any(v is None for v in sides_vars):
-        return None
-    names = sorted(set().union(*sides_vars))
-    if not names:
-        return None
-    values = values_at_common_points([side for pair in sides for side in pair], names, num)
-    if values is None:
-        return None
-    f1 = [l - r for l, r in zip(values[0], values[1])]
-    f2 = [l - r for l, r in zip(values[2], values[3])]
-    if any(abs(y) < 1e-9 for y in f2) or any(abs(x) < 1e-9 for x in f1):
-        return None  # a point on the curve: ratio undefined, let math-verify decide
-    ratios = [x / y for x, y in zip(f1, f2)]
-    outcomes = [compare_numbers(ratios[0], r, num) for r in ratios[1:]]
-    if all(o == "equal" for o in outcomes):
-        return "equal"
-    if "wrong" in outcomes:
-        return "undecided"
-    return None
-
-
-def symbolic_check(pred_canon: str, gold_canon: str, num: Numbers = FLOAT) -> Outcome | None:
-    """Identity test of single-variable-letter expressions at three fixed irrational points.
-
-    Equations (one ``=`` each) are compared up to a constant factor by :func:`_equation_check`.
-    Equal at every point (within 1e-30 relative, 50-digit arithmetic) → 'equal' (a polynomial/rational identity that
-    holds at generic points, Schwartz–Zippel); different at some point → 'undecided': not
-    equal, yet not *confidently wrong* because variables are involved (e.g. the problem may
-    define x), so cascade asks the judge and rules mode scores it False. None otherwise.
-    """
-    if pred_canon.count("=") == 1 and gold_canon.count("=") == 1:
-        return _equation_check(pred_canon, gold_canon, num)
-    pv, gv = variables(pred_canon), variables(gold_canon)
-    if pv is None or gv is None or not (pv or gv):
-        return None
-    names = sorted(set(pv) | set(gv))
-    values = values_at_common_points([pred_canon, gold_canon], names, num)
-    if values is None:
-        return None
-    a, b = values
-    outcomes = [compare_numbers(x, y, num) for x, y in zip(a, b)]
-    if all(o == "equal" for o in outcomes):
-        return "equal"
-    if "wrong" in outcomes:
-        return "undecided"
-    return None
 
 
 def _is_number(canonical: str) -> bool:
@@ -182,22 +134,6 @@ def fast_check(pred_canon: str, gold_canon: str) -> Outcome | None:
     return outcome
 
 
-_FUNCTION_RE = re.compile(r"^([a-zA-Z])\(([a-z])\)=(.+)$")
-
-
-def _rename_function_variable(pred_canon: str, gold_canon: str) -> str | None:
-    """``f(x)=2x`` against ``f(z)=2z``: *pred* with its variable renamed to the gold's."""
-    pm, gm = _FUNCTION_RE.match(pred_canon), _FUNCTION_RE.match(gold_canon)
-    if pm is None or gm is None or pm.group(1) != gm.group(1) or pm.group(2) == gm.group(2):
-        return None
-    old, new = pm.group(2), gm.group(2)
-    body = pm.group(3)
-    if re.search(rf"(?<![\\a-zA-Z]){new}(?![a-zA-Z])", body):
-        return None  # the gold's variable already appears: renaming would merge two
-    body = re.sub(rf"(?<![\\a-zA-Z]){old}(?![a-zA-Z])", new, body)
-    return f"{pm.group(1)}({new})={body}"
-
-
 def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
     """``\\frac{1+\\sqrt{97}}{8}\\approx1.36``: an exact value and its rounding; equal to either
     is equal, wrong only against both."""
@@ -214,7 +150,9 @@ def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | N
     return "undecided" if "undecided" in outcomes else None
 
 
-def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome:
+def _unless_approximation(
+    pred_canon: str, gold_canon: str, num: Numbers, values: tuple[Any, Any] | None = None
+) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
     (then 'equal' or 'undecided', see :func:`.forms.approximates`), or close to a decimal
     reference or to a value with π ('undecided')."""
@@ -240,7 +178,8 @@ def _unless_approximation(pred_canon: str, gold_canon: str, num: Numbers) -> Out
             and abs(pv - gv) <= tolerance * max(abs(pv), abs(gv))
         ):
             return "undecided"
-    return "wrong"
+    slip = forms.unit_slip(*values) if values else forms.unit_slip(pred_canon, gold_canon)
+    return "undecided" if slip else "wrong"
 
 
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
@@ -269,7 +208,11 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | No
 
 
 # "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
-_QUALIFIER_RE = re.compile(r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}")
+_QUALIFIER_RE = re.compile(
+    r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}"
+    # an integer parameter declared after a solution family: (k\in\mathbb{Z}), ,k∈Z
+    r"|,?\(?[kmnt]\\in(?:\\mathbb\{Z\}|\\mathbf\{Z\}|Z)\)?$"
+)
 _AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
 _TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
 
@@ -292,7 +235,7 @@ def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None
     None when nothing was rewritten."""
     pair, qualified = [], False
     for text in (pred_canon, gold_canon):
-        if "\\text{" in text and "\\begin" not in text:
+        if ("\\text{" in text or "\\in" in text) and "\\begin" not in text:
             bare = _QUALIFIER_RE.sub("", text)
             qualified = qualified or bare != text
             text = _AND_RE.sub(",", bare)
@@ -316,11 +259,13 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num)
-    if "\\text{" in pred_canon + gold_canon or "=(" in pred_canon + gold_canon:
+    if forms.has_degrees(pred_canon) or forms.has_degrees(gold_canon):
+        return forms.degree_check(pred_canon, gold_canon, num, _fast_check)
+    if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
         found = _rewritten(pred_canon, gold_canon, num)
         if found is not None:
             return found
-    renamed = _rename_function_variable(pred_canon, gold_canon)
+    renamed = rename_function_variable(pred_canon, gold_canon)
     if renamed is not None:
         return _fast_check(renamed, gold_canon, num)
     # "x=5" against "5": the value assigned to a single variable is the answer
@@ -338,26 +283,33 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         return mixed
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
-        return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+        if p == g:
+            unreduced = forms.unreduced(pred_canon) and not forms.unreduced(gold_canon)
+            return "undecided" if unreduced else "equal"
+        return _unless_approximation(pred_canon, gold_canon, num, (p, g))
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
         if p is not None and g is not None:
-            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num)
+            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num, (p, g))
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
-        return _unless_approximation(pred_canon, gold_canon, num) if outcome == "wrong" else outcome
+        if outcome == "wrong":
+            return _unless_approximation(pred_canon, gold_canon, num, (pv, gv))
+        return outcome
     if pv is None or gv is None:
         found = forms.decoration_check(pred_canon, gold_canon, num)
         if found is not None:
             return found
     ps = structure(pred_canon, num) if pv is None else None
     gs = structure(gold_canon, num) if gv is None else None
+    # decimals on either side: a component may be a rounding of the other's (1.41 for √2)
+    rounded = _ROUNDING if _DECIMAL_IN_RE.search(pred_canon + gold_canon) else 0.0
     if ps is not None and gs is not None:
-        return compare_structures(ps, gs, num)
+        return compare_structures(ps, gs, num, rounded)
     if (ps is not None and gv is not None) or (gs is not None and pv is not None):
         return _number_against_structure(
-            ps if ps is not None else gs, gv if ps is not None else pv, num
+            ps if ps is not None else gs, gv if ps is not None else pv, num, rounded
         )
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
@@ -373,12 +325,12 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
     if ("=" in pred_canon) != ("=" in gold_canon):
         # an equation against an expression (named values are read above): y+1=-(2x-1)^2
         # against -4x^2+4x-2 is y = that expression; otherwise the judge's
-        return _solved_for(pred_canon, gold_canon, num) or "undecided"
+        return solved_for(pred_canon, gold_canon, num) or "undecided"
     if pv is None or gv is None:
         found = symbolic_check(pred_canon, gold_canon, num)
         if found != "equal":
             found = (
-                _renamed_parameter(pred_canon, gold_canon, num)
+                renamed_parameter(pred_canon, gold_canon, num)
                 or found
                 or _parametric_interval(pred_canon, gold_canon, num)
             )
@@ -452,55 +404,19 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-_PARAMETERS = ("k", "n", "m", "t")  # integer parameters of solution families (x = k\pi)
-
-
-def _renamed_parameter(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
-    """``n\\pi`` against ``k\\pi``: angle families with one integer parameter on each side,
-    named differently — 'equal' when renaming makes the sides identical, else None."""
-    if "\\pi" not in pred_canon or "\\pi" not in gold_canon:
-        return None  # only angle families (x = k\\pi + …); "n+1" for "k+1" may be a slip
-    pv, gv = variables(pred_canon), variables(gold_canon)
-    if (
-        pv is None
-        or gv is None
-        or len(pv) != 1
-        or len(gv) != 1
-        or pv == gv
-        or pv[0] not in _PARAMETERS
-        or gv[0] not in _PARAMETERS
-    ):
-        return None
-    renamed = re.sub(rf"(?<![\\a-zA-Z]){pv[0]}(?![a-zA-Z_])", gv[0], pred_canon)
-    return "equal" if symbolic_check(renamed, gold_canon, num) == "equal" else None
-
-
-def _solved_for(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
-    """An equation against an expression that lacks exactly one of its variables v: 'equal'
-    when the equation is v = expression (up to a constant factor), else None."""
-    equation, expression = (
-        (pred_canon, gold_canon) if "=" in pred_canon else (gold_canon, pred_canon)
-    )
-    if equation.count("=") != 1:
-        return None
-    sides = [variables(side) for side in equation.split("=")]
-    expr_vars = variables(expression)
-    if expr_vars is None or any(v is None for v in sides):
-        return None
-    missing = set().union(*sides) - set(expr_vars)  # type: ignore[arg-type]
-    if len(missing) != 1:
-        return None
-    found = _equation_check(f"{missing.pop()}={expression}", equation, num)
-    return "equal" if found == "equal" else None
-
-
 def _has_letters(canonical: str) -> bool:
     """Variables (letters other than e outside commands, Greek letters other than \\pi):
     ``T-18``, ``2F_{84}``, ``\\phi+1``."""
     return bool(re.search(r"[a-df-zA-Z]", _COMMAND_RE.sub(" ", _GREEK_RE.sub("v", canonical))))
 
 
-def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcome:
+_DECIMAL_IN_RE = re.compile(r"\d\.\d")
+_ROUNDING = 0.05  # a rounding to two significant digits is off by at most 5 %
+
+
+def _number_against_structure(
+    struct: tuple, value: Any, num: Numbers, rounded: float = 0.0
+) -> Outcome:
     """A number against a set: ``\\{3\\}`` is 3 written as a solution set (its element
     decides); a number that is one element of a larger set is one of several answers
     ('undecided'); a number in no element is 'wrong'. A number is never an interval, a
@@ -509,6 +425,8 @@ def _number_against_structure(struct: tuple, value: Any, num: Numbers) -> Outcom
         return "wrong"
     outcomes = [compare_numbers(element, value, num) for element in struct[1]]
     if len(outcomes) == 1:
+        if outcomes[0] == "wrong" and rounded and close(struct[1][0], value, rounded):
+            return "undecided"  # 1.41 against \{\sqrt{2}\}
         return outcomes[0] or "undecided"
     if "equal" in outcomes or None in outcomes:
         return "undecided"

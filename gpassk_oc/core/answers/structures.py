@@ -1,9 +1,11 @@
 """Structured answers: intervals, finite sets and numeric matrices (pure core).
 
-``(1,2]``, ``-1<x\\le 2``, ``x>3`` (intervals with two endpoints), ``\\{1,2,3\\}`` (finite
-sets of closed values) and p/b/B/plain matrices of closed values are read into tuples and
+``(1,2]``, ``-1<x\\le 2``, ``2\\ge x>-1``, ``x>3``, ``3<x`` (intervals with two endpoints: an
+inequality in one variable states the same set), ``\\{1,2,3\\}`` (finite sets of closed
+values), points ``(1,2)`` and p/b/B/plain matrices of closed values are read into tuples and
 compared elementwise; bracket style of a matrix is typography, ``vmatrix`` (a determinant)
-is not read.
+is not read. A point that is another point reordered is 'undecided' (right when the problem
+is symmetric in its unknowns), never 'wrong' or 'equal'.
 """
 
 from __future__ import annotations
@@ -30,24 +32,38 @@ _REL = r"(<|>|\\le|\\leq|\\ge|\\geq|\\leqslant|\\geqslant)"
 _BOUND = r"((?:\\(?!le|ge|lt|gt)[a-zA-Z]+|[^<>=a-zA-Z\\])+)"
 _CHAIN_RE = re.compile(rf"^{_BOUND}{_REL}([a-zA-Z]){_REL}{_BOUND}$")
 _SIMPLE_RE = re.compile(rf"^([a-zA-Z]){_REL}{_BOUND}$")
+_REVERSED_RE = re.compile(rf"^{_BOUND}{_REL}([a-zA-Z])$")
+_FLIP = {"<": ">", ">": "<", "\\le": "\\ge", "\\leq": "\\geq", "\\ge": "\\le", "\\geq": "\\leq"}
+_FLIP.update({"\\leqslant": "\\geqslant", "\\geqslant": "\\leqslant"})
+
+
+def _lower(op: str) -> bool:
+    return op.startswith(("<", "\\le"))
 
 
 def _inequality_interval(canonical: str, num: Numbers) -> tuple | None:
-    """``-1<x\\le2`` → ('interval', '(]', -1, 2); ``x>3`` → ('interval', '()', 3, inf)."""
+    """``-1<x\\le2`` or ``2\\ge x>-1`` → ('interval', '(]', -1, 2); ``x>3`` or ``3<x`` →
+    ('interval', '()', 3, inf): the same statement about x, read either way round."""
     if "<" not in canonical and ">" not in canonical and "\\" not in canonical:
         return None
     m = _CHAIN_RE.match(canonical)
     if m:
         lo, op1, _, op2, hi = m.groups()
-        if not (op1.startswith(("<", "\\le")) and op2.startswith(("<", "\\le"))):
-            return None  # a > x > b chains are rare; leave them to math-verify
+        if not _lower(op1) and not _lower(op2):  # 2 > x > -1 is -1 < x < 2
+            lo, op1, op2, hi = hi, _FLIP[op2], _FLIP[op1], lo
+        if not (_lower(op1) and _lower(op2)):
+            return None  # 1 < x > 0 bounds x on one side twice: not an interval
         lo_v, hi_v = numeric_value(lo, num), numeric_value(hi, num)
         if lo_v is None or hi_v is None or isinstance(lo_v, complex) or isinstance(hi_v, complex):
             return None
         return ("interval", ("(" if op1 == "<" else "[") + (")" if op2 == "<" else "]"), lo_v, hi_v)
-    m = _SIMPLE_RE.match(canonical)
-    if m:
-        _, op, bound = m.groups()
+    m, r = _SIMPLE_RE.match(canonical), _REVERSED_RE.match(canonical)
+    if m or r:
+        if m:
+            _, op, bound = m.groups()
+        else:
+            assert r is not None
+            bound, op = r.group(1), _FLIP[r.group(2)]  # 3 < x is x > 3
         value = numeric_value(bound, num)
         if value is None or isinstance(value, complex):
             return None
@@ -57,6 +73,8 @@ def _inequality_interval(canonical: str, num: Numbers) -> tuple | None:
     return None
 
 
+# ∪, "or" (also Chinese 或) between the parts of a union
+_UNION_SEPARATORS = ("\\cup", "\\text{or}", "\\lor", "\\text{或}", "或")
 _SET_BUILDER_RE = re.compile(r"^\\\{[a-z](?:\\in\\mathbb\{R\})?(?:\||\\mid)(.+)\\\}$")
 _MATRIX_RE = re.compile(r"^\\begin\{([pbB]?matrix)\}(.*)\\end\{\1\}$")
 
@@ -67,11 +85,11 @@ def structure(canonical: str, num: Numbers = FLOAT) -> tuple | None:
     ('tuple', length, values) for a point ``(1000, 10)`` / ``(1, 2, 3)`` that is no interval,
     ('matrix', rows, values) for a numeric p/b/B/plain matrix (bracket style is typography;
     vmatrix is a determinant and is not read), else None."""
-    if "\\cup" in canonical or "\\text{or}" in canonical or "\\lor" in canonical:
-        return _union(canonical, num)
     builder = _SET_BUILDER_RE.match(canonical)
     if builder:  # \{x|-1<x<1\} is the interval (-1,1)
         canonical = builder.group(1)
+    if any(sep in canonical for sep in _UNION_SEPARATORS):
+        return _union(canonical, num)
     interval = _inequality_interval(canonical, num)
     if interval is not None:
         return interval
@@ -124,7 +142,7 @@ def _union(canonical: str, num: Numbers) -> tuple | None:
         elif ch in ")]}":
             depth -= 1
         if depth == 0:
-            for sep in ("\\cup", "\\text{or}", "\\lor"):
+            for sep in _UNION_SEPARATORS:
                 if canonical.startswith(sep, i):
                     parts.append(canonical[start:i])
                     start = i + len(sep)
@@ -206,8 +224,14 @@ def _as_tuple(s: tuple) -> tuple:
     return s
 
 
-def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | None:
-    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here)."""
+def compare_structures(
+    p: tuple, g: tuple, num: Numbers = FLOAT, rounded: float = 0.0
+) -> Outcome | None:
+    """Two structures of one kind elementwise: 'equal' / 'wrong', or None (undecidable here).
+
+    *rounded* > 0 (one side writes decimals): components that differ by at most that
+    relative amount may be roundings (``(0, 1.41)`` for ``(0, \\sqrt{2})``): 'undecided'
+    instead of 'wrong' when every difference is one."""
     if p[0] != g[0] and "tuple" in (p[0], g[0]):
         p, g = _as_tuple(p), _as_tuple(g)
     if p[0] != g[0] and "union" in (p[0], g[0]) and "interval" in (p[0], g[0]):
@@ -215,12 +239,18 @@ def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | No
     if p[0] == g[0] == "union":
         if len(p[1]) != len(g[1]):
             return "wrong"  # merged: different numbers of disjoint pieces
-        outcomes = [compare_structures(a, b, num) for a, b in zip(p[1], g[1])]
+        outcomes = [compare_structures(a, b, num, rounded) for a, b in zip(p[1], g[1])]
         if any(o is None for o in outcomes):
             return None
-        return "equal" if all(o == "equal" for o in outcomes) else "wrong"
+        if all(o == "equal" for o in outcomes):
+            return "equal"
+        return "wrong" if "wrong" in outcomes else "undecided"
     if {p[0], g[0]} in ({"set", "interval"}, {"set", "union"}):
         return "undecided"  # {1,2} against k\\ge2: the variable may be an integer — the judge's
+    if {p[0], g[0]} == {"set", "tuple"}:
+        # {1,3} against (3,1): the same values, as solutions or as an ordered answer
+        pv, gv = (p[1] if p[0] == "set" else p[2]), (g[1] if g[0] == "set" else g[2])
+        return "undecided" if _permutation(pv, gv, num) else "wrong"
     if p[0] != g[0]:
         return None
     if p[0] == "interval":
@@ -239,12 +269,37 @@ def compare_structures(p: tuple, g: tuple, num: Numbers = FLOAT) -> Outcome | No
         if len(p[1]) != len(g[1]) or len(set(p[1])) != len(p[1]) or len(set(g[1])) != len(g[1]):
             return None  # sizes differ or repeated elements: leave it to math-verify
         values = list(zip(p[1], g[1]))
-    outcomes = []
-    for a, b in values:
-        if math.isinf(a) or math.isinf(b):
-            outcomes.append("equal" if a == b else "wrong")
-        else:
-            outcomes.append(compare_numbers(a, b, num))
+    outcomes = [_compare(a, b, num) for a, b in values]
     if any(o is None for o in outcomes):
         return None
-    return "equal" if all(o == "equal" for o in outcomes) else "wrong"
+    if all(o == "equal" for o in outcomes):
+        return "equal"
+    if p[0] == "tuple" and _permutation(p[2], g[2], num):
+        return "undecided"  # (3,1) for (1,3): right if the problem is symmetric — the judge's
+    if rounded and all(o == "equal" or close(a, b, rounded) for o, (a, b) in zip(outcomes, values)):
+        return "undecided"
+    return "wrong"
+
+
+def close(a: Any, b: Any, rounded: float) -> bool:
+    """Finite values within *rounded* of each other, relative to the larger."""
+    if math.isinf(a) or math.isinf(b) or isinstance(a, complex) or isinstance(b, complex):
+        return False
+    return abs(float(a) - float(b)) <= rounded * max(abs(float(a)), abs(float(b)))
+
+
+def _compare(a: Any, b: Any, num: Numbers) -> Outcome | None:
+    if math.isinf(a) or math.isinf(b):
+        return "equal" if a == b else "wrong"
+    return compare_numbers(a, b, num)
+
+
+def _permutation(a: list, b: list, num: Numbers) -> bool:
+    """*a* is *b* reordered: every value of *a* matched to its own value of *b*."""
+    left = list(b)
+    for x in a:
+        j = next((i for i, y in enumerate(left) if _compare(x, y, num) == "equal"), None)
+        if j is None:
+            return False
+        del left[j]
+    return not left
