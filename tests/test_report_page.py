@@ -137,6 +137,14 @@ def test_rows_sorting_views_and_drill_down(browser, page):
     assert [o.text for o in kinds.options] == ["rerun", "benchmark"]
     assert kinds.first_selected_option.text == "rerun"
     assert driver.find_elements(By.CSS_SELECTOR, "#leaderboard .bar .ci")
+    # n = 8 < 2k: the rerun intervals are posterior ones, and say so
+    cell = driver.find_element(By.CSS_SELECTOR, "#leaderboard td[data-key='mG-Pass@8']")
+    assert cell.get_attribute("title").startswith("rerun interval")
+    assert "(posterior)" in cell.get_attribute("title")
+    kinds.select_by_visible_text("benchmark")
+    cell = driver.find_element(By.CSS_SELECTOR, "#leaderboard td[data-key='mG-Pass@8']")
+    assert cell.get_attribute("title").startswith("benchmark interval")
+    Select(driver.find_element(By.ID, "interval-kind")).select_by_visible_text("rerun")
 
     # sort by G-Pass@8_0.5 with a click (descending first), then ascending
     header = driver.find_element(By.CSS_SELECTOR, "#leaderboard th[data-key='G-Pass@8_0.5']")
@@ -190,3 +198,24 @@ def test_no_console_error_and_no_request_leaves_the_file(browser, page):
     mine = [url for url, ldr in seen if ldr == loader]
     assert mine and all(u.startswith(("file:", "data:")) for u in mine), mine
     assert not [u for u, _ in seen if u.startswith(("http:", "https:", "ws:", "wss:"))]
+
+
+def test_drill_down_stays_within_its_sample_budget(tmp_path, monkeypatch):
+    """Rows past the page's sample budget keep their numbers and per-question c / n but
+    embed no samples (and the page says where to read them); samples are compact arrays."""
+    from gpassk_oc.report import html as page_module
+    from gpassk_oc.report.model import build_report
+
+    for model, counts in MODELS.items():
+        write_model(tmp_path, model, counts)
+    monkeypatch.setattr(page_module, "MAX_PAGE_SAMPLES", len(QUESTIONS) * N + 1)  # one row fits
+    data = page_module.page_data(build_report([tmp_path], n_boot=0))
+    rows = data["datasets"][0]["rows"]
+    assert [r["samples_shown"] for r in rows] == [True, False, False]
+    for row in rows:
+        counts = MODELS[row["label"]]
+        assert [(q["c"], q["n"]) for q in row["questions"]] == [(c, N) for c in counts]
+    shown = rows[0]["questions"][0]["samples"]
+    assert len(shown) == N and all(len(s) == 5 for s in shown)
+    assert {data["codes"]["by"][s[3]] for s in shown} == set(SOURCES)
+    assert all(not q["samples"] for r in rows[1:] for q in r["questions"])

@@ -57,50 +57,74 @@ def _estimate(est: Any, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | No
     return out
 
 
-def _samples(row: Row) -> dict[str, list[dict[str, Any]]]:
-    """Per question key (as text) the samples of every pooled run, in replica order."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for run in row.runs:
-        for q in run.results.questions:
-            n = len(q.correct)
-            found: list[str | None] = list(q.found) if q.found else [None] * n
-            source: list[str | None] = list(q.source) if q.source else [None] * n
-            entries = out.setdefault(_qid(q.question_id, q.split, q.language), [])
-            for i in range(n):
-                entries.append(
-                    {
-                        "answer": q.extracted[i],
-                        "found": found[i],
-                        "verdict": q.correct[i],
-                        "by": source[i],
-                        "run": run.model_abbr,
-                    }
-                )
-    return out
+#: drill-down budget: samples embedded in one page (beyond it, rows keep their numbers and
+#: say where the verdicts are); answers are cut to this many characters
+MAX_PAGE_SAMPLES = 200_000
+MAX_ANSWER_CHARS = 300
+
+
+class _Codes:
+    """Small integer codes for repeated strings (found kinds, sources, run abbrs), so a
+    sample is a short array and a page of 1,000 questions × 48 samples stays small."""
+
+    def __init__(self) -> None:
+        self.names: list[str | None] = []
+        self._index: dict[str | None, int] = {}
+
+    def __call__(self, name: str | None) -> int:
+        if name not in self._index:
+            self._index[name] = len(self.names)
+            self.names.append(name)
+        return self._index[name]
+
+
+def _answer(text: str | None) -> str | None:
+    if text is None or len(text) <= MAX_ANSWER_CHARS:
+        return text
+    return text[:MAX_ANSWER_CHARS] + f"… ({len(text) - MAX_ANSWER_CHARS} more characters)"
 
 
 def _qid(question_id: str, split: str, language: str) -> str:
     return "/".join(part for part in (split, language, question_id) if part)
 
 
-def _questions(row: Row) -> list[dict[str, Any]]:
+def _questions(row: Row, codes: dict[str, _Codes], with_samples: bool) -> list[dict[str, Any]]:
+    """Per question: identity, c / n over the pooled runs and (when *with_samples*) every
+    sample as ``[answer, found code, verdict, decided-by code, run code]``."""
     seen: dict[str, dict[str, Any]] = {}
-    samples = _samples(row)
     for run in row.runs:
+        run_code = codes["run"](run.model_abbr)
         for q in run.results.questions:
             key = _qid(q.question_id, q.split, q.language)
-            if key not in seen:
-                seen[key] = {
+            entry = seen.setdefault(
+                key,
+                {
                     "id": key,
                     "subset": subset_name((q.split, q.language, q.question_id)),
                     "question": q.question,
                     "gold": q.gold,
-                    "samples": samples.get(key, []),
-                }
-    for entry in seen.values():
-        verdicts = [s["verdict"] for s in entry["samples"]]
-        entry["c"] = sum(1 for v in verdicts if v is True)
-        entry["n"] = sum(1 for v in verdicts if v is not None)
+                    "c": 0,
+                    "n": 0,
+                    "samples": [],
+                },
+            )
+            entry["c"] += q.c
+            entry["n"] += q.n
+            if not with_samples:
+                continue
+            n = len(q.correct)
+            found = list(q.found) if q.found else [None] * n
+            source = list(q.source) if q.source else [None] * n
+            entry["samples"] += [
+                [
+                    _answer(q.extracted[i]),
+                    codes["found"](found[i]),
+                    q.correct[i],
+                    codes["by"](source[i]),
+                    run_code,
+                ]
+                for i in range(n)
+            ]
     return list(seen.values())
 
 
@@ -109,6 +133,8 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
     columns = ["Greedy"] + headline_metrics(report.k)
     # the report's chosen kind first: the page shows it by default and offers the other
     kinds = tuple(sorted(INTERVAL_KINDS, key=lambda kind: kind != report.interval))
+    codes = {name: _Codes() for name in ("found", "by", "run")}
+    budget = MAX_PAGE_SAMPLES
     datasets = []
     for dataset_abbr, subsets in report.subsets.items():
         rows = []
@@ -123,6 +149,9 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
                     {key: _estimate(cell.metrics.get(key), ci, kinds) for key in columns[1:]}
                 )
                 cells[subset] = {"questions": cell.num_questions, "values": values}
+            size = sum(len(q.correct) for run in row.runs for q in run.results.questions)
+            with_samples = size <= budget
+            budget -= size if with_samples else 0
             rows.append(
                 {
                     "label": row.label,
@@ -131,7 +160,8 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
                     "n": int(row.n.max()) if len(row.n) else 0,
                     "warnings": list(row.notes),
                     "cells": cells,
-                    "questions": _questions(row),
+                    "questions": _questions(row, codes, with_samples),
+                    "samples_shown": with_samples,
                 }
             )
         datasets.append({"name": dataset_abbr, "subsets": list(subsets), "rows": rows})
@@ -141,6 +171,8 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
         "level": report.level,
         "columns": columns,
         "datasets": datasets,
+        "codes": {name: table.names for name, table in codes.items()},
+        "max_samples": MAX_PAGE_SAMPLES,
         "notes": list(report.notes),
     }
 

@@ -20,6 +20,7 @@ td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
  margin-left:6px;vertical-align:middle;border-radius:2px}
 .bar .ci{position:absolute;top:0;height:8px;background:#7fa7d9;border-radius:2px}
 .bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
+td.posterior::after{content:"*";color:#555}
 .warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
 #warnings li{color:#7a4400}
 #detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
@@ -61,11 +62,15 @@ PAGE_SCRIPT = r"""
     return seen;
   }
   function interval(est) {
-    if (!est || !est.intervals.length) { return null; }
+    // only the selected kind: another kind's interval is never drawn under this name
+    if (!est) { return null; }
     for (var i = 0; i < est.intervals.length; i++) {
       if (est.intervals[i].kind === state.kind) { return est.intervals[i]; }
     }
-    return est.intervals[0];
+    return null;
+  }
+  function ivText(iv) {
+    return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "");
   }
   function cellValue(row, key) {
     var cell = row.cells[state.subset];
@@ -120,7 +125,7 @@ PAGE_SCRIPT = r"""
     if (iv && iv.low !== null && iv.high !== null) {
       box.appendChild(el("span", {"class": "ci",
         style: "left:" + iv.low + "%;width:" + Math.max(iv.high - iv.low, 0.5) + "%",
-        title: state.kind + " interval " + fmt(iv.low) + "\u2013" + fmt(iv.high)}));
+        title: state.kind + " interval " + ivText(iv)}));
     }
     if (est && est.value !== null) {
       box.appendChild(el("span", {"class": "pt", style: "left:" + est.value + "%"}));
@@ -177,7 +182,10 @@ PAGE_SCRIPT = r"""
         var est = cell.values[c];
         var td = el("td", {"data-key": c, text: fmt(est ? est.value : null)});
         var iv = interval(est);
-        if (iv) { td.title = fmt(iv.low) + " \u2013 " + fmt(iv.high); }
+        if (iv) {
+          td.title = state.kind + " interval " + ivText(iv);
+          if (iv.status === "posterior") { td.className = "posterior"; }
+        }
         td.appendChild(bar(est));
         cells.push(td);
       });
@@ -201,6 +209,11 @@ PAGE_SCRIPT = r"""
     close.onclick = function () { box.hidden = true; };
     box.appendChild(el("h2", {text: "Verdicts behind " + row.label + " (" + state.subset + ")"}, []));
     box.appendChild(close);
+    if (!row.samples_shown) {
+      box.appendChild(el("p", {id: "samples-omitted", text: "Per-sample verdicts are not embedded: " +
+        "the page keeps at most " + data.max_samples + " samples; read them in the results files' " +
+        "details."}));
+    }
     var table = el("table", {id: "questions"});
     table.appendChild(el("tr", {}, ["question", "c / n", "gold", "text"].map(function (h) {
       return el("th", {"class": "text", text: h});
@@ -226,13 +239,14 @@ PAGE_SCRIPT = r"""
     inner.appendChild(el("tr", {}, ["#", "extracted answer", "found", "verdict", "decided by", "run"].map(
       function (h) { return el("th", {"class": "text", text: h}); })));
     q.samples.forEach(function (s, i) {
+      // [answer, found code, verdict, decided-by code, run code] (see page_data)
       inner.appendChild(el("tr", {"class": "sample"}, [
         el("td", {text: String(i + 1)}),
-        el("td", {"class": "answer", text: s.answer === null ? "(none)" : s.answer}),
-        el("td", {"class": "text", text: s.found || "\u2013"}),
-        el("td", {"class": "text"}, [verdictText(s.verdict)]),
-        el("td", {"class": "text", text: s.by || "\u2013"}),
-        el("td", {"class": "text", text: s.run})]));
+        el("td", {"class": "answer", text: s[0] === null ? "(none)" : s[0]}),
+        el("td", {"class": "text", text: data.codes.found[s[1]] || "\u2013"}),
+        el("td", {"class": "text"}, [verdictText(s[2])]),
+        el("td", {"class": "text", text: data.codes.by[s[3]] || "\u2013"}),
+        el("td", {"class": "text", text: data.codes.run[s[4]]})]));
     });
     var holder = el("tr", {"class": "samples"}, [el("td", {colspan: "4", "class": "text"}, [inner])]);
     tr.parentNode.insertBefore(holder, tr.nextSibling);
