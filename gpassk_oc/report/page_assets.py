@@ -11,7 +11,8 @@ PAGE_STYLE = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
-th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:middle}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:middle;white-space:nowrap}
+td.text,td.answer{white-space:normal}
 th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
 th.sorted-asc::after{content:" \\25B2"}th.sorted-desc::after{content:" \\25BC"}
 td.text,th.text{text-align:left}
