@@ -205,10 +205,11 @@ class _Eval:
             ):
                 raise ValueError("exponent too large")
             if self.num is EXACT and (
-                exponent.denominator != 1
+                # EXACT arithmetic runs on Fractions (the number type of EXACT)
+                exponent.denominator != 1  # type: ignore[attr-defined]
                 or base == 0
                 and exponent < 0
-                or _bits(base) * abs(exponent) > 200_000
+                or _bits(base) * abs(exponent) > 200_000  # type: ignore[arg-type]
             ):
                 raise ValueError("not a rational power of a reasonable size")
             ctype = self.num.complex_type
@@ -405,8 +406,9 @@ def values_at_common_points(
     expression; points where some expression is undefined (``\\sqrt{x}`` at x < 0,
     ``\\arccos`` beyond ±1) are skipped for further candidates; None if fewer than three
     points remain or an expression cannot be read."""
-    token_lists = [_tokens(c) for c in expressions]
-    if any(not t or "\\infty" in t for t in token_lists):
+    maybe_tokens = [_tokens(c) for c in expressions]
+    token_lists = [t for t in maybe_tokens if t and "\\infty" not in t]
+    if len(token_lists) < len(maybe_tokens):
         return None
     out: list[list] = [[] for _ in expressions]
     number = num.number

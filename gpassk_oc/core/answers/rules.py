@@ -307,10 +307,10 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
     rounded = _ROUNDING if _DECIMAL_IN_RE.search(pred_canon + gold_canon) else 0.0
     if ps is not None and gs is not None:
         return compare_structures(ps, gs, num, rounded)
-    if (ps is not None and gv is not None) or (gs is not None and pv is not None):
-        return _number_against_structure(
-            ps if ps is not None else gs, gv if ps is not None else pv, num, rounded
-        )
+    if ps is not None and gv is not None:
+        return _number_against_structure(ps, gv, num, rounded)
+    if gs is not None and pv is not None:
+        return _number_against_structure(gs, pv, num, rounded)
     pc, gc = as_choice(pred_canon), as_choice(gold_canon)
     if pc is not None and gc is not None:
         return "equal" if pc == gc else "wrong"

@@ -34,8 +34,9 @@ def equation_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | 
     sides = [pred_canon.split("="), gold_canon.split("=")]
     if any(not side.strip() for pair in sides for side in pair):
         return None
-    sides_vars = [variables(side) for pair in sides for side in pair]
-    if any(v is None for v in sides_vars):
+    found = [variables(side) for pair in sides for side in pair]
+    sides_vars = [v for v in found if v is not None]
+    if len(sides_vars) < len(found):
         return None
     names = sorted(set().union(*sides_vars))
     if not names:
