@@ -27,6 +27,7 @@ from gpassk_oc.core.scoring.metrics import (
     format_threshold,
     g_pass_table,
 )
+from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, RunInfo
 
 __all__ = ["build_results", "excluded_questions", "group_replicas"]
@@ -167,6 +168,8 @@ def build_results(
     check: str | None = None,
     judge: Mapping[str, Any] | None = None,
     undecided_marked: bool = False,
+    record: RunRecord | None = None,
+    health: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
@@ -234,4 +237,11 @@ def build_results(
         )
         for i, row in enumerate(rows)
     ]
-    return Results(info, metrics, counts, questions).to_json()
+    return Results(
+        info,
+        metrics,
+        counts,
+        questions,
+        record=record,
+        health=None if health is None else dict(health),
+    ).to_json()
