@@ -15,6 +15,7 @@ from pathlib import Path
 
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
+from gpassk_oc.report.health import report_warnings
 from gpassk_oc.report.model import Report, ReportError, build_report
 
 FORMATS = ("markdown", "csv", "json", "html")
@@ -144,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in report.notes:
         logger.info(f"note: {note}")
+    for line in report_warnings(report, args.paths):
+        logger.warning(line)
     if not report.rows and not report.greedy:
         return fail("no usable runs found under " + ", ".join(map(str, args.paths)))
     try:

@@ -33,7 +33,7 @@ def _setting(s: Any, seeds: list[int]) -> list[Any]:
         s.top_p,
         s.top_k,
         s.repetition_penalty,
-        " ".join(map(str, seeds)),
+        " ".join(map(str, seeds)),  # numbers, 'not sent' or None (unknown)
         s.max_out_len,
     ]
 
@@ -41,6 +41,7 @@ def _setting(s: Any, seeds: list[int]) -> list[Any]:
 def render_csv(report: Report, descending: bool = False) -> str:
     metrics = ["Greedy"] + report_metrics(report.k)
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
+    header.append("warnings")  # run-health warnings of the row (report.health)
     for key in metrics:
         header += [key, f"{key} ci_low", f"{key} ci_high", f"{key} sampling_se"]
     buf = io.StringIO()
@@ -52,6 +53,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
                 cell = report.cells[(row.label, dataset_abbr, subset)]
                 line: list[Any] = [row.label, row.base_model] + _setting(row.setting, row.seeds)
                 line += [dataset_abbr, subset, int(row.n.max()), cell.num_questions]
+                line.append(len(row.warnings))
                 for key in metrics:
                     line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
                 writer.writerow(line)
@@ -60,6 +62,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line = [run.model_abbr, run.base_model]
         line += _setting(run.setting, [run.setting.seed] if run.setting else [])
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
+        line.append(len(run.warnings))
         line += _values(cell.metrics["pass@1"]) + [""] * (4 * (len(metrics) - 1))
         writer.writerow(line)
     return buf.getvalue()

@@ -32,6 +32,7 @@ __all__ = [
     "dataset_facts",
     "engine_kind",
     "model_facts",
+    "value_text",
 ]
 
 #: a sampling setting the config does not send (the engine's default applies)
@@ -82,6 +83,30 @@ class RunRecord:
         the abbr."""
         path = (self.model_path or "").rstrip("/")
         return path.rsplit("/", 1)[-1] or self.model_abbr
+
+    @property
+    def model(self) -> str:
+        """Alias of :attr:`base_model` (what report rows and curves group by)."""
+        return self.base_model
+
+    def sampling_key(self) -> tuple[Any, ...]:
+        """Everything that makes two runs the same sampling setting except the seed: runs
+        equal here are pooled by the report when only their seeds differ."""
+        return (
+            self.base_model,
+            self.model_path,
+            self.engine,
+            self.temperature,
+            self.top_p,
+            self.top_k,
+            self.repetition_penalty,
+            self.max_out_len,
+            self.dataset_version,
+            self.splits,
+            self.languages,
+            self.check,
+            self.judge_model,
+        )
 
     def unknown(self) -> list[str]:
         """The settings this record does not know (for the report's notes)."""
@@ -165,6 +190,15 @@ def _checked(name: str, value: Any, where: str) -> Any:
         else "a string"
     )
     raise RecordError(f"{where}: need {allowed} or null, got {value!r}")
+
+
+def value_text(value: Sampled) -> str:
+    """A recorded setting for tables and labels: ``0.7``, ``not sent`` or ``unknown``."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, str):
+        return value
+    return f"{value:g}"
 
 
 # --------------------------------------------------------------------------- from configs
