@@ -25,7 +25,7 @@ def _values(est: Estimate | None) -> list[Any]:
     ]
 
 
-def _setting(s: Any, seeds: list[int]) -> list[Any]:
+def _setting(s: Any, seeds: list[Any]) -> list[Any]:
     if s is None:
         return [""] * len(_SETTING)
     return [

@@ -85,6 +85,12 @@ def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     ]
 
 
+def _temperature(row: Row) -> float:
+    """The recorded temperature of a row kept for the temperature axis (a number)."""
+    value = row.setting.temperature if row.setting else None
+    return float(value) if isinstance(value, (int, float)) else float("nan")
+
+
 def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     """One curve per (base model, settings other than temperature and seed)."""
     k = report.k
@@ -102,7 +108,7 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
     curves = []
     spec = MetricSpec("mG", k)
     for key, members in groups.items():
-        members = sorted(members, key=lambda r: float(r.setting.temperature))
+        members = sorted(members, key=_temperature)
         label = (
             key[0]
             if per_model[key[0]] == 1
@@ -111,7 +117,7 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
                 f"rp={value_text(key[3])} len={key[4]}"
             )
         )
-        points = [_curve(report, r, label, [float(r.setting.temperature)], [spec]) for r in members]
+        points = [_curve(report, r, label, [_temperature(r)], [spec]) for r in members]
         curves.append(
             {
                 "label": label,

@@ -122,9 +122,9 @@ def run_health(
     ).reshape(q, n)
     texts = list(index)
     empty_d = np.array([not t.strip() for t in texts], dtype=bool)
-    if check_length:
+    if max_out_len is not None and check_length:
         counter = count_tokens or approx_token_count
-        long_d = np.array([counter(t) >= max_out_len for t in texts], dtype=bool)
+        long_d = np.array([counter(t) >= max_out_len for t in texts], dtype=np.bool_)
     else:
         long_d = np.zeros(len(texts), dtype=bool)
     thinking = (
