@@ -160,3 +160,14 @@ def test_missing_results_name_the_task_log(tmp_path):
     (run_dir / "predictions" / "tm" / "my-data.json").write_text("{}")
     (line,) = missing_results(run_dir)
     assert "(evaluation failed" in line and str(run_dir / "logs" / "eval" / "tm") in line
+
+
+def test_inferencer_budget_wins_and_odd_values_are_unknown():
+    # OpenCompass's infer task uses the dataset inferencer's max_out_len when it sets one
+    dataset = {"abbr": "d", "infer_cfg": {"inferencer": {"max_out_len": 256}}}
+    model = {"abbr": "m", "type": "x.OpenAISDK", "max_out_len": 4096, "temperature": "{T}"}
+    facts = {**model_facts(model), **dataset_facts(dataset)}
+    assert facts["max_out_len"] == 256
+    assert "max_out_len" not in dataset_facts({"abbr": "d"})
+    # a value that is not a number is unknown, never a crash or a guess
+    assert facts["temperature"] is None and RunRecord.from_json(facts).temperature is None

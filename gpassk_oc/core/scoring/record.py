@@ -214,12 +214,19 @@ def engine_kind(model_type: Any) -> Engine:
 
 
 def _sent(*sources: Mapping[str, Any], key: str) -> Sampled:
-    """The first value of *key* found in *sources*, else NOT_SENT."""
+    """The first value of *key* found in *sources*, else NOT_SENT; a value that is not a
+    number (e.g. an expression the dump turned into a string) is unknown (None)."""
     for source in sources:
         value = source.get(key)
         if value is not None:
-            return value if _is_number(value) else str(value)
+            return value if _is_number(value) else None
     return NOT_SENT
+
+
+def _count(value: Any) -> int | None:
+    """A non-negative int, else None (unknown)."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
@@ -239,9 +246,7 @@ def model_facts(model: Mapping[str, Any]) -> dict[str, Any]:
         "model_abbr": str(model.get("abbr") or ""),
         "model_path": None if model.get("path") is None else str(model["path"]),
         "engine": engine,
-        "max_out_len": model.get("max_out_len")
-        if isinstance(model.get("max_out_len"), int)
-        else None,
+        "max_out_len": _count(model.get("max_out_len")),
         "tokenizer_path": model.get("tokenizer_path")
         if isinstance(model.get("tokenizer_path"), str)
         else None,
@@ -275,7 +280,8 @@ def model_facts(model: Mapping[str, Any]) -> dict[str, Any]:
 
 def dataset_facts(dataset: Mapping[str, Any]) -> dict[str, Any]:
     """Record fields read from one OpenCompass dataset config: abbr, version, splits,
-    languages, and the replication implied by its ``k`` and ``n``."""
+    languages, the replication implied by its ``k`` and ``n``, and ``max_out_len`` when its
+    inferencer sets one (merge these over :func:`model_facts`)."""
     k = dataset.get("k")
     ks = list(k) if isinstance(k, (list, tuple)) else [k] if isinstance(k, int) else None
     n = dataset.get("n")
@@ -287,10 +293,16 @@ def dataset_facts(dataset: Mapping[str, Any]) -> dict[str, Any]:
         return [str(v) for v in value] if isinstance(value, (list, tuple)) else None
 
     version = dataset.get("version")
-    return {
+    out: dict[str, Any] = {
         "dataset_abbr": str(dataset.get("abbr") or ""),
         "dataset_version": None if version is None else str(version),
         "splits": strings(dataset.get("dataset_splits")),
         "languages": strings(dataset.get("dataset_languages")),
         "replication": replication,
     }
+    # OpenCompass's infer task gives the inferencer the model's max_out_len only when the
+    # dataset's inferencer sets none: the dataset's wins
+    inferencer = _mapping(_mapping(dataset.get("infer_cfg")).get("inferencer"))
+    if _count(inferencer.get("max_out_len")) is not None:
+        out["max_out_len"] = inferencer["max_out_len"]
+    return out
