@@ -79,13 +79,13 @@ def _overall(**counts) -> dict:
 
 
 def test_warnings_cross_thresholds_only():
-    quiet = _overall(truncated=3, empty=1)  # 7.5% truncated, 2.5% empty: below
+    quiet = _overall(truncated=3, empty=1, identical_questions=4)  # 7.5%, 2.5%, 40%: below
     assert health_warnings(_results({"overall": quiet}, 1.0), "m/d") == []
-    loud = _overall(truncated=4, truncated_length=4, empty=2, identical_questions=1, unjudged=2)
+    loud = _overall(truncated=4, truncated_length=4, empty=2, identical_questions=5, unjudged=2)
     health = {"overall": loud, "max_out_len": 64, "length_basis": "approximate"}
     lines = health_warnings(_results(health, 1.0), "m/d")
     assert len(lines) == 4
-    assert "1 of 10 (10.0%) questions have all 4 replies byte-identical" in lines[0]
+    assert "5 of 10 (50.0%) questions have all 4 replies byte-identical" in lines[0]
     assert "the engine ignores temperature or a fixed seed is sent" in lines[0]
     assert "4 of 40 (10.0%) samples truncated" in lines[1]
     assert "raise max_out_len; G-Pass here measures the budget as much as the model" in lines[1]

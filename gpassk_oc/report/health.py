@@ -34,7 +34,9 @@ __all__ = [
     "report_warnings",
 ]
 
-IDENTICAL_SHARE = Fraction(1, 10)
+#: half, not less: a confident model can give one short reply to an easy question every
+#: time even at T > 0; an engine that ignores temperature repeats itself on nearly all
+IDENTICAL_SHARE = Fraction(1, 2)
 TRUNCATED_SHARE = Fraction(1, 10)
 EMPTY_SHARE = Fraction(1, 20)
 #: appended to a leaderboard row's model name when its runs have warnings
