@@ -46,6 +46,7 @@ from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 from gpassk_oc.log import logger
+from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
 
 try:
     import math_verify  # noqa: F401  (rule checking needs it: fail at import, not mid-run)
@@ -245,6 +246,11 @@ class GPassKEvaluator(BaseEvaluator):
         think_tags: the (opening, closing) thinking markers.
         pred_postprocessor: OpenCompass postprocessor applied before extraction; leave
             it unset: extraction of ``\\boxed{}`` answers is done by the grader.
+        run_record: the run's settings as :class:`~gpassk_oc.core.scoring.record.RunRecord`
+            fields (plain dict; ``gpassk-oc dump`` writes it); unset: read from the config
+            OpenCompass dumped into the work dir (see :mod:`gpassk_oc.recording`).
+        length_truncation: count replies whose length reaches the run's ``max_out_len`` as
+            truncated in ``health``; None (default): when max_out_len is known.
     """
 
     def __init__(
@@ -261,6 +267,8 @@ class GPassKEvaluator(BaseEvaluator):
         reasoning: bool = False,
         think_tags: Sequence[str] = ("<think>", "</think>"),
         pred_postprocessor: dict[str, Any] | None = None,
+        run_record: Mapping[str, Any] | None = None,
+        length_truncation: bool | None = None,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
         self.reasoning = check_reasoning_flag(reasoning, "GPassKEvaluator.reasoning")
@@ -301,6 +309,12 @@ class GPassKEvaluator(BaseEvaluator):
             raise ValueError(
                 f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}"
             )
+        if length_truncation is not None and not isinstance(length_truncation, bool):
+            raise ValueError(
+                f"length_truncation: need true, false or None, got {length_truncation!r}"
+            )
+        self.run_record = None if run_record is None else check_run_record(run_record)
+        self.length_truncation = length_truncation
         self.check = check
         self.judge = judge
         self.max_unjudged = float(max_unjudged)
@@ -429,6 +443,19 @@ class GPassKEvaluator(BaseEvaluator):
         accounting.update(classes.counts)
         if self.check != "rules":
             accounting["judge_cache"] = graded.cache_path
+        judge = judge_identity(self.judge_config) if self.check != "rules" else None
+        record = resolve_record(
+            self.run_record,
+            getattr(self, "_out_dir", None),
+            ks=ks,
+            thresholds=[float(t) for t in self.thresholds],
+            n=n,
+            check=self.check,
+            judge=judge,
+        )
+        health = run_health_of(
+            [item["responses"] for item in items], rows, graded, ks, record, self.length_truncation
+        )
         return build_results(
             n=n,
             ks=ks,
@@ -441,10 +468,12 @@ class GPassKEvaluator(BaseEvaluator):
             mg_mode=self.mg_mode,
             accounting=accounting,
             check=self.check,
-            judge=judge_identity(self.judge_config) if self.check != "rules" else None,
+            judge=judge,
             undecided_marked=True,  # grade() marks rule_undecided
             votes=classes.votes,
             vote_correct=classes.correct_class,
+            record=record,
+            health=health,
         )
 
     def score(

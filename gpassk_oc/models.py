@@ -16,11 +16,10 @@ This subclass, registered in ``MODELS`` as ``GPassKOpenAICompatible``:
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.scoring.health import approx_token_count  # one owner: run health counts too
 
 try:
     from opencompass.models import OpenAISDK
@@ -29,20 +28,6 @@ except ImportError as _exc:  # surface the real cause in the task log (see _plug
     raise guarded_import(__name__, _exc) from _exc
 
 __all__ = ["OpenAICompatible", "approx_token_count"]
-
-_CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
-#: Characters per token assumed for non-CJK text. BPE tokenizers average ~4 characters
-#: per token on English prose and fewer on LaTeX/digits; 3 slightly over-counts, which
-#: only makes OpenCompass trim the output budget a little earlier (the safe side).
-CHARS_PER_TOKEN = 3.0
-
-
-def approx_token_count(text: str) -> int:
-    """Approximate token count: one per CJK character, ceil(other chars / 3)."""
-    if not text:
-        return 0
-    cjk = len(_CJK_RE.findall(text))
-    return cjk + math.ceil((len(text) - cjk) / CHARS_PER_TOKEN)
 
 
 @MODELS.register_module(name="GPassKOpenAICompatible", force=False)

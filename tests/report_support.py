@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.cli import main
+from gpassk_oc.core.data.naming import parse_dataset_abbr, parse_model_abbr
 from gpassk_oc.log import use_cli_format
 
 N = 48
@@ -81,8 +82,11 @@ def write_run(
     unjudged: int = 0,
     details: bool = True,
     top: dict | None = None,
+    record: bool = True,
 ) -> Path:
-    """One results JSON following the evaluator contract."""
+    """One results JSON following the evaluator contract: schema 3 with a run record when
+    *record* and the abbrs follow the naming convention (the test data is described by its
+    names; the report under test reads only the record), else schema 1 (no record)."""
     rng = rng or np.random.default_rng(0)
     qs = qs or questions()
     out = root / ts / "results" / model / f"{dataset}.json"
@@ -115,8 +119,42 @@ def write_run(
     }
     if details:
         data["details"] = rows
+    facts = record_for(model, dataset) if record else None
+    if facts is not None:
+        data = {
+            "schema": "gpassk_oc.results/3",
+            **(top or {}),
+            "run": {k: data[k] for k in ("n", "num_questions", "ks")},
+            "accounting": {"unjudged": data["unjudged"]},
+            "record": facts,
+            **({"details": rows} if details else {}),
+        }
     out.write_text(json.dumps(data))
     return out
+
+
+def record_for(model: str, dataset: str) -> dict | None:
+    """The run record a convention-named run would carry (None for other names)."""
+    m, d = parse_model_abbr(model), parse_dataset_abbr(dataset)
+    if m is None or d is None:
+        return None
+    return {
+        "model_abbr": model,
+        "dataset_abbr": dataset,
+        "model_path": f"org/{m.model}",
+        "engine": "openai-api",
+        "temperature": m.temperature,
+        "top_p": m.top_p,
+        "top_k": m.top_k,
+        "repetition_penalty": m.repetition_penalty,
+        "seed": m.seed,
+        "max_out_len": m.max_out_len,
+        "dataset_version": d.version,
+        "ks": list(d.ks),
+        "replication": d.replication,
+        "n": d.n,
+        "source": "generator",
+    }
 
 
 def abbr(model: str, t: str, seed: int = 42, top_p: str = "0-95") -> str:

@@ -122,10 +122,21 @@ def test_turbomind_template_gets_convention_names_and_our_classes(tmp_path):
         assert "random_seed" not in model["gen_config"]  # existing decision: not sent
         assert model["gen_config"]["do_sample"] is True
         assert dataset["type"] == "gpassk_oc.datasets.LiveMathBenchDataset"
-        assert dataset["eval_cfg"]["evaluator"] == {
-            "type": "gpassk_oc.evaluators.GPassKEvaluator",
-            "k": [4, 8, 16],
-        }
+        evaluator = dict(dataset["eval_cfg"]["evaluator"])
+        record = evaluator.pop("run_record")  # the settings the results file records
+        assert evaluator == {"type": "gpassk_oc.evaluators.GPassKEvaluator", "k": [4, 8, 16]}
+        temperature = 0.5 if "_t0-5_" in config.name else 1.0
+        assert (record["engine"], record["temperature"], record["top_p"]) == (
+            "turbomind",
+            temperature,
+            0.8,
+        )
+        assert (record["seed"], record["max_out_len"], record["replication"]) == (
+            "not sent",
+            8192,
+            3,
+        )
+        assert record["model_abbr"] == model["abbr"]
         assert (dataset["k"], dataset["n"]) == ([4, 8, 16], 48)
         assert (dataset["dataset_splits"], dataset["dataset_languages"]) == (
             ["CNMO", "AMC"],

@@ -206,10 +206,9 @@ def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
     ]
     (config,) = plan.configs
     assert config.name == "deepseek-math-7b-rl" + TAIL  # no -judge- part
-    assert config.data["datasets"][0]["eval_cfg"]["evaluator"] == {
-        "type": "gpassk_oc.evaluators.GPassKEvaluator",
-        "k": [4, 8, 16],
-    }
+    evaluator = dict(config.data["datasets"][0]["eval_cfg"]["evaluator"])
+    assert evaluator.pop("run_record")["model_abbr"] == config.data["models"][0]["abbr"]
+    assert evaluator == {"type": "gpassk_oc.evaluators.GPassKEvaluator", "k": [4, 8, 16]}
     assert configgen.main(["-tc", str(path), "-o", str(tmp_path / "o")]) == 0
     assert capsys.readouterr().err.splitlines() == [f"note: tpl.py: {plan.notes[0]}"]
 

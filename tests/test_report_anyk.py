@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from oracles import brute_maj, exact_g_tau, exact_mg_documented, exact_pass
-from report_support import abbr, run_cli
+from report_support import abbr, record_for, run_cli
 
 N = 8
 DATASET = "LiveMathBench-v202412-k4_8-r1"
@@ -46,8 +46,9 @@ def write_run(root: Path, model: str, labels, votes: bool = True, ts: str = TS) 
             detail["vote_correct"] = 0 if 0 in row else None
         details.append(detail)
     data = {
-        "schema": "gpassk_oc.results/2",
+        "schema": "gpassk_oc.results/3",
         "run": {"n": N, "num_questions": len(labels), "ks": [4, 8], "check": "rules"},
+        "record": record_for(model, DATASET),  # the report reads settings from the record only
         "details": details,
     }
     path = root / ts / "results" / model / f"{DATASET}.json"

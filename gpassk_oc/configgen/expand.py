@@ -15,6 +15,7 @@ from gpassk_oc.configgen.reasoning import API_KEY, api_model_settings, evaluator
 from gpassk_oc.configgen.render import Ref, plain, render_file
 from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
 from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
+from gpassk_oc.core.scoring.record import dataset_facts, model_facts
 
 __all__ = ["GridPoint", "ConfigData", "expand", "point_config", "grid_config", "grid_stem"]
 
@@ -280,9 +281,16 @@ def point_config(
         ),
         "Run with: opencompass THIS_FILE -w OUTPUT_DIR",
     ]
+    dataset = _dataset(s, point, dataset_part)
+    # the run record: the evaluator writes these facts into the results file (schema 3);
+    # read from the config data by the same code that reads a hand-written config's dump
+    dataset["eval_cfg"]["evaluator"]["run_record"] = {
+        **model_facts(plain(model)),
+        **dataset_facts(plain(dataset)),
+    }
     variables = dict(
         models=[model],
-        datasets=[_dataset(s, point, dataset_part)],
+        datasets=[dataset],
         **_runners(s["max_num_workers"]),
     )
     return ConfigData(config_stem(model_part, dataset_part), tuple(header), variables)
@@ -308,7 +316,9 @@ def grid_config(template_name: str, configs: Sequence[ConfigData]) -> ConfigData
         if model["abbr"] not in by_model:
             models.append(model)
             by_model[model["abbr"]] = (model, [])
-        if dataset not in datasets:
+        if dataset["abbr"] not in {d["abbr"] for d in datasets}:
+            # a dataset shared by several models: its run_record names the first one; the
+            # evaluator uses it only for that model and reads the others' from the work dir
             datasets.append(dataset)
         by_model[model["abbr"]][1].append(dataset)
     combos = [dict(models=[model], datasets=list(ds)) for model, ds in by_model.values()]

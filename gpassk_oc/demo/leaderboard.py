@@ -173,6 +173,10 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
     from gpassk_oc.report import plots
 
     report = report_mod.build_report([run_dir], seed=seed)
+    from gpassk_oc.report.health import report_warnings
+
+    for line in report_warnings(report, [run_dir]):  # run health, as `gpassk-oc report` says it
+        print(f"warning: {line}", flush=True)
     if not report.rows:
         raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
     rows_json = attach_truth(

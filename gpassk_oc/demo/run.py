@@ -252,10 +252,12 @@ def run_opencompass(
         raise DemoError(f"opencompass wrote no run directory under {work_dir}; log: {log_path}")
     missing = [f"{m}/{d}" for m, d in pairs if not (stamp / "results" / m / f"{d}.json").exists()]
     if missing:
+        from gpassk_oc.workdir import missing_results  # names each pair's task log
+
+        first = (missing_results(stamp) or [missing[0]])[0]
         raise DemoError(
             f"opencompass produced no results for {len(missing)} of {len(pairs)} "
-            f"configs (first: {missing[0]}); task logs: {stamp / 'logs'}; "
-            f"log: {log_path}"
+            f"configs (first: {first}); log: {log_path}"
         )
     _say(
         f"  opencompass: {len(pairs)}/{len(pairs)} configs evaluated "

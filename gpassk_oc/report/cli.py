@@ -22,6 +22,7 @@ from pathlib import Path
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
+from gpassk_oc.report.health import report_warnings
 from gpassk_oc.report.model import Report, ReportError, build_report
 from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 
@@ -232,12 +233,16 @@ def run(args: argparse.Namespace) -> int:
             report.sweep = build_sweep(report, ks or [report.k], taus)
     except ReportError as exc:
         return fail(str(exc))
+    report.interval = args.interval
+    # run health and configured pairs without results first: when nothing is usable they
+    # are the likely answer to "why nothing?"
+    for line in report_warnings(report, args.paths):
+        logger.warning(line)
     if not report.rows and not report.greedy:
         # one line: why the first run was unusable is the likely answer to "why nothing?"
         why = f": {report.notes[0]}" if report.notes else ""
         more = f" (+{len(report.notes) - 1} more)" if len(report.notes) > 1 else ""
         return fail(f"no usable runs found under {', '.join(map(str, args.paths))}{why}{more}")
-    report.interval = args.interval
     for note in report.notes:
         logger.info(f"note: {note}")
     text = render(report, args.format, ci=not args.no_ci, descending=args.descending)

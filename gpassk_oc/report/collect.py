@@ -4,8 +4,12 @@ the typed schema (:mod:`gpassk_oc.core.scoring.results`), cross-check them, and 
 Reading: ``{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}.json``. Any of a
 work dir, a timestamp dir, a ``results`` dir or a results JSON may be given.
 
-Grouping: one row per sampling setting (the model abbr without its seed) × dataset abbr.
-Runs of one setting that differ only in seed are pooled per question (``c`` and ``n``
+Settings come only from each file's run record (:class:`~gpassk_oc.core.scoring.record.
+RunRecord`, results schema 3), never from names: a file without a record (schema 1 or 2)
+has unknown settings (a note says so) and is a row of its own.
+
+Grouping: one row per sampling setting (the record's settings without the seed) × dataset
+abbr. Runs of one setting that differ only in seed are pooled per question (``c`` and ``n``
 summed — i.i.d. samples, so the estimator stays unbiased with a larger n) when their
 question sets are identical; otherwise they are shown as separate rows with a note. The
 same abbr found under several timestamps is a rerun: the latest timestamp wins.
@@ -15,23 +19,20 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.data.naming import (
-    DatasetSetting,
-    ModelSetting,
-    parse_dataset_abbr,
-    parse_model_abbr,
-)
 from gpassk_oc.core.scoring.majority import maj_table
 from gpassk_oc.core.scoring.metric_names import group_name, parse_result_key
+from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError, read_results
 from gpassk_oc.core.scoring.stats import summarize
+from gpassk_oc.report.health import health_warnings
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
@@ -48,8 +49,7 @@ class Run:
     dataset_abbr: str
     path: Path
     timestamp: str
-    setting: ModelSetting | None
-    dataset: DatasetSetting | None
+    setting: RunRecord | None  # the file's run record; None: settings unknown
     keys: list[QuestionKey]
     n: np.ndarray
     c: np.ndarray
@@ -57,6 +57,8 @@ class Run:
     unjudged: np.ndarray
     results: Results
     notes: list[str] = field(default_factory=list)
+    #: run-health warnings (see :mod:`gpassk_oc.report.health`)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def base_model(self) -> str:
@@ -74,10 +76,7 @@ class Run:
         if bool(len(self.n)) and int((self.n + self.unjudged).max()) <= 1:
             return True
         return (
-            self.setting is not None
-            and self.setting.temperature == 0
-            and self.dataset is not None
-            and self.dataset.ks == (1,)
+            self.setting is not None and self.setting.temperature == 0 and self.setting.ks == (1,)
         )
 
 
@@ -110,7 +109,7 @@ class Row:
         )
 
     @property
-    def setting(self) -> ModelSetting | None:
+    def setting(self) -> RunRecord | None:
         return self.runs[0].setting
 
     @property
@@ -118,8 +117,15 @@ class Row:
         return self.runs[0].base_model
 
     @property
-    def seeds(self) -> list[int]:
-        return sorted({r.setting.seed for r in self.runs if r.setting})
+    def warnings(self) -> list[str]:
+        """The run-health warnings of every pooled run."""
+        return [w for r in self.runs for w in r.warnings]
+
+    @property
+    def seeds(self) -> list[Any]:
+        """The recorded seeds of the pooled runs (numbers, 'not sent' or None: unknown)."""
+        values = list(dict.fromkeys(r.setting.seed for r in self.runs if r.setting))
+        return sorted(values, key=lambda v: (not isinstance(v, (int, float)), str(v)))
 
     @property
     def undecided_basis(self) -> str:
@@ -189,8 +195,8 @@ def _missing_results(path: Path) -> list[str]:
     """Predictions without results: the evaluation step failed or never ran."""
     notes = []
     for pred_dir in sorted(path.rglob("predictions")):
-        if not pred_dir.is_dir():
-            continue
+        if not pred_dir.is_dir() or (pred_dir.parent / "configs").is_dir():
+            continue  # with a dumped config, report.health.missing_warnings says it louder
         results_dir = pred_dir.parent / "results"
         for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
             missing: set[str] = set()
@@ -233,6 +239,17 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         undecided = 0 if basis == "unknown" else q.undecided(basis == "exact")
         rows.append((q.n, q.c, undecided, q.unjudged))
     notes = list(results.notes)
+    if results.record is None:
+        notes.append(
+            f"{where}: results schema {results.schema_version} has no run record: "
+            "temperature, top_p, top_k, repetition_penalty, seed and max_out_len unknown "
+            "(re-evaluate with this gpassk_oc to record them; names are not read)"
+        )
+    elif results.record.unknown():
+        notes.append(
+            f"{where}: the run record does not know {', '.join(results.record.unknown())} "
+            f"(source: {results.record.source})"
+        )
     if unjudged_all:
         notes.append(f"{where}: {unjudged_all} questions with no judged sample excluded")
     if len(set(keys)) != len(keys):
@@ -245,8 +262,7 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         dataset_abbr,
         path,
         _timestamp_of(path),
-        parse_model_abbr(model_abbr),
-        parse_dataset_abbr(dataset_abbr),
+        results.record,
         keys,
         n,
         c,
@@ -254,6 +270,7 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         j,
         results,
         notes,
+        health_warnings(results, where),
     )
     return run, []
 
@@ -294,11 +311,15 @@ def cross_check(run: Run) -> list[str]:
 
 
 # --------------------------------------------------------------------------- grouping
-def _setting_label(run: Run, seeds: Sequence[int] | None = None) -> str:
-    if run.setting is None or seeds is None or len(seeds) <= 1:
-        return run.model_abbr
-    head, _, tail = run.model_abbr.rpartition(f"_rs{run.setting.seed}_")
-    return f"{head}_rs{'+'.join(str(s) for s in seeds)}_{tail}"
+def _pooled_label(abbrs: Sequence[str]) -> str:
+    """One label for pooled runs: their common head and tail with the differing middles
+    joined by '+' (``m_rs1_l8`` + ``m_rs2_l8`` → ``m_rs1+2_l8``); display only."""
+    if len(set(abbrs)) <= 1:
+        return abbrs[0]
+    head = len(os.path.commonprefix(list(abbrs)))
+    tail = len(os.path.commonprefix([a[head:][::-1] for a in abbrs]))
+    middles = [a[head : len(a) - tail] for a in abbrs]
+    return abbrs[0][:head] + "+".join(middles) + abbrs[0][len(abbrs[0]) - tail :]
 
 
 def describe_key_difference(a: Sequence[QuestionKey], b: Sequence[QuestionKey]) -> str:
@@ -326,13 +347,11 @@ def group_runs(
     for run in latest.values():
         if run.is_greedy:
             continue
-        setting_key = (
-            replace(run.setting, seed=0) if (run.setting and pool_seeds) else run.model_abbr
-        )
+        setting_key = run.setting.sampling_key() if (run.setting and pool_seeds) else run.model_abbr
         groups.setdefault((setting_key, run.dataset_abbr), []).append(run)
     rows: list[Row] = []
     for (_, dataset_abbr), members in groups.items():
-        members.sort(key=lambda r: r.setting.seed if r.setting else 0)
+        members.sort(key=lambda r: (str(r.setting.seed) if r.setting else "", r.model_abbr))
         first = members[0]
         if len(members) == 1:
             rows.append(Row.of_run(first))
@@ -362,7 +381,7 @@ def group_runs(
         )
         rows.append(
             Row(
-                _setting_label(first, [m.setting.seed for m in members]),
+                _pooled_label([m.model_abbr for m in members]),
                 dataset_abbr,
                 members,
                 list(first.keys),
@@ -376,9 +395,13 @@ def group_runs(
     return rows, greedy, notes
 
 
-def _dataset_family(abbr: str) -> str:
-    parsed = parse_dataset_abbr(abbr)
-    return f"{parsed.name}-v{parsed.version}" if parsed else abbr
+def _dataset_family(run: Run | Row) -> str:
+    """Runs on one dataset version share a family (the record's); else only their abbr."""
+    first = run if isinstance(run, Run) else run.runs[0]
+    record = first.setting
+    if record is not None and record.dataset_version is not None:
+        return f"v{record.dataset_version}"
+    return first.dataset_abbr
 
 
 def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None]:
@@ -387,8 +410,7 @@ def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None
     candidates = [
         g
         for g in greedy
-        if g.base_model == row.base_model
-        and _dataset_family(g.dataset_abbr) == _dataset_family(row.dataset_abbr)
+        if g.base_model == row.base_model and _dataset_family(g) == _dataset_family(row)
     ]
     if not candidates:
         return None, None

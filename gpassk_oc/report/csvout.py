@@ -31,7 +31,7 @@ def _values(est: Estimate | None) -> list[Any]:
     return ["" if v is None else v for v in map(pct, values)]
 
 
-def _setting(s: Any, seeds: list[int]) -> list[Any]:
+def _setting(s: Any, seeds: list[Any]) -> list[Any]:
     if s is None:
         return [""] * len(_SETTING)
     return [
@@ -39,7 +39,7 @@ def _setting(s: Any, seeds: list[int]) -> list[Any]:
         s.top_p,
         s.top_k,
         s.repetition_penalty,
-        " ".join(map(str, seeds)),
+        " ".join(map(str, seeds)),  # numbers, 'not sent' or None (unknown)
         s.max_out_len,
     ]
 
@@ -48,6 +48,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
     metrics = ["Greedy"] + report_metrics(report.k)
     extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
+    header.append("warnings")  # run-health warnings of the row (report.health)
     for key in metrics + extra:
         header += [key + suffix for suffix in _PER_METRIC]
     buf = io.StringIO()
@@ -59,6 +60,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
                 cell = report.cells[(row.label, dataset_abbr, subset)]
                 line: list[Any] = [row.label, row.base_model] + _setting(row.setting, row.seeds)
                 line += [dataset_abbr, subset, int(row.n.max()), cell.num_questions]
+                line.append(len(row.warnings))
                 for key in metrics:
                     line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
                 for key in extra:
@@ -69,6 +71,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line = [run.model_abbr, run.base_model]
         line += _setting(run.setting, [run.setting.seed] if run.setting else [])
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
+        line.append(len(run.warnings))
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
         line += _values(cell.metrics["pass@1"]) + [""] * padding
         writer.writerow(line)

@@ -158,7 +158,7 @@ def page_data(report: Report, ci: bool = True, descending: bool = False) -> dict
                     "model": row.base_model if row.setting else row.label,
                     "setting": setting_text(row),
                     "n": int(row.n.max()) if len(row.n) else 0,
-                    "warnings": list(row.notes),
+                    "warnings": list(row.warnings),  # run health; row notes are in report.notes
                     "cells": cells,
                     "questions": _questions(row, codes, with_samples),
                     "samples_shown": with_samples,

@@ -107,6 +107,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                         if (row.label, dataset_abbr, s) in report.cells
                     },
                     "notes": row.notes,
+                    "warnings": row.warnings,
                 }
             )
     for run in report.greedy:
@@ -125,6 +126,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                 "resamples": report.n_boot,
                 "metrics": {"accuracy": estimate_json(cell.metrics["pass@1"])},
                 "notes": run.notes,
+                "warnings": run.warnings,
             }
         )
     return out

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import MetricSpec
+from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.stats import summarize
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import Report
@@ -46,7 +47,7 @@ def short_label(row: Row) -> str:
     s = row.setting
     if s is None:
         return row.label
-    return f"{s.model} T={s.temperature:g} top_p={s.top_p:g}"
+    return f"{s.model} T={value_text(s.temperature)} top_p={value_text(s.top_p)}"
 
 
 def _labels(rows: Sequence[Row]) -> dict[str, str]:
@@ -87,14 +88,20 @@ def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     ]
 
 
+def _temperature(row: Row) -> float:
+    """The recorded temperature of a row kept for the temperature axis (a number)."""
+    value = row.setting.temperature if row.setting else None
+    return float(value) if isinstance(value, (int, float)) else float("nan")
+
+
 def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     """One curve per (base model, settings other than temperature and seed)."""
     k = report.k
     groups: dict[tuple, list[Row]] = {}
     for row in rows:
         s = row.setting
-        if s is None or int(row.n.max()) < k:
-            continue
+        if s is None or not isinstance(s.temperature, (int, float)) or int(row.n.max()) < k:
+            continue  # no recorded temperature: no point on a temperature axis
         groups.setdefault(
             (s.model, s.top_p, s.top_k, s.repetition_penalty, s.max_out_len), []
         ).append(row)
@@ -104,13 +111,16 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
     curves = []
     spec = MetricSpec("mG", k)
     for key, members in groups.items():
-        members = sorted(members, key=lambda r: r.setting.temperature)
+        members = sorted(members, key=_temperature)
         label = (
             key[0]
             if per_model[key[0]] == 1
-            else (f"{key[0]} top_p={key[1]:g} top_k={key[2]} rp={key[3]:g} len={key[4]}")
+            else (
+                f"{key[0]} top_p={value_text(key[1])} top_k={value_text(key[2])} "
+                f"rp={value_text(key[3])} len={key[4]}"
+            )
         )
-        points = [_curve(report, r, label, [r.setting.temperature], [spec]) for r in members]
+        points = [_curve(report, r, label, [_temperature(r)], [spec]) for r in members]
         curves.append(
             {
                 "label": label,

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
+from gpassk_oc.report.health import MARKER
 from gpassk_oc.report.model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 from gpassk_oc.report.numbers import DASH, pct_text
 
@@ -55,10 +57,11 @@ def setting_text(row: Row) -> str:
     s = row.setting
     if s is None:
         return DASH
-    seeds = ",".join(str(x) for x in row.seeds)
+    seeds = ",".join(value_text(x) for x in row.seeds)
     return (
-        f"T={s.temperature:g} top_p={s.top_p:g} top_k={s.top_k} rp={s.repetition_penalty:g} "
-        f"seed={seeds} len={s.max_out_len}"
+        f"T={value_text(s.temperature)} top_p={value_text(s.top_p)} "
+        f"top_k={value_text(s.top_k)} rp={value_text(s.repetition_penalty)} "
+        f"seed={seeds} len={value_text(s.max_out_len)}"
     )
 
 
@@ -98,7 +101,7 @@ def table_rows(
         ]
         body.append(
             [
-                row.base_model if row.setting else row.label,
+                (row.base_model if row.setting else row.label) + (MARKER if row.warnings else ""),
                 setting_text(row),
                 str(int(row.n.max())),
                 str(cell.num_questions),

@@ -39,6 +39,7 @@ from gpassk_oc.core.scoring.metrics import (
     format_threshold,
     g_pass_table,
 )
+from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, RunInfo
 
 __all__ = ["build_results", "excluded_questions", "group_replicas"]
@@ -211,6 +212,8 @@ def build_results(
     undecided_marked: bool = False,
     votes: Sequence[Sequence[int | None]] | None = None,
     vote_correct: Sequence[int | None] | None = None,
+    record: RunRecord | None = None,
+    health: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
@@ -295,4 +298,11 @@ def build_results(
         )
         for i, row in enumerate(rows)
     ]
-    return Results(info, metrics, counts, questions).to_json()
+    return Results(
+        info,
+        metrics,
+        counts,
+        questions,
+        record=record,
+        health=None if health is None else dict(health),
+    ).to_json()

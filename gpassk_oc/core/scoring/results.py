@@ -1,10 +1,10 @@
 """The results-file schema: what ``GPassKEvaluator`` writes and every reader reads.
 
 One file per (model, dataset), ``{work_dir}/{timestamp}/results/{model}/{dataset}.json``.
-Schema 2 (this release)::
+Schema 3 (this release)::
 
     {
-      "schema": "gpassk_oc.results/2",          # a string: OpenCompass's summary skips it
+      "schema": "gpassk_oc.results/3",          # a string: OpenCompass's summary skips it
       "G-Pass@16_0.5": 41.2, "mG-Pass@16": 30.1, "pass@1": 52.0, ...   # percent
       "AMC/en/G-Pass@16_0.5": 38.0, ...          # per split × language group
       "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],
@@ -19,8 +19,13 @@ Schema 2 (this release)::
                    "source": ["rule", "judge", "unjudged", ...],      # optional
                    "found": ["boxed", "statement", ...],              # optional
                    "vote": [0, 1, null, ...], "vote_correct": 0,      # optional
-                   "c": 1, "n": 2}, ...]
+                   "c": 1, "n": 2}, ...],
+      "record": {...},   # the run's settings: see gpassk_oc.core.scoring.record.RunRecord
+      "health": {...}    # truncated / empty / identical replies: see .health
     }
+
+Schema 2 (the previous release) is schema 3 without ``record`` and ``health``: read, with
+``record`` and ``health`` None (the report says which settings are unknown).
 
 OpenCompass's summarizer (``summarizers/default.py``) shows every top-level value that is
 an int or float as a metric row, so only metrics live at the top level; counts and run
@@ -60,6 +65,7 @@ from gpassk_oc.core.scoring.metric_names import (
     parse_result_key,
     result_key,
 )
+from gpassk_oc.core.scoring.record import RecordError, RunRecord
 
 __all__ = [
     "FOUND_VALUES",
@@ -75,7 +81,7 @@ __all__ = [
 ]
 
 SCHEMA_NAME = "gpassk_oc.results"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: who decided a sample (``source``); ``rule_undecided`` only in rules mode
 SOURCES = ("rule", "rule_undecided", "no_answer", "cache", "judge", "unjudged")
 #: how the answer was found in the response (``found``)
@@ -230,6 +236,8 @@ class Results:
     questions: list[QuestionResult]
     schema_version: int = SCHEMA_VERSION
     notes: list[str] = field(default_factory=list)
+    record: RunRecord | None = None  # None: an older file, settings unknown
+    health: dict[str, Any] | None = None
 
     @property
     def undecided_basis(self) -> str:
@@ -258,11 +266,15 @@ class Results:
         out["run"] = self.info.to_json()
         out["accounting"] = dict(self.accounting)
         out["details"] = [q.to_json() for q in self.questions]
+        if self.record is not None:
+            out["record"] = self.record.to_json()
+        if self.health is not None:
+            out["health"] = self.health
         return out
 
     @classmethod
     def from_json(cls, data: Any, where: str = "results") -> Results:
-        """Read schema 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
+        """Read schema 3, 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
         if not isinstance(data, Mapping):
             raise ResultsError(f"{where}: not a JSON object")
         tag = data.get("schema")
@@ -299,7 +311,8 @@ class Results:
                 f"{where}: num_questions={info.num_questions} but details hold "
                 f"{len(questions)} questions"
             )
-        return cls(info, metrics, accounting, questions, version, notes)
+        record, health = _v3_parts(data, where) if version >= 3 else (None, None)
+        return cls(info, metrics, accounting, questions, version, notes, record, health)
 
 
 def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
@@ -468,6 +481,27 @@ def _v2_top(
     if accounting is not None and not isinstance(accounting, Mapping):
         raise ResultsError(f"{where}: accounting: need an object")
     return info, _metric_items(data.items(), legacy=False), dict(accounting or {})
+
+
+def _v3_parts(
+    data: Mapping[str, Any], where: str
+) -> tuple[RunRecord | None, dict[str, Any] | None]:
+    """The schema-3 ``record`` (type-checked) and ``health`` (an object with ``overall``);
+    either may be absent (a file built without them)."""
+    try:
+        record = (
+            None
+            if data.get("record") is None
+            else RunRecord.from_json(data["record"], f"{where}: record")
+        )
+    except RecordError as exc:
+        raise ResultsError(str(exc)) from None
+    health = data.get("health")
+    if health is not None and (
+        not isinstance(health, Mapping) or not isinstance(health.get("overall"), Mapping)
+    ):
+        raise ResultsError(f"{where}: health: need an object with an 'overall' object")
+    return record, None if health is None else dict(health)
 
 
 def read_results(path: Path | str) -> Results:

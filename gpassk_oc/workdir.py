@@ -1,0 +1,151 @@
+"""Reading an OpenCompass 0.5.4 work dir: the config it dumped, the pairs it configured, and
+which of them have no results (the one module that knows this layout).
+
+``opencompass cfg.py -w WORK`` writes ``WORK/{ts}/configs/{ts}_{pid}.py`` (the parsed config
+as plain Python literals: classes are dotted strings), ``WORK/{ts}/predictions/{model}/
+{dataset}.json`` (``_0``, ``_1``… when sharded), ``WORK/{ts}/results/{model}/{dataset}.json``
+and per-task logs ``WORK/{ts}/logs/{infer,eval}/{model}/{dataset}[_i].out``. OpenCompass exits
+0 even when every task failed, so a configured pair without a results file is the signal.
+
+The dumped config is read with :func:`ast.literal_eval`, one top-level assignment at a
+time: nothing in it is executed, and assignments that are not literals are skipped.
+Used by the evaluator (the run record of a hand-written config) and by ``gpassk-oc report``
+and the demo (missing results). Standard library only.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "DumpedConfig",
+    "find_pair",
+    "load_dumped_config",
+    "missing_results",
+    "run_dir_of",
+]
+
+Pair = tuple[Mapping[str, Any], Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class DumpedConfig:
+    """The literal top-level variables of a dumped config and the file they came from."""
+
+    path: Path
+    variables: dict[str, Any]
+
+    def pairs(self) -> list[Pair]:
+        """Every configured (model, dataset) pair: ``model_dataset_combinations`` when set,
+        else every model × every dataset (as OpenCompass pairs them)."""
+        combos = self.variables.get("model_dataset_combinations")
+        if not isinstance(combos, list):
+            combos = [
+                {"models": self.variables.get("models"), "datasets": self.variables.get("datasets")}
+            ]
+        out: list[Pair] = []
+        for combo in combos:
+            if not isinstance(combo, Mapping):
+                continue
+            models = [m for m in combo.get("models") or [] if isinstance(m, Mapping)]
+            datasets = [d for d in combo.get("datasets") or [] if isinstance(d, Mapping)]
+            out += [(m, d) for m in models for d in datasets]
+        return out
+
+
+def run_dir_of(out_dir: str | Path) -> Path | None:
+    """The ``{ts}`` dir of an eval task's ``_out_dir`` (``{ts}/results/{model}/{dataset}``;
+    an abbr holding '/' adds levels), or None when the layout is not OpenCompass's."""
+    path = Path(os.path.abspath(out_dir))
+    for ancestor in path.parents:
+        if ancestor.name == "results":
+            return ancestor.parent
+    return None
+
+
+def load_dumped_config(run_dir: str | Path) -> DumpedConfig | None:
+    """The config OpenCompass dumped into ``run_dir/configs`` (the newest file when a rerun
+    added one), or None when there is none or it cannot be read."""
+    files = sorted(Path(run_dir, "configs").glob("*.py"), key=lambda p: (p.stat().st_mtime, p))
+    if not files:
+        return None
+    try:
+        tree = ast.parse(files[-1].read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    variables: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name):
+                try:
+                    variables[target.id] = ast.literal_eval(_dicts_as_literals(node.value))
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    continue
+    return DumpedConfig(files[-1], variables)
+
+
+def _dicts_as_literals(node: ast.expr) -> ast.expr:
+    """``dict(a=1)`` calls (how mmengine dumps nested dicts) as ``{'a': 1}`` literals."""
+
+    class Rewrite(ast.NodeTransformer):
+        def visit_Call(self, call: ast.Call) -> ast.AST:
+            self.generic_visit(call)
+            if isinstance(call.func, ast.Name) and call.func.id == "dict" and not call.args:
+                if all(k.arg is not None for k in call.keywords):
+                    keys: list[ast.expr | None] = [ast.Constant(k.arg) for k in call.keywords]
+                    return ast.Dict(keys=keys, values=[k.value for k in call.keywords])
+            return call
+
+    return ast.fix_missing_locations(Rewrite().visit(node))
+
+
+def find_pair(config: DumpedConfig, model_abbr: str, dataset_abbr: str) -> Pair | None:
+    """The configured (model, dataset) dicts with these abbrs, or None."""
+    for model, dataset in config.pairs():
+        if model.get("abbr") == model_abbr and dataset.get("abbr") == dataset_abbr:
+            return model, dataset
+    return None
+
+
+def _logs(run_dir: Path, stage: str, model: str, dataset: str) -> list[Path]:
+    folder = run_dir / "logs" / stage / model
+    exact = folder / f"{dataset}.out"
+    shards = sorted(folder.glob(f"{dataset}_[0-9]*.out")) if folder.is_dir() else []
+    return ([exact] if exact.is_file() else []) + shards
+
+
+def missing_results(run_dir: str | Path) -> list[str]:
+    """One line per configured (model, dataset) pair of *run_dir* (a ``{ts}`` dir) that has
+    no results file, naming the task log to read; [] when the config cannot be read."""
+    run_dir = Path(run_dir)
+    config = load_dumped_config(run_dir)
+    if config is None:
+        return []
+    out = []
+    seen: set[tuple[str, str]] = set()
+    for model, dataset in config.pairs():
+        m, d = str(model.get("abbr")), str(dataset.get("abbr"))
+        if (m, d) in seen or (run_dir / "results" / m / f"{d}.json").is_file():
+            continue
+        seen.add((m, d))
+        predictions = run_dir / "predictions" / m
+        predicted = (predictions / f"{d}.json").is_file() or any(
+            predictions.glob(f"{d}_[0-9]*.json")
+        )
+        stage = "eval" if predicted else "infer"
+        logs = _logs(run_dir, stage, m, d)
+        where = (
+            ", ".join(str(p) for p in logs) if logs else f"{run_dir / 'logs' / stage / m} (no log)"
+        )
+        what = "evaluation" if predicted else "inference"
+        out.append(
+            f"{run_dir.name}: configured {m}/{d} has no results file ({what} failed or "
+            f"never ran; OpenCompass exits 0 anyway); see {where}"
+        )
+    return out
