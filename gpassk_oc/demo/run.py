@@ -40,7 +40,6 @@ from typing import Any
 
 from gpassk_oc import configgen
 from gpassk_oc.argtypes import port_number, seed_number
-from gpassk_oc.core.data.naming import parse_dataset_abbr
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.leaderboard import (
     SIMULATION_BANNER,
@@ -361,8 +360,12 @@ def run(args: argparse.Namespace) -> int:
         written = configgen.write_configs(plan.configs, configs_dir)
         (combined,) = configgen.write_configs([grid], out)  # beside configs/, not in it
         pairs = grid.pairs
-        n_questions = len(endpoint.responder.questions)
-        expected = sum(n_questions * parse_dataset_abbr(d).n for _, d in pairs)
+        n_questions = len(problems.PROBLEMS) * len(
+            problems.LANGUAGES
+        )  # every split x language file
+        # samples per question of each dataset, from the generated config data (not names)
+        n_of = {d["abbr"]: d["n"] for d in grid.variables["datasets"]}
+        expected = sum(n_questions * n_of[d] for _, d in pairs)
         _say(
             f"[3/5] {len(plan.configs)} configs from {TEMPLATE_NAME} (endpoint URL and "
             f"data path overridden) in {configs_dir}"

@@ -137,12 +137,13 @@ def accounting(row: Row) -> dict[str, object]:
 
 
 def default_k(rows: Sequence[Row]) -> int | None:
-    """The largest k any row's dataset declares (from ``run.ks`` or the abbr), else min n."""
+    """The largest k any row's dataset declares (``run.ks``, else the run record), else min n."""
     best = None
     for row in rows:
         ks: list[int] = []
         for run in row.runs:
-            ks += list(run.results.info.ks) or (list(run.dataset.ks) if run.dataset else [])
+            recorded = run.setting.ks if run.setting is not None else None
+            ks += list(run.results.info.ks) or list(recorded or ())
         candidate = max(ks) if ks else int(row.n.min())
         best = candidate if best is None else max(best, candidate)
     return best

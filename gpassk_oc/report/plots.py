@@ -162,11 +162,11 @@ def _figure(
     )
     # one colour per base model, one line style per setting of that model, so that a
     # model's curves read as a family even with a dozen of them
-    groups = list(dict.fromkeys(curve.get("group", curve["label"]) for curve in curves))
+    groups = list(dict.fromkeys(str(curve.get("group", curve["label"])) for curve in curves))
     cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
     seen: dict[str, int] = {}
     for curve in curves:
-        group = curve.get("group", curve["label"])
+        group = str(curve.get("group", curve["label"]))
         color = cmap(groups.index(group) % cmap.N)
         rank = seen[group] = seen.get(group, -1) + 1
         x = np.asarray(curve["x"], dtype=float)
@@ -174,7 +174,6 @@ def _figure(
             np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
             for name in ("y", "ci_low", "ci_high")
         )
-        style = {"drawstyle": "steps-pre"} if steps else {}
         ax.plot(
             x,
             y,
@@ -183,7 +182,7 @@ def _figure(
             color=color,
             label=curve["label"],
             linestyle=("-", "--", ":", "-.")[rank % 4],
-            **style,
+            drawstyle="steps-pre" if steps else "default",
         )
         if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
             ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, capsize=4, linestyle="none")
