@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from gpassk_oc.log import fail
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.compare import CompareError, aligned, select_row
 from gpassk_oc.report.model import ReportError, default_k
+from gpassk_oc.report.plan_data import Plan
 from gpassk_oc.report.plan_render import render_markdown
 
 KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
@@ -42,30 +42,6 @@ KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KIND
 
 class PlanError(ValueError):
     """A plan that cannot be made as asked; the message is the one line to show."""
-
-
-@dataclass
-class Plan:
-    """Everything the planner prints (fractions; the renderers convert to points)."""
-
-    level: float
-    z: float
-    kinds: tuple[str, ...]
-    difficulty: Difficulty
-    questions: int
-    n: int
-    metrics: list[str]
-    assumptions: list[str]
-    grid_questions: list[int]
-    grid_n: list[int]
-    split: dict[str, dict[str, float]] = field(default_factory=dict)
-    pilot: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    grid: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
-    target: float | None = None
-    smallest: dict[str, dict[str, int | None]] = field(default_factory=dict)
-    difference: float | None = None
-    power: float = 0.8
-    resolve: dict[str, dict[str, int | str | None]] = field(default_factory=dict)
 
 
 def _int_list(text: str, flag: str) -> list[int]:

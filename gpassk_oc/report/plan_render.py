@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from gpassk_oc.report.numbers import DASH, pct_text
-
-if TYPE_CHECKING:
-    from gpassk_oc.report.plan import Plan
+from gpassk_oc.report.plan_data import Plan
 
 
 def _pts(fraction: float | None, digits: int = 2) -> str:
