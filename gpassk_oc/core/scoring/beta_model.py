@@ -77,6 +77,7 @@ def beta_binomial_pmf(n: int, d: Difficulty) -> np.ndarray:
 LOG_S_BOUNDS = (-9.0, 14.0)
 #: bounds of logit μ: μ within ~1e-4 of 0 or 1 (all questions solved or all failed)
 LOGIT_MU_BOUNDS = (-9.0, 9.0)
+_BOUNDS = [LOGIT_MU_BOUNDS, LOG_S_BOUNDS]  # the optimiser's order: (logit μ, log s)
 
 
 def fit_beta(
@@ -139,9 +140,6 @@ def fit_beta(
     mu = 1.0 / (1.0 + math.exp(-float(res.x[0])))
     s = math.exp(float(res.x[1]))
     return Difficulty(mu * s, (1 - mu) * s, source)
-
-
-_BOUNDS = [LOGIT_MU_BOUNDS, LOG_S_BOUNDS]
 
 
 def posterior_variance_per_c(spec: str | MetricSpec, n: int, prior: Difficulty) -> np.ndarray:
