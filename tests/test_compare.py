@@ -94,3 +94,19 @@ def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
         capsys, "compare", root, root, "--model-a", a, "--model-b", b, "--k", "64"
     )
     assert code == 2 and err.startswith("error: --metrics pass@64: k=64 exceeds")
+
+
+def test_compare_avg_is_pass_at_1_not_posterior(workdir, capsys):
+    """avg@48 on n = 48 is c/n: an unbiased rerun variance exists (n ≥ 2), so its rerun
+    interval is pass@1's, 'ok' and unstarred (it was 'posterior', as if k = 48)."""
+    root, _ = workdir
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    argv = ("compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "200")
+    code, out, err = run_cli(capsys, *argv, "--metrics", "avg@48", "pass@1", "--format", "json")
+    assert code == 0, err
+    metrics = json.loads(out)["metrics"]
+    assert metrics["avg@48"]["rerun"]["status"] == "ok"
+    assert metrics["avg@48"] == metrics["pass@1"]
+    code, out, err = run_cli(capsys, *argv, "--metrics", "avg@48")
+    row = next(line for line in out.splitlines() if line.startswith("| avg@48 |"))
+    assert code == 0 and "*" not in row, row

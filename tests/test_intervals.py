@@ -132,3 +132,42 @@ def test_rerun_interval_rules():
     assert edge.rerun_high <= 1.0
     with pytest.raises(ValueError, match="interval kind"):
         est.interval("bayes")
+
+
+def test_posterior_interval_on_questions_without_spread_matches_known_p():
+    """40 questions all at p = 0.9, n = k = 16 (no unbiased variance: posterior). The
+    counts show no extra-binomial spread, so the fitted Beta is a near point mass at the
+    mean rate, and the posterior interval must be as wide as the known-p rerun interval
+    (closed form: Var 1[c = 16] = p¹⁶(1 − p¹⁶)) and cover the truth p¹⁶ at about 95%.
+    A Beta pulled to mean 1/2 gave a 100× narrower interval that never covered."""
+    key, n, q, p = "G-Pass@16_1.0", 16, 40, 0.9
+    truth = p**16
+    expected_half = 1.959963984540054 * math.sqrt(truth * (1 - truth) / q)
+    assert stats.rerun_se(n, [p] * q, [key])[key] * 1.959963984540054 == pytest.approx(
+        expected_half, rel=1e-9
+    )
+    rng = np.random.default_rng(5)
+    runs, cover = 200, 0
+    for _ in range(runs):
+        est = stats.summarize(n, rng.binomial(n, p, q), [key], n_boot=0)[key]
+        assert est.rerun == "posterior"
+        half = (est.rerun_high - est.rerun_low) / 2
+        if 0 < est.rerun_low and est.rerun_high < 1:  # unclipped: the width is the SE's
+            assert 0.7 * expected_half <= half <= 1.4 * expected_half, half
+        cover += est.rerun_low <= truth <= est.rerun_high
+    assert 0.90 <= cover / runs <= 0.99, cover
+
+
+def test_avg_uses_pass_at_1_intervals():
+    """avg@n is c/n (pass@1's estimator): k = 1 for the n ≥ 2k rule, so avg@8 on n = 8 has
+    an unbiased rerun variance ('ok', not 'posterior') and the same bounds as pass@1."""
+    rng = np.random.default_rng(2)
+    c = rng.binomial(8, rng.beta(1, 1, 30))
+    est = stats.summarize(8, c, ["avg@8", "pass@1"], n_boot=200)
+    assert est["avg@8"] == est["pass@1"] and est["avg@8"].rerun == "ok"
+    # rerun SE from the closed form: V(c) = f² − C(c,2)/C(n,2) with f = c/n
+    v = [(ci / 8) ** 2 - Fraction(ci * (ci - 1), 8 * 7) for ci in c]
+    assert est["avg@8"].sampling_se == pytest.approx(math.sqrt(sum(v)) / 30, rel=1e-12)
+    c_b = rng.binomial(8, rng.beta(1, 1, 30))
+    d = stats.compare(8, c, 8, c_b, ["avg@8", "pass@1"], n_boot=200)
+    assert d["avg@8"] == d["pass@1"] and d["avg@8"].rerun == "ok"

@@ -130,3 +130,20 @@ def test_bad_profiles_fail(bad):
 def test_bad_k_fails(k):
     with pytest.raises(ValueError):
         maj_at_k((2, (1,), 1), k)
+
+
+def test_judged_profile_leaves_unjudged_samples_out():
+    """Class sizes counted by hand: the unjudged sample (verdict None) is out, an unjudged
+    question has no profile, and a results file's vote_profile is the same profile."""
+    from gpassk_oc.core.scoring.majority import judged_profile
+    from gpassk_oc.core.scoring.results import QuestionResult
+
+    votes = [1, 1, None, 2, 0, None, 3]
+    verdicts = [False, False, None, False, True, False, False]
+    assert judged_profile(votes, 0, verdicts) == (1, (2, 1, 1), 1)
+    assert judged_profile(votes, None, verdicts) == (0, (2, 1, 1, 1), 1)
+    assert judged_profile([0, 1], 0, [None, None]) is None
+    extracted = [None if v is None else str(v) for v in votes]
+    q = QuestionResult(0, "q", "AMC", "en", "", None, "0", extracted, verdicts, None, None)
+    q = QuestionResult(**{**q.__dict__, "vote": votes, "vote_correct": 0})
+    assert q.vote_profile() == (1, (2, 1, 1), 1)

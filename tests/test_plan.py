@@ -4,6 +4,7 @@ run fitted and extrapolated to another n, and every bad input as one line, exit 
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -89,6 +90,33 @@ def test_beta_fit_recovers_known_parameters():
     assert d.a == pytest.approx(2.0, rel=0.1) and d.b == pytest.approx(5.0, rel=0.1)
 
 
+def test_beta_fit_without_spread_keeps_the_mean(tmp_path, capsys):
+    """Counts with no extra-binomial spread (every question at p = 0.9): the fit runs to a
+    large a + b at the mean rate Σc/Σn, which the pilot plan reports (not 50%)."""
+    rng = np.random.default_rng(3)
+    c = rng.binomial(16, 0.9, 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the optimiser's overflow warnings stay silent
+        d = fit_beta(np.full(40, 16), c, "test")
+    assert d.mean == pytest.approx(c.sum() / 640, abs=1e-4) and d.a + d.b > 1000
+    qs = [("AMC", "en", i, f"problem {i}") for i in range(40)]
+    path = write_run(tmp_path, abbr("m", "0-7"), "LiveMathBench-v202412-k4_8_16-r1", c, 16, qs=qs)
+    plan = _plan_json(capsys, path, "--metrics", "pass@1", "--grid-n", "16")
+    assert plan["split"]["pass@1"]["mean"] == pytest.approx(c.sum() / 640, abs=1e-4)
+
+
+def test_avg_is_planned_as_pass_at_1(capsys):
+    """avg@n = c/n: under Beta(1, 1), mean 1/2, between Var p = 1/12, within E p(1−p)/n =
+    (1/2 − 1/3)/n; rerun half-width z·sqrt(within/Q)."""
+    s = split("avg@4", Difficulty(1.0, 1.0, "assumed"), 8)
+    assert (s.mean, s.between, s.within) == pytest.approx((0.5, 1 / 12, 1 / 48), rel=1e-12)
+    plan = _plan_json(
+        capsys, "--beta", "1,1", "--questions", 100, "--n", 8, "--metrics", "avg@8",
+        "--grid-questions", 100, "--grid-n", 8,
+    )  # fmt: skip
+    assert plan["grid"]["avg@8"]["rerun"][0][0] == pytest.approx(Z95 * (1 / 4800) ** 0.5)
+
+
 def test_split_closed_form_for_pass_at_1():
     """pass@1 = c/n: between = Var p = ab/((a+b)²(a+b+1)); within = E p(1−p)/n."""
     a, b, n = 2.0, 3.0, 10
@@ -142,6 +170,7 @@ def test_target_halfwidth_and_difference(capsys):
         ([], "need a pilot run"),
         (["--beta", "1,1", "--questions", "50", "--metrics", "G-Pass@x"], "--metrics:"),
         (["--beta", "1,1", "--questions", "50", "--metrics", "pass@99"], "--metrics pass@99:"),
+        (["--beta", "1,1", "--questions", "50", "--metrics", "maj@4"], "--metrics maj@4:"),
     ],
 )
 def test_bad_input_is_one_line(capsys, argv, needle):

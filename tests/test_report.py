@@ -198,3 +198,28 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
             - oracle_mean("G-Pass@16_1.0", [(N, int(c)) for c in cs[curve["model"]]]),
             abs=1e-3,
         )
+
+
+def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch):
+    """The figures bootstrap only metrics the tables and the any-k sweep did not: mG-Pass@k
+    against temperature is all table cells, so nothing; the bands stay the tables'."""
+    import gpassk_oc.report.plots as plots_module
+
+    asked: list[str] = []
+    real = plots_module.summarize
+
+    def counting(n, c, metrics, **kw):
+        asked.extend(m.key for m in metrics)
+        return real(n, c, metrics, **kw)
+
+    monkeypatch.setattr(plots_module, "summarize", counting)
+    root, _ = workdir
+    args = ("report", root, "--resamples", "200", "--format", "json", "--k", "8,16")
+    code, out, err = run_cli(capsys, *args, "--plots", tmp_path)
+    assert code == 0, err
+    table = {r["model"]: r for r in json.loads(out) if not r["greedy"]}
+    done = {"mG-Pass@16", "G-Pass@16_0.5", "G-Pass@16_0.0", "G-Pass@16_1.0", "gap@16"}
+    assert asked and not done & set(asked), sorted(done & set(asked))
+    for curve in json.loads((tmp_path / "mg_vs_temperature.json").read_text()):
+        for model, low in zip(curve["model"], curve["ci_low"]):
+            assert low == table[model]["metrics"]["mG-Pass@16"]["ci_low"]

@@ -113,8 +113,10 @@ def test_markdown_table_and_figure(anyk_dir, capsys, tmp_path):
     section = out[out.index(f"## Any k — {DATASET}") :]
     section = section[: section.index("\n## ")]
     header = section.splitlines()[4]
-    assert header.startswith("| Model | k | pass@k | G-Pass@k_0.5 | G-Pass@k_0.75 | G-Pass@k_1.0")
-    assert header.endswith("| mG-Pass@k | maj@k |")
+    assert header.startswith(
+        "| Model | k | pass@k [rerun 95%] | G-Pass@k_0.5 [rerun 95%] | G-Pass@k_0.75 [rerun 95%]"
+    )
+    assert header.endswith("| mG-Pass@k [rerun 95%] | maj@k |")  # a vote has no rerun
     assert sum(1 for line in section.splitlines() if line.startswith("| qwen-7b | ")) == 3
     assert "# G-Pass@8 report" in out  # the tables use the largest k
     curves = json.loads((plots / "metrics_vs_k.json").read_text())
@@ -130,9 +132,39 @@ def test_one_k_keeps_the_plain_report(anyk_dir, capsys):
     code, out, _ = run_cli(capsys, "report", root, "--k", "4", "--resamples", "0")
     assert code == 0 and "Any k" not in out
     code, out, _ = run_cli(capsys, "report", root, "--k", "4", "--tau", "1", "--resamples", "0")
-    assert code == 0 and "| G-Pass@k_1.0 | mG-Pass@k | maj@k |" in out
+    assert code == 0 and "| G-Pass@k_1.0 [rerun 95%] | mG-Pass@k [rerun 95%] | maj@k |" in out
     code, out, _ = run_cli(capsys, "report", root, "--k", "2,4", "--format", "html")
     assert code == 0 and f"<h2>Any k — {DATASET}</h2>" in out and "<th>maj@k</th>" in out
+
+
+def _section_rows(out: str, title: str) -> tuple[list[str], list[list[str]]]:
+    section = out[out.index(f"## {title}") :]
+    lines = [line for line in section.split("\n## ")[0].splitlines() if line.startswith("| ")]
+    split = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+    return split[0], split[1:]
+
+
+@pytest.mark.parametrize("interval", ["rerun", "benchmark", "both"])
+def test_sweep_shows_the_intervals_of_the_main_table(anyk_dir, capsys, interval):
+    """At the tables' k the any-k table repeats the main table's cells, brackets included,
+    for every --interval, and its headers name the kinds like the main table's."""
+    root, _ = anyk_dir
+    code, out, err = run_cli(capsys, "report", root, "--k", "4,8", "--interval", interval)
+    assert code == 0, err
+    main_header, main_rows = _section_rows(out, f"{DATASET} — overall")
+    sweep_header, sweep_rows = _section_rows(out, f"Any k — {DATASET}")
+    bracket = {"rerun": "[rerun 95%]", "benchmark": "[benchmark 95%]"}
+    named = " ".join(bracket[kind] for kind in bracket if interval in (kind, "both"))
+    assert f"G-Pass@8_0.5 {named}" in main_header and f"G-Pass@k_0.5 {named}" in sweep_header
+    vote = "maj@k" + ("" if interval == "rerun" else " [benchmark 95%]")
+    assert sweep_header[-1] == vote
+    for main in main_rows:
+        sweep = next(r for r in sweep_rows if r[0] == main[0] and r[1] == "8")
+        for key in ("G-Pass@8_0.5", "G-Pass@8_0.75", "G-Pass@8_1.0", "mG-Pass@8"):
+            column = key.replace("@8", "@k")
+            got = sweep[next(i for i, h in enumerate(sweep_header) if h.startswith(column))]
+            want = main[next(i for i, h in enumerate(main_header) if h.startswith(key + " "))]
+            assert got == want and "[" in got, (interval, key)
 
 
 def test_files_without_votes_and_pooled_seeds_have_no_maj(tmp_path, capsys):

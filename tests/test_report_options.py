@@ -201,3 +201,28 @@ def test_model_never_imports_its_renderers_or_plots():
     assert not renderers & (graph["model"] | graph["collect"] | graph["numbers"])
     assert not {"plots", "cli"} & graph["__init__"]  # importing the package draws nothing
     assert all("cli" not in deps for deps in graph.values())
+
+
+def test_csv_tells_posterior_and_missing_rerun_intervals_apart(tmp_path, capsys):
+    """n = 16 < 2k = 32 for the k = 16 metrics: with several questions the rerun interval
+    comes from posterior variances ('posterior', bounds given); a single question cannot
+    fit a Beta ('n < 2k', bounds empty). k = 4 (the any-k columns) has n ≥ 2k: 'ok'."""
+    import csv
+    import io
+
+    qs = questions()
+    many = write_run(
+        tmp_path / "many", abbr("m", "0-7"), DATASET, [i % 17 for i in range(len(qs))], 16
+    )
+    one = write_run(tmp_path / "one", abbr("m", "0-7"), DATASET, [9], 16, qs=qs[:1])
+    expect = {many: ("posterior", True), one: ("n < 2k", False)}
+    for path, (status, bounded) in expect.items():
+        code, out, err = run_cli(
+            capsys, "report", path.parents[2], "--k", "4,16", "--format", "csv"
+        )
+        assert code == 0, err
+        line = next(r for r in csv.DictReader(io.StringIO(out)) if r["subset"] == "overall")
+        assert line["G-Pass@16_1.0 rerun_status"] == status
+        assert (line["G-Pass@16_1.0 rerun_low"] != "") == bounded
+        assert line["G-Pass@4_0.5 rerun_status"] == "ok"
+        assert line["G-Pass@4_0.5 ci_status"] == ("ok" if bounded else "no width")

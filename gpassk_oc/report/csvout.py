@@ -2,7 +2,9 @@
 value, the benchmark interval (``ci_low``/``ci_high``: new questions too), its rerun
 standard error (``sampling_se``) and the rerun interval (``rerun_low``/``rerun_high``: same
 questions, new samples) — percent, rounding rule of :mod:`.numbers`, empty where an
-interval is not given; greedy runs follow with their accuracy in the ``Greedy`` columns.
+interval is not given — and each interval's status (``rerun_status``, ``ci_status``: 'ok',
+'posterior', 'n < 2k', 'no width', 'off', 'undefined', see :class:`~gpassk_oc.core.scoring
+.stats.Estimate`); greedy runs follow with their accuracy in the ``Greedy`` columns.
 With ``--k`` listing several ks, every k's metrics (:mod:`.sweep`) follow as further
 columns, filled on ``overall`` lines."""
 
@@ -21,14 +23,24 @@ from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
 
 
-_PER_METRIC = ("", " ci_low", " ci_high", " sampling_se", " rerun_low", " rerun_high")
+_PER_METRIC = (
+    "",
+    " ci_low",
+    " ci_high",
+    " sampling_se",
+    " rerun_low",
+    " rerun_high",
+    # why a bound is empty, or that a rerun interval used posterior variances (n < 2k)
+    " rerun_status",
+    " ci_status",
+)
 
 
 def _values(est: Estimate | None) -> list[Any]:
     if est is None:
         return [""] * len(_PER_METRIC)
     values = (est.value, est.ci_low, est.ci_high, est.sampling_se, est.rerun_low, est.rerun_high)
-    return ["" if v is None else v for v in map(pct, values)]
+    return ["" if v is None else v for v in map(pct, values)] + [est.rerun, est.ci]
 
 
 def _setting(s: Any, seeds: list[Any]) -> list[Any]:

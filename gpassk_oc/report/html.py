@@ -23,7 +23,6 @@ from gpassk_oc.report.page_assets import PAGE_SCRIPT, PAGE_STYLE
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,
-    estimate_text,
     greedy_rows,
     sensitivity_note,
     sensitivity_rows,
@@ -195,7 +194,7 @@ def _static_tables(report: Report, ci: bool, descending: bool) -> str:
     """The any-k sweep, verdict sensitivity, accounting and greedy runs: the tables every
     format shows."""
     parts = []
-    for title, header, body in sweep_sections(report, lambda est: estimate_text(est, ci)):
+    for title, header, body in sweep_sections(report, ci):
         parts.append(_table(title, header, body, sweep_note(report)))
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)

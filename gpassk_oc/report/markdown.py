@@ -7,7 +7,6 @@ from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,
     ci_note,
-    estimate_text,
     greedy_rows,
     sensitivity_note,
     sensitivity_rows,
@@ -30,7 +29,7 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
         header, body = table_rows(report, dataset_abbr, subset, ci, descending)
         if body:
             out += [f"## {dataset_abbr} — {subset}", ""] + _table(header, body)
-    for title, header, body in sweep_sections(report, lambda est: estimate_text(est, ci)):
+    for title, header, body in sweep_sections(report, ci):
         out += [f"## {title}", "", sweep_note(report), ""] + _table(header, body)
     for dataset_abbr in report.subsets:
         header, body = sensitivity_rows(report, dataset_abbr, descending)

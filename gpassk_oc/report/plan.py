@@ -209,6 +209,12 @@ def make_plan(args: argparse.Namespace) -> Plan:
         metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k))]
     except ValueError as exc:
         raise PlanError(f"--metrics: {exc}") from None
+    votes = [m for m in metrics if parse_metric(m).kind == "maj"]
+    if votes:  # the Beta model gives counts (n, c); a vote needs the answer classes
+        raise PlanError(
+            f"--metrics {votes[0]}: the planner models correct counts, and a vote needs the "
+            "answer classes; plan for pass@k / G-Pass@k, see maj@k in gpassk-oc report"
+        )
     too_big = [m for m in metrics if parse_metric(m).k > min(n, N_MAX)]
     if too_big:
         raise PlanError(f"--metrics {too_big[0]}: k exceeds n = {n} samples per question")

@@ -31,7 +31,7 @@ import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import MetricSpec
 from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.stats import summarize
+from gpassk_oc.core.scoring.stats import Estimate, summarize
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import Report
 from gpassk_oc.report.numbers import pct
@@ -59,10 +59,31 @@ def _labels(rows: Sequence[Row]) -> dict[str, str]:
     return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
 
 
+def _estimates(report: Report, row: Row, specs: Sequence[MetricSpec]) -> dict[str, Estimate]:
+    """The row's overall estimates of *specs*: those the tables or the any-k sweep already
+    bootstrapped are reused, only the others are computed. Same bands either way: a
+    metric's bootstrap depends only on the questions' (n, c), the resamples, level and
+    seed, never on which other metrics share the call."""
+    known: dict[str, Estimate] = {}
+    cell = report.cells.get((row.label, row.dataset_abbr, "overall"))
+    if cell is not None:
+        known.update(cell.metrics)
+    if report.sweep is not None:
+        known.update(report.sweep.cells.get((row.label, row.dataset_abbr), {}))
+    missing = [s for s in specs if s.key not in known]
+    if missing:
+        known.update(
+            summarize(
+                row.n, row.c, missing, n_boot=report.n_boot, level=report.level, seed=report.seed
+            )
+        )
+    return known
+
+
 def _curve(
     report: Report, row: Row, label: str, x: Sequence[float], specs: Sequence[MetricSpec]
 ) -> Curve:
-    est = summarize(row.n, row.c, specs, n_boot=report.n_boot, level=report.level, seed=report.seed)
+    est = _estimates(report, row, specs)
     values = [est[s.key] for s in specs]
     return {
         "label": label,

@@ -41,6 +41,7 @@ from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spre
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.tables import INTERVAL_CHOICES, estimate_text, interval_header
 
 __all__ = ["Sweep", "build_sweep", "parse_ks", "parse_taus", "sweep_columns", "sweep_keys"]
 
@@ -153,12 +154,19 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
 
 
 def sweep_table(
-    report: Report, dataset_abbr: str, rows: Sequence[Row], text: Any
+    report: Report, dataset_abbr: str, rows: Sequence[Row], ci: bool = True
 ) -> tuple[list[str], list[list[str]]]:
-    """Header and cells of one dataset's sweep table; *text* formats an Estimate."""
+    """Header and cells of one dataset's sweep table. With *ci* the cells carry the
+    report's interval kinds (``--interval``, as the main tables), and every header names
+    them; maj@k has no rerun estimate, so its column names only what it shows."""
     sweep = report.sweep
     assert sweep is not None
-    header = ["Model", "k"] + sweep_columns(sweep.taus)
+    kinds = INTERVAL_CHOICES[report.interval] if ci else ()
+    vote_kinds = tuple(kind for kind in kinds if kind != "rerun")
+    header = ["Model", "k"]
+    for col in sweep_columns(sweep.taus):
+        shown = vote_kinds if col == "maj@k" else kinds
+        header.append(f"{col} {interval_header(report, shown)}" if shown else col)
     body = []
     for row in rows:
         cells = sweep.cells.get((row.label, dataset_abbr))
@@ -166,7 +174,8 @@ def sweep_table(
             continue
         name = row.base_model if row.setting else row.label
         for k in sweep.ks:
-            body.append([name, str(k)] + [text(cells[key]) for key in sweep_keys(k, sweep.taus)])
+            keys = sweep_keys(k, sweep.taus)
+            body.append([name, str(k)] + [estimate_text(cells[key], ci, kinds) for key in keys])
     return header, body
 
 
@@ -243,18 +252,19 @@ def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) ->
 def sweep_note(report: Report) -> str:
     return (
         "Every metric at every listed k, recomputed from the saved per-question counts "
-        "(maj@k: from the votes); same intervals as above (maj@k: bootstrap CI only). "
+        "(maj@k: from the votes); the intervals the headers name, computed as in the tables "
+        "above (maj@k: benchmark interval only, a vote has no rerun estimate). "
         "pass^k is G-Pass@k_1.0."
     )
 
 
-def sweep_sections(report: Report, text: Any) -> list[tuple[str, list[str], list[list[str]]]]:
+def sweep_sections(report: Report, ci: bool = True) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, body) of each dataset's any-k table, rows in table order."""
     if report.sweep is None:
         return []
     out = []
     for dataset_abbr in report.subsets:
-        header, body = sweep_table(report, dataset_abbr, sorted_rows(report, dataset_abbr), text)
+        header, body = sweep_table(report, dataset_abbr, sorted_rows(report, dataset_abbr), ci)
         if body:
             out.append((f"Any k — {dataset_abbr}", header, body))
     return out

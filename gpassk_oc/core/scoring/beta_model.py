@@ -14,13 +14,18 @@ with ``(a, b)`` fitted to all questions of the run (empirical Bayes), see
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.known_rates import (
+    estimator_spec,
+    log_binomial_coefficients,
+    metric_per_c,
+)
+from gpassk_oc.core.scoring.metric_names import MetricSpec
 from gpassk_oc.core.scoring.unbiased import square_kernel
 
 __all__ = [
@@ -53,22 +58,26 @@ def _log_beta(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
 
 def beta_moment(coef: Sequence[float], d: Difficulty) -> float:
     """E Σ_j coef_j C(D, j) p^j (1−p)^{D−j} for p ~ Beta(a, b), D = len(coef) − 1."""
-    deg = len(coef) - 1
-    j = np.arange(deg + 1)
-    log_comb = np.array(
-        [math.lgamma(deg + 1) - math.lgamma(i + 1) - math.lgamma(deg - i + 1) for i in j]
-    )
-    weights = np.exp(log_comb + _log_beta(d.a + j, d.b + deg - j) - _log_beta(d.a, d.b))
-    return float(np.dot(np.asarray(coef, dtype=float), weights))
+    return float(np.dot(np.asarray(coef, dtype=float), beta_binomial_pmf(len(coef) - 1, d)))
 
 
 def beta_binomial_pmf(n: int, d: Difficulty) -> np.ndarray:
-    """P(c) for c = 0..n when c ~ Binomial(n, p), p ~ Beta(a, b)."""
+    """P(c) for c = 0..n when c ~ Binomial(n, p), p ~ Beta(a, b) (= E C(n,c) p^c (1−p)^{n−c},
+    hence also the Bernstein weights of :func:`beta_moment`)."""
     c = np.arange(n + 1)
-    log_comb = np.array(
-        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in c]
+    return np.exp(
+        log_binomial_coefficients(n) + _log_beta(d.a + c, d.b + n - c) - _log_beta(d.a, d.b)
     )
-    return np.exp(log_comb + _log_beta(d.a + c, d.b + n - c) - _log_beta(d.a, d.b))
+
+
+#: bounds of the fitted concentration s = a + b. With no spread beyond binomial noise the
+#: likelihood keeps rising as s → ∞ (every question at the same p); capping s there keeps
+#: the fit a near point mass at the mean rate. Capping a and b separately would not: it
+#: moves the mean (a clipped pair (e⁹, e⁹) has mean 1/2 whatever the data say).
+LOG_S_BOUNDS = (-9.0, 14.0)
+#: bounds of logit μ: μ within ~1e-4 of 0 or 1 (all questions solved or all failed)
+LOGIT_MU_BOUNDS = (-9.0, 9.0)
+_BOUNDS = [LOGIT_MU_BOUNDS, LOG_S_BOUNDS]  # the optimiser's order: (logit μ, log s)
 
 
 def fit_beta(
@@ -78,8 +87,11 @@ def fit_beta(
     (*weight*: how many questions each (n, c) entry stands for; 1 each when None).
 
     Needs at least two questions and n ≥ 2 (with n = 1 the spread of p is not
-    identifiable); ValueError otherwise. The optimum is searched on log a, log b from the
-    method-of-moments start.
+    identifiable); ValueError otherwise, and when the optimiser does not converge. The
+    optimum is searched on (logit μ, log s) with μ = a/(a+b) and s = a + b, starting from
+    the weighted mean rate and the method-of-moments s; only s is capped
+    (:data:`LOG_S_BOUNDS`), so data without extra-binomial spread give a large s at the
+    mean rate, not a Beta centred on 1/2.
     """
     from scipy.optimize import minimize
     from scipy.special import betaln
@@ -95,27 +107,46 @@ def fit_beta(
             "question difficulty from sampling noise)"
         )
     rate = c / n
-    mean = float(np.clip(np.average(rate, weights=w), 1e-3, 1 - 1e-3))
+    mean = float(np.clip(np.average(rate, weights=w), 1e-4, 1 - 1e-4))
     var = float(np.average((rate - np.average(rate, weights=w)) ** 2, weights=w))
     binomial_part = float(np.average(mean * (1 - mean) / n, weights=w))
-    spread = max(var - binomial_part, 1e-4 * mean * (1 - mean))
+    spread = max(var - binomial_part, 1e-12)
     total = max(mean * (1 - mean) / spread - 1, 0.05)
 
     def nll(x: np.ndarray) -> float:
-        a, b = math.exp(x[0]), math.exp(x[1])
+        mu = 1.0 / (1.0 + math.exp(-x[0]))
+        s = math.exp(x[1])
+        a, b = mu * s, (1 - mu) * s
         return float(-np.dot(w, betaln(a + c, b + n - c) - betaln(a, b)))
 
-    start = np.log([mean * total, (1 - mean) * total])
-    res = minimize(nll, start, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9})
-    a, b = np.exp(np.clip(res.x, -9, 9))
-    return Difficulty(float(a), float(b), source)
+    start = np.array(
+        [
+            min(max(math.log(mean / (1 - mean)), LOGIT_MU_BOUNDS[0]), LOGIT_MU_BOUNDS[1]),
+            min(max(math.log(total), LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1]),
+        ]
+    )
+    # betaln over/underflows harmlessly at the bounds' extremes; no stray stderr
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = minimize(
+            nll,
+            start,
+            method="Nelder-Mead",
+            bounds=_BOUNDS,
+            options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000},
+        )
+    if not res.success or not np.all(np.isfinite(res.x)):
+        raise ValueError(f"the Beta fit to {source} did not converge: {res.message}")
+    mu = 1.0 / (1.0 + math.exp(-float(res.x[0])))
+    s = math.exp(float(res.x[1]))
+    return Difficulty(mu * s, (1 - mu) * s, source)
 
 
 def posterior_variance_per_c(spec: str | MetricSpec, n: int, prior: Difficulty) -> np.ndarray:
     """For c = 0..n: ``E[Var(f(c') | p) | c] = E[f(c')²] − E[g(p)²]`` with c' a fresh
     Binomial(n, p) count and p | c ~ Beta(a + c, b + n − c). Non-negative, and positive
     for c = 0 and c = n too (unlike the plug-in p = c/n)."""
-    spec = parse_metric(spec)
+    spec = estimator_spec(spec)
     f = metric_per_c(spec, n)
     if f is None:
         raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Any
 
 from gpassk_oc import __version__
-from gpassk_oc.core.scoring.majority import Profile, maj_curve, profile
+from gpassk_oc.core.scoring.majority import Profile, judged_profile, maj_curve
 from gpassk_oc.core.scoring.metric_names import (
     avg_key,
     g_pass_key,
@@ -129,11 +129,7 @@ def _profiles(
     """Vote profile of each question over its judged samples (None: no votes / no judged)."""
     if votes is None or vote_correct is None:
         return [None] * len(correct)
-    out: list[Profile | None] = []
-    for row, mine, verdicts in zip(votes, vote_correct, correct):
-        judged = [v for v, verdict in zip(row, verdicts) if verdict is not None]
-        out.append(profile(judged, mine) if judged else None)
-    return out
+    return [judged_profile(*q) for q in zip(votes, vote_correct, correct)]
 
 
 def _metrics(

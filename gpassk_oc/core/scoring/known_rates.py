@@ -17,16 +17,39 @@ import numpy as np
 from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
 
-__all__ = ["metric_per_c", "rerun_se", "rerun_variance", "se_from_variance"]
+__all__ = [
+    "estimator_spec",
+    "log_binomial_coefficients",
+    "metric_per_c",
+    "rerun_se",
+    "rerun_variance",
+    "se_from_variance",
+]
+
+_PASS_AT_1 = parse_metric("pass@1")
+
+
+def estimator_spec(spec: str | MetricSpec) -> MetricSpec:
+    """The spec whose per-count estimator a metric uses: avg@n is c/n, i.e. pass@1 (its n
+    says how many samples it averages, not a subset size, so k = 1 for every rule that
+    depends on k: definedness, n ≥ 2k, kernels). maj@k is refused (ValueError): a vote
+    needs the answer classes, which (n, c) do not hold."""
+    spec = parse_metric(spec)
+    if spec.kind == "maj":
+        raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
+    return _PASS_AT_1 if spec.kind == "avg" else spec
+
+
+def log_binomial_coefficients(n: int) -> np.ndarray:
+    """log C(n, j) for j = 0..n (shape (n+1,)), via lgamma (exact ints would overflow)."""
+    return np.array(
+        [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in range(n + 1)]
+    )
 
 
 def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
     """Values of the metric for c = 0..n (shape (n+1,)), or None when k > n."""
-    spec = parse_metric(spec)
-    if spec.kind == "maj":  # a vote needs the answer classes, which (n, c) do not hold
-        raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
-    if spec.kind == "avg":  # c/n over each question's judged samples: pass@1's estimator
-        spec = parse_metric("pass@1")
+    spec = estimator_spec(spec)
     if spec.k > n or n < 1:
         return None
     cs = np.arange(n + 1)
@@ -43,9 +66,7 @@ def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
 def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:
     """(len(p) × (n+1)) Binomial(n, p) pmf, in log space (no scipy: its import costs ~1 s)."""
     j = np.arange(n + 1)
-    log_comb = np.array(
-        [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in range(n + 1)]
-    )
+    log_comb = log_binomial_coefficients(n)
     p = np.asarray(p, dtype=float)[:, None]
     with np.errstate(divide="ignore", invalid="ignore"):
         # 0·log 0 = 0 so that p ∈ {0, 1} put all mass on c' = 0 or c' = n

@@ -40,6 +40,7 @@ import numpy as np
 __all__ = [
     "FLOAT_EXACT_N_MAX",
     "Profile",
+    "judged_profile",
     "maj_at_k",
     "maj_curve",
     "maj_table",
@@ -65,6 +66,16 @@ def profile(votes: Sequence[int | None], correct_class: int | None) -> Profile:
             sizes[v] = sizes.get(v, 0) + 1
     a = sizes.pop(correct_class, 0) if correct_class is not None else 0
     return a, tuple(sorted(sizes.values(), reverse=True)), abstain
+
+
+def judged_profile(
+    votes: Sequence[int | None], correct_class: int | None, verdicts: Sequence[bool | None]
+) -> Profile | None:
+    """:func:`profile` over the judged samples only (verdict not None: an unjudged sample
+    counts neither for nor against), or None when no sample is judged. The one place a
+    results file's votes become a profile (the evaluator and the report both call it)."""
+    judged = [v for v, verdict in zip(votes, verdicts) if verdict is not None]
+    return profile(judged, correct_class) if judged else None
 
 
 def _check_profile(prof: Profile) -> tuple[int, tuple[int, ...], int]:

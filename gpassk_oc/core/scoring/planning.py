@@ -66,12 +66,11 @@ class VarianceSplit:
 def split(metric: str | MetricSpec, d: Difficulty, n: int) -> VarianceSplit:
     """The variance split of *metric* at n samples per question (see module docstring)."""
     spec = parse_metric(metric)
-    if n < spec.k:
+    f = metric_per_c(spec, n)  # avg@n is pass@1's c/n; maj@k is refused (ValueError)
+    if f is None:
         raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")
     mean = beta_moment([float(b) for b in kernel(spec)], d)
     mean_sq = beta_moment([float(b) for b in square_kernel(spec)], d)
-    f = metric_per_c(spec, n)
-    assert f is not None
     e_f2 = float(beta_binomial_pmf(n, d) @ (f * f))
     return VarianceSplit(spec.key, n, mean, max(mean_sq - mean**2, 0.0), max(e_f2 - mean_sq, 0.0))
 

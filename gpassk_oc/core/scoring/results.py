@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.answers.extraction import FOUND_KINDS
+from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import (
     group_name,
     legacy_group,
@@ -160,19 +161,9 @@ class QuestionResult:
     def vote_profile(self) -> tuple[int, tuple[int, ...], int] | None:
         """(correct votes, wrong class sizes, abstentions) over the judged samples — what
         :mod:`gpassk_oc.core.scoring.majority` takes; None without votes or judged samples."""
-        if self.vote is None or self.n == 0:
+        if self.vote is None:
             return None
-        sizes: dict[int, int] = {}
-        abstain = 0
-        for v, verdict in zip(self.vote, self.correct):
-            if verdict is None:
-                continue
-            if v is None:
-                abstain += 1
-            else:
-                sizes[v] = sizes.get(v, 0) + 1
-        mine = sizes.pop(self.vote_correct, 0) if self.vote_correct is not None else 0
-        return mine, tuple(sorted(sizes.values(), reverse=True)), abstain
+        return judged_profile(self.vote, self.vote_correct, self.correct)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -40,6 +40,7 @@ from gpassk_oc.core.scoring.intervals import (
     t_two_sided_p,
 )
 from gpassk_oc.core.scoring.known_rates import (
+    estimator_spec,
     metric_per_c,
     rerun_se,
     rerun_variance,
@@ -117,7 +118,7 @@ class Atoms:
         out = np.full((len(self.n), len(specs)), np.nan)
         for n in np.unique(self.n):
             rows = np.flatnonzero(self.n == n)
-            for j, spec in enumerate(specs):
+            for j, spec in enumerate(map(estimator_spec, specs)):
                 if spec.k > n:
                     continue
                 per_c = unbiased_variance_per_c(spec, int(n))
@@ -128,8 +129,10 @@ class Atoms:
         return out
 
     def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance)."""
-        return np.array([bool(np.any((self.n >= s.k) & (self.n < 2 * s.k))) for s in specs])
+        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
+        the estimator, so avg@n counts as pass@1)."""
+        ks = [estimator_spec(s).k for s in specs]
+        return np.array([bool(np.any((self.n >= k) & (self.n < 2 * k))) for k in ks])
 
     def prior(self) -> Difficulty | None:
         """The Beta fitted to these questions' counts (empirical Bayes), or None when it

@@ -36,42 +36,37 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
-from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
+from gpassk_oc.core.scoring.known_rates import estimator_spec, metric_per_c
+from gpassk_oc.core.scoring.metric_names import MetricSpec
 
 __all__ = ["kernel", "square_kernel", "unbiased_variance_per_c"]
 
 
 @lru_cache(maxsize=256)
-def kernel(spec: MetricSpec) -> tuple[Fraction, ...]:
-    """β_0..β_k: the metric on exactly k draws with i correct, as exact rationals.
+def kernel(spec: str | MetricSpec) -> tuple[Fraction, ...]:
+    """β_0..β_k: the metric on exactly k draws with i correct, as exact rationals (k of
+    :func:`.known_rates.estimator_spec`: avg@n is pass@1's c/n, so its kernel is (0, 1)).
 
-    The metric at n = k is a rational with denominator dividing k (mG's weights are
-    integers over k; every other kind is 0 or 1), so the nearest such rational to the
-    double is the exact value; a mismatch would be a new metric kind and fails loudly.
+    It is the per-count table at n = k, so the metric dispatch lives only in
+    :func:`.known_rates.metric_per_c`. That table is a rational with denominator dividing
+    k (mG's weights are integers over k; every other kind is 0 or 1), so the nearest such
+    rational to the double is the exact value; a mismatch would be a new metric kind and
+    fails loudly.
     """
-    k = spec.k
-    cs = np.arange(k + 1)
-    if spec.kind == "G":
-        assert spec.tau is not None
-        floats = np.asarray(g_pass_at_k(k, cs, k, spec.tau), dtype=float)
-    elif spec.kind == "mG":
-        floats = np.asarray(mg_pass_at_k(k, cs, k), dtype=float)
-    else:
-        floats = np.asarray(pass_at_k(k, cs, k), dtype=float)
-        if spec.kind != "pass":  # pass@k − G-Pass@k_1.0
-            floats = floats - np.asarray(g_pass_at_k(k, cs, k, 1), dtype=float)
-    out = tuple(Fraction(float(x)).limit_denominator(2 * k) for x in floats)
+    spec = estimator_spec(spec)
+    floats = metric_per_c(spec, spec.k)
+    assert floats is not None  # k ≤ n = k
+    out = tuple(Fraction(float(x)).limit_denominator(2 * spec.k) for x in floats)
     if any(abs(float(b) - float(x)) > 1e-12 for b, x in zip(out, floats)):
         raise ValueError(f"{spec.key}: kernel values are not rationals over k")
     return out
 
 
 @lru_cache(maxsize=256)
-def square_kernel(spec: MetricSpec) -> tuple[Fraction, ...]:
+def square_kernel(spec: str | MetricSpec) -> tuple[Fraction, ...]:
     """B_0..B_2k: Bernstein coefficients of g(p)² (see the module docstring)."""
     beta = kernel(spec)
-    k = spec.k
+    k = len(beta) - 1
     out = [Fraction(0)] * (2 * k + 1)
     for i, bi in enumerate(beta):
         if bi == 0:
@@ -108,10 +103,5 @@ def _per_c(spec: MetricSpec, n: int) -> tuple[float, ...] | None:
 def unbiased_variance_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
     """V(c) for c = 0..n (shape (n+1,)): unbiased for the rerun variance of the metric's
     per-question estimate; None when n < 2k (no unbiased estimator exists)."""
-    spec = parse_metric(spec)
-    if spec.kind == "maj":
-        raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
-    if spec.kind == "avg":  # avg@n is c/n, pass@1's estimator
-        spec = parse_metric("pass@1")
-    values = _per_c(spec, int(n))
+    values = _per_c(estimator_spec(spec), int(n))
     return None if values is None else np.array(values)
