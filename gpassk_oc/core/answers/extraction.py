@@ -96,7 +96,7 @@ def _boxed(text: str) -> str | None:
         return found or None
     if line_start == 0:  # the tail was the whole reply: no complete box anywhere
         return None
-    boxes = boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
+    boxes = boxes_with_pos(text)  # the last line holds no box (``$\boxed$``): an earlier one
     return (boxes[-1][0] or None) if boxes else None
 
 
