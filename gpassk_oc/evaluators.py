@@ -33,7 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
-from gpassk_oc.core.answers.reasoning import ThinkTags, check_reasoning_flag
+from gpassk_oc.core.answers.reasoning import (
+    ThinkTags,
+    check_reasoning_flag,
+    no_closing_tag_warning,
+)
 from gpassk_oc.core.judging.grading import (
     COUNT_KEYS,
     GradeResult,
@@ -433,6 +437,10 @@ class GPassKEvaluator(BaseEvaluator):
             }
             for r, preds in zip(rows, grouped)
         ]
+        # reasoning=True with no closing tag anywhere zeros the run: say so, loudly
+        replies = [r for item in items for r in item["responses"]]
+        if warn := no_closing_tag_warning(replies, reasoning=self.reasoning, tags=self.think_tags):
+            logger.warning(warn)
         graded = self._grade(items)
         # maj@k: the same checker groups the answers into vote classes
         classes = vote_classes(

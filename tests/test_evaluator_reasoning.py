@@ -83,3 +83,40 @@ def test_bad_settings_fail_at_construction_in_one_line(kw, message):
     with pytest.raises(ValueError) as err:
         GPassKEvaluator(**kw)
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def _warnings(evaluator, test_set, preds, n):
+    from gpassk_oc.log import logger
+
+    lines: list[str] = []
+    sink = logger.add(lambda m: lines.append(m.record["message"]), level="WARNING")
+    try:
+        result = run(evaluator, test_set, preds, [1, 2], n)
+    finally:
+        logger.remove(sink)
+    return result, [line for line in lines if "closing think tag" in line]
+
+
+def test_reasoning_with_no_closing_tag_anywhere_warns_once(livemath_dir):
+    # an o-series model's replies: the answer alone, no think tags; reasoning=True zeros them
+    n = 2
+    test_set = replicated(livemath_dir, n, [1, 2])
+    preds = [f"So $\\boxed{{{row['answer']}}}$" for row in test_set]
+    preds[0] = ""  # an empty reply says nothing about the setting
+    result, lines = _warnings(GPassKEvaluator(reasoning=True), test_set, preds, n)
+    assert all(d["c"] == 0 for d in result["details"])  # the silent zero being warned about
+    assert len(lines) == 1 and "\n" not in lines[0]
+    for words in (
+        f"none of the {len(preds) - 1} non-empty replies",
+        "'</think>'",
+        "reasoning=False",
+    ):
+        assert words in lines[0]
+    # one finished thought is enough to trust the setting; without reasoning, no warning
+    preds[1] = "x</think>" + preds[1]
+    assert _warnings(GPassKEvaluator(reasoning=True), test_set, preds, n)[1] == []
+    preds[1] = preds[1].replace("x</think>", "")
+    assert _warnings(GPassKEvaluator(), test_set, preds, n)[1] == []
+    tags = ["<r>", "</r>"]  # the setting's own closing tag is the one looked for
+    named = _warnings(GPassKEvaluator(reasoning=True, think_tags=tags), test_set, preds, n)[1]
+    assert len(named) == 1 and "'</r>'" in named[0]

@@ -2,7 +2,8 @@
 
 import pytest
 
-from gpassk_oc.core.answers.extraction import FOUND_KINDS, extract_answer
+from gpassk_oc.core.answers.extraction import FOUND_KINDS, extract_answer, extract_reply
+from gpassk_oc.core.judging.decisions import rule_decisions
 
 
 @pytest.mark.parametrize(
@@ -89,6 +90,51 @@ def test_a_statement_far_from_the_end_is_not_the_final_word():
     assert (near.answer, near.found) == ("12", "statement")
 
 
+# a reply cut inside its answer box: the last box opened with a brace never closes
+CUT_IN_BOX = [
+    "Thus \\boxed{4",
+    "So the area is $\\boxed{4\\sqrt{",
+    "Hence $x = \\fbox{\\frac{1}{2",
+    "The answer is \\boxed",  # cut right at the opener
+    "Work: \\boxed{4}.\n\nSo the final answer is \\boxed{4",  # a restatement cut mid-box
+    "\\boxed{3} and \\boxed{4",  # the last of a multi-part answer
+]
+
+
+@pytest.mark.parametrize("text", CUT_IN_BOX)
+def test_a_reply_cut_inside_its_answer_box_has_no_answer(text):
+    assert extract_answer(text) == (None, "truncated", None)
+    for reasoning in (False, True):
+        reply = "<think>so 4 it is</think>\n\n" + text
+        assert extract_reply(reply, reasoning=reasoning) == (None, "truncated", None)
+
+
+@pytest.mark.parametrize("check", ["rules", "cascade", "judge"])
+def test_a_reply_cut_inside_its_answer_box_is_never_judged(check):
+    replies = [
+        "<think>t</think>\n\nSo the area is \\boxed{4",
+        "<think>t</think>$x = \\boxed{4\\sqrt{",
+    ]
+    got = rule_decisions([{"gold": "4", "responses": replies}], check, reasoning=True)
+    assert got.extracted == [[None, None]] and got.found == [["truncated"] * 2]
+    assert got.decision == [["no_answer"] * 2] and got.candidates == [[None, None]]
+    plain = rule_decisions([{"gold": "4", "responses": ["Thus \\boxed{4"]}], check)
+    assert plain.decision == [["no_answer"]] and plain.counts["found_truncated"] == 1
+
+
+@pytest.mark.parametrize(
+    "text, answer",
+    [
+        ("\\boxed{4}\nthen \\boxed 5", "5"),  # a bare box is complete
+        ("a slip \\boxed{3 \nso \\boxed{4}", "4"),  # an unclosed box before the last one
+        ("\\boxedx{3 and so \\boxed{4}", "4"),  # another macro's brace is not a box
+        ("\\boxed{\\{1, 2\\}}", "\\{1, 2\\}"),  # escaped braces are no braces
+    ],
+)
+def test_a_closed_last_box_is_the_answer(text, answer):
+    assert (extract_answer(text).answer, extract_answer(text).found) == (answer, "boxed")
+
+
 def test_long_last_paragraph_is_cut_at_a_line_start():
     text = "\n".join(f"line {i} with value {i}" for i in range(400))
     got = extract_answer(text)
@@ -111,5 +157,5 @@ from hypothesis import strategies as st
 def test_extraction_never_raises_and_says_how(text):
     got = extract_answer(text)
     assert got.found in FOUND_KINDS
-    assert (got.answer is None) == (got.found == "none")
+    assert (got.answer is None) == (got.found in ("none", "truncated"))
     assert got.answer is None or (isinstance(got.answer, str) and got.answer.strip())

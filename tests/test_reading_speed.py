@@ -34,6 +34,8 @@ UNITS = {
     "cjk with commas": "中a，",
     "think tags": "<think>",
     "closing think tags": "</think>\\boxed{",
+    "other box-like macros": "\\boxedx{",  # the cut-in-box test looks past each one
+    "closed boxes then one cut": "\\boxed{1}" * 3 + "\\boxed{",
 }
 
 

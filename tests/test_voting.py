@@ -150,3 +150,61 @@ def test_unjudged_samples_leave_the_vote_population():
     assert result["maj@2"] == float(brute_maj(judged, 2) * 100)
     assert result["maj@4"] == float(brute_maj(judged, 4) * 100)
     assert result["avg@6"] == 50.0 and result["AMC/en/maj@2"] == result["maj@2"]
+
+
+def test_a_wrong_sample_with_a_correct_samples_answer_votes_for_nothing():
+    # judge mode: the judge saw different paragraphs, so "4" is graded correct twice and
+    # wrong twice; "0.5" is wrong once while "1/2" is correct in another question
+    extracted = [["4", "4", "4", "4", "7", "7", "7"], ["1/2", "0.5", "0.5", "3", None]]
+    correct = [[True, True, False, False, False, False, False], [True, False, False, False, False]]
+    found = [["fallback"] * 7, ["boxed"] * 4 + ["none"]]
+    got = vote_classes(extracted, correct, found)
+    assert got.votes == [[0, 0, None, None, 1, 1, 1], [0, None, None, 1, None]]
+    assert got.counts["vote_inconsistent"] == 4  # the empty reply is not one of them
+    # maj@k as if the two wrong "4"s abstained: the correct class never faces its own answer
+    rows = [{"question_id": "q0", "split": "AMC", "language": "en", "question": "?", "answer": "4"}]
+    result = build_results(
+        n=7,
+        ks=[3],
+        rows=rows,
+        extracted=extracted[:1],
+        correct=correct[:1],
+        votes=got.votes[:1],
+        vote_correct=got.correct_class[:1],
+    )
+    assert result["maj@3"] == float(brute_maj([0, 0, None, None, 1, 1, 1], 3) * 100)
+
+
+class ScriptedPool:
+    """A math-verify pool answering from a table, recording each batch it is sent."""
+
+    def __init__(self, table):
+        self.table, self.batches = table, []
+
+    def check_many(self, pairs, timeout=None):
+        self.batches.append(sorted(pairs))
+        return [self.table.get(p, "undecided") for p in pairs]
+
+
+def test_pairs_a_merge_brings_up_are_checked_not_split_silently(monkeypatch):
+    # wrong answers a×4, b×3, c×2, d×1. The fast rules: d equals b, c and d differ from
+    # a; everything else is open. Pass 1 makes b a class of its own (b-a open) and puts d
+    # with b. Math-verify then says b equals a: b's class is gone, so d must now be checked
+    # against c, a pair pass 1 never looked at.
+    fast = {("b", "a"): None, ("c", "a"): "wrong", ("c", "b"): None, ("d", "a"): "wrong"}
+    fast[("d", "b")] = "equal"
+    monkeypatch.setattr("gpassk_oc.core.judging.voting.fast_check", lambda x, y: fast.get((x, y)))
+    extracted = [list("aaaabbbccd")]
+    correct = [[False] * 10]
+    for d_c, d_joins_c, undecided in (("equal", True, 0), ("undecided", False, 1)):
+        pool = ScriptedPool({("b", "a"): "equal", ("c", "b"): "wrong", ("d", "c"): d_c})
+        got = vote_classes(extracted, correct, pool=pool)
+        v = got.votes[0]
+        assert v[0] == v[4] != v[7]  # b joined a; c stays apart
+        assert (v[9] == v[7]) is d_joins_c and v[9] != v[0]
+        assert pool.batches == [[("b", "a"), ("c", "b")], [("d", "c")]]
+        assert got.counts["vote_mv_calls"] == 3 and got.counts["vote_undecided"] == undecided
+    # no math-verify: the open pairs of the one pass are all counted, none merged
+    got = vote_classes(extracted, correct, math_verify=False)
+    assert got.counts["vote_undecided"] == 2 and got.counts["vote_mv_calls"] == 0
+    assert len(set(got.votes[0])) == 3  # a; b with d; c (b-a open: apart)

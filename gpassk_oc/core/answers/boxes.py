@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-__all__ = ["boxed_answers", "boxes_with_pos"]
+__all__ = ["boxed_answers", "boxes_with_pos", "cut_in_box"]
 
 _BOX_RE = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*")
 _ESCAPE_RE = re.compile(r"\\[\\{}]")  # \{ \} are no braces; \\ escapes itself
@@ -74,6 +74,31 @@ def boxes_with_pos(text: str) -> list[tuple[str, int]]:
             if token:
                 found.append((token.group(0).strip(), match.start()))
     return found
+
+
+def cut_in_box(text: str) -> bool:
+    """True when the last box opened with a brace (``\\boxed{``, ``\\fbox{``) is never
+    closed: the reply was cut inside its answer box (a token budget ran out), so its
+    answer is unknown. An earlier complete box does not rescue it: a final restatement cut
+    mid-box may have been about to change the answer. Linear: one backward search for the
+    last opener, one brace pass over the text after it."""
+    # each name's search resumes where it stopped: a loop of ``\\boxedx`` stays linear
+    box, fbox = text.rfind("\\boxed"), text.rfind("\\fbox")
+    while True:
+        last = max(box, fbox)
+        if last < 0:
+            return False
+        match = _BOX_RE.match(text, last)
+        if match is None:  # \\boxedx: another macro, look further back
+            if last == box:
+                box = text.rfind("\\boxed", 0, last)
+            else:
+                fbox = text.rfind("\\fbox", 0, last)
+            continue
+        pos = match.end()
+        if pos == len(text):  # cut right at the opener
+            return True
+        return text[pos] == "{" and pos not in _closers(text, pos)  # bare ``\\boxed 5``: complete
 
 
 def boxed_answers(text: str) -> list[str]:

@@ -21,6 +21,12 @@
 4. ``none`` — nothing found: an empty response, or no math in its last paragraphs (a
    truncated or prose-only ending); such a sample has no answer.
 
+Before all of these: a reply whose last box opened with a brace never closes
+(``… so the area is \\boxed{4``, ``\\boxed{4\\sqrt{``) was cut inside its answer box —
+``truncated``: no answer, no candidate, never judged, scored wrong. The digits already
+written are not the answer (``\\boxed{4`` may have been ``\\boxed{45}``), and an earlier
+complete box does not count either: the cut final box may have been a correction.
+
 :func:`extract_reply` first splits a reasoning trace at its last closing think tag
 (:mod:`.reasoning`) and reads only the answer part; a reply whose thinking never closed is
 ``truncated``: no answer, no candidate. Every result records how its answer was found
@@ -41,7 +47,7 @@ from itertools import islice
 from typing import Literal, NamedTuple
 
 from gpassk_oc.core.answers.boxes import boxed_answers as boxed_answers  # re-exported
-from gpassk_oc.core.answers.boxes import boxes_with_pos
+from gpassk_oc.core.answers.boxes import boxes_with_pos, cut_in_box
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags, split_reply
 
 Found = Literal["boxed", "statement", "fallback", "none", "truncated"]
@@ -90,7 +96,7 @@ def _boxed(text: str) -> str | None:
         return found or None
     if line_start == 0:  # the tail was the whole reply: no complete box anywhere
         return None
-    boxes = boxes_with_pos(text)  # e.g. an unclosed last box: the last complete one
+    boxes = boxes_with_pos(text)  # the last line holds no box (``$\boxed$``): an earlier one
     return (boxes[-1][0] or None) if boxes else None
 
 
@@ -428,6 +434,8 @@ def extract_answer(text: str | None) -> Extraction:
     """The final answer of a model response and how it was found (see the module doc)."""
     if not text or text.isspace():
         return Extraction(None, "none", None)
+    if cut_in_box(text):  # "so the area is \\boxed{4": the answer box never closed
+        return Extraction(None, "truncated", None)
     boxed = _boxed(text)
     if boxed:
         return Extraction(boxed, "boxed", boxed)

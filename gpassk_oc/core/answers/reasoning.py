@@ -23,7 +23,7 @@ Everything here is a handful of ``str.find`` calls: linear in the reply's length
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ __all__ = [
     "ThinkTags",
     "check_reasoning_flag",
     "judge_excerpt",
+    "no_closing_tag_warning",
     "split_reply",
 ]
 
@@ -120,6 +121,38 @@ def split_reply(
     if reasoning or text.find(tags.open) >= 0:
         return ReplyParts("", True, len(text), 0)
     return ReplyParts(text, False, 0, len(text))
+
+
+def no_closing_tag_warning(
+    replies: Iterable[str | None], *, reasoning: bool, tags: ThinkTags = DEFAULT_THINK_TAGS
+) -> str | None:
+    """One warning line when *reasoning* is set and not one non-empty reply holds the
+    closing tag, else None.
+
+    Under ``reasoning=True`` such a reply is a thought cut before its closing tag, so the
+    whole run scores 0 — almost always a wrong setting rather than a model that never once
+    finished thinking: an OpenAI o-series model (its reasoning is hidden, the reply is only
+    the answer), a server that keeps the reasoning where OpenAISDK does not read it, or
+    other think tags. The line names the setting and the likely fixes.
+    """
+    if not reasoning:
+        return None
+    filled = 0
+    for reply in replies:
+        if reply and reply.strip():
+            if tags.close in reply:
+                return None
+            filled += 1
+    if not filled:
+        return None  # all empty: nothing says the setting is wrong
+    return (
+        f"gpassk_oc: reasoning=True but none of the {filled} non-empty replies contains the "
+        f"closing think tag {tags.close!r}, so every one is scored as truncated (0). If this "
+        "model's replies carry no think tags (an OpenAI o-series model, or a server that keeps "
+        "its reasoning where OpenAISDK does not read it), set reasoning=False for it (the "
+        "api_models entry or the template's `reasoning`); if it writes other markers, set "
+        "think_tags to them."
+    )
 
 
 #: characters of a reply the judge is shown at most (its end is kept)

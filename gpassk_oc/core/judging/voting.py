@@ -18,7 +18,15 @@ about what an answer means:
   (``'undecided'``, a math-verify timeout) they stay separate classes: never merged on a
   guess, and no judge is asked (judge calls are spent on verdicts, not on wrong-vs-wrong
   pairs). Splitting a wrong answer's votes can only help the correct class, so where this
-  errs, maj@k errs high; :func:`vote_classes` counts the undecided pairs.
+  errs, maj@k errs high; :func:`vote_classes` counts the undecided pairs. A merge that
+  math-verify decides can change a representative, so the grouping is redone and the pairs
+  it newly needs are checked (fast rules, then math-verify, a few rounds); a pair still
+  open at the end is counted as undecided, never split silently.
+* **Inconsistent samples vote for nothing.** With a judge, equal answers can get different
+  verdicts (it saw different paragraphs). A wrong sample whose canonical answer is a
+  correct sample's, or that the checker finds ``'equal'`` to one, would form a class whose
+  answer is the gold, competing with the correct class: it votes for nothing and is counted
+  as ``vote_inconsistent``.
 * **No vote (None).** A sample with no answer (``found`` ``'none'``, truncated, empty) votes
   for nothing but still occupies a draw; an unjudged sample (verdict None) is left out of
   the question altogether, exactly as G-Pass@k leaves it out.
@@ -26,7 +34,7 @@ about what an answer means:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gpassk_oc.core.answers.canonical import canonical_answer
@@ -40,13 +48,16 @@ CORRECT_CLASS = 0
 #: ``found`` values whose sample votes for nothing
 NO_VOTE_FOUND = ("none", "truncated")
 
+_Outcome = Callable[[str, str], "Outcome | None"]
+
 
 @dataclass
 class VoteClasses:
     """Per question: one class id (or None: no vote) per sample, and the correct class's id
     (None when no sample is correct). ``counts``: ``vote_checks`` (distinct answer pairs
     checked), ``vote_mv_calls`` (of them, sent to math-verify), ``vote_undecided`` (pairs
-    left apart because the checker could not decide)."""
+    the final grouping consulted and left apart because the checker could not decide),
+    ``vote_inconsistent`` (wrong samples voting for nothing: a correct sample's answer)."""
 
     votes: list[list[int | None]]
     correct_class: list[int | None]
@@ -73,6 +84,22 @@ def _wrong_answers(
     return out
 
 
+def _right_answers(
+    extracted: Sequence[str | None], correct: Sequence[bool | None], memo: dict[str, str]
+) -> list[str | None]:
+    """The canonical answer of each sample graded correct; None for every other."""
+    out: list[str | None] = []
+    for answer, verdict in zip(extracted, correct):
+        if verdict is not True or not answer:
+            out.append(None)
+            continue
+        canon = memo.get(answer)
+        if canon is None:
+            canon = memo[answer] = canonical_answer(answer)
+        out.append(canon or None)
+    return out
+
+
 def _order(answers: Sequence[str | None]) -> list[str]:
     """Distinct answers, most frequent first (ties: first seen)."""
     counts: dict[str, int] = {}
@@ -82,7 +109,7 @@ def _order(answers: Sequence[str | None]) -> list[str]:
     return sorted(counts, key=lambda a: -counts[a])
 
 
-def _cluster(distinct: Sequence[str], outcome) -> dict[str, int]:
+def _cluster(distinct: Sequence[str], outcome: _Outcome) -> dict[str, int]:
     """Greedy clustering against class representatives; ``outcome(answer, rep)`` gives the
     checker's word or None (unknown: treated as undecided)."""
     reps: list[str] = []
@@ -98,6 +125,21 @@ def _cluster(distinct: Sequence[str], outcome) -> dict[str, int]:
     return cls
 
 
+def _question_classes(
+    distinct: Sequence[str], right: Sequence[str], outcome: _Outcome
+) -> tuple[dict[str, int], set[str]]:
+    """A question's wrong-answer classes, and the wrong answers that are inconsistent: the
+    same as (or checked equal to) a correct sample's answer — they vote for nothing."""
+    same = set(right)
+    bad = {w for w in distinct if w in same or any(outcome(w, c) == "equal" for c in right)}
+    return _cluster([w for w in distinct if w not in bad], outcome), bad
+
+
+#: math-verify rounds: a merge can change a class's representative, so the next clustering
+#: may need pairs no round checked yet; what is still open after the last is undecided
+_MV_ROUNDS = 4
+
+
 def vote_classes(
     extracted: Sequence[Sequence[str | None]],
     correct: Sequence[Sequence[bool | None]],
@@ -111,45 +153,70 @@ def vote_classes(
 
     *extracted*, *correct* (and *found*) are per question, per sample, as
     :func:`gpassk_oc.core.judging.grading.grade` returns them. Pairs the fast rules leave
-    open go to math-verify in one batch (*pool*, default the shared pool) unless
+    open go to math-verify in batches (*pool*, default the shared pool) unless
     *math_verify* is False; then they stay apart.
     """
     memo: dict[str, str] = {}
-    fast: dict[tuple[str, str], Outcome | None] = {}
     wrong = [
         _wrong_answers(ex, co, found[qi] if found is not None else None, memo)
         for qi, (ex, co) in enumerate(zip(extracted, correct))
     ]
+    right = [_order(_right_answers(ex, co, memo)) for ex, co in zip(extracted, correct)]
     ordered = [_order(answers) for answers in wrong]
+    fast: dict[tuple[str, str], Outcome | None] = {}  # None: the fast rules left it open
+    slow: dict[tuple[str, str], Outcome] = {}  # math-verify's word on the open ones
+    open_pairs: set[tuple[str, str]] = set()  # consulted in the latest pass, still open
+    to_mv: set[tuple[str, str]] = set()  # of them, left to math-verify by the fast rules
 
-    def first_pass(answer: str, rep: str) -> Outcome | None:
+    def outcome(answer: str, rep: str) -> Outcome | None:
         key = (answer, rep)
-        if key not in fast:
-            fast[key] = fast_check(answer, rep)
-        return fast[key]
+        if key in slow:
+            out: Outcome | None = slow[key]
+        else:
+            if key not in fast:
+                fast[key] = fast_check(answer, rep)
+            out = fast[key]
+        if out is None or out == "undecided":  # the fast rules' 'undecided' is final
+            open_pairs.add(key)
+            if out is None:
+                to_mv.add(key)
+        return out
 
-    for distinct in ordered:  # fast rules only; collects the pairs they leave open
-        _cluster(distinct, first_pass)
-    slow = [key for key, out in fast.items() if out is None]
-    decided: dict[tuple[str, str], Outcome | None] = dict(fast)
-    if slow and math_verify:
+    def classify() -> list[tuple[dict[str, int], set[str]]]:
+        open_pairs.clear()
+        to_mv.clear()
+        return [_question_classes(d, r, outcome) for d, r in zip(ordered, right)]
+
+    per_question = classify()
+    mv_calls = 0
+    for _ in range(_MV_ROUNDS if math_verify else 0):
+        todo = sorted(to_mv)
+        if not todo:
+            break
         mv = pool or default_pool()
-        decided.update(zip(slow, mv.check_many(slow, rule_timeout)))
+        slow.update(zip(todo, mv.check_many(todo, rule_timeout)))
+        mv_calls += len(todo)
+        per_question = classify()
     votes: list[list[int | None]] = []
     correct_class: list[int | None] = []
-    for qi, distinct in enumerate(ordered):
-        cls = _cluster(distinct, lambda a, r: decided.get((a, r)))
+    inconsistent = 0
+    for qi, (cls, bad) in enumerate(per_question):
         row: list[int | None] = []
         for verdict, answer in zip(correct[qi], wrong[qi]):
             if verdict is True:
                 row.append(CORRECT_CLASS)
+            elif answer is None or answer in bad:
+                inconsistent += answer is not None
+                row.append(None)
             else:
-                row.append(None if answer is None else cls[answer] + 1)
+                row.append(cls[answer] + 1)
         votes.append(row)
         correct_class.append(CORRECT_CLASS if any(v is True for v in correct[qi]) else None)
     counts = {
         "vote_checks": len(fast),
-        "vote_mv_calls": len(slow) if math_verify else 0,
-        "vote_undecided": sum(1 for out in decided.values() if out in (None, "undecided")),
+        "vote_mv_calls": mv_calls,
+        # pairs the final grouping consulted and could not decide (never merged on a guess)
+        "vote_undecided": len(open_pairs),
+        "vote_inconsistent": inconsistent,
     }
     return VoteClasses(votes, correct_class, counts)

@@ -35,7 +35,8 @@ Per sample: ``correct`` is the verdict (``null`` = unjudged: excluded from ``n``
 scored wrong); ``source`` says who decided it — ``rule``, ``rule_undecided`` (rules mode:
 no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unjudged``;
 ``found`` says how the answer was located — ``boxed``, ``statement``, ``fallback``,
-``none``, or ``truncated`` (a reasoning trace whose thinking never closed: no answer).
+``none``, or ``truncated`` (a reasoning trace whose thinking never closed, or a reply
+cut inside its last answer box: no answer).
 ``c``/``n`` are the judged counts, kept for readers that only need counts.
 ``vote`` is each sample's vote class for maj@k (:mod:`gpassk_oc.core.judging.voting`): an
 integer id shared by the answers the checker finds equivalent, ``null`` for a sample that
