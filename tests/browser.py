@@ -52,6 +52,7 @@ def start_browser(width: int = 1400, height: int = 1000) -> Any:
     from selenium.webdriver.chrome.service import Service
 
     ensure_chromium()
+    profile = tempfile.mkdtemp(prefix="gpassk-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
     for flag in (
@@ -67,11 +68,21 @@ def start_browser(width: int = 1400, height: int = 1000) -> Any:
         "--disable-default-apps",
         "--disable-extensions",
         f"--window-size={width},{height}",
-        f"--user-data-dir={tempfile.mkdtemp(prefix='gpassk-chromium-')}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
-    return webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=DRIVER))
+    driver.gpassk_profile = profile  # removed by stop_browser
+    return driver
+
+
+def stop_browser(driver: Any) -> None:
+    """Quit the browser and remove its throw-away profile folder."""
+    try:
+        driver.quit()
+    finally:
+        shutil.rmtree(getattr(driver, "gpassk_profile", ""), ignore_errors=True)
 
 
 def requests(driver: Any) -> list[tuple[str, str]]:

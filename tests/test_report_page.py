@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser import requests, start_browser
+from browser import requests, start_browser, stop_browser
 from oracles import exact_mg_documented
 
 from gpassk_oc.cli import main
@@ -88,7 +88,7 @@ def browser(page):
     driver = start_browser()
     driver.get(page.as_uri())
     yield driver
-    driver.quit()
+    stop_browser(driver)
 
 
 def mg8(counts: list[int]) -> float:
