@@ -14,7 +14,7 @@ What it does (each stage prints one line):
 4. runs the real ``opencompass`` CLI once on the grid config, which pairs every model only
    with its own dataset (``model_dataset_combinations``; one inference task per config,
    see :func:`demo_grid`);
-5. builds the leaderboard with bootstrap CIs (:mod:`gpassk_oc.report`) and puts the *true*
+5. builds the leaderboard with rerun intervals (:mod:`gpassk_oc.report`) and puts the *true*
    value of every metric next to each estimate, then draws the figures
    (:mod:`gpassk_oc.report.plots`).
 
@@ -403,7 +403,7 @@ def run(args: argparse.Namespace) -> int:
     _say("")
     _say(f"=== {SIMULATION_BANNER}")
     _say(
-        f"G-Pass@{report.k} leaderboard (percent, {100 * report.level:g}% bootstrap CI; "
+        f"G-Pass@{report.k} leaderboard (percent, {100 * report.level:g}% rerun interval; "
         "truth = exact value of the simulated model)"
     )
     _say(truth_text(report, rows_json))
