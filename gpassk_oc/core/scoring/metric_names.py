@@ -41,6 +41,7 @@ __all__ = [
     "ACCURACY",
     "ALL_TAUS",
     "GROUP_SEP",
+    "PASS_AT_1",
     "HEADLINE_TAUS",
     "KINDS",
     "MetricSpec",
@@ -62,6 +63,8 @@ __all__ = [
 
 GROUP_SEP = "/"
 ACCURACY = "accuracy"
+#: mean accuracy over judged samples; every results file has it
+PASS_AT_1 = "pass@1"
 #: metric kinds: G-Pass@k_τ, mG-Pass@k, pass@k, stability gap, majority vote, avg@n
 KINDS = ("G", "mG", "pass", "gap", "maj", "avg")
 #: pass^k (τ-bench) is an alias, not a key: it is G-Pass@k at τ = 1
@@ -206,6 +209,6 @@ def report_metrics(k: int) -> list[str]:
     return [g_pass_key(k, t) for t in ALL_TAUS] + [
         mg_pass_key(k),
         f"pass@{int(k)}",
-        "pass@1",
+        PASS_AT_1,
         f"gap@{int(k)}",
     ]
