@@ -341,7 +341,7 @@ def run(args: argparse.Namespace) -> int:
         template_path = configgen.resolve_template(
             TEMPLATE_NAME, cwd=Path(configgen.__file__).parent
         )
-        temperatures = configgen.load_template(template_path)["temperatures"]
+        temperatures = configgen.load_template(template_path).temperatures
         try:
             endpoint = SimEndpoint(
                 TemperatureResponder(temperatures, seed=args.seed),
