@@ -34,6 +34,7 @@ from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError
 from gpassk_oc.core.scoring.scorer import metric_means
 from gpassk_oc.core.scoring.stats import summarize
 from gpassk_oc.report.health import health_warnings
+from gpassk_oc.workdir import CONFIGS_DIR, PREDICTIONS_DIR, RESULTS_DIR, results_file
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
@@ -161,7 +162,7 @@ def subset_masks(keys: Sequence[QuestionKey], overall: str = "overall") -> dict[
 def _timestamp_of(path: Path) -> str:
     """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
     parts = path.parts
-    if len(parts) >= 4 and parts[-3] == "results":
+    if len(parts) >= 4 and parts[-3] == RESULTS_DIR:
         return parts[-4]
     return ""
 
@@ -182,8 +183,8 @@ def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str
         hits = [
             p
             for p in sorted(path.rglob("*.json"))
-            if p.parent.parent.name == "results"
-            or (path.name == "results" and p.parent.parent == path)
+            if p.parent.parent.name == RESULTS_DIR
+            or (path.name == RESULTS_DIR and p.parent.parent == path)
         ]
         if not hits:
             notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
@@ -195,10 +196,10 @@ def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str
 def _missing_results(path: Path) -> list[str]:
     """Predictions without results: the evaluation step failed or never ran."""
     notes = []
-    for pred_dir in sorted(path.rglob("predictions")):
-        if not pred_dir.is_dir() or (pred_dir.parent / "configs").is_dir():
+    for pred_dir in sorted(path.rglob(PREDICTIONS_DIR)):
+        if not pred_dir.is_dir() or (pred_dir.parent / CONFIGS_DIR).is_dir():
             continue  # with a dumped config, report.health.missing_warnings says it louder
-        results_dir = pred_dir.parent / "results"
+        run_dir = pred_dir.parent
         for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
             missing: set[str] = set()
             for pred in model_dir.glob("*.json"):
@@ -208,9 +209,7 @@ def _missing_results(path: Path) -> list[str]:
                 names = {pred.stem} | (
                     {head} if head and tail.isdigit() else set()
                 )  # shards: _0, _1…
-                if not any(
-                    (results_dir / model_dir.name / f"{name}.json").exists() for name in names
-                ):
+                if not any(results_file(run_dir, model_dir.name, name).exists() for name in names):
                     missing.add(min(names, key=len))
             for dataset in sorted(missing):
                 notes.append(
