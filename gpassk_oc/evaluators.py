@@ -43,6 +43,7 @@ from gpassk_oc.core.judging.grading import (
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
+from gpassk_oc.core.scoring.metric_names import ACCURACY
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 from gpassk_oc.log import logger
 from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
@@ -476,7 +477,7 @@ class GPassKEvaluator(BaseEvaluator):
             for e, g, v in zip(graded.extracted, golds, graded.correct)
         ]
         accuracy = 100.0 * sum(d["correct"] for d in details) / max(len(details), 1)
-        return {"accuracy": accuracy, "details": details}
+        return {ACCURACY: accuracy, "details": details}
 
 
 __getattr__ = missing_name_hook(__name__, __all__)

@@ -88,3 +88,23 @@ def test_report_statistics_agree_with_the_scorer_point_values() -> None:
     est = summarize(ns, cs, ["G-Pass@4_0.75", "mG-Pass@4", "pass@1"], n_boot=0)
     for key in ("G-Pass@4_0.75", "mG-Pass@4", "pass@1"):
         assert 100 * est[key].value == pytest.approx(means[key], abs=1e-9)
+
+
+def test_metric_keys_are_spelled_only_by_metric_names() -> None:
+    """No package module writes a metric key literal; metric_names owns the spelling."""
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "gpassk_oc"
+    key = re.compile(r'"(pass@1|accuracy)"|f"(pass|gap|maj|avg)@\{')
+    # TODO(integrator): fix-stats edits these two in parallel; switch them to PASS_AT_1
+    pending = {"core/scoring/unbiased.py", "core/scoring/known_rates.py"}
+    hits = [
+        f"{rel}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if (rel := path.relative_to(package).as_posix())
+        not in pending | {"core/scoring/metric_names.py"}
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if key.search(line) and not line.lstrip().startswith(("#", '"', "'"))
+    ]
+    assert hits == []

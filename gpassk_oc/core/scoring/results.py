@@ -60,6 +60,7 @@ from typing import Any
 
 from gpassk_oc.core.answers.extraction import FOUND_KINDS
 from gpassk_oc.core.scoring.metric_names import (
+    ACCURACY,
     group_name,
     legacy_group,
     parse_result_key,
@@ -414,7 +415,7 @@ def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
             continue
         group, _, metric = str(key).rpartition("/")
         try:
-            name = "accuracy" if metric == "accuracy" else parse_result_key(metric)[1].key
+            name = ACCURACY if metric == ACCURACY else parse_result_key(metric)[1].key
         except ValueError:
             continue
         metrics[result_key(name, legacy_group(group) if legacy else group)] = float(value)
@@ -447,7 +448,7 @@ def _v1_top(
         and k not in _V1_RUN_KEYS
         and k not in _V1_SKIP
         and "/" not in k
-        and k not in ("check", "judge_model", "accuracy")
+        and k not in ("check", "judge_model", ACCURACY)
     }
     return info, metrics, accounting
 
