@@ -34,6 +34,7 @@ __all__ = [
     "find_pair",
     "load_dumped_config",
     "missing_results",
+    "pair_of",
     "results_file",
     "run_dir_of",
 ]
@@ -82,6 +83,15 @@ def results_file(run_dir: str | Path, model_abbr: str, dataset_abbr: str) -> Pat
     """``{run_dir}/results/{model_abbr}/{dataset_abbr}.json``: where OpenCompass's eval task
     writes the evaluator's result for one pair."""
     return Path(run_dir) / RESULTS_DIR / model_abbr / f"{dataset_abbr}.json"
+
+
+def pair_of(out_dir: str | Path | None) -> tuple[str | None, str | None]:
+    """(model abbr, dataset abbr) of an eval task's ``_out_dir``
+    (``{ts}/results/{model}/{dataset}``, the results file without ``.json``)."""
+    if not out_dir:
+        return None, None
+    path = Path(out_dir)
+    return path.parent.name or None, path.name or None
 
 
 def run_dir_of(out_dir: str | Path) -> Path | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location, results_file
+from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location, pair_of, results_file
 
 PACKAGE = Path(__file__).resolve().parents[1] / "gpassk_oc"
 #: a layout folder used as a path part: ``x / "results"``, ``name == "predictions"``, globs
@@ -17,6 +17,11 @@ NOT_LAYOUT = {("demo/run.py", 'out / "configs"')}
 
 def test_results_file_is_the_documented_path() -> None:
     assert results_file("w/20250101_000000", "m", "d") == Path("w/20250101_000000/results/m/d.json")
+
+
+def test_an_eval_task_out_dir_names_its_pair() -> None:
+    assert pair_of("w/20250101_000000/results/m/d") == ("m", "d")
+    assert pair_of(None) == (None, None)
 
 
 def test_the_judge_cache_sits_beside_the_timestamps(tmp_path: Path) -> None:
