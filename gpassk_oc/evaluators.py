@@ -29,7 +29,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
@@ -48,9 +47,11 @@ from gpassk_oc.core.judging.grading import (
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
+from gpassk_oc.core.scoring.metric_names import ACCURACY
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
 from gpassk_oc.log import logger
 from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
+from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location
 
 try:
     import math_verify  # noqa: F401  (rule checking needs it: fail at import, not mid-run)
@@ -70,14 +71,6 @@ __all__ = [
 
 #: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.judging.grading`).
 CHECK_MODES = ("rules", "judge", "cascade")
-
-#: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
-#: timestamp dirs, so every config, every task, ``-r`` reruns and new timestamps share it.
-#: The leading dot matters: ``opencompass -r latest`` reuses ``sorted(os.listdir(work_dir))
-#: [-1]``, and a name starting with a letter would sort after every ``YYYYmmdd_HHMMSS``
-#: timestamp and be taken for the latest run; '.' sorts before the digits.
-CACHE_DIRNAME = ".gpassk_judge_cache"
-
 
 #: JudgeConfig fields a config may set (prompt_texts is filled here, from OpenCompass)
 _JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_texts"}
@@ -197,30 +190,6 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(str(exc).replace("JudgeConfig.", "judge.")) from None
 
 
-def default_cache_location(out_dir: str) -> tuple[Path, str]:
-    """(cache dir, task id) for an evaluator whose ``_out_dir`` OpenCompass set.
-
-    ``OpenICLEvalTask`` sets ``_out_dir = {work_dir}/{timestamp}/results/{model_abbr}/
-    {dataset_abbr}`` (the results file without ``.json``). The cache goes to
-    ``{work_dir}/.gpassk_judge_cache``: above the timestamp, so new timestamps and ``-r``
-    reruns find it. The task id is ``{model_abbr}/{dataset_abbr}``. An abbr containing
-    ``/`` adds path levels, so the ``results`` dir is found as the ancestor named
-    ``results`` with a ``predictions`` sibling (the eval task has just read it), falling
-    back to the plain layout.
-    """
-    path = Path(os.path.abspath(out_dir))
-    for ancestor in path.parents:
-        if ancestor.name == "results" and (ancestor.parent / "predictions").is_dir():
-            return ancestor.parent.parent / CACHE_DIRNAME, path.relative_to(ancestor).as_posix()
-    if len(path.parents) < 4 or path.parents[1].name != "results":
-        raise ValueError(
-            f"unexpected OpenCompass output dir {out_dir!r}: expected "
-            "{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}; "
-            "pass GPassKEvaluator(cache_dir=...)"
-        )
-    return path.parents[3] / CACHE_DIRNAME, f"{path.parent.name}/{path.name}"
-
-
 @ICL_EVALUATORS.register_module(name="GPassKEvaluator", force=False)
 class GPassKEvaluator(BaseEvaluator):
     """G-Pass@k / mG-Pass@k / pass@1, maj@k and avg@n over n replicas, overall and per
@@ -260,7 +229,7 @@ class GPassKEvaluator(BaseEvaluator):
     def __init__(
         self,
         k: int | list[int] | None = None,
-        thresholds: Sequence[Any] = (0.0, 0.25, 0.5, 0.75, 1.0),
+        thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
         check: str | None = None,
         judge: Mapping[str, Any] | None = None,
         max_unjudged: int | float = 0.0,
@@ -516,7 +485,7 @@ class GPassKEvaluator(BaseEvaluator):
             for e, g, v in zip(graded.extracted, golds, graded.correct)
         ]
         accuracy = 100.0 * sum(d["correct"] for d in details) / max(len(details), 1)
-        return {"accuracy": accuracy, "details": details}
+        return {ACCURACY: accuracy, "details": details}
 
 
 __getattr__ = missing_name_hook(__name__, __all__)

@@ -18,6 +18,7 @@ from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
 from gpassk_oc.core.judging.verdict import parse_verdict
+from gpassk_oc.core.scoring.metric_names import ACCURACY
 
 try:
     from opencompass.registry import DICT_POSTPROCESSORS, TEXT_POSTPROCESSORS
@@ -63,7 +64,7 @@ def livemath_judge_dict_postprocess(
         )
     yes = sum(1 for d in details if d["correct"] is True)
     return {
-        "accuracy": 100.0 * yes / len(details) if details else 0.0,
+        ACCURACY: 100.0 * yes / len(details) if details else 0.0,
         "unparseable": sum(1 for d in details if d["verdict"] is None),
         "details": details,
     }

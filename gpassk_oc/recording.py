@@ -19,13 +19,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from gpassk_oc import __version__
 from gpassk_oc.core.scoring.health import group_names, run_health
 from gpassk_oc.core.scoring.record import RecordError, RunRecord, dataset_facts, model_facts
-from gpassk_oc.workdir import find_pair, load_dumped_config, run_dir_of
+from gpassk_oc.workdir import find_pair, load_dumped_config, pair_of, run_dir_of
 
 __all__ = ["check_run_record", "resolve_record", "run_health_of", "token_counter"]
 
@@ -61,14 +60,6 @@ def check_run_record(run_record: Any) -> dict[str, Any]:
     return data
 
 
-def _abbrs(out_dir: str | None) -> tuple[str | None, str | None]:
-    """(model abbr, dataset abbr) from ``{ts}/results/{model}/{dataset}``."""
-    if not out_dir:
-        return None, None
-    path = Path(out_dir)
-    return path.parent.name or None, path.name or None
-
-
 def _opencompass_version() -> str | None:
     try:
         return metadata.version("opencompass")
@@ -97,7 +88,7 @@ def resolve_record(
     judge: Mapping[str, Any] | None,
 ) -> RunRecord:
     """The task's :class:`RunRecord` (see the module docstring for the order of sources)."""
-    model_abbr, dataset_abbr = _abbrs(out_dir)
+    model_abbr, dataset_abbr = pair_of(out_dir)
     facts: dict[str, Any] = {}
     source = "none"
     if run_record and (model_abbr is None or run_record.get("model_abbr") == model_abbr):

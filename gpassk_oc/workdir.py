@@ -1,5 +1,6 @@
 """Reading an OpenCompass 0.5.4 work dir: the config it dumped, the pairs it configured, and
-which of them have no results (the one module that knows this layout).
+which of them have no results (the one module that knows this layout: the folder names, the
+results file's path, and the judge cache's place beside the timestamps).
 
 ``opencompass cfg.py -w WORK`` writes ``WORK/{ts}/configs/{ts}_{pid}.py`` (the parsed config
 as plain Python literals: classes are dotted strings), ``WORK/{ts}/predictions/{model}/
@@ -23,12 +24,32 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CACHE_DIRNAME",
+    "CONFIGS_DIR",
+    "LOGS_DIR",
+    "PREDICTIONS_DIR",
+    "RESULTS_DIR",
     "DumpedConfig",
+    "default_cache_location",
     "find_pair",
     "load_dumped_config",
     "missing_results",
+    "pair_of",
+    "results_file",
     "run_dir_of",
 ]
+
+#: OpenCompass's folders under a run dir ``{work_dir}/{ts}`` (the only place they are spelled)
+RESULTS_DIR = "results"
+PREDICTIONS_DIR = "predictions"
+LOGS_DIR = "logs"
+CONFIGS_DIR = "configs"
+#: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
+#: timestamp dirs, so every config, every task, ``-r`` reruns and new timestamps share it.
+#: The leading dot matters: ``opencompass -r latest`` reuses ``sorted(os.listdir(work_dir))
+#: [-1]``, and a name starting with a letter would sort after every ``YYYYmmdd_HHMMSS``
+#: timestamp and be taken for the latest run; '.' sorts before the digits.
+CACHE_DIRNAME = ".gpassk_judge_cache"
 
 Pair = tuple[Mapping[str, Any], Mapping[str, Any]]
 
@@ -58,12 +79,27 @@ class DumpedConfig:
         return out
 
 
+def results_file(run_dir: str | Path, model_abbr: str, dataset_abbr: str) -> Path:
+    """``{run_dir}/results/{model_abbr}/{dataset_abbr}.json``: where OpenCompass's eval task
+    writes the evaluator's result for one pair."""
+    return Path(run_dir) / RESULTS_DIR / model_abbr / f"{dataset_abbr}.json"
+
+
+def pair_of(out_dir: str | Path | None) -> tuple[str | None, str | None]:
+    """(model abbr, dataset abbr) of an eval task's ``_out_dir``
+    (``{ts}/results/{model}/{dataset}``, the results file without ``.json``)."""
+    if not out_dir:
+        return None, None
+    path = Path(out_dir)
+    return path.parent.name or None, path.name or None
+
+
 def run_dir_of(out_dir: str | Path) -> Path | None:
     """The ``{ts}`` dir of an eval task's ``_out_dir`` (``{ts}/results/{model}/{dataset}``;
     an abbr holding '/' adds levels), or None when the layout is not OpenCompass's."""
     path = Path(os.path.abspath(out_dir))
     for ancestor in path.parents:
-        if ancestor.name == "results":
+        if ancestor.name == RESULTS_DIR:
             return ancestor.parent
     return None
 
@@ -71,7 +107,7 @@ def run_dir_of(out_dir: str | Path) -> Path | None:
 def load_dumped_config(run_dir: str | Path) -> DumpedConfig | None:
     """The config OpenCompass dumped into ``run_dir/configs`` (the newest file when a rerun
     added one), or None when there is none or it cannot be read."""
-    files = sorted(Path(run_dir, "configs").glob("*.py"), key=lambda p: (p.stat().st_mtime, p))
+    files = sorted(Path(run_dir, CONFIGS_DIR).glob("*.py"), key=lambda p: (p.stat().st_mtime, p))
     if not files:
         return None
     try:
@@ -114,7 +150,7 @@ def find_pair(config: DumpedConfig, model_abbr: str, dataset_abbr: str) -> Pair 
 
 
 def _logs(run_dir: Path, stage: str, model: str, dataset: str) -> list[Path]:
-    folder = run_dir / "logs" / stage / model
+    folder = run_dir / LOGS_DIR / stage / model
     exact = folder / f"{dataset}.out"
     shards = sorted(folder.glob(f"{dataset}_[0-9]*.out")) if folder.is_dir() else []
     return ([exact] if exact.is_file() else []) + shards
@@ -131,17 +167,19 @@ def missing_results(run_dir: str | Path) -> list[str]:
     seen: set[tuple[str, str]] = set()
     for model, dataset in config.pairs():
         m, d = str(model.get("abbr")), str(dataset.get("abbr"))
-        if (m, d) in seen or (run_dir / "results" / m / f"{d}.json").is_file():
+        if (m, d) in seen or results_file(run_dir, m, d).is_file():
             continue
         seen.add((m, d))
-        predictions = run_dir / "predictions" / m
+        predictions = run_dir / PREDICTIONS_DIR / m
         predicted = (predictions / f"{d}.json").is_file() or any(
             predictions.glob(f"{d}_[0-9]*.json")
         )
         stage = "eval" if predicted else "infer"
         logs = _logs(run_dir, stage, m, d)
         where = (
-            ", ".join(str(p) for p in logs) if logs else f"{run_dir / 'logs' / stage / m} (no log)"
+            ", ".join(str(p) for p in logs)
+            if logs
+            else f"{run_dir / LOGS_DIR / stage / m} (no log)"
         )
         what = "evaluation" if predicted else "inference"
         out.append(
@@ -149,3 +187,27 @@ def missing_results(run_dir: str | Path) -> list[str]:
             f"never ran; OpenCompass exits 0 anyway); see {where}"
         )
     return out
+
+
+def default_cache_location(out_dir: str) -> tuple[Path, str]:
+    """(cache dir, task id) for an evaluator whose ``_out_dir`` OpenCompass set.
+
+    ``OpenICLEvalTask`` sets ``_out_dir = {work_dir}/{timestamp}/results/{model_abbr}/
+    {dataset_abbr}`` (the results file without ``.json``). The cache goes to
+    ``{work_dir}/.gpassk_judge_cache``: above the timestamp, so new timestamps and ``-r``
+    reruns find it. The task id is ``{model_abbr}/{dataset_abbr}``. An abbr containing
+    ``/`` adds path levels, so the ``results`` dir is found as the ancestor named
+    ``results`` with a ``predictions`` sibling (the eval task has just read it), falling
+    back to the plain layout.
+    """
+    path = Path(os.path.abspath(out_dir))
+    for ancestor in path.parents:
+        if ancestor.name == RESULTS_DIR and (ancestor.parent / PREDICTIONS_DIR).is_dir():
+            return ancestor.parent.parent / CACHE_DIRNAME, path.relative_to(ancestor).as_posix()
+    if len(path.parents) < 4 or path.parents[1].name != RESULTS_DIR:
+        raise ValueError(
+            f"unexpected OpenCompass output dir {out_dir!r}: expected "
+            "{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}; "
+            "pass GPassKEvaluator(cache_dir=...)"
+        )
+    return path.parents[3] / CACHE_DIRNAME, f"{path.parent.name}/{path.name}"

@@ -88,18 +88,17 @@ class ConfigData:
 def expand(s: Settings) -> list[GridPoint]:
     """Grid points in template order. Temperature 0 is greedy: one point per model with
     k=[1], n=1 (the paper's "Greedy" column), named with the first top_p."""
-    replications = (
-        (lambda ks: [s["n"] // max(ks)])
-        if s["n"] is not None
-        else (lambda ks: list(s["replications"]))
-    )
+
+    def replications(ks: Sequence[int]) -> list[int]:  # validate() set exactly one of the two
+        return [s.n // max(ks)] if s.n is not None else list(s.replications or ())
+
     points = []
     for spec in s.models:
-        for t in s["temperatures"]:
+        for t in s.temperatures:
             if t == 0:
-                points.append(GridPoint(spec, t, s["top_ps"][0], (1,), 1))
+                points.append(GridPoint(spec, t, s.top_ps[0], (1,), 1))
                 continue
-            for p, ks in itertools.product(s["top_ps"], s["ks"]):
+            for p, ks in itertools.product(s.top_ps, s.ks):
                 points += [GridPoint(spec, t, p, ks, r) for r in replications(ks)]
     return points
 
@@ -109,13 +108,13 @@ def _names(s: Settings, point: GridPoint) -> tuple[str, str]:
         point.model.base,
         point.temperature,
         point.top_p,
-        s["top_k"],
-        s["repetition_penalty"],
-        s["random_seed"],
-        s["max_out_len"],
+        s.top_k,
+        s.repetition_penalty,
+        s.random_seed,
+        s.max_out_len,
     )
-    judge = s["eval_model_name"] if s["eval_urls"] else None
-    return model_part, dataset_abbr(s["version"], point.ks, point.replication, judge=judge)
+    judge = s.eval_model_name if s.eval_urls else None
+    return model_part, dataset_abbr(s.version, point.ks, point.replication, judge=judge)
 
 
 def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
@@ -124,17 +123,17 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
         do_sample=not point.greedy,  # TurboMind samples only with do_sample=True
         temperature=point.temperature,
         top_p=point.top_p,
-        top_k=s["top_k"],
-        repetition_penalty=s["repetition_penalty"],
+        top_k=s.top_k,
+        repetition_penalty=s.repetition_penalty,
     )
-    if s["send_random_seed"]:
-        gen_config["random_seed"] = s["random_seed"]
-    gen_config["max_new_tokens"] = s["max_out_len"]
+    if s.send_random_seed:
+        gen_config["random_seed"] = s.random_seed
+    gen_config["max_new_tokens"] = s.max_out_len
     engine_config = dict(
-        session_len=s["max_seq_len"],
+        session_len=s.max_seq_len,
         max_batch_size=spec.batch_size,
         tp=spec.tp,
-        enable_prefix_caching=s["enable_prefix_caching"],
+        enable_prefix_caching=s.enable_prefix_caching,
     )
     cfg = dict(
         type=TURBOMIND,
@@ -142,8 +141,8 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
         path=spec.path,
         engine_config=engine_config,
         gen_config=gen_config,
-        max_seq_len=s["max_seq_len"],
-        max_out_len=s["max_out_len"],
+        max_seq_len=s.max_seq_len,
+        max_out_len=s.max_out_len,
         batch_size=spec.batch_size,
         run_cfg=dict(num_gpus=spec.tp),
     )
@@ -152,7 +151,7 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
         if point.greedy
         else ["do_sample=True", "temperature", "top_p", "top_k", "repetition_penalty"]
     )
-    return cfg, sent + (["random_seed"] if s["send_random_seed"] else [])
+    return cfg, sent + (["random_seed"] if s.send_random_seed else [])
 
 
 def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
@@ -171,43 +170,45 @@ def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     extra: dict[str, Any] = {}
     if not point.greedy and spec.api_get("send_top_p"):
         extra["top_p"] = point.top_p
-    if s["send_random_seed"]:
-        extra["seed"] = s["random_seed"]
+    if s.send_random_seed:
+        extra["seed"] = s.random_seed
     if extra:
         cfg["openai_extra_kwargs"] = extra  # merged into each chat.completions call
         sent += list(extra)
     if not point.greedy and spec.api_get("extra_sampling"):
-        cfg["extra_body"] = dict(top_k=s["top_k"], repetition_penalty=s["repetition_penalty"])
+        cfg["extra_body"] = dict(top_k=s.top_k, repetition_penalty=s.repetition_penalty)
         sent += ["top_k", "repetition_penalty"]
     cfg.update(
-        max_out_len=s["max_out_len"],
-        max_seq_len=s["max_seq_len"],
+        max_out_len=s.max_out_len,
+        max_seq_len=s.max_seq_len,
         batch_size=spec.batch_size,
         query_per_second=spec.api_get("query_per_second"),
         retry=spec.api_get("retry"),
     )
     if spec.api_get("timeout"):
         cfg["timeout"] = spec.api_get("timeout")
-    cfg.update(api_model_settings(s.values))  # think_tag, only when not '</think>'
+    cfg.update(api_model_settings(s.think_tags))  # think_tag, only when not '</think>'
     cfg["run_cfg"] = dict(num_gpus=0)
     return cfg, sent
 
 
 def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
     evaluator: dict[str, Any] = dict(type=EVALUATOR, k=list(point.ks))
-    if s["eval_urls"]:
-        evaluator["judge"] = dict(urls=list(s["eval_urls"]), model=s["eval_model_name"])
-        if s["eval_prompt"] != "auto":
-            evaluator["judge"]["prompt"] = s["eval_prompt"]
-    evaluator.update(evaluator_settings(s.values, dict(point.model.api).get(API_KEY)))
+    if s.eval_urls:
+        evaluator["judge"] = dict(urls=list(s.eval_urls), model=s.eval_model_name)
+        if s.eval_prompt != "auto":
+            evaluator["judge"]["prompt"] = s.eval_prompt
+    evaluator.update(
+        evaluator_settings(s.reasoning, s.think_tags, dict(point.model.api).get(API_KEY))
+    )
     return dict(
         type=DATASET,
         abbr=abbr,
-        path=s["data_path"],
-        version=s["version"],
-        dataset_splits=list(s["dataset_splits"]),
-        dataset_languages=list(s["dataset_languages"]),
-        cot=s["cot"],
+        path=s.data_path,
+        version=s.version,
+        dataset_splits=list(s.dataset_splits),
+        dataset_languages=list(s.dataset_languages),
+        cot=s.cot,
         k=list(point.ks),
         n=point.n,
         reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
@@ -263,20 +264,20 @@ def point_config(
         f"Sampling knobs passed to the model: {', '.join(sent)}; random_seed is "
         + (
             "sent."
-            if s["send_random_seed"]
+            if s.send_random_seed
             else "not sent (one fixed seed would make the n samples identical)."
         ),
     ]
     if turbomind:
         header.append(
-            f"TurboMind enable_prefix_caching={s['enable_prefix_caching']}: every prompt is "
+            f"TurboMind enable_prefix_caching={s.enable_prefix_caching}: every prompt is "
             "sent n times, so its KV cache is reused (template knob enable_prefix_caching)."
         )
     header += [
         "Judge: "
         + (
-            f"{s['eval_model_name']} at {len(s['eval_urls'])} URL(s)."
-            if s["eval_urls"]
+            f"{s.eval_model_name} at {len(s.eval_urls)} URL(s)."
+            if s.eval_urls
             else "none (rule-based checking)."
         ),
         "Run with: opencompass THIS_FILE -w OUTPUT_DIR",
@@ -291,7 +292,7 @@ def point_config(
     variables = dict(
         models=[model],
         datasets=[dataset],
-        **_runners(s["max_num_workers"]),
+        **_runners(s.max_num_workers),
     )
     return ConfigData(config_stem(model_part, dataset_part), tuple(header), variables)
 

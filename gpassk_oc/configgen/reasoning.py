@@ -14,7 +14,7 @@ documented by :func:`reasoning_table` in ``docs/reasoning-models.md``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gpassk_oc.configgen.checks import Check, TemplateError, boolean, optional
@@ -71,20 +71,22 @@ def validate_reasoning(variables: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def evaluator_settings(values: Mapping[str, Any], model_reasoning: bool | None) -> dict[str, Any]:
-    """``GPassKEvaluator`` keyword arguments for one model: *model_reasoning* is its
-    ``api_models`` override (None: the template's ``reasoning``)."""
+def evaluator_settings(
+    reasoning: bool, think_tags: Sequence[str], model_reasoning: bool | None
+) -> dict[str, Any]:
+    """``GPassKEvaluator`` keyword arguments for one model: the template's *reasoning* and
+    *think_tags*; *model_reasoning* is the model's ``api_models`` override (None: none)."""
     out: dict[str, Any] = {}
-    if values["reasoning"] if model_reasoning is None else model_reasoning:
+    if reasoning if model_reasoning is None else model_reasoning:
         out["reasoning"] = True
-    if list(values["think_tags"]) != DEFAULT_TAGS:
-        out["think_tags"] = list(values["think_tags"])
+    if list(think_tags) != DEFAULT_TAGS:
+        out["think_tags"] = list(think_tags)
     return out
 
 
-def api_model_settings(values: Mapping[str, Any]) -> dict[str, Any]:
+def api_model_settings(think_tags: Sequence[str]) -> dict[str, Any]:
     """OpenAISDK keyword arguments: its ``think_tag`` when the closing tag is not the default."""
-    close = values["think_tags"][1]
+    close = think_tags[1]
     return {} if close == DEFAULT_THINK_TAGS.close else {"think_tag": close}
 
 

@@ -33,6 +33,7 @@ from gpassk_oc.configgen.checks import (
 from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
 from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_list, parse_models
 from gpassk_oc.configgen.reasoning import REASONING_VARIABLES, validate_reasoning
+from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.judging.judge import PROMPT_NAMES
 
@@ -229,18 +230,6 @@ KNOWN_VARIABLES: dict[str, str] = {
 # ------------------------------------------------------------------------- validate
 
 
-@dataclass
-class Settings:
-    """A validated template: its models and every variable's value (defaults filled)."""
-
-    models: list[ModelSpec]
-    values: dict[str, Any]
-    notes: list[str]
-
-    def __getitem__(self, name: str) -> Any:
-        return self.values[name]
-
-
 def _pick(variables: Mapping[str, Any], var: Var) -> tuple[str, Any] | None:
     """(field name, value as a list) of a variable given by its name or its alias."""
     if var.alias and var.name in variables and var.alias in variables:
@@ -279,7 +268,7 @@ def validate(variables: Mapping[str, Any]) -> Settings:
     values.update(validate_reasoning(variables))
     notes: list[str] = []
     cross_checks(values, notes)
-    return Settings(models, values, notes)
+    return Settings.build(models, values, notes)
 
 
 # ------------------------------------------------------------------------- docs

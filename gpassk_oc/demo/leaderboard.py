@@ -13,7 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import headline_metrics, report_metrics
+from gpassk_oc.core.scoring.metric_names import (
+    PASS_AT_1,
+    gap_key,
+    group_name,
+    headline_metrics,
+    pass_key,
+    report_metrics,
+)
 from gpassk_oc.demo.simulation import (
     SHAKY,
     STEADY,
@@ -58,7 +65,7 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
             "model": row.setting.model,
             "temperature": row.setting.temperature,
             "p": {
-                f"{split}/{lang}/{index}": round(float(q), 6)
+                f"{group_name(split, lang)}/{index}": round(float(q), 6)
                 for (split, lang, index, _), q in zip(row.keys, p)
             },
         }
@@ -89,7 +96,7 @@ def _estimate(report: Any, entry: Mapping[str, Any], metric: str) -> str:
 
 def shown_metrics(k: int) -> list[str]:
     """The leaderboard's metrics: the headline ones, pass@k and the stability gap."""
-    return headline_metrics(k) + [f"pass@{k}", f"gap@{k}"]
+    return headline_metrics(k) + [pass_key(k), gap_key(k)]
 
 
 def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
@@ -129,7 +136,7 @@ def truth_text(report: Any, rows_json: Sequence[dict]) -> str:
             f"{entry['base_model']}  T={s.get('temperature')}  "
             f"({entry['num_questions']} questions x n={entry['n']} samples)"
         )
-        for m in shown_metrics(k) + ["pass@1"]:
+        for m in shown_metrics(k) + [PASS_AT_1]:
             out.append(
                 f"  {m:<15} {_estimate(report, entry, m):<22} "
                 f"truth {_pct_text(entry['truth'][m]['value']):>5}"

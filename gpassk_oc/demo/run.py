@@ -65,6 +65,7 @@ from gpassk_oc.demo.simulation import (
 )
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, is_stamped
+from gpassk_oc.workdir import missing_results, results_file
 
 __all__ = [
     "MODELS",
@@ -249,11 +250,9 @@ def run_opencompass(
         raise DemoError(f"opencompass exited with code {proc.returncode}; log: {log_path}")
     if stamp is None:
         raise DemoError(f"opencompass wrote no run directory under {work_dir}; log: {log_path}")
-    missing = [f"{m}/{d}" for m, d in pairs if not (stamp / "results" / m / f"{d}.json").exists()]
+    missing = [f"{m}/{d}" for m, d in pairs if not results_file(stamp, m, d).exists()]
     if missing:
-        from gpassk_oc.workdir import missing_results  # names each pair's task log
-
-        first = (missing_results(stamp) or [missing[0]])[0]
+        first = (missing_results(stamp) or [missing[0]])[0]  # names each pair's task log
         raise DemoError(
             f"opencompass produced no results for {len(missing)} of {len(pairs)} "
             f"configs (first: {first}); log: {log_path}"
@@ -275,7 +274,7 @@ def _new_run_dir(work_dir: Path, before: set[str]) -> Path | None:
 def _results_done(stamp: Path | None, pairs: Sequence[tuple[str, str]]) -> int:
     if stamp is None:
         return 0
-    return sum((stamp / "results" / m / f"{d}.json").exists() for m, d in pairs)
+    return sum(results_file(stamp, m, d).exists() for m, d in pairs)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -340,7 +339,7 @@ def run(args: argparse.Namespace) -> int:
         template_path = configgen.resolve_template(
             TEMPLATE_NAME, cwd=Path(configgen.__file__).parent
         )
-        temperatures = configgen.load_template(template_path)["temperatures"]
+        temperatures = configgen.load_template(template_path).temperatures
         try:
             endpoint = SimEndpoint(
                 TemperatureResponder(temperatures, seed=args.seed),

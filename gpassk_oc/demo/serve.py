@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_oc.demo.simulation import MODELS, TemperatureResponder
 
     template = configgen.resolve_template("demo.py", cwd=Path(configgen.__file__).parent)
-    temperatures = served_temperatures(configgen.load_template(template)["temperatures"])
+    temperatures = served_temperatures(configgen.load_template(template).temperatures)
     try:  # the port first: a taken port must not leave data files behind
         endpoint = SimEndpoint(
             TemperatureResponder(temperatures, seed=args.seed), port=args.port, models=list(MODELS)

@@ -28,11 +28,13 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.majority import maj_table
-from gpassk_oc.core.scoring.metric_names import group_name, parse_result_key
+from gpassk_oc.core.scoring.metric_names import MetricSpec, group_name, parse_result_key
 from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError, read_results
+from gpassk_oc.core.scoring.scorer import metric_means
 from gpassk_oc.core.scoring.stats import summarize
 from gpassk_oc.report.health import health_warnings
+from gpassk_oc.workdir import CONFIGS_DIR, PREDICTIONS_DIR, RESULTS_DIR, results_file
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
@@ -160,7 +162,7 @@ def subset_masks(keys: Sequence[QuestionKey], overall: str = "overall") -> dict[
 def _timestamp_of(path: Path) -> str:
     """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
     parts = path.parts
-    if len(parts) >= 4 and parts[-3] == "results":
+    if len(parts) >= 4 and parts[-3] == RESULTS_DIR:
         return parts[-4]
     return ""
 
@@ -181,8 +183,8 @@ def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str
         hits = [
             p
             for p in sorted(path.rglob("*.json"))
-            if p.parent.parent.name == "results"
-            or (path.name == "results" and p.parent.parent == path)
+            if p.parent.parent.name == RESULTS_DIR
+            or (path.name == RESULTS_DIR and p.parent.parent == path)
         ]
         if not hits:
             notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
@@ -194,10 +196,10 @@ def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str
 def _missing_results(path: Path) -> list[str]:
     """Predictions without results: the evaluation step failed or never ran."""
     notes = []
-    for pred_dir in sorted(path.rglob("predictions")):
-        if not pred_dir.is_dir() or (pred_dir.parent / "configs").is_dir():
+    for pred_dir in sorted(path.rglob(PREDICTIONS_DIR)):
+        if not pred_dir.is_dir() or (pred_dir.parent / CONFIGS_DIR).is_dir():
             continue  # with a dumped config, report.health.missing_warnings says it louder
-        results_dir = pred_dir.parent / "results"
+        run_dir = pred_dir.parent
         for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
             missing: set[str] = set()
             for pred in model_dir.glob("*.json"):
@@ -207,9 +209,7 @@ def _missing_results(path: Path) -> list[str]:
                 names = {pred.stem} | (
                     {head} if head and tail.isdigit() else set()
                 )  # shards: _0, _1…
-                if not any(
-                    (results_dir / model_dir.name / f"{name}.json").exists() for name in names
-                ):
+                if not any(results_file(run_dir, model_dir.name, name).exists() for name in names):
                     missing.add(min(names, key=len))
             for dataset in sorted(missing):
                 notes.append(
@@ -286,6 +286,19 @@ def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:
     return out
 
 
+def _recomputed(run: Run, mask: np.ndarray, spec: MetricSpec) -> float:
+    """The percent value of *spec* over the masked questions, by the evaluator's own scorer
+    (:func:`~gpassk_oc.core.scoring.scorer.metric_means`) from the recorded counts; metrics
+    the evaluator never writes (pass@k > 1, gap@k) by the report's statistics."""
+    info = run.results.info
+    ks = [spec.k] if spec.kind in ("G", "mG") else []
+    taus = [spec.tau] if spec.tau is not None else []
+    means = metric_means(info.n, run.n[mask].tolist(), run.c[mask].tolist(), ks, taus, info.mg_mode)
+    if spec.key in means:
+        return means[spec.key]
+    return 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
+
+
 def cross_check(run: Run) -> list[str]:
     """Compare the file's top-level metrics (overall and per split × language group) with
     the recomputation from the details."""
@@ -301,7 +314,7 @@ def cross_check(run: Run) -> list[str]:
             values = values[~np.isnan(values)]
             mine = 100 * float(values.mean()) if values.size else math.nan
         else:
-            mine = 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
+            mine = _recomputed(run, mask, spec)
         if math.isfinite(mine) and abs(mine - value) > CROSS_CHECK_TOLERANCE:
             out.append(
                 f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "

@@ -21,7 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
+from gpassk_oc.core.scoring.metric_names import (
+    PASS_AT_1,
+    headline_metrics,
+    parse_metric,
+    pass_key,
+)
 from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.scoring.stats import compare as paired_compare
 from gpassk_oc.log import fail, logger
@@ -283,10 +288,10 @@ def run(args: argparse.Namespace) -> int:
         b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
         sides = ((a, "A"), (b, "B"))
         if args.k is not None:
-            check_metrics([f"pass@{args.k}"], sides)  # an explicit --k must be reachable
+            check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
         metrics = check_metrics(
-            args.metrics or (headline_metrics(k) + [f"pass@{k}", "pass@1"]), sides
+            args.metrics or (headline_metrics(k) + [pass_key(k), PASS_AT_1]), sides
         )
         result = compare_rows(
             a,

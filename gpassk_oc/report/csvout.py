@@ -14,7 +14,7 @@ import csv
 import io
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import report_metrics
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1, report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
@@ -85,6 +85,6 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
         line.append(len(run.warnings))
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
-        line += _values(cell.metrics["pass@1"]) + [""] * padding
+        line += _values(cell.metrics[PASS_AT_1]) + [""] * padding
         writer.writerow(line)
     return buf.getvalue()

@@ -22,7 +22,7 @@ from typing import Any
 
 from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.results import Results
-from gpassk_oc.workdir import missing_results
+from gpassk_oc.workdir import CONFIGS_DIR, RESULTS_DIR, missing_results
 
 __all__ = [
     "EMPTY_SHARE",
@@ -109,14 +109,14 @@ def _run_dirs(paths: Iterable[str | Path]) -> list[Path]:
         path = Path(raw)
         if path.is_file():
             path = path.parent
-        if path.name == "results":
+        if path.name == RESULTS_DIR:
             path = path.parent
         if not path.is_dir():
             continue
-        if (path / "configs").is_dir():
+        if (path / CONFIGS_DIR).is_dir():
             found.append(path)
         else:
-            found += sorted(p.parent for p in path.glob("*/configs") if p.is_dir())
+            found += sorted(p.parent for p in path.glob(f"*/{CONFIGS_DIR}") if p.is_dir())
     return list(dict.fromkeys(p.resolve() for p in found))
 
 

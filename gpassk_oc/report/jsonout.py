@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
@@ -124,7 +125,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                 "num_questions": cell.num_questions,
                 "confidence_level": report.level,
                 "resamples": report.n_boot,
-                "metrics": {"accuracy": estimate_json(cell.metrics["pass@1"])},
+                "metrics": {ACCURACY: estimate_json(cell.metrics[PASS_AT_1])},
                 "notes": run.notes,
                 "warnings": run.warnings,
             }

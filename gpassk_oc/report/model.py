@@ -28,7 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import group_name, headline_metrics, report_metrics
+from gpassk_oc.core.scoring.metric_names import (
+    PASS_AT_1,
+    group_name,
+    headline_metrics,
+    report_metrics,
+)
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
 from gpassk_oc.report.collect import (
     QuestionKey,
@@ -241,16 +246,16 @@ def build_report(
                 if g_run is not None:
                     g_nc = np.array([g_lookup[q] for q, m in zip(row.keys, mask) if m])
                     g_est = summarize(
-                        g_nc[:, 0], g_nc[:, 1], ["pass@1"], n_boot=n_boot, level=level, seed=seed
-                    )["pass@1"]
+                        g_nc[:, 0], g_nc[:, 1], [PASS_AT_1], n_boot=n_boot, level=level, seed=seed
+                    )[PASS_AT_1]
                 cell = Cell(int(mask.sum()), est, g_est)
                 if subset == "overall":
-                    cell.sensitivity = sensitivity(row, headline + ["pass@1"])
+                    cell.sensitivity = sensitivity(row, headline + [PASS_AT_1])
                 cells[(row.label, dataset_abbr, subset)] = cell
     greedy_cells = {
         (g.model_abbr, g.dataset_abbr): Cell(
             len(g.keys),
-            summarize(g.n, g.c, ["pass@1"], n_boot=n_boot, level=level, seed=seed),
+            summarize(g.n, g.c, [PASS_AT_1], n_boot=n_boot, level=level, seed=seed),
             None,
         )
         for g in greedy

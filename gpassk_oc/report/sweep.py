@@ -35,6 +35,7 @@ from gpassk_oc.core.scoring.metric_names import (
     g_pass_key,
     maj_key,
     mg_pass_key,
+    pass_key,
 )
 from gpassk_oc.core.scoring.metrics import as_fraction
 from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
@@ -90,7 +91,7 @@ def sweep_columns(taus: Sequence[Fraction]) -> list[str]:
 
 def sweep_keys(k: int, taus: Sequence[Fraction]) -> list[str]:
     """The metric keys of :func:`sweep_columns` at one k."""
-    return [f"pass@{k}"] + [g_pass_key(k, t) for t in taus] + [mg_pass_key(k), maj_key(k)]
+    return [pass_key(k)] + [g_pass_key(k, t) for t in taus] + [mg_pass_key(k), maj_key(k)]
 
 
 def _maj_estimates(
@@ -225,7 +226,7 @@ def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) ->
         cells = sweep.cells.get((row.label, row.dataset_abbr))
         if cells is None:
             continue
-        series: list[tuple[str, Callable[[int], str]]] = [("pass@k", lambda k: f"pass@{k}")]
+        series: list[tuple[str, Callable[[int], str]]] = [("pass@k", pass_key)]
         for t in sweep.taus:
             series.append((f"G-Pass@k_{format_tau(t)}", partial(_g_key, tau=t)))
         series.append(("maj@k", maj_key))

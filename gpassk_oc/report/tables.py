@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1, headline_metrics
 from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
@@ -114,7 +114,7 @@ def table_rows(
 def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[str]]]:
     """Every greedy (one sample per question) run: its accuracy."""
     kinds = greedy_kinds(report)
-    label = f"accuracy {interval_header(report, kinds)}" if ci and kinds else "accuracy"
+    label = f"{ACCURACY} {interval_header(report, kinds)}" if ci and kinds else ACCURACY
     header = ["Model", "Dataset", "Q", label]
     body = []
     for run in report.greedy:
@@ -124,7 +124,7 @@ def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[s
                 run.model_abbr,
                 run.dataset_abbr,
                 str(cell.num_questions),
-                estimate_text(cell.metrics["pass@1"], ci, kinds),
+                estimate_text(cell.metrics[PASS_AT_1], ci, kinds),
             ]
         )
     return header, body
@@ -134,7 +134,7 @@ def sensitivity_rows(
     report: Report, dataset_abbr: str, descending: bool = False
 ) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
-    metrics = headline_metrics(report.k) + ["pass@1"]
+    metrics = headline_metrics(report.k) + [PASS_AT_1]
     header = ["Model", "undecided", "unjudged"] + metrics
     body = []
     for row in sorted_rows(report, dataset_abbr, "overall", descending):

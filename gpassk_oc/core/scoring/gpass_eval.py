@@ -26,21 +26,17 @@ from typing import Any
 from gpassk_oc import __version__
 from gpassk_oc.core.scoring.majority import Profile, judged_profile, maj_curve
 from gpassk_oc.core.scoring.metric_names import (
+    PASS_AT_1,
     avg_key,
-    g_pass_key,
     group_name,
     maj_key,
-    mg_pass_key,
     result_key,
 )
-from gpassk_oc.core.scoring.metrics import (
-    DEFAULT_THRESHOLDS,
-    as_fraction,
-    format_threshold,
-    g_pass_table,
-)
+from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, format_threshold
 from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, RunInfo
+from gpassk_oc.core.scoring.scorer import count_verdicts, metric_means
+from gpassk_oc.core.scoring.scorer import excluded_questions as scorer_excluded
 
 __all__ = ["build_results", "excluded_questions", "group_replicas"]
 
@@ -70,43 +66,6 @@ def group_replicas(
                     f"question_id {block[bad]!r}, expected {first[bad]!r}"
                 )
     return [[values[r * size + i] for r in range(n)] for i in range(size)]
-
-
-def _per_question_values(
-    ns: Sequence[int],
-    counts: Sequence[int],
-    ks: Sequence[int],
-    thresholds: Sequence[Any],
-    mg_mode: str,
-) -> dict[str, list[tuple[int, float]]]:
-    """metric key → [(question position, value)] for every question with ``n_q >= k``.
-
-    Questions are grouped by their own ``n_q`` (the judged samples; all equal to n unless
-    unjudged samples were excluded), one exact table per distinct ``n_q``.
-    """
-    by_n: dict[int, list[int]] = {}
-    for i, nq in enumerate(ns):
-        if nq >= 1:
-            by_n.setdefault(nq, []).append(i)
-    values: dict[str, list[tuple[int, float]]] = {}
-    for nq, members in sorted(by_n.items()):
-        eligible = [k for k in ks if k <= nq]
-        if not eligible:
-            continue
-        table = g_pass_table(
-            nq, [counts[i] for i in members], ks=eligible, thresholds=thresholds, mg_mode=mg_mode
-        )
-        for key, column in table.per_question.items():
-            values.setdefault(key, []).extend(zip(members, (float(v) for v in column)))
-    return values
-
-
-def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
-    keys = []
-    for k in dict.fromkeys(ks):
-        keys += [g_pass_key(k, as_fraction(t, "thresholds")) for t in dict.fromkeys(thresholds)]
-        keys.append(mg_pass_key(k))
-    return keys
 
 
 def _maj_means(ks: Sequence[int], profiles: Sequence[Profile | None]) -> dict[str, float]:
@@ -151,24 +110,12 @@ def _metrics(
     per-question doubles and rounded once, so an exact mean of 3/5 is 60.0, not
     59.999999999999986.
     """
-    counts = [sum(1 for v in row if v is True) for row in correct]
-    ns = [sum(1 for v in row if v is not None) for row in correct]
-    judged = [i for i, nq in enumerate(ns) if nq]
-    out: dict[str, float] = {}
-    if judged:
-        pass1 = sum(Fraction(counts[i], ns[i]) for i in judged) * 100 / len(judged)
-        if n == 1:
-            out["accuracy"] = float(pass1)
-        else:
-            values = _per_question_values(ns, counts, ks, thresholds, mg_mode)
-            for key in _metric_keys(ks, thresholds):
-                if values.get(key):
-                    out[key] = float(
-                        sum(Fraction(v) for _, v in values[key]) * 100 / len(values[key])
-                    )
-            out.update(_maj_means(ks, profiles))
-            out[avg_key(n)] = float(pass1)
-        out["pass@1"] = float(pass1)
+    tallies = [count_verdicts(row) for row in correct]
+    out = metric_means(n, [t.n for t in tallies], [t.c for t in tallies], ks, thresholds, mg_mode)
+    if n > 1 and out:  # maj@k sits before avg@n and pass@1, as files always listed it
+        tail = {key: out.pop(key) for key in (avg_key(n), PASS_AT_1)}
+        out.update(_maj_means(ks, profiles))
+        out.update(tail)
     return out
 
 
@@ -177,8 +124,7 @@ def excluded_questions(
 ) -> dict[str, int]:
     """Per k (as a string key): questions with fewer than k judged samples (left out of
     that k's G-Pass means)."""
-    ns = [sum(1 for v in row if v is not None) for row in correct]
-    return {str(k): sum(1 for nq in ns if nq < k) for k in ks}
+    return scorer_excluded(ks, [count_verdicts(row).n for row in correct])
 
 
 def _per_sample(
@@ -274,7 +220,7 @@ def build_results(
         writer=f"gpassk_oc {__version__}",
     )
     counts: dict[str, Any] = dict(accounting or {})
-    counts["unjudged"] = sum(1 for row in correct for v in row if v is None)
+    counts["unjudged"] = sum(count_verdicts(row).unjudged for row in correct)
     counts["excluded_questions"] = excluded_questions(ks, correct)
     questions = [
         QuestionResult(

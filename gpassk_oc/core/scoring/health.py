@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import group_name
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1, group_name
 
 __all__ = ["CHARS_PER_TOKEN", "LENGTH_BASES", "approx_token_count", "run_health"]
 
@@ -71,7 +71,7 @@ def _figures(
     q, n = ids.shape
     distinct = np.array([len(set(row.tolist())) for row in ids], dtype=np.int64)
     per_question = judged.sum(axis=1)
-    coverage = {"pass@1": [int((per_question >= 1).sum()), q]}
+    coverage = {PASS_AT_1: [int((per_question >= 1).sum()), q]}
     for k in ks:
         coverage[f"G-Pass@{k}"] = [int((per_question >= k).sum()), q]
     return {

@@ -41,11 +41,14 @@ __all__ = [
     "ACCURACY",
     "ALL_TAUS",
     "GROUP_SEP",
+    "PASS_AT_1",
     "HEADLINE_TAUS",
     "KINDS",
     "MetricSpec",
     "format_tau",
     "g_pass_key",
+    "gap_key",
+    "pass_key",
     "group_name",
     "headline_metrics",
     "PASS_HAT_K",
@@ -62,6 +65,8 @@ __all__ = [
 
 GROUP_SEP = "/"
 ACCURACY = "accuracy"
+#: mean accuracy over judged samples; every results file has it
+PASS_AT_1 = "pass@1"  # pass_key(1)
 #: metric kinds: G-Pass@k_τ, mG-Pass@k, pass@k, stability gap, majority vote, avg@n
 KINDS = ("G", "mG", "pass", "gap", "maj", "avg")
 #: pass^k (τ-bench) is an alias, not a key: it is G-Pass@k at τ = 1
@@ -91,6 +96,16 @@ def g_pass_key(k: int, tau: Fraction | int | str) -> str:
 def mg_pass_key(k: int) -> str:
     """``mG-Pass@{k}``."""
     return f"mG-Pass@{int(k)}"
+
+
+def pass_key(k: int) -> str:
+    """``pass@{k}``: at least one of k samples correct (``pass@1`` is mean accuracy)."""
+    return f"pass@{int(k)}"
+
+
+def gap_key(k: int) -> str:
+    """``gap@{k}``: the stability gap pass@k − G-Pass@k_1.0."""
+    return f"gap@{int(k)}"
 
 
 def maj_key(k: int) -> str:
@@ -205,7 +220,7 @@ def report_metrics(k: int) -> list[str]:
     """Every metric the report computes per table cell (tables show the headline ones)."""
     return [g_pass_key(k, t) for t in ALL_TAUS] + [
         mg_pass_key(k),
-        f"pass@{int(k)}",
-        "pass@1",
-        f"gap@{int(k)}",
+        pass_key(k),
+        PASS_AT_1,
+        gap_key(k),
     ]

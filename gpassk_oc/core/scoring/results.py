@@ -62,12 +62,14 @@ from typing import Any
 from gpassk_oc.core.answers.extraction import FOUND_KINDS
 from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import (
+    ACCURACY,
     group_name,
     legacy_group,
     parse_result_key,
     result_key,
 )
 from gpassk_oc.core.scoring.record import RecordError, RunRecord
+from gpassk_oc.core.scoring.scorer import count_verdicts
 
 __all__ = [
     "FOUND_VALUES",
@@ -128,17 +130,17 @@ class QuestionResult:
     @property
     def c(self) -> int:
         """Samples judged correct."""
-        return sum(1 for v in self.correct if v is True)
+        return count_verdicts(self.correct).c
 
     @property
     def n(self) -> int:
         """Judged samples (unjudged ones are excluded)."""
-        return sum(1 for v in self.correct if v is not None)
+        return count_verdicts(self.correct).n
 
     @property
     def unjudged(self) -> int:
         """Samples without a verdict (``correct`` is null)."""
-        return sum(1 for v in self.correct if v is None)
+        return count_verdicts(self.correct).unjudged
 
     def undecided(self, exact: bool) -> int:
         """Samples scored wrong although no rule decided them and no judge labelled them.
@@ -320,8 +322,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     if isinstance(correct, list):
         if any(v is not None and not isinstance(v, bool) for v in correct):
             raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
-        q_c = sum(1 for v in correct if v is True)
-        q_n = sum(1 for v in correct if v is not None)
+        q_c, q_n, _ = count_verdicts(correct)
         if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
             notes.append(
                 f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
@@ -406,7 +407,7 @@ def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
             continue
         group, _, metric = str(key).rpartition("/")
         try:
-            name = "accuracy" if metric == "accuracy" else parse_result_key(metric)[1].key
+            name = ACCURACY if metric == ACCURACY else parse_result_key(metric)[1].key
         except ValueError:
             continue
         metrics[result_key(name, legacy_group(group) if legacy else group)] = float(value)
@@ -439,7 +440,7 @@ def _v1_top(
         and k not in _V1_RUN_KEYS
         and k not in _V1_SKIP
         and "/" not in k
-        and k not in ("check", "judge_model", "accuracy")
+        and k not in ("check", "judge_model", ACCURACY)
     }
     return info, metrics, accounting
 
