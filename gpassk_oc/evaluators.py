@@ -45,6 +45,7 @@ from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
+from gpassk_oc.core.vocabulary import CheckMode, plain
 from gpassk_oc.log import logger
 from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
 
@@ -65,7 +66,7 @@ __all__ = [
 ]
 
 #: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.judging.grading`).
-CHECK_MODES = ("rules", "judge", "cascade")
+CHECK_MODES = CheckMode.values()
 
 #: Judgement cache directory, created in the OpenCompass work dir (``-w``) next to the
 #: timestamp dirs, so every config, every task, ``-r`` reruns and new timestamps share it.
@@ -257,7 +258,7 @@ class GPassKEvaluator(BaseEvaluator):
         self,
         k: int | list[int] | None = None,
         thresholds: Sequence[Any] = (0.0, 0.25, 0.5, 0.75, 1.0),
-        check: str | None = None,
+        check: CheckMode | str | None = None,
         judge: Mapping[str, Any] | None = None,
         max_unjudged: int | float = 0.0,
         cache_dir: str | None = None,
@@ -274,10 +275,9 @@ class GPassKEvaluator(BaseEvaluator):
         self.reasoning = check_reasoning_flag(reasoning, "GPassKEvaluator.reasoning")
         self.think_tags = ThinkTags.coerce(think_tags, "GPassKEvaluator.think_tags")
         if check is None:  # configgen writes judge=dict(...) without a check: turn it on
-            check = "cascade" if judge is not None else "rules"
-        if check not in CHECK_MODES:
-            raise ValueError(f"check must be one of {CHECK_MODES}, got {check!r}")
-        if check != "rules" and judge is None:
+            check = CheckMode.CASCADE if judge is not None else CheckMode.RULES
+        check = CheckMode.parse(check, "check")
+        if check != CheckMode.RULES and judge is None:
             raise ValueError(
                 f"check={check!r} needs a judge: GPassKEvaluator(judge=dict("
                 "urls=['http://host:port/v1'], model='judge-model-name'))"
@@ -336,12 +336,15 @@ class GPassKEvaluator(BaseEvaluator):
             return os.path.abspath(self.cache_dir), task_id
         return (str(default) if default is not None else None), task_id
 
-    def _policy(self, check: str | None = None, progress: bool | None = None) -> GradingPolicy:
+    def _policy(
+        self, check: CheckMode | None = None, progress: bool | None = None
+    ) -> GradingPolicy:
         check = check or self.check
-        cache_dir, task_id = self._cache_location() if check != "rules" else (None, None)
+        rules = check == CheckMode.RULES
+        cache_dir, task_id = self._cache_location() if not rules else (None, None)
         return GradingPolicy(
             check=check,
-            judge=self.judge_config if check != "rules" else None,
+            judge=self.judge_config if not rules else None,
             cache_dir=cache_dir,
             max_unjudged=self.max_unjudged,
             task_id=task_id,
@@ -441,16 +444,16 @@ class GPassKEvaluator(BaseEvaluator):
         # every grading count (who decided, how answers were found) goes into the results
         accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
         accounting.update(classes.counts)
-        if self.check != "rules":
+        if self.check != CheckMode.RULES:
             accounting["judge_cache"] = graded.cache_path
-        judge = judge_identity(self.judge_config) if self.check != "rules" else None
+        judge = judge_identity(self.judge_config) if self.check != CheckMode.RULES else None
         record = resolve_record(
             self.run_record,
             getattr(self, "_out_dir", None),
             ks=ks,
             thresholds=[float(t) for t in self.thresholds],
             n=n,
-            check=self.check,
+            check=str(self.check),
             judge=judge,
         )
         health = run_health_of(
@@ -462,12 +465,12 @@ class GPassKEvaluator(BaseEvaluator):
             rows=rows,
             extracted=graded.extracted,
             correct=graded.correct,
-            source=graded.source,
-            found=graded.found,
+            source=plain(graded.source),
+            found=plain(graded.found),
             thresholds=self.thresholds,
             mg_mode=self.mg_mode,
             accounting=accounting,
-            check=self.check,
+            check=str(self.check),
             judge=judge,
             undecided_marked=True,  # grade() marks rule_undecided
             votes=classes.votes,
@@ -502,7 +505,7 @@ class GPassKEvaluator(BaseEvaluator):
             }
             for q, g, p in zip(questions, golds, predictions)
         ]
-        graded = grade(items, self._policy(check="rules", progress=False))
+        graded = grade(items, self._policy(check=CheckMode.RULES, progress=False))
         details = [
             {"pred": e[0], "answer": g, "correct": bool(v[0])}
             for e, g, v in zip(graded.extracted, golds, graded.correct)
