@@ -141,51 +141,12 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(
             f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}"
         )
-    urls = fields.get("urls")
-    if isinstance(urls, str):
-        urls = [urls]
-    if (
-        not isinstance(urls, (list, tuple))
-        or not urls
-        or not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls)
-    ):
-        raise ValueError(f"judge.urls: need a non-empty list of http(s) URLs, got {urls!r}")
-    fields["urls"] = list(urls)
-    model = fields.get("model")
-    if not isinstance(model, str) or not model:
-        raise ValueError(
-            f"judge.model: need the judge model name served at the urls, got {model!r}"
-        )
-    for name, minimum in (
-        ("concurrency", 1),
-        ("max_retries", 0),
-        ("unparseable_retries", 0),
-        ("max_tokens", 1),
-    ):
-        value = fields.get(name)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < minimum
-        ):
-            raise ValueError(f"judge.{name}: need an int >= {minimum}, got {value!r}")
-    for name in ("timeout", "backoff_base", "backoff_max", "temperature"):
-        value = fields.get(name)
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or value < 0
-            or (name == "timeout" and value == 0)
-        ):
-            raise ValueError(
-                f"judge.{name}: need a non-negative number"
-                f"{' > 0' if name == 'timeout' else ''}, got {value!r}"
-            )
-    for name in ("api_key_env", "template", "prompt"):
-        value = fields.get(name)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"judge.{name}: need a string, got {value!r}")
+    # JudgeConfig checks every field (the same checks as the generator's eval_* variables)
+    fields.setdefault("urls", None)
+    fields.setdefault("model", None)
     if (
         fields.get("template") is None
-        and resolve_prompt(fields.get("prompt") or "auto", model) == "opencompass"
+        and resolve_prompt(fields.get("prompt") or "auto", str(fields["model"])) == "opencompass"
     ):
         fields["prompt_texts"] = opencompass_judge_prompts()
     try:
