@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.checking import RuleConfig, check_pairs
 from gpassk_oc.core.answers.extraction import Extraction, extract_reply
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.numeric import Outcome
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags
-from gpassk_oc.core.answers.rules import Outcome, fast_check
 from gpassk_oc.core.vocabulary import COUNT_KEYS, CheckMode, Decision, Found, found_key
 
 __all__ = ["COUNT_KEYS", "Check", "RuleDecisions", "decide", "rule_decisions"]
@@ -113,35 +114,25 @@ def rule_decisions(
         for how in row:
             counts[found_key(how)] += 1
 
-    # ---- rules: each distinct (answer, gold) once
+    # ---- rules: each distinct (answer, gold) once, through the one pipeline
     rule: dict[tuple[str, str], Outcome] = {}
     if check in (CheckMode.RULES, CheckMode.CASCADE):
-        slow: list[tuple[str, str]] = []
-        for qi, cs in enumerate(canon):
-            g = gold_canon[qi]
-            for c in cs:
-                key = (c, g)
-                if c and key not in rule:
-                    quick = fast_check(c, g)
-                    rule[key] = quick if quick is not None else "undecided"
-                    if quick is None:
-                        slow.append(key)
-        counts["rule_checks"] = len(rule)
-        counts["rule_mv_calls"] = len(slow)
-        if slow:
-            pool: MathVerifyPool = (
-                default_pool()
-                if rule_workers is None
-                else MathVerifyPool(rule_workers, rule_timeout)
+        pool = (
+            default_pool() if rule_workers is None else MathVerifyPool(rule_workers, rule_timeout)
+        )
+        try:  # a private pool starts its workers only if a pair needs math-verify
+            checked = check_pairs(
+                ((c, gold_canon[qi]) for qi, cs in enumerate(canon) for c in cs),
+                pool,
+                RuleConfig(mv_timeout=rule_timeout),
             )
-            before = pool.timeouts
-            try:
-                outcomes = pool.check_many(slow, rule_timeout)
-            finally:
-                counts["rule_timeouts"] = pool.timeouts - before
-                if rule_workers is not None:
-                    pool.close()
-            rule.update(zip(slow, outcomes))
+        finally:
+            if rule_workers is not None:
+                pool.close()
+        rule = checked.outcomes
+        counts["rule_checks"] = checked.checks
+        counts["rule_mv_calls"] = checked.mv_calls
+        counts["rule_timeouts"] = checked.timeouts
 
     decision = [
         [
