@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gpassk_oc.core.answers import forms
@@ -279,9 +280,6 @@ def _rewritten(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) 
 
 
 def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
-    def again(p: str, g: str, n: Numbers) -> Outcome | None:  # for the forms' recursion
-        return _fast_check(p, g, n, tol)
-
     if not pred_canon:
         return "wrong"
     if pred_canon == gold_canon:
@@ -289,7 +287,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances)
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num, tol)
     if forms.has_degrees(pred_canon) or forms.has_degrees(gold_canon):
-        return forms.degree_check(pred_canon, gold_canon, num, again)
+        return forms.degree_check(pred_canon, gold_canon, num, partial(_fast_check, tol=tol))
     if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
         found = _rewritten(pred_canon, gold_canon, num, tol)
         if found is not None:
@@ -350,7 +348,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances)
     p_rel, g_rel = bool(_RELATION_RE.search(pred_canon)), bool(_RELATION_RE.search(gold_canon))
     if (p_rel and not g_rel and ps is None) or (g_rel and not p_rel and gs is None):
         return "undecided"  # an inequality the rules cannot read against a value or interval
-    found = forms.list_check(pred_canon, gold_canon, num, again)
+    found = forms.list_check(pred_canon, gold_canon, num, partial(_fast_check, tol=tol))
     if found is not None:
         return found
     if ("=" in pred_canon) != ("=" in gold_canon):

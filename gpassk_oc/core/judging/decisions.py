@@ -7,6 +7,7 @@ mode, deduplication, the meaning of every count in :data:`COUNT_KEYS`) is docume
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,7 +98,7 @@ def rule_decisions(
                 e = read[reply] = extract_reply(reply, reasoning=reasoning, tags=think_tags)
             replies.append(e)
         extracted.append([e.answer for e in replies])
-        found.append([Found(e.found) for e in replies])
+        found.append([e.found for e in replies])
         candidates.append([e.candidate for e in replies])
         cs = []
         for e in replies:
@@ -110,9 +111,8 @@ def rule_decisions(
                 cs.append(c)
         canon.append(cs)
     counts["samples"] = sum(len(ex) for ex in extracted)
-    for row in found:
-        for how in row:
-            counts[found_key(how)] += 1
+    for how, n in Counter(how for row in found for how in row).items():
+        counts[found_key(how)] += n
 
     # ---- rules: each distinct (answer, gold) once, through the one pipeline
     rule: dict[tuple[str, str], Outcome] = {}
