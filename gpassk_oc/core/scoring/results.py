@@ -148,11 +148,8 @@ class QuestionResult:
         wrong answers)."""
         sources = self.source or [Source.RULE] * len(self.correct)
         if exact:
-            return sum(
-                1
-                for s, v in zip(sources, self.correct)
-                if s == Source.RULE_UNDECIDED and v is False
-            )
+            marked = zip(sources, self.correct)
+            return sum(1 for s, v in marked if s == Source.RULE_UNDECIDED and v is False)
         return sum(
             1
             for s, v, e in zip(sources, self.correct, self.extracted)
