@@ -31,6 +31,7 @@ def test_values_are_the_written_strings(enum):
         assert f"{member:>10}" == f"{text:>10}" and repr(member) == repr(text)
         assert json.dumps({"k": member}) == json.dumps({"k": text})
         assert enum.parse(text, "x") is member
+        assert {text: 1}[member] == 1 and member in {text} and text in {member}
 
 
 def test_parse_fails_in_one_line_naming_the_field():

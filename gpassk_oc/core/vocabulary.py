@@ -43,6 +43,9 @@ class Word(str, Enum):
     def __repr__(self) -> str:
         return repr(self.value)
 
+    def __hash__(self) -> int:  # Enum hashes the member name: a member and its string must
+        return hash(self.value)  # be the same key in a dict or set ({"none": 1}[Found.NONE])
+
     def __str__(self) -> str:
         return str(self.value)
 
