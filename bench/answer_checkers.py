@@ -32,6 +32,7 @@ from answer_data import Row
 
 from gpassk_oc.core.answers.mv_pool import default_pool
 from gpassk_oc.core.judging.grading import GradingPolicy, grade, rule_decisions
+from gpassk_oc.core.vocabulary import Decision, Source
 
 
 @dataclass
@@ -112,10 +113,10 @@ def run_ours(rows: Sequence[Row], reasoning: bool) -> Verdicts:
     t0 = time.perf_counter()
     res = grade(items, policy)
     seconds = time.perf_counter() - t0
-    settled = [src[0] != "rule_undecided" for src in res.source]
+    settled = [src[0] != Source.RULE_UNDECIDED for src in res.source]
     ruled = _read(items, policy)
     judge_chars = [
-        len(_shown(str(cand[0]))) if fate[0] == "judge" and cand[0] is not None else 0
+        len(_shown(str(cand[0]))) if fate[0] == Decision.JUDGE and cand[0] is not None else 0
         for cand, fate in zip(ruled.candidates, ruled.decision)
     ]
     c = res.counts

@@ -363,7 +363,6 @@ def main() -> None:
     ap.add_argument("--their-subsample", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args()
-    os.environ.setdefault("GPASSK_MV_WORKERS", "2")
 
     cas = bench_cascade(args.questions, args.samples, args.seed)
     c = cas["counts"]

@@ -49,6 +49,7 @@ from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metric_names import ACCURACY
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
+from gpassk_oc.core.vocabulary import CheckMode, plain
 from gpassk_oc.log import logger
 from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
 from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location
@@ -70,7 +71,7 @@ __all__ = [
 ]
 
 #: Ways of deciding whether a sample is correct (see :mod:`gpassk_oc.core.judging.grading`).
-CHECK_MODES = ("rules", "judge", "cascade")
+CHECK_MODES = CheckMode.values()
 
 #: JudgeConfig fields a config may set (prompt_texts is filled here, from OpenCompass)
 _JUDGE_FIELDS = {f.name for f in dataclasses.fields(JudgeConfig)} - {"prompt_texts"}
@@ -137,51 +138,12 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(
             f"judge.{unknown[0]}: unknown field; known: {', '.join(sorted(_JUDGE_FIELDS))}"
         )
-    urls = fields.get("urls")
-    if isinstance(urls, str):
-        urls = [urls]
-    if (
-        not isinstance(urls, (list, tuple))
-        or not urls
-        or not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls)
-    ):
-        raise ValueError(f"judge.urls: need a non-empty list of http(s) URLs, got {urls!r}")
-    fields["urls"] = list(urls)
-    model = fields.get("model")
-    if not isinstance(model, str) or not model:
-        raise ValueError(
-            f"judge.model: need the judge model name served at the urls, got {model!r}"
-        )
-    for name, minimum in (
-        ("concurrency", 1),
-        ("max_retries", 0),
-        ("unparseable_retries", 0),
-        ("max_tokens", 1),
-    ):
-        value = fields.get(name)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or value < minimum
-        ):
-            raise ValueError(f"judge.{name}: need an int >= {minimum}, got {value!r}")
-    for name in ("timeout", "backoff_base", "backoff_max", "temperature"):
-        value = fields.get(name)
-        if value is not None and (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or value < 0
-            or (name == "timeout" and value == 0)
-        ):
-            raise ValueError(
-                f"judge.{name}: need a non-negative number"
-                f"{' > 0' if name == 'timeout' else ''}, got {value!r}"
-            )
-    for name in ("api_key_env", "template", "prompt"):
-        value = fields.get(name)
-        if value is not None and not isinstance(value, str):
-            raise ValueError(f"judge.{name}: need a string, got {value!r}")
+    # JudgeConfig checks every field (the same checks as the generator's eval_* variables)
+    fields.setdefault("urls", None)
+    fields.setdefault("model", None)
     if (
         fields.get("template") is None
-        and resolve_prompt(fields.get("prompt") or "auto", model) == "opencompass"
+        and resolve_prompt(fields.get("prompt") or "auto", str(fields["model"])) == "opencompass"
     ):
         fields["prompt_texts"] = opencompass_judge_prompts()
     try:
@@ -230,7 +192,7 @@ class GPassKEvaluator(BaseEvaluator):
         self,
         k: int | list[int] | None = None,
         thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
-        check: str | None = None,
+        check: CheckMode | str | None = None,
         judge: Mapping[str, Any] | None = None,
         max_unjudged: int | float = 0.0,
         cache_dir: str | None = None,
@@ -247,10 +209,9 @@ class GPassKEvaluator(BaseEvaluator):
         self.reasoning = check_reasoning_flag(reasoning, "GPassKEvaluator.reasoning")
         self.think_tags = ThinkTags.coerce(think_tags, "GPassKEvaluator.think_tags")
         if check is None:  # configgen writes judge=dict(...) without a check: turn it on
-            check = "cascade" if judge is not None else "rules"
-        if check not in CHECK_MODES:
-            raise ValueError(f"check must be one of {CHECK_MODES}, got {check!r}")
-        if check != "rules" and judge is None:
+            check = CheckMode.CASCADE if judge is not None else CheckMode.RULES
+        check = CheckMode.parse(check, "check")
+        if check != CheckMode.RULES and judge is None:
             raise ValueError(
                 f"check={check!r} needs a judge: GPassKEvaluator(judge=dict("
                 "urls=['http://host:port/v1'], model='judge-model-name'))"
@@ -309,12 +270,15 @@ class GPassKEvaluator(BaseEvaluator):
             return os.path.abspath(self.cache_dir), task_id
         return (str(default) if default is not None else None), task_id
 
-    def _policy(self, check: str | None = None, progress: bool | None = None) -> GradingPolicy:
+    def _policy(
+        self, check: CheckMode | None = None, progress: bool | None = None
+    ) -> GradingPolicy:
         check = check or self.check
-        cache_dir, task_id = self._cache_location() if check != "rules" else (None, None)
+        rules = check == CheckMode.RULES
+        cache_dir, task_id = self._cache_location() if not rules else (None, None)
         return GradingPolicy(
             check=check,
-            judge=self.judge_config if check != "rules" else None,
+            judge=self.judge_config if not rules else None,
             cache_dir=cache_dir,
             max_unjudged=self.max_unjudged,
             task_id=task_id,
@@ -418,16 +382,16 @@ class GPassKEvaluator(BaseEvaluator):
         # every grading count (who decided, how answers were found) goes into the results
         accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
         accounting.update(classes.counts)
-        if self.check != "rules":
+        if self.check != CheckMode.RULES:
             accounting["judge_cache"] = graded.cache_path
-        judge = judge_identity(self.judge_config) if self.check != "rules" else None
+        judge = judge_identity(self.judge_config) if self.check != CheckMode.RULES else None
         record = resolve_record(
             self.run_record,
             getattr(self, "_out_dir", None),
             ks=ks,
             thresholds=[float(t) for t in self.thresholds],
             n=n,
-            check=self.check,
+            check=str(self.check),
             judge=judge,
         )
         health = run_health_of(
@@ -439,12 +403,12 @@ class GPassKEvaluator(BaseEvaluator):
             rows=rows,
             extracted=graded.extracted,
             correct=graded.correct,
-            source=graded.source,
-            found=graded.found,
+            source=plain(graded.source),
+            found=plain(graded.found),
             thresholds=self.thresholds,
             mg_mode=self.mg_mode,
             accounting=accounting,
-            check=self.check,
+            check=str(self.check),
             judge=judge,
             undecided_marked=True,  # grade() marks rule_undecided
             votes=classes.votes,
@@ -479,7 +443,7 @@ class GPassKEvaluator(BaseEvaluator):
             }
             for q, g, p in zip(questions, golds, predictions)
         ]
-        graded = grade(items, self._policy(check="rules", progress=False))
+        graded = grade(items, self._policy(check=CheckMode.RULES, progress=False))
         details = [
             {"pred": e[0], "answer": g, "correct": bool(v[0])}
             for e, g, v in zip(graded.extracted, golds, graded.correct)

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpassk_oc.core.answers.canonical import canonical_answer
-from gpassk_oc.core.answers.rules import check_answer, fast_check
+from gpassk_oc.core.answers.checking import check_answer
+from gpassk_oc.core.answers.rules import fast_check
 from gpassk_oc.core.answers.units import different_measures, measure
 
 

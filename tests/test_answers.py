@@ -6,9 +6,9 @@ import time
 import pytest
 
 from gpassk_oc.core.answers.canonical import as_rational, canonical_answer, is_plain_math
+from gpassk_oc.core.answers.checking import answers_equivalent, check_answer, check_answers
 from gpassk_oc.core.answers.extraction import boxed_answers, extract_final_answer
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool
-from gpassk_oc.core.answers.rules import answers_equivalent, check_answer, check_answers
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,9 @@ JUDGE = dict(urls=["http://127.0.0.1:9/v1"], model="judge-m")
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="check must be one of"):
+    with pytest.raises(
+        ValueError, match="check: 'vibes' is not one of 'rules', 'judge', 'cascade'"
+    ):
         GPassKEvaluator(check="vibes")
     with pytest.raises(ValueError, match="k must be"):
         GPassKEvaluator(k=[0])

@@ -126,6 +126,17 @@ def test_found_is_optional_and_must_match_the_samples():
         Results.from_json(base, "mem")
 
 
+def test_an_unknown_check_mode_is_refused_in_one_line():
+    data = build_results(
+        n=2, ks=[2], rows=_rows([("AMC", "en")]), extracted=[["1", "1"]], correct=[[True, False]]
+    )
+    data["run"]["check"] = "vibes"
+    with pytest.raises(ResultsError, match=r"^mem: run\.check: 'vibes' is not one of 'rules', "):
+        Results.from_json(data, "mem")
+    data["run"]["check"] = "rules"
+    assert Results.from_json(data, "mem").info.check == "rules"
+
+
 def test_newer_schema_is_refused_in_one_line(tmp_path, capsys):
     data = json.loads(OLD_FILE.read_text())
     data["schema"] = "gpassk_oc.results/99"

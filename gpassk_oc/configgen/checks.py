@@ -10,6 +10,7 @@ from typing import Any
 
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.data.naming import format_value
+from gpassk_oc.core.judging import judge_checks
 
 __all__ = [
     "TemplateError",
@@ -145,12 +146,24 @@ def list_of(item: Check, what: str = "") -> Check:
     return check
 
 
-def urls(field: str, value: Any) -> list[str]:
-    if not isinstance(value, (list, tuple)) or not all(
-        isinstance(u, str) and u.startswith(("http://", "https://")) for u in value
-    ):
-        raise TemplateError(f"must be a list of http(s) URLs, got {value!r}", field)
-    return list(value)
+def _judge_check(check: Callable[..., Any], **options: Any) -> Check:
+    """A check of :mod:`gpassk_oc.core.judging.judge_checks` (the ones JudgeConfig runs)."""
+
+    def run(field: str, value: Any) -> Any:
+        try:
+            return check(field, value, **options)
+        except judge_checks.JudgeSettingError as exc:
+            raise TemplateError(exc.problem, field) from None
+
+    return run
+
+
+#: judge endpoints: a list of http(s) URLs, empty for rule-based checking
+urls = _judge_check(judge_checks.urls, allow_empty=True)
+#: the judge model's name
+judge_model = _judge_check(judge_checks.model_name)
+#: a judge prompt family
+judge_prompt = _judge_check(judge_checks.prompt_name)
 
 
 def k_list(field: str, value: Any) -> tuple[int, ...]:

@@ -20,10 +20,11 @@ from gpassk_oc.configgen.checks import (
     TemplateError,
     boolean,
     integer,
+    judge_model,
+    judge_prompt,
     k_lists,
     list_of,
     number,
-    one_of,
     optional,
     suggest,
     text,
@@ -35,7 +36,6 @@ from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_lis
 from gpassk_oc.configgen.reasoning import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
-from gpassk_oc.core.judging.judge import PROMPT_NAMES
 
 __all__ = [
     "TemplateError",
@@ -197,7 +197,7 @@ VARIABLES: tuple[Var, ...] = (
         "str",
         None,
         "model served at `eval_urls`; without URLs it is ignored (rule-based, with a note)",
-        optional(text),
+        optional(judge_model),
     ),
     Var(
         "eval_prompt",
@@ -206,7 +206,7 @@ VARIABLES: tuple[Var, ...] = (
         "judge prompt: `'opencompass'` = LiveMathBench's own (the paper's tables), `'gpassk'`, "
         "or `'auto'` (OpenCompass's for a LiveMath-Judge model, else gpassk's); GPassK-style "
         "templates get `'opencompass'`",
-        one_of(*PROMPT_NAMES),
+        judge_prompt,
     ),
     Var(
         "max_num_workers",

@@ -22,6 +22,7 @@ from gpassk_oc.core.answers.canonical import (
     canonical_answer,
     is_plain_math,
 )
+from gpassk_oc.core.answers.checking import answers_equivalent, check_answer, check_answers
 from gpassk_oc.core.answers.extraction import (
     Extraction,
     boxed_answers,
@@ -38,9 +39,6 @@ from gpassk_oc.core.answers.reasoning import (
     split_reply,
 )
 from gpassk_oc.core.answers.rules import (
-    answers_equivalent,
-    check_answer,
-    check_answers,
     fast_check,
     symbolic_check,
     text_check,

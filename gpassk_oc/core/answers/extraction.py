@@ -44,14 +44,14 @@ import string
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import islice
-from typing import Literal, NamedTuple
+from typing import NamedTuple
 
 from gpassk_oc.core.answers.boxes import boxed_answers as boxed_answers  # re-exported
 from gpassk_oc.core.answers.boxes import boxes_with_pos, cut_in_box
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags, split_reply
+from gpassk_oc.core.vocabulary import Found as Found  # re-exported
 
-Found = Literal["boxed", "statement", "fallback", "none", "truncated"]
-FOUND_KINDS: tuple[str, ...] = ("boxed", "statement", "fallback", "none", "truncated")
+FOUND_KINDS: tuple[str, ...] = Found.values()
 
 
 class Extraction(NamedTuple):
@@ -433,24 +433,24 @@ _STATEMENT_TAIL = 800
 def extract_answer(text: str | None) -> Extraction:
     """The final answer of a model response and how it was found (see the module doc)."""
     if not text or text.isspace():
-        return Extraction(None, "none", None)
+        return Extraction(None, Found.NONE, None)
     if cut_in_box(text):  # "so the area is \\boxed{4": the answer box never closed
-        return Extraction(None, "truncated", None)
+        return Extraction(None, Found.TRUNCATED, None)
     boxed = _boxed(text)
     if boxed:
-        return Extraction(boxed, "boxed", boxed)
+        return Extraction(boxed, Found.BOXED, boxed)
     stated = _statement(text)
     if stated:
         answer, where = stated
         if len(text) - where > _STATEMENT_TAIL:
             # "so the answer is 12. Let me double-check … [much more]": the statement may not
             # be the final word — keep its answer, but let a mismatch go to the judge
-            return Extraction(answer, "fallback", _tail(_PARA_RE.split(text.strip())[-1]))
-        return Extraction(answer, "statement", answer)
+            return Extraction(answer, Found.FALLBACK, _tail(_PARA_RE.split(text.strip())[-1]))
+        return Extraction(answer, Found.STATEMENT, answer)
     guess, paragraph = _fallback(text)
     if guess:
-        return Extraction(guess, "fallback", paragraph)
-    return Extraction(None, "none", _tail(_PARA_RE.split(text.strip())[-1]))
+        return Extraction(guess, Found.FALLBACK, paragraph)
+    return Extraction(None, Found.NONE, _tail(_PARA_RE.split(text.strip())[-1]))
 
 
 def extract_reply(
@@ -462,7 +462,7 @@ def extract_reply(
     reply without a closing tag is then truncated too); see :mod:`.reasoning`."""
     parts = split_reply(text, reasoning=reasoning, tags=tags)
     if parts.truncated:
-        return Extraction(None, "truncated", None)
+        return Extraction(None, Found.TRUNCATED, None)
     return extract_answer(parts.answer)
 
 

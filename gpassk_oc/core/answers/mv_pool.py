@@ -241,9 +241,8 @@ def default_pool() -> MathVerifyPool:
     global _DEFAULT_POOL
     with _DEFAULT_POOL_LOCK:
         if _DEFAULT_POOL is None:
-            workers = int(os.environ.get("GPASSK_MV_WORKERS", min(2, os.cpu_count() or 1)))
-            _DEFAULT_POOL = MathVerifyPool(
-                workers=workers, timeout=float(os.environ.get("GPASSK_MV_TIMEOUT", 5))
-            )
+            # fixed, not read from the environment: a caller that wants another size or
+            # deadline makes its own pool and passes it in
+            _DEFAULT_POOL = MathVerifyPool(workers=min(2, os.cpu_count() or 1), timeout=5.0)
             atexit.register(_DEFAULT_POOL.close)
         return _DEFAULT_POOL

@@ -44,7 +44,8 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gpassk_oc.core.answers import forms
@@ -52,11 +53,9 @@ from gpassk_oc.core.answers.canonical import (
     as_choice,
     as_rational,
     as_text,
-    canonical_answer,
     has_bare_word,
     split_top,
 )
-from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.numeric import (
     EXACT,
     FLOAT,
@@ -80,10 +79,30 @@ __all__ = [
     "fast_check",
     "symbolic_check",
     "text_check",
-    "check_answer",
-    "check_answers",
-    "answers_equivalent",
+    "DEFAULT_TOLERANCES",
+    "Tolerances",
 ]
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """How close two different values may be and still not be called confidently wrong
+    (each makes the pair 'undecided': the judge's call).
+
+    Attributes:
+        rounding: a component against a structure's, when decimals are involved: a
+            rounding to two significant digits is off by at most 5 % (1.41 for √2).
+        decimal_reference: a value against a gold that is itself a decimal (785.12: a
+            measured or rounded value), relative.
+        pi_approximation: a value against one with π (π taken as 3.14 or 22/7), relative.
+    """
+
+    rounding: float = 0.05
+    decimal_reference: float = 0.005
+    pi_approximation: float = 0.001
+
+
+DEFAULT_TOLERANCES = Tolerances()
 
 
 def _is_number(canonical: str) -> bool:
@@ -114,7 +133,9 @@ _ASSIGN_RE = re.compile(
 )
 
 
-def fast_check(pred_canon: str, gold_canon: str) -> Outcome | None:
+def fast_check(
+    pred_canon: str, gold_canon: str, tol: Tolerances = DEFAULT_TOLERANCES
+) -> Outcome | None:
     """Definitive outcome from cheap rules without sympy, or None when math-verify is needed.
 
     In order: empty → wrong; equal canonical forms; exact rationals (Fraction); closed
@@ -128,17 +149,19 @@ def fast_check(pred_canon: str, gold_canon: str) -> Outcome | None:
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
-    outcome = _fast_check(pred_canon, gold_canon, FLOAT)
+    outcome = _fast_check(pred_canon, gold_canon, FLOAT, tol)
     if outcome == "equal":  # doubles cannot tell 2^{40}+1 from 2^{40}: confirm in 50 digits
-        outcome = _fast_check(pred_canon, gold_canon, PRECISE)
+        outcome = _fast_check(pred_canon, gold_canon, PRECISE, tol)
     return outcome
 
 
-def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+def _approx_check(
+    pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances
+) -> Outcome | None:
     """``\\frac{1+\\sqrt{97}}{8}\\approx1.36``: an exact value and its rounding; equal to either
     is equal, wrong only against both."""
     outcomes = [
-        _fast_check(p, g, num)
+        _fast_check(p, g, num, tol)
         for p in pred_canon.split("\\approx")
         for g in gold_canon.split("\\approx")
         if p and g
@@ -151,7 +174,11 @@ def _approx_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | N
 
 
 def _unless_approximation(
-    pred_canon: str, gold_canon: str, num: Numbers, values: tuple[Any, Any] | None = None
+    pred_canon: str,
+    gold_canon: str,
+    num: Numbers,
+    tol: Tolerances,
+    values: tuple[Any, Any] | None = None,
 ) -> Outcome:
     """'wrong' for two different values, unless one is a decimal approximation of the other
     (then 'equal' or 'undecided', see :func:`.forms.approximates`), or close to a decimal
@@ -162,9 +189,9 @@ def _unless_approximation(
     # a reference that is itself a decimal (785.12: a measured or rounded value) within 0.5 %,
     # or π taken as 3.14 or 22/7 (5040 against 15840/π) within 0.1 %: a judge may accept it
     tolerance = (
-        0.005
+        tol.decimal_reference
         if _DECIMAL_RE.match(gold_canon)
-        else 0.001
+        else tol.pi_approximation
         if "\\pi" in pred_canon + gold_canon
         else 0.0
     )
@@ -185,7 +212,7 @@ def _unless_approximation(
 _DECIMAL_RE = re.compile(r"^[+-]?\d*\.\d+$")
 
 
-def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
     """A mixed number (``2\\frac{1}{2}``) on one side: equal as 2 + 1/2; equal only as the
     product 2·1/2 → undecided; equal in neither reading → wrong."""
     for mixed_side, other in ((pred_canon, gold_canon), (gold_canon, pred_canon)):
@@ -203,7 +230,7 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | No
         product = numeric_value(mixed_side, num)
         if product is not None and compare_numbers(product, target, num) == "equal":
             return "undecided"
-        return _unless_approximation(pred_canon, gold_canon, num)
+        return _unless_approximation(pred_canon, gold_canon, num, tol)
     return None
 
 
@@ -228,7 +255,7 @@ def _tuple_assignment(canonical: str) -> str:
     return ",".join(f"{n}={v}" for n, v in zip(names, values))
 
 
-def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+def _rewritten(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
     """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
     tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
     'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
@@ -246,39 +273,39 @@ def _rewritten(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None
         pair.append(text)
     if pair == [pred_canon, gold_canon] or not all(pair):
         return None
-    found = _fast_check(pair[0], pair[1], num)
+    found = _fast_check(pair[0], pair[1], num, tol)
     if not qualified:  # only "and" read as a comma: the same answer
         return found
     return "equal" if found == "equal" else "undecided" if found is not None else None
 
 
-def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
     if not pred_canon:
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
-        return _approx_check(pred_canon, gold_canon, num)
+        return _approx_check(pred_canon, gold_canon, num, tol)
     if forms.has_degrees(pred_canon) or forms.has_degrees(gold_canon):
-        return forms.degree_check(pred_canon, gold_canon, num, _fast_check)
+        return forms.degree_check(pred_canon, gold_canon, num, partial(_fast_check, tol=tol))
     if any(mark in pred_canon + gold_canon for mark in ("\\text{", "=(", "\\in")):
-        found = _rewritten(pred_canon, gold_canon, num)
+        found = _rewritten(pred_canon, gold_canon, num, tol)
         if found is not None:
             return found
     renamed = rename_function_variable(pred_canon, gold_canon)
     if renamed is not None:
-        return _fast_check(renamed, gold_canon, num)
+        return _fast_check(renamed, gold_canon, num, tol)
     # "x=5" against "5": the value assigned to a single variable is the answer
     pm, gm = _ASSIGN_RE.match(pred_canon), _ASSIGN_RE.match(gold_canon)
     if (pm is None) != (gm is None):
         found = None
         if pm is not None and "=" not in gold_canon:
-            found = _fast_check(pm.group(1) or pm.group(2), gold_canon, num)
+            found = _fast_check(pm.group(1) or pm.group(2), gold_canon, num, tol)
         elif gm is not None and "=" not in pred_canon:
-            found = _fast_check(pred_canon, gm.group(1) or gm.group(2), num)
+            found = _fast_check(pred_canon, gm.group(1) or gm.group(2), num, tol)
         if found is not None:
             return found  # else the rules below may still settle the pair as written
-    mixed = _mixed_check(pred_canon, gold_canon, num)
+    mixed = _mixed_check(pred_canon, gold_canon, num, tol)
     if mixed is not None:
         return mixed
     p, g = as_rational(pred_canon), as_rational(gold_canon)
@@ -286,16 +313,18 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
         if p == g:
             unreduced = forms.unreduced(pred_canon) and not forms.unreduced(gold_canon)
             return "undecided" if unreduced else "equal"
-        return _unless_approximation(pred_canon, gold_canon, num, (p, g))
+        return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g))
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
         if p is not None and g is not None:
-            return "equal" if p == g else _unless_approximation(pred_canon, gold_canon, num, (p, g))
+            if p == g:
+                return "equal"
+            return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g))
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
         if outcome == "wrong":
-            return _unless_approximation(pred_canon, gold_canon, num, (pv, gv))
+            return _unless_approximation(pred_canon, gold_canon, num, tol, (pv, gv))
         return outcome
     if pv is None or gv is None:
         found = forms.decoration_check(pred_canon, gold_canon, num)
@@ -304,7 +333,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
     ps = structure(pred_canon, num) if pv is None else None
     gs = structure(gold_canon, num) if gv is None else None
     # decimals on either side: a component may be a rounding of the other's (1.41 for √2)
-    rounded = _ROUNDING if _DECIMAL_IN_RE.search(pred_canon + gold_canon) else 0.0
+    rounded = tol.rounding if _DECIMAL_IN_RE.search(pred_canon + gold_canon) else 0.0
     if ps is not None and gs is not None:
         return compare_structures(ps, gs, num, rounded)
     if ps is not None and gv is not None:
@@ -319,7 +348,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
     p_rel, g_rel = bool(_RELATION_RE.search(pred_canon)), bool(_RELATION_RE.search(gold_canon))
     if (p_rel and not g_rel and ps is None) or (g_rel and not p_rel and gs is None):
         return "undecided"  # an inequality the rules cannot read against a value or interval
-    found = forms.list_check(pred_canon, gold_canon, num, _fast_check)
+    found = forms.list_check(pred_canon, gold_canon, num, partial(_fast_check, tol=tol))
     if found is not None:
         return found
     if ("=" in pred_canon) != ("=" in gold_canon):
@@ -332,7 +361,7 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | Non
             found = (
                 renamed_parameter(pred_canon, gold_canon, num)
                 or found
-                or _parametric_interval(pred_canon, gold_canon, num)
+                or _parametric_interval(pred_canon, gold_canon, num, tol)
             )
         if found is not None:
             return found
@@ -375,7 +404,9 @@ _GREEK_RE = re.compile(
 )
 
 
-def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Outcome | None:
+def _parametric_interval(
+    pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances
+) -> Outcome | None:
     """Intervals with variables in their endpoints (``(k\\pi-\\frac{\\pi}{3},k\\pi]``):
     'equal' for the same brackets and identical endpoints, else 'undecided'; None if not."""
     ends = []
@@ -388,7 +419,7 @@ def _parametric_interval(pred_canon: str, gold_canon: str, num: Numbers) -> Outc
         ends.append(parts)
     if not any(variables(end) for pair in ends for end in pair):
         return None  # numbers (45^\\circ): the structures' and math-verify's job
-    outcomes = [_fast_check(a, b, num) for a, b in zip(ends[0], ends[1])]
+    outcomes = [_fast_check(a, b, num, tol) for a, b in zip(ends[0], ends[1])]
     if any(o is None for o in outcomes):
         return None
     same = pred_canon[0] + pred_canon[-1] == gold_canon[0] + gold_canon[-1]
@@ -411,7 +442,6 @@ def _has_letters(canonical: str) -> bool:
 
 
 _DECIMAL_IN_RE = re.compile(r"\d\.\d")
-_ROUNDING = 0.05  # a rounding to two significant digits is off by at most 5 %
 
 
 def _number_against_structure(
@@ -431,46 +461,3 @@ def _number_against_structure(
     if "equal" in outcomes or None in outcomes:
         return "undecided"
     return "wrong"
-
-
-def check_answer(prediction: str | None, gold: str, pool: MathVerifyPool | None = None) -> Outcome:
-    """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer."""
-    if prediction is None or not prediction.strip():
-        return "wrong"
-    pc, gc = canonical_answer(prediction), canonical_answer(gold)
-    quick = fast_check(pc, gc)
-    if quick is not None:
-        return quick
-    return (pool or default_pool()).check(pc, gc)
-
-
-def check_answers(
-    pairs: Iterable[tuple[str | None, str]], pool: MathVerifyPool | None = None
-) -> list[Outcome]:
-    """:func:`check_answer` over many pairs; each distinct canonical pair is checked once."""
-    pairs = list(pairs)
-    keys = [(canonical_answer(p) if p and p.strip() else "", canonical_answer(g)) for p, g in pairs]
-    outcomes: dict[tuple[str, str], Outcome] = {}
-    slow: list[tuple[str, str]] = []
-    for key in keys:
-        if key in outcomes:
-            continue
-        quick = fast_check(*key)
-        if quick is None:
-            outcomes[key] = "undecided"
-            slow.append(key)
-        else:
-            outcomes[key] = quick
-    if slow:
-        for key, outcome in zip(slow, (pool or default_pool()).check_many(slow)):
-            outcomes[key] = outcome
-    return [outcomes[key] for key in keys]
-
-
-def answers_equivalent(prediction: str | None, gold: str) -> bool:
-    """True when *prediction* is equal to *gold* by the rules (exact forms or math-verify).
-
-    Safe to call from any thread or process; a pathological expression times out (default
-    5 s, env ``GPASSK_MV_TIMEOUT``) and counts as not equivalent.
-    """
-    return check_answer(prediction, gold) == "equal"

@@ -7,43 +7,22 @@ mode, deduplication, the meaning of every count in :data:`COUNT_KEYS`) is docume
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.checking import RuleConfig, check_pairs
 from gpassk_oc.core.answers.extraction import Extraction, extract_reply
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+from gpassk_oc.core.answers.numeric import Outcome
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags
-from gpassk_oc.core.answers.rules import Outcome, fast_check
+from gpassk_oc.core.vocabulary import COUNT_KEYS, CheckMode, Decision, Found, found_key
 
 __all__ = ["COUNT_KEYS", "Check", "RuleDecisions", "decide", "rule_decisions"]
 
-Check = Literal["rules", "judge", "cascade"]
-COUNT_KEYS = (
-    "samples",
-    "rule_decided",
-    "no_answer",
-    "rule_undecided",
-    "cache_hits",
-    "judged_samples",
-    "unjudged",
-    "unique_pairs",
-    "cache_hit_pairs",
-    "judged",
-    "unjudged_pairs",
-    "judge_calls",
-    "rule_checks",
-    "rule_mv_calls",
-    "rule_timeouts",
-    "found_boxed",
-    "found_statement",
-    "found_fallback",
-    "found_none",
-    "found_truncated",
-    "judge_input_chars",
-    "judge_input_max",
-)
+Check = CheckMode  # the old name
 
 
 @dataclass
@@ -51,15 +30,19 @@ class RuleDecisions:
     """What the rules settle on their own (see :func:`rule_decisions`)."""
 
     extracted: list[list[str | None]]
-    found: list[list[str]]
+    found: list[list[Found]]
     candidates: list[list[str | None]]
-    decision: list[list[str]]  # 'correct' | 'wrong' | 'undecided' | 'no_answer' | 'judge'
+    decision: list[list[Decision]]
     counts: dict[str, int]
 
 
 def decide(
-    check: Check, found: str, outcome: Outcome | None, has_answer: bool, has_response: bool = True
-) -> str:
+    check: CheckMode | str,
+    found: Found | str,
+    outcome: Outcome | None,
+    has_answer: bool,
+    has_response: bool = True,
+) -> Decision:
     """One sample's fate under *check*: 'correct', 'wrong', 'undecided', 'no_answer' or
     'judge'.
 
@@ -71,19 +54,19 @@ def decide(
     'no_answer' in every mode.
     """
     if not has_response:
-        return "no_answer"
-    if check == "judge":
-        return "judge"
+        return Decision.NO_ANSWER
+    if check == CheckMode.JUDGE:
+        return Decision.JUDGE
     if has_answer and outcome == "equal":
-        return "correct"
-    if has_answer and outcome == "wrong" and found in ("boxed", "statement"):
-        return "wrong"
-    return "undecided" if check == "rules" else "judge"
+        return Decision.CORRECT
+    if has_answer and outcome == "wrong" and found in (Found.BOXED, Found.STATEMENT):
+        return Decision.WRONG
+    return Decision.UNDECIDED if check == CheckMode.RULES else Decision.JUDGE
 
 
 def rule_decisions(
     items: Sequence[Mapping[str, Any]],
-    check: Check = "cascade",
+    check: CheckMode | str = CheckMode.CASCADE,
     rule_workers: int | None = None,
     rule_timeout: float = 5.0,
     reasoning: bool = False,
@@ -97,9 +80,10 @@ def rule_decisions(
     the shared pool (``rule_workers=None``) or a private one. No judge is called: samples
     whose decision is 'judge' are the ones :func:`grade` sends to the judge.
     """
+    check = CheckMode.parse(check, "rule_decisions check")
     counts = dict.fromkeys(COUNT_KEYS, 0)
     extracted: list[list[str | None]] = []
-    found: list[list[str]] = []
+    found: list[list[Found]] = []
     candidates: list[list[str | None]] = []
     canon: list[list[str]] = []
     canon_memo: dict[str, str] = {}
@@ -127,39 +111,28 @@ def rule_decisions(
                 cs.append(c)
         canon.append(cs)
     counts["samples"] = sum(len(ex) for ex in extracted)
-    for row in found:
-        for how in row:
-            counts["found_" + how] += 1
+    for how, n in Counter(how for row in found for how in row).items():
+        counts[found_key(how)] += n
 
-    # ---- rules: each distinct (answer, gold) once
+    # ---- rules: each distinct (answer, gold) once, through the one pipeline
     rule: dict[tuple[str, str], Outcome] = {}
-    if check in ("rules", "cascade"):
-        slow: list[tuple[str, str]] = []
-        for qi, cs in enumerate(canon):
-            g = gold_canon[qi]
-            for c in cs:
-                key = (c, g)
-                if c and key not in rule:
-                    quick = fast_check(c, g)
-                    rule[key] = quick if quick is not None else "undecided"
-                    if quick is None:
-                        slow.append(key)
-        counts["rule_checks"] = len(rule)
-        counts["rule_mv_calls"] = len(slow)
-        if slow:
-            pool: MathVerifyPool = (
-                default_pool()
-                if rule_workers is None
-                else MathVerifyPool(rule_workers, rule_timeout)
+    if check in (CheckMode.RULES, CheckMode.CASCADE):
+        pool = (
+            default_pool() if rule_workers is None else MathVerifyPool(rule_workers, rule_timeout)
+        )
+        try:  # a private pool starts its workers only if a pair needs math-verify
+            checked = check_pairs(
+                ((c, gold_canon[qi]) for qi, cs in enumerate(canon) for c in cs),
+                pool,
+                RuleConfig(mv_timeout=rule_timeout),
             )
-            before = pool.timeouts
-            try:
-                outcomes = pool.check_many(slow, rule_timeout)
-            finally:
-                counts["rule_timeouts"] = pool.timeouts - before
-                if rule_workers is not None:
-                    pool.close()
-            rule.update(zip(slow, outcomes))
+        finally:
+            if rule_workers is not None:
+                pool.close()
+        rule = checked.outcomes
+        counts["rule_checks"] = checked.checks
+        counts["rule_mv_calls"] = checked.mv_calls
+        counts["rule_timeouts"] = checked.timeouts
 
     decision = [
         [

@@ -88,12 +88,13 @@ from gpassk_oc.core.answers.reasoning import (
     check_reasoning_flag,
     judge_excerpt,
 )
-from gpassk_oc.core.judging.decisions import COUNT_KEYS as COUNT_KEYS  # re-exported
-from gpassk_oc.core.judging.decisions import Check, rule_decisions
 from gpassk_oc.core.judging.decisions import RuleDecisions as RuleDecisions
 from gpassk_oc.core.judging.decisions import decide as decide
+from gpassk_oc.core.judging.decisions import rule_decisions
 from gpassk_oc.core.judging.judge import JudgeClient, JudgeConfig
 from gpassk_oc.core.judging.judge_cache import JudgeCache, judgement_key
+from gpassk_oc.core.vocabulary import COUNT_KEYS as COUNT_KEYS  # re-exported
+from gpassk_oc.core.vocabulary import CheckMode, Decision, Found, Source
 
 
 @dataclass
@@ -116,7 +117,7 @@ class GradingPolicy:
         think_tags: the thinking markers, a :class:`ThinkTags` or an (open, close) pair.
     """
 
-    check: Check = "cascade"
+    check: CheckMode = CheckMode.CASCADE
     judge: JudgeConfig | None = None
     cache_dir: str | None = None
     max_unjudged: float = 0.0
@@ -130,13 +131,10 @@ class GradingPolicy:
     def __post_init__(self) -> None:
         check_reasoning_flag(self.reasoning, "GradingPolicy.reasoning")
         self.think_tags = ThinkTags.coerce(self.think_tags, "GradingPolicy.think_tags")
-        if self.check not in ("rules", "judge", "cascade"):
-            raise ValueError(
-                f"GradingPolicy.check: {self.check!r} is not 'rules', 'judge' or 'cascade'"
-            )
+        self.check = CheckMode.parse(self.check, "GradingPolicy.check")
         if isinstance(self.judge, Mapping):
             self.judge = JudgeConfig(**self.judge)
-        if self.check != "rules" and self.judge is None:
+        if self.check != CheckMode.RULES and self.judge is None:
             raise ValueError(f"GradingPolicy.check={self.check!r} needs a judge=JudgeConfig(...)")
         if not 0.0 <= float(self.max_unjudged) <= 1.0:
             raise ValueError("GradingPolicy.max_unjudged is a fraction in [0, 1]")
@@ -154,9 +152,9 @@ class GradeResult:
 
     extracted: list[list[str | None]]
     correct: list[list[bool | None]]
-    source: list[list[str]]
+    source: list[list[Source | str]]
     counts: dict[str, int]
-    found: list[list[str]] | None = None
+    found: list[list[Found]] | None = None
     errors: Counter = field(default_factory=Counter)
     cache_path: str = ""
 
@@ -219,7 +217,7 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     counts = ruled.counts
     extracted = ruled.extracted
     correct: list[list[bool | None]] = [[None] * len(row) for row in extracted]
-    source: list[list[str]] = [[""] * len(row) for row in extracted]
+    source: list[list[Source | str]] = [[""] * len(row) for row in extracted]
     bar = _bar(counts["samples"], policy.progress)
 
     def postfix(refresh: bool = False) -> None:
@@ -236,15 +234,15 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     shown_canon: dict[str, str] = {}  # candidates repeat across samples and replicas
     for qi, item in enumerate(items):
         for si, fate in enumerate(ruled.decision[qi]):
-            if fate == "no_answer":
-                correct[qi][si], source[qi][si] = False, "no_answer"
+            if fate == Decision.NO_ANSWER:
+                correct[qi][si], source[qi][si] = False, Source.NO_ANSWER
                 counts["no_answer"] += 1
                 counts["rule_decided"] += 1
-            elif fate in ("correct", "wrong"):
-                correct[qi][si], source[qi][si] = fate == "correct", "rule"
+            elif fate in (Decision.CORRECT, Decision.WRONG):
+                correct[qi][si], source[qi][si] = fate == Decision.CORRECT, Source.RULE
                 counts["rule_decided"] += 1
-            elif fate == "undecided":
-                correct[qi][si], source[qi][si] = False, "rule_undecided"
+            elif fate == Decision.UNDECIDED:
+                correct[qi][si], source[qi][si] = False, Source.RULE_UNDECIDED
                 counts["rule_undecided"] += 1
                 counts["rule_decided"] += 1
             else:
@@ -311,7 +309,7 @@ def _judge_pairs(
         key = judgement_key(cfg.model, version, question, gold, c)
         label = cache.get(key)
         if label is not None:
-            _assign(entry, label, "cache", correct, source)
+            _assign(entry, label, Source.CACHE, correct, source)
             counts["cache_hits"] += len(entry["samples"])
             counts["cache_hit_pairs"] += 1
             bar.update(len(entry["samples"]))
@@ -346,9 +344,9 @@ def _judge_pairs(
                         counts["unjudged"] += n
                         counts["unjudged_pairs"] += 1
                         for qi, si in entry["samples"]:
-                            source[qi][si] = "unjudged"
+                            source[qi][si] = Source.UNJUDGED
                     else:
-                        _assign(entry, outcome.label, "judge", correct, source)
+                        _assign(entry, outcome.label, Source.JUDGE, correct, source)
                         counts["judged_samples"] += n
                         counts["judged"] += 1
                     counts["judge_calls"] = client.calls
@@ -360,7 +358,7 @@ def _judge_pairs(
         client.close()
 
 
-def _assign(entry, label: str, how: str, correct, source) -> None:
+def _assign(entry, label: str, how: Source, correct, source) -> None:
     for qi, si in entry["samples"]:
         correct[qi][si] = label == "yes"
         source[qi][si] = how

@@ -48,6 +48,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from gpassk_oc.core.judging import judge_checks as checks
+from gpassk_oc.core.judging.judge_checks import PROMPT_NAMES as PROMPT_NAMES  # re-exported
 from gpassk_oc.core.judging.verdict import Verdict, parse_opencompass_verdict, parse_verdict
 
 PROMPT_EN = """You are grading the final answer of a student on a mathematics problem.
@@ -88,8 +90,6 @@ PROMPT_CN = """你是一名数学阅卷老师，需要判断学生的最终答�
 
 最多用两句话说明理由，最后输出 \\boxed{{yes}}（一致）或 \\boxed{{no}}（不一致）。"""
 
-#: prompt families (``JudgeConfig.prompt``); 'auto' resolves to one of the others
-PROMPT_NAMES = ("auto", "opencompass", "gpassk", "en", "cn")
 #: our own templates by language
 GPASSK_PROMPTS = {"en": PROMPT_EN, "cn": PROMPT_CN}
 #: request size per family when ``max_tokens`` is not set (OpenCompass asks for 8192; its
@@ -194,28 +194,29 @@ class JudgeConfig:
     max_tokens: int | None = None
 
     def __post_init__(self) -> None:
-        if isinstance(self.urls, str):
-            self.urls = [self.urls]
-        self.urls = list(self.urls)
-        if not self.urls:
-            raise ValueError("JudgeConfig.urls: at least one endpoint URL is required")
-        if self.prompt == "livemath-judge":
-            raise ValueError(
-                "JudgeConfig.prompt: 'livemath-judge' was removed; LiveMath-Judge "
-                "was fine-tuned on OpenCompass's LiveMathBench judge prompt: use "
-                "prompt='opencompass' ('auto' picks it for a LiveMath-Judge model)"
-            )
-        if self.template is None and self.prompt not in PROMPT_NAMES:
-            raise ValueError(
-                f"JudgeConfig.prompt: unknown prompt {self.prompt!r}; "
-                f"use one of {', '.join(repr(p) for p in PROMPT_NAMES)}"
-            )
+        # the same checks as the generator's eval_* variables (:mod:`.judge_checks`)
+        where = "JudgeConfig."
+        self.urls = checks.urls(
+            where + "urls", [self.urls] if isinstance(self.urls, str) else self.urls
+        )
+        self.model = checks.model_name(where + "model", self.model)
+        checks.optional_text(where + "api_key_env", self.api_key_env)
+        checks.optional_text(where + "template", self.template)
+        if self.template is None:
+            self.prompt = checks.prompt_name(where + "prompt", self.prompt)
+        else:
+            checks.optional_text(where + "prompt", self.prompt)
+        for name, least in (("concurrency", 1), ("max_retries", 0), ("unparseable_retries", 0)):
+            checks.count(where + name, getattr(self, name), least)
+        if self.max_tokens is not None:
+            checks.count(where + "max_tokens", self.max_tokens, 1)
+        self.timeout = checks.seconds(where + "timeout", self.timeout, positive=True)
+        for name in ("backoff_base", "backoff_max", "temperature"):
+            setattr(self, name, checks.seconds(where + name, getattr(self, name)))
         if self.template is not None:
-            _check_template("JudgeConfig.template", self.template)
+            _check_template(where + "template", self.template)
         elif self.prompt_name == "opencompass":
             self._check_prompt_texts()
-        if self.concurrency < 1:
-            raise ValueError("JudgeConfig.concurrency must be >= 1")
 
     def _check_prompt_texts(self) -> None:
         texts = self.prompt_texts

@@ -40,13 +40,14 @@ from dataclasses import dataclass, field
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.rules import Outcome, fast_check
+from gpassk_oc.core.vocabulary import Found
 
 __all__ = ["CORRECT_CLASS", "NO_VOTE_FOUND", "VoteClasses", "vote_classes"]
 
 #: the class id of the samples graded correct
 CORRECT_CLASS = 0
 #: ``found`` values whose sample votes for nothing
-NO_VOTE_FOUND = ("none", "truncated")
+NO_VOTE_FOUND = (Found.NONE, Found.TRUNCATED)
 
 _Outcome = Callable[[str, str], "Outcome | None"]
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import PASS_AT_1, group_name
+from gpassk_oc.core.vocabulary import Found
 
 __all__ = ["CHARS_PER_TOKEN", "LENGTH_BASES", "approx_token_count", "run_health"]
 
@@ -45,7 +46,7 @@ _CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff
 CHARS_PER_TOKEN = 3.0
 LENGTH_BASES = ("tokenizer", "approximate", "not checked")
 #: the found value the grader writes for a reply whose thinking never closed
-TRUNCATED = "truncated"
+TRUNCATED = Found.TRUNCATED
 
 
 def approx_token_count(text: str) -> int:

@@ -59,7 +59,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.answers.extraction import FOUND_KINDS
 from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import (
     ACCURACY,
@@ -70,6 +69,7 @@ from gpassk_oc.core.scoring.metric_names import (
 )
 from gpassk_oc.core.scoring.record import RecordError, RunRecord
 from gpassk_oc.core.scoring.scorer import count_verdicts
+from gpassk_oc.core.vocabulary import CheckMode, Found, Source
 
 __all__ = [
     "FOUND_VALUES",
@@ -87,9 +87,9 @@ __all__ = [
 SCHEMA_NAME = "gpassk_oc.results"
 SCHEMA_VERSION = 3
 #: who decided a sample (``source``); ``rule_undecided`` only in rules mode
-SOURCES = ("rule", "rule_undecided", "no_answer", "cache", "judge", "unjudged")
+SOURCES = Source.values()
 #: how the answer was found in the response (``found``)
-FOUND_VALUES = FOUND_KINDS
+FOUND_VALUES = Found.values()
 #: schema-1 top-level keys that were run metadata or accounting, not metrics
 _V1_RUN_KEYS = ("n", "num_questions", "ks", "thresholds")
 _V1_SKIP = ("details",)
@@ -150,15 +150,14 @@ class QuestionResult:
         run of schema 1, where ``rule`` covers both — every sample the rules scored wrong
         although an answer was extracted: an upper bound (it includes the confidently
         wrong answers)."""
-        sources = self.source or ["rule"] * len(self.correct)
+        sources = self.source or [Source.RULE] * len(self.correct)
         if exact:
-            return sum(
-                1 for s, v in zip(sources, self.correct) if s == "rule_undecided" and v is False
-            )
+            marked = zip(sources, self.correct)
+            return sum(1 for s, v in marked if s == Source.RULE_UNDECIDED and v is False)
         return sum(
             1
             for s, v, e in zip(sources, self.correct, self.extracted)
-            if s == "rule" and v is False and e not in (None, "")
+            if s == Source.RULE and v is False and e not in (None, "")
         )
 
     def vote_profile(self) -> tuple[int, tuple[int, ...], int] | None:
@@ -199,7 +198,7 @@ class RunInfo:
     ks: list[int]
     thresholds: list[float]
     mg_mode: str = "documented"
-    check: str | None = None  # 'rules' | 'judge' | 'cascade'; None: not recorded
+    check: CheckMode | str | None = None  # a CheckMode when read; None: not recorded
     judge: dict[str, Any] | None = None  # e.g. {"model": ..., "prompt": ...}
     #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
     undecided_marked: bool = False
@@ -241,16 +240,16 @@ class Results:
         how samples were checked: only unjudged samples are known)."""
         if self.marks_undecided:
             return "exact"
-        return "upper bound" if self.info.check == "rules" else "unknown"
+        return "upper bound" if self.info.check == CheckMode.RULES else "unknown"
 
     @property
     def marks_undecided(self) -> bool:
         """Whether undecided samples are told apart from decided ones exactly: written by
         schema 2 (``rule_undecided`` in rules mode), or judged (cascade/judge: only the
         unjudged remain)."""
-        if self.info.check in ("judge", "cascade") or self.info.undecided_marked:
+        if self.info.check in (CheckMode.JUDGE, CheckMode.CASCADE) or self.info.undecided_marked:
             return True
-        return any("rule_undecided" in (q.source or ()) for q in self.questions)
+        return any(Source.RULE_UNDECIDED in (q.source or ()) for q in self.questions)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object the evaluator returns, always in the current schema (plain
@@ -429,7 +428,7 @@ def _v1_top(
         else len(questions),
         ks=[k for k in ks if isinstance(k, int)] if isinstance(ks, list) else [],
         thresholds=list(thresholds) if isinstance(thresholds, list) else [],
-        check=data.get("check") if isinstance(data.get("check"), str) else None,
+        check=CheckMode.recorded(data.get("check"), f"{where}: check", ResultsError),
         judge={"model": data["judge_model"]} if isinstance(data.get("judge_model"), str) else None,
     )
     metrics = _metric_items(data.items(), legacy=True)
@@ -465,7 +464,7 @@ def _v2_top(
         ks=list(ks),
         thresholds=list(run.get("thresholds") or []),
         mg_mode=str(run.get("mg_mode") or "documented"),
-        check=run.get("check") if isinstance(run.get("check"), str) else None,
+        check=CheckMode.recorded(run.get("check"), f"{where}: run.check", ResultsError),
         judge=dict(judge) if isinstance(judge, Mapping) else None,
         undecided_marked=run.get("undecided_marked") is True,
         writer=run.get("writer") if isinstance(run.get("writer"), str) else None,
