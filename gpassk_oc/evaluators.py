@@ -93,7 +93,7 @@ def judge_identity(config: JudgeConfig) -> dict[str, Any]:
 
 
 def _as_ks(k: int | Sequence[int]) -> list[int]:
-    ks = list(k) if isinstance(k, (list, tuple)) else [k]
+    ks: list[Any] = list(k) if isinstance(k, (list, tuple)) else [k]
     if not ks or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in ks):
         raise ValueError(f"k must be a positive int or a list of them, got {k!r}")
     return [int(v) for v in ks]
@@ -384,7 +384,9 @@ class GPassKEvaluator(BaseEvaluator):
         accounting.update(classes.counts)
         if self.check != CheckMode.RULES:
             accounting["judge_cache"] = graded.cache_path
-        judge = judge_identity(self.judge_config) if self.check != CheckMode.RULES else None
+        judge = None
+        if self.check != CheckMode.RULES and self.judge_config is not None:  # always both
+            judge = judge_identity(self.judge_config)
         record = resolve_record(
             self.run_record,
             getattr(self, "_out_dir", None),
@@ -448,7 +450,7 @@ class GPassKEvaluator(BaseEvaluator):
             {"pred": e[0], "answer": g, "correct": bool(v[0])}
             for e, g, v in zip(graded.extracted, golds, graded.correct)
         ]
-        accuracy = 100.0 * sum(d["correct"] for d in details) / max(len(details), 1)
+        accuracy = 100.0 * sum(bool(v[0]) for v in graded.correct) / max(len(details), 1)
         return {ACCURACY: accuracy, "details": details}
 
 

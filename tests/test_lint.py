@@ -27,3 +27,19 @@ def run(*argv: str) -> subprocess.CompletedProcess:
 def test_ruff(argv):
     done = run(*argv)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_mypy():
+    done = run("mypy")  # files and settings from [tool.mypy] in pyproject.toml
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_no_file_over_500_lines():
+    """A module has one job; past 500 lines it has two (package, tests and benchmarks)."""
+    files = [p for folder in ("gpassk_oc", "tests", "bench") for p in (ROOT / folder).rglob("*.py")]
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in files
+        if "fixtures" not in p.parts and (n := len(p.read_text().splitlines())) > 500
+    }
+    assert long == {}

@@ -24,31 +24,13 @@ Schema 3 (this release)::
       "health": {...}    # truncated / empty / identical replies: see .health
     }
 
-Schema 2 (the previous release) is schema 3 without ``record`` and ``health``: read, with
-``record`` and ``health`` None (the report says which settings are unknown).
+Every field, its meaning and the older schemas: ``docs/results-file.md``. Only metrics
+live at the top level, because OpenCompass's summarizer shows every top-level number as a
+metric row; counts and run metadata are nested dicts, which it skips. ``correct`` ``null``
+means unjudged: excluded from ``n``, never scored wrong.
 
-OpenCompass's summarizer (``summarizers/default.py``) shows every top-level value that is
-an int or float as a metric row, so only metrics live at the top level; counts and run
-metadata are nested under ``run`` and ``accounting`` (dicts, which it skips).
-
-Per sample: ``correct`` is the verdict (``null`` = unjudged: excluded from ``n``, never
-scored wrong); ``source`` says who decided it — ``rule``, ``rule_undecided`` (rules mode:
-no rule could decide, scored wrong), ``no_answer``, ``cache``, ``judge``, ``unjudged``;
-``found`` says how the answer was located — ``boxed``, ``statement``, ``fallback``,
-``none``, or ``truncated`` (a reasoning trace whose thinking never closed, or a reply
-cut inside its last answer box: no answer).
-``c``/``n`` are the judged counts, kept for readers that only need counts.
-``vote`` is each sample's vote class for maj@k (:mod:`gpassk_oc.core.judging.voting`): an
-integer id shared by the answers the checker finds equivalent, ``null`` for a sample that
-votes for nothing (no answer; every unjudged sample); ``vote_correct`` is the id of the
-class of correct samples (``null`` when none is correct) — together they give maj@k for any
-k from the file alone (:meth:`QuestionResult.vote_profile`). Files without them have no
-maj@k. Both are validated when read: the correct class holds exactly the samples whose
-verdict is true.
-
-Schema 1 (the previous release; no ``schema`` key, counts and ``n``/``ks`` at the top
-level, groups spelled ``{split}_{language}``) is still read; a newer schema is refused
-with one line naming its version. Pure core: no third-party imports.
+Schemas 1 and 2 are still read; a newer schema is refused with one line naming its
+version. Pure core: no third-party imports.
 """
 
 from __future__ import annotations
@@ -337,7 +319,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         extracted = [None] * size
     elif not isinstance(extracted, list) or len(extracted) != size:
         raise ResultsError(f"{field_of}.extracted: need one entry per sample ({size})")
-    optional = {}
+    optional: dict[str, list[str] | None] = {}
     for name in ("source", "found"):
         values = d.get(name)
         if values is None:
@@ -421,11 +403,10 @@ def _v1_top(
     n = data.get("n")
     if n is not None and not (_count(n) and n >= 1):
         raise ResultsError(f"{where}: n: need an integer >= 1, got {n!r}")
+    given = data.get("num_questions")
     info = RunInfo(
         n=n if isinstance(n, int) else max(len(q.correct) for q in questions),
-        num_questions=data.get("num_questions")
-        if isinstance(data.get("num_questions"), int)
-        else len(questions),
+        num_questions=given if isinstance(given, int) else len(questions),
         ks=[k for k in ks if isinstance(k, int)] if isinstance(ks, list) else [],
         thresholds=list(thresholds) if isinstance(thresholds, list) else [],
         check=CheckMode.recorded(data.get("check"), f"{where}: check", ResultsError),
