@@ -52,7 +52,7 @@ E2E_QUESTIONS = [
         "en",
         "What is one half written as a fraction?",
         r"\frac{1}{2}",
-        (r"\frac{1}{2}", r"\dfrac{1}{2}", "0.5"),
+        (r"\frac{1}{2}", r"\dfrac{1}{2}", "1/2"),  # not 0.5: "as a fraction" was asked
         5,
     ),
     (

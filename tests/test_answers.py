@@ -131,9 +131,11 @@ def test_as_rational():
 @pytest.mark.parametrize(
     "pred, gold, expected",
     [
-        (r"\frac{1}{2}", "0.5", "equal"),
+        (r"\frac{1}{2}", "0.5", "undecided"),  # the question may prescribe a notation
         (r"\dfrac12", "1/2", "equal"),
-        ("0.50", r"\frac{1}{2}", "equal"),
+        ("0.50", r"\frac{1}{2}", "undecided"),
+        ("0.50", "0.5", "equal"),
+        ("2/4", r"\frac{1}{2}", "undecided"),  # not in lowest terms
         ("0.3", r"\frac{1}{3}", "wrong"),  # exact rationals differ: definitive
         (r"\frac{\sqrt{2}}{2}", r"\frac{1}{\sqrt{2}}", "equal"),
         (r"2\sqrt{2}", r"\sqrt{8}", "equal"),
@@ -179,7 +181,7 @@ def test_check_answers_dedups(pool):
             [
                 (r"\cot x", r"\cot(x)"),
                 (r"\cot  x", r"\cot(x)"),
-                ("0.5", "1/2"),
+                ("0.50", "0.5"),
                 (r"\cot x", r"\cot(x)"),
             ],
             pool,
@@ -206,7 +208,7 @@ def test_pathological_expression_times_out_from_worker_thread():
         t0 = time.monotonic()
         result["outcome"] = pool.check(r"9^{9^{9^{9}}}", "1")
         result["elapsed"] = time.monotonic() - t0
-        result["after"] = pool.check("0.5", r"\frac{1}{2}")  # a fresh worker replaces it
+        result["after"] = pool.check("x^2", "x*x")  # a fresh worker replaces it
 
     try:
         pool.check("1", "1")  # warm up: worker start-up is not part of the deadline
@@ -225,7 +227,7 @@ def test_pathological_expression_times_out_from_worker_thread():
 def test_answers_equivalent_public_api_from_threads():
     out = [None] * 4
     cases = [
-        (r"\frac{1}{2}", "0.5", True),
+        (r"\frac{1}{2}", "1/2", True),
         ("x^2", "x*x", True),
         ("2", "3", False),
         (None, "1", False),
@@ -283,7 +285,8 @@ def test_numeric_value(latex, value):
         ("0.7071", r"\frac{\sqrt2}{2}", "undecided"),  # rounded: the problem may want it exact
         ("0.7072", r"\frac{\sqrt2}{2}", "undecided"),  # within one unit of the last digit
         ("0.7075", r"\frac{\sqrt2}{2}", "wrong"),
-        (r"(0,\frac{1}{2})", "(0,0.5)", "equal"),
+        (r"(0,\frac{1}{2})", "(0,0.5)", "undecided"),  # a decimal for a fraction
+        (r"(0,\frac{1}{2})", "(0,1/2)", "equal"),
         (r"(-\infty, 2)", r"(-\infty,2]", "wrong"),
         (r"\{1,2,3\}", r"\{3,2,1\}", "equal"),
         (r"\{1,1,2\}", r"\{1,2\}", None),  # repeated element: leave it to math-verify
@@ -293,7 +296,8 @@ def test_numeric_value(latex, value):
         (r"\ln 7", r"\ln 6", "wrong"),
         ("3+4i", "4i+3", "equal"),
         ("3-4i", "3+4i", "wrong"),
-        (r"\frac{1+i}{2}", "0.5+0.5i", "equal"),
+        (r"\frac{1+i}{2}", "0.5+0.5i", "undecided"),
+        (r"\frac{1+i}{2}", "1/2+i/2", "equal"),
         (
             r"\begin{pmatrix}1&2\\3&4\end{pmatrix}",
             r"\begin{bmatrix}1 & 2\\3 & 4\end{bmatrix}",

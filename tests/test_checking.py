@@ -25,20 +25,26 @@ def pool():
 def test_each_distinct_pair_once_and_math_verify_only_when_needed(pool):
     pairs = [
         (r"\cotx", r"\cot(x)"),  # no cheap rule decides it: math-verify
-        ("0.5", "1/2"),  # exact rationals
+        ("0.50", "1/2"),  # exact rationals, but a decimal for a fraction: the judge's
         (r"\cotx", r"\cot(x)"),
         ("", "3"),  # no answer: wrong, not a check
-        ("0.5", "1/2"),
+        ("0.50", "1/2"),
     ]
     before = pool.timeouts
     checked = check_pairs(pairs, pool)
     assert (checked.checks, checked.mv_calls, checked.timeouts) == (2, 1, 0)
-    assert [checked.outcome(*p) for p in pairs] == ["equal", "equal", "equal", "wrong", "equal"]
+    assert [checked.outcome(*p) for p in pairs] == [
+        "equal",
+        "undecided",
+        "equal",
+        "wrong",
+        "undecided",
+    ]
     assert pool.timeouts == before
 
 
 def test_the_conveniences_are_the_same_pipeline(pool):
-    raw = [(r"\cot x", r"\cot(x)"), (None, "3"), ("  ", "3"), ("0.5", r"\frac{1}{2}")]
+    raw = [(r"\cot x", r"\cot(x)"), (None, "3"), ("  ", "3"), ("1/2", r"\frac{1}{2}")]
     assert check_answers(raw, pool) == ["equal", "wrong", "wrong", "equal"]
 
 

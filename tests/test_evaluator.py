@@ -124,7 +124,7 @@ def test_k_larger_than_n_is_refused(livemath_dir):
 
 def test_score_is_a_per_sample_rule_check():
     result = GPassKEvaluator().score(
-        ["\\boxed{0.5}", "\\boxed{3}", "none"], ["\\frac{1}{2}", "4", "1"]
+        ["\\boxed{1/2}", "\\boxed{3}", "none"], ["\\frac{1}{2}", "4", "1"]
     )
     assert result["accuracy"] == pytest.approx(100 / 3)
     assert [d["correct"] for d in result["details"]] == [True, False, False]

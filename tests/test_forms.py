@@ -41,11 +41,13 @@ def check(pred: str, gold: str):
         (r"\frac{15840}{\pi}", "5000", "wrong"),
         ("785", "784", "wrong"),  # exact integers
         ("85.9", r"\frac{600}{7}", "wrong"),
-        (r"\frac{1587}{52}", "30.52", "equal"),  # 30.5192…: the gold is the rounding
+        (r"\frac{1587}{52}", "30.52", "undecided"),  # 30.5192…: a fraction for a decimal
+        (r"\sqrt{3}", "1.732", "equal"),  # 1.7320…: the gold is the rounding
         ("0.5", "0.6", "wrong"),  # both exact at one decimal
         ("0.3", r"\frac{1}{3}", "wrong"),  # one significant digit is no approximation
         ("1.41", r"\sqrt{2}", "undecided"),
-        (r"\frac{22}{7}", "3.14", "equal"),  # the gold is the rounding: 3.142857…
+        (r"\frac{22}{7}", "3.14", "undecided"),  # a rounding of 3.142857…, but a fraction
+        (r"\sqrt{2}", "1.41", "equal"),  # three significant digits
         ("1.42", r"\sqrt{2}", "undecided"),
         ("300", "299.94", "undecided"),  # a coarser rounding of a decimal gold
         # percent: 17.5 or 0.175
@@ -67,7 +69,8 @@ def check(pred: str, gold: str):
         (r"20 \text{ cm}", r"20\text{ cm}", "equal"),
         # mixed numbers: 21 13/14 = 307/14
         (r"21\frac{13}{14}", r"\frac{307}{14}", "equal"),
-        (r"21\frac{13}{14}", "21.93", "equal"),
+        (r"21\frac{13}{14}", "21.93", "undecided"),  # the rounding, but a fraction
+        (r"21\frac{13}{14}", "21.5", "wrong"),
         (r"2\frac{1}{2}", "1", "undecided"),  # only the product reading 2·½ matches
         (r"2\frac{1}{2}", "3", "wrong"),
         # \pm and lists
@@ -200,7 +203,8 @@ def check(pred: str, gold: str):
         (r"0.5\text{ m}", "0.54", "wrong"),  # 1 significant digit: no rounding
         (r"1.24\text{ cm}", "1.24", "equal"),
         # a mixed number with a unit is its value, not a product
-        ("3.5", r"3\frac{1}{2}\text{ hours}", "equal"),
+        ("3", r"3\frac{1}{2}\text{ hours}", "wrong"),
+        ("3.5", r"3\frac{1}{2}\text{ hours}", "undecided"),  # a decimal for a fraction
         (r"1.5\text{ hours}", r"3\frac{1}{2}\text{ hours}", "wrong"),
         # a number against a set: a one-element set is its element; one of several → the judge's
         (r"\{3\}", "3", "equal"),

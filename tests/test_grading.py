@@ -33,7 +33,7 @@ ITEMS = [
         "gold": r"\frac{1}{2}",
         "language": "en",
         "responses": [
-            box("0.5"),
+            box("2^{-1}"),
             box(r"\dfrac12"),
             box("1/2"),
             box("0.6"),
@@ -59,7 +59,7 @@ ITEMS = [
         "question": Q1,
         "gold": r"\frac{1}{2}",
         "language": "en",
-        "responses": [box(r"\text{one half}"), box("0.5")],
+        "responses": [box(r"\text{one half}"), box("2^{-1}")],
     },
 ]
 # the pairs the rules cannot decide, with the judge's ground truth
@@ -143,7 +143,7 @@ def test_rules_only_and_judge_only(tmp_path):
     truth = dict(TRUTH)
     truth.update(
         {
-            (Q1, "0.5"): True,
+            (Q1, "2^{-1}"): True,
             (Q1, r"\dfrac12"): True,
             (Q1, "1/2"): True,
             (Q1, "0.6"): False,
@@ -155,7 +155,7 @@ def test_rules_only_and_judge_only(tmp_path):
     with JudgeServer(truth) as srv:
         res = grade(ITEMS, policy(srv.url, None, check="judge"))
     assert res.correct == EXPECTED and srv.unknown == []
-    # distinct canonical answers: Q1 6 (0.5, \frac{1}{2}, 1/2, 0.6, one half, the reply
+    # distinct canonical answers: Q1 6 (2^{-1}, \frac{1}{2}, 1/2, 0.6, one half, the reply
     # without an answer), Q2 4 (1+x^2, x^2+2, 2+x^2, x^2+1), Q3 3 (北京, 上海, 南京)
     assert res.counts["judge_calls"] == 13 and res.counts["rule_decided"] == 0
 

@@ -18,7 +18,9 @@ from gpassk_oc.evaluators import GPassKEvaluator
 
 
 def test_equivalent_forms_share_a_vote_and_undecided_stay_apart():
-    extracted = [["1/2", "0.5", r"\frac12", "3", "x=3", r"\text{blue}", r"\text{red}", None, "7"]]
+    extracted = [
+        ["1/2", "2^{-1}", r"\frac12", "3", "x=3", r"\text{blue}", r"\text{red}", None, "7"]
+    ]
     correct = [[False] * 8 + [True]]
     found = [["boxed"] * 7 + ["none", "boxed"]]
     got = vote_classes(extracted, correct, found)
@@ -154,8 +156,8 @@ def test_unjudged_samples_leave_the_vote_population():
 
 def test_a_wrong_sample_with_a_correct_samples_answer_votes_for_nothing():
     # judge mode: the judge saw different paragraphs, so "4" is graded correct twice and
-    # wrong twice; "0.5" is wrong once while "1/2" is correct in another question
-    extracted = [["4", "4", "4", "4", "7", "7", "7"], ["1/2", "0.5", "0.5", "3", None]]
+    # wrong twice; "2^{-1}" is wrong once while "1/2" is correct in another question
+    extracted = [["4", "4", "4", "4", "7", "7", "7"], ["1/2", "2^{-1}", "2^{-1}", "3", None]]
     correct = [[True, True, False, False, False, False, False], [True, False, False, False, False]]
     found = [["fallback"] * 7, ["boxed"] * 4 + ["none"]]
     got = vote_classes(extracted, correct, found)

@@ -9,9 +9,10 @@ documented in :mod:`.rules`; the knobs are one frozen :class:`RuleConfig`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from gpassk_oc.core.answers import notation
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.numeric import Outcome
@@ -25,6 +26,7 @@ __all__ = [
     "check_answer",
     "check_answers",
     "check_pairs",
+    "math_verify_outcomes",
 ]
 
 
@@ -87,10 +89,19 @@ def check_pairs(
     if slow:
         before = pool.timeouts
         try:
-            outcomes.update(zip(slow, pool.check_many(slow, config.mv_timeout)))
+            outcomes.update(zip(slow, math_verify_outcomes(slow, pool, config.mv_timeout)))
         finally:
             result.timeouts = pool.timeouts - before
     return result
+
+
+def math_verify_outcomes(
+    pairs: Sequence[tuple[str, str]], pool: MathVerifyPool, timeout: float
+) -> list[Outcome]:
+    """math-verify's outcome of each canonical (answer, gold) pair the cheap rules left
+    open, under the same notation policy as the rules (:func:`.notation.settle`)."""
+    found = pool.check_many(pairs, timeout)
+    return [notation.settle(a, g, o) or "undecided" for (a, g), o in zip(pairs, found)]
 
 
 def check_answers(

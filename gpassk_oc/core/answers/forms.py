@@ -33,7 +33,9 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   sorted order (a solution set; two values always are), else 'undecided' (the order of
   three unsorted values may carry meaning: a, b, c); a proper subset
   (one of several answers) → 'undecided'; an element matching none of the gold's →
-  'wrong'.
+  'wrong';
+* two integers m, n (a list or a tuple) against the value m/n (:func:`pair_and_quotient`):
+  'undecided' — a question asking for m and n with a sum equal to m/n.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from gpassk_oc.core.answers.canonical import split_top
+from gpassk_oc.core.answers.canonical import as_rational, split_top
 from gpassk_oc.core.answers.numeric import FLOAT, Numbers, Outcome, compare_numbers, numeric_value
 from gpassk_oc.core.answers.units import different_measures
 
@@ -418,6 +420,23 @@ def _named(parts: list[str]) -> bool:
 
 
 _DECIMAL_COMMA_RE = re.compile(r"^[+-]?\d+,\d+$")
+_INTEGER_RE = re.compile(r"^[+-]?\d+$")
+
+
+def pair_and_quotient(pred: str, gold: str) -> bool:
+    """Two integers m, n (a list or a tuple) on one side, the value m/n on the other:
+    "determine m and n for which the sum is m/n" is answered either way."""
+    for pair, other in ((pred, gold), (gold, pred)):
+        parts = elements(pair) or _tuple(pair)
+        if parts is None or len(parts) != 2 or not all(_INTEGER_RE.match(p) for p in parts):
+            continue
+        top, bottom = int(parts[0]), int(parts[1])
+        if bottom in (0, 1) or top == bottom:
+            continue  # 5, 1 or 1, 1: one value (and another, or itself again), not m/n
+        value = as_rational(other)
+        if value is not None and value == Fraction(top, bottom):
+            return True
+    return False
 
 
 def list_check(pred: str, gold: str, num: Numbers, check: Check) -> Outcome | None:

@@ -21,6 +21,9 @@ cheapest first (:func:`fast_check`, no sympy, ~µs):
   undecided, never confidently wrong because of the notation; a rounded answer for an
   exact gold, a tuple against a reordered list, and two values a factor 100 or 180/π apart
   (a percent or degree sign left out) are undecided;
+* a decimal against a fraction (``0.25`` for ``\\frac{1}{4}``, ``10.5\\pi`` for
+  ``\\frac{21}{2}\\pi``) is never equal, only undecided: the question may prescribe either
+  notation (:mod:`.notation`, applied to every rule's and math-verify's 'equal');
 * qualifiers (``\\text{for all } x``, ``\\text{where …}``, ``\\text{only}``) and
   ``\\text{and}`` lists are rewritten away, tuple assignments ``(f,g)=(n,1)`` read as
   ``f=n,g=1``: equal when the rewritten pair is, else undecided;
@@ -48,7 +51,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from gpassk_oc.core.answers import forms
+from gpassk_oc.core.answers import forms, notation
 from gpassk_oc.core.answers.canonical import (
     as_choice,
     as_rational,
@@ -152,7 +155,7 @@ def fast_check(
     outcome = _fast_check(pred_canon, gold_canon, FLOAT, tol)
     if outcome == "equal":  # doubles cannot tell 2^{40}+1 from 2^{40}: confirm in 50 digits
         outcome = _fast_check(pred_canon, gold_canon, PRECISE, tol)
-    return outcome
+    return notation.settle(pred_canon, gold_canon, outcome)
 
 
 def _approx_check(
@@ -330,6 +333,8 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances)
         found = forms.decoration_check(pred_canon, gold_canon, num)
         if found is not None:
             return found
+    if forms.pair_and_quotient(pred_canon, gold_canon):
+        return "undecided"  # 221, 8 for 221/8: asked for m and n, or for m/n
     ps = structure(pred_canon, num) if pv is None else None
     gs = structure(gold_canon, num) if gv is None else None
     # decimals on either side: a component may be a rounding of the other's (1.41 for √2)

@@ -1,7 +1,7 @@
 """Vote classes: which samples of a question cast the same vote (pure core).
 
 maj@k (:mod:`gpassk_oc.core.scoring.majority`) needs, per question, the samples grouped
-into answers that count as one vote — ``1/2``, ``0.5`` and ``\\frac12`` are one answer.
+into answers that count as one vote — ``1/2``, ``2^{-1}`` and ``\\frac12`` are one answer.
 The grouping uses the checker that grades (:mod:`gpassk_oc.core.answers.rules`, with
 math-verify for what the fast rules leave open), so a vote and a verdict never disagree
 about what an answer means:
@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gpassk_oc.core.answers.canonical import canonical_answer
+from gpassk_oc.core.answers.checking import math_verify_outcomes
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.rules import Outcome, fast_check
 from gpassk_oc.core.vocabulary import Found
@@ -195,7 +196,7 @@ def vote_classes(
         if not todo:
             break
         mv = pool or default_pool()
-        slow.update(zip(todo, mv.check_many(todo, rule_timeout)))
+        slow.update(zip(todo, math_verify_outcomes(todo, mv, rule_timeout)))
         mv_calls += len(todo)
         per_question = classify()
     votes: list[list[int | None]] = []
