@@ -94,9 +94,11 @@ def main() -> None:
         text = out.read_text()
         section = text[text.index("## Any k") :]
         section = section[: section.find("\n## ")]
-        rows = [line for line in section.splitlines() if line.startswith("| bench-model |")]
+        rows = [line for line in section.splitlines() if line.startswith(f"| {MODEL} |")]
         print(f"any-k table rows: {len(rows)} (expected 20)")
         print(f"wall per run: {[f'{t:.2f}' for t in times]} s; CPU: {[f'{t:.2f}' for t in cpu]} s")
+        if len(rows) != 20:
+            sys.exit(f"the any-k table has {len(rows)} rows for {MODEL}, expected 20")
         print(rows[-1])
     # wall time is the goal's measure; CPU time shows it apart from other load on the machine
     print(

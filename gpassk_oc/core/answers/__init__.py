@@ -7,6 +7,7 @@
 * :mod:`.structures` — intervals, finite sets, matrices;
 * :mod:`.forms` — other writings of one value (percent, degrees, units, …);
 * :mod:`.symbolic` — answers with variables: identities at generic points;
+* :mod:`.notation` — notations a question may prescribe (a decimal against a fraction);
 * :mod:`.rules` — the rule check (``'equal'`` / ``'wrong'`` / ``'undecided'``);
 * :mod:`.mv_pool` — math-verify in worker processes with a deadline.
 

@@ -18,14 +18,31 @@ _OPEN, _CLOSE = ord("{"), ord("}")
 _BARE_TOKEN_RE = re.compile(r"[^\s$]+")
 
 
+#: below this many characters a plain scan beats numpy's per-call overhead
+_VECTOR_FROM = 4096
+_BRACE_RE = re.compile(r"\\[\\{}]|[{}]")
+
+
 def _closers(text: str, start: int = 0) -> dict[int, int]:
     """The index of the matching ``}`` of every ``{`` from *start* on (escaped braces
-    skipped), vectorised: a fresh scan per box is quadratic on a loop of unclosed boxes, and
-    a Python loop over every brace of a 200k-character reply is too slow.
+    skipped), in linear time: a fresh scan per box is quadratic on a loop of unclosed boxes.
+    Short texts (most replies) are scanned with a stack; long ones vectorised, since a
+    Python loop over every brace of a 200k-character reply is too slow.
 
-    A ``{`` that raises the depth to d is closed by the next ``}`` that lowers it from d:
-    sorted by (level, position), an opening brace's successor at its level is its closer.
+    Vectorised: a ``{`` that raises the depth to d is closed by the next ``}`` that lowers
+    it from d: sorted by (level, position), an opening brace's successor at its level is
+    its closer.
     """
+    if len(text) - start < _VECTOR_FROM:
+        found: dict[int, int] = {}
+        stack: list[int] = []
+        for m in _BRACE_RE.finditer(text, start):
+            brace = m.group()
+            if brace == "{":
+                stack.append(m.start())
+            elif brace == "}" and stack:
+                found[stack.pop()] = m.start()
+        return found
     segment = _ESCAPE_RE.sub("__", text[start:])  # same length: positions are kept
     codes = np.frombuffer(segment.encode("utf-32-le"), dtype=np.uint32)
     pos = np.flatnonzero((codes == _OPEN) | (codes == _CLOSE))
