@@ -102,7 +102,12 @@ def _escaped(text: str, i: int) -> bool:
     return False
 
 
-def test_brace_matcher_agrees_with_a_naive_scan_on_random_texts():
+@pytest.mark.parametrize("path", ["stack (short replies)", "vectorised (long replies)"])
+def test_brace_matcher_agrees_with_a_naive_scan_on_random_texts(path, monkeypatch):
+    from gpassk_oc.core.answers import boxes
+
+    if path.startswith("vectorised"):
+        monkeypatch.setattr(boxes, "_VECTOR_FROM", 0)
     rng = random.Random(16)
     for _ in range(400):
         text = "".join(rng.choice("{}{}\\ab") for _ in range(rng.randint(0, 40)))
