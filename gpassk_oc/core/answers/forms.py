@@ -13,8 +13,9 @@ either way, and 'wrong' only when *no* reading of the notation matches:
   'undecided' (words that name what is counted, ``candies``, are not compared);
 * decimal approximations (:func:`approximation`): an answer ``85.71`` for the gold
   ``\\frac{600}{7}`` → 'undecided' (right unless the problem asks for the exact value: only
-  the judge sees the question); the exact answer for a rounded gold (``\\frac{1587}{52}`` for
-  ``30.52``) → 'equal' when correctly rounded to ≥ 3 significant digits; a whole percent
+  the judge sees the question); the exact answer for a rounded gold (``\\sqrt{3}`` for
+  ``1.732``) → 'equal' when correctly rounded to ≥ 3 significant digits (a fraction for a
+  decimal gold is then made 'undecided' by :mod:`.notation`); a whole percent
   (``33\\%`` for 1/3) or a one-digit gold within one unit → 'undecided'; a decimal that does
   not round or truncate to the value stays 'wrong';
 * unit slips (:func:`unit_slip`): values a factor 100 apart (a percent without its sign) or
