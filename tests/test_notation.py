@@ -67,6 +67,14 @@ def test_a_decimal_against_another_fraction_stays_wrong(a, b):
         (r"(0.5, 2)", r"(\frac{1}{2}, 2)", "undecided"),  # inside a structure
         ("0.5, 2", r"2, \frac{1}{2}", "undecided"),
         ("0.75", r"\frac{3}{5}", "wrong"),
+        # every writing of a repeating decimal, and of a fraction
+        (r"0.\dot{6}", r"\frac{2}{3}", "undecided"),
+        (r"0.\dot{2}\dot{7}", r"\frac{3}{11}", "undecided"),
+        (r"0.25\pi", r"\pi/4", "undecided"),
+        ("0.5x", "x/2", "undecided"),
+        ("0.5", r"\cfrac{1}{2}", "undecided"),
+        ("0.5", r"{1\over 2}", "undecided"),
+        ("x/2", r"\frac{x}{2}", "equal"),  # two writings of a fraction
     ],
 )
 def test_notation_cases(pred, gold, expected):
@@ -79,17 +87,34 @@ def test_two_integers_against_their_quotient_are_undecided(m, n):
     if m == n or gcd(m, n) != 1:
         return
     quotient = rf"\frac{{{m}}}{{{n}}}"
-    for pair in (f"{m}, {n}", f"({m}, {n})", f"{m},{n}"):
+    pairs = [f"({m}, {n})"]
+    if len(str(n)) != 3:  # 2,101 and 2, 101 are also the number 2101: not read as a pair
+        pairs += [f"{m}, {n}", f"{m},{n}"]
+    for pair in pairs:
         assert check_answer(quotient, pair) == "undecided", pair
         assert check_answer(pair, quotient) == "undecided", pair
     # the pair the other way round is not m/n: the value n/m is no reading of it
-    assert check_answer(rf"\frac{{{n}}}{{{m}}}", f"{m}, {n}") == "wrong"
-    assert check_answer(rf"\frac{{{m + 1}}}{{{n}}}", f"{m}, {n}") == "wrong"
+    assert check_answer(rf"\frac{{{n}}}{{{m}}}", f"({m}, {n})") == "wrong"
+    if Fraction(m + 1, n).denominator > 1:  # an integer might be one of the two values
+        assert check_answer(rf"\frac{{{m + 1}}}{{{n}}}", f"({m}, {n})") == "wrong"
 
 
 def test_a_value_twice_or_over_one_is_not_a_quotient():
     assert check_answer("1, 1", "1") == "equal"  # the same answer twice
     assert check_answer("5, 1", "5") == "undecided"  # one of several answers
+
+
+@pytest.mark.parametrize(
+    "pred, gold",
+    [
+        (r"\frac{1}{250}", "1,250"),  # a thousands separator: the number 1250
+        ("0.004", "1,250"),
+        (r"\{1, 2\}", "0.5"),  # a set of two values, not m and n
+        ("-0.5", "1, -2"),  # a denominator is positive
+    ],
+)
+def test_what_is_not_a_pair_and_its_quotient_stays_wrong(pred, gold):
+    assert check_answer(pred, gold) == "wrong"
 
 
 def test_math_verify_equal_across_notations_is_undecided():

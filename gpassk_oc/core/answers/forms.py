@@ -428,11 +428,13 @@ def pair_and_quotient(pred: str, gold: str) -> bool:
     """Two integers m, n (a list or a tuple) on one side, the value m/n on the other:
     "determine m and n for which the sum is m/n" is answered either way."""
     for pair, other in ((pred, gold), (gold, pred)):
+        if pair.startswith("\\{") or _THOUSANDS_RE.match(pair):
+            continue  # a set of two values; 1,250 is one number
         parts = elements(pair) or _tuple(pair)
         if parts is None or len(parts) != 2 or not all(_INTEGER_RE.match(p) for p in parts):
             continue
         top, bottom = int(parts[0]), int(parts[1])
-        if bottom in (0, 1) or top == bottom:
+        if bottom <= 1 or top == bottom:
             continue  # 5, 1 or 1, 1: one value (and another, or itself again), not m/n
         value = as_rational(other)
         if value is not None and value == Fraction(top, bottom):

@@ -19,10 +19,12 @@ from gpassk_oc.core.answers.numeric import Outcome
 
 __all__ = ["decimal_against_fraction", "settle"]
 
-# a decimal with a non-zero digit after the point, or a repeating decimal (0.\overline{3})
-_DECIMAL_RE = re.compile(r"\d*\.(?:\d*[1-9]|\d*\\overline)")
-# \frac, \dfrac, \tfrac, or a slash between digits or groups (3/4, (1+x)/2)
-_FRACTION_RE = re.compile(r"\\[dt]?frac(?![a-zA-Z])|[\d)}]\s*/\s*[\d({]")
+# a decimal with a non-zero digit after the point, or a repeating decimal (0.\overline{3},
+# 0.\dot{3})
+_DECIMAL_RE = re.compile(r"\d*\.(?:\d*[1-9]|\d*\\(?:overline|dot)(?![a-zA-Z]))")
+# \frac, \dfrac, \tfrac, \cfrac, {1 \over 2}, or a slash between numbers, names or groups
+# (3/4, \pi/4, x/2, (1+x)/2)
+_FRACTION_RE = re.compile(r"\\[dtc]?frac(?![a-zA-Z])|\\over(?![a-zA-Z])|[\w)}]\s*/\s*[\w({\\]")
 
 
 def _writes_decimal(canonical: str) -> bool:
