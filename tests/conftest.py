@@ -162,6 +162,19 @@ def offline_env(extra_pythonpath: list[str] | None = None) -> dict[str, str]:
     return env
 
 
+def start_serve_demo(cwd: Path, port: int) -> subprocess.Popen:
+    """``gpassk-oc serve-demo --port PORT`` as a user starts it, in *cwd* (where it writes
+    the demo data); the caller reads its first line and stops it."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "gpassk_oc.cli", "serve-demo", "--port", str(port)],
+        cwd=cwd,
+        env=offline_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def run_cli(
     cwd: Path, args: list[str], env: dict[str, str], timeout: int = 300
 ) -> subprocess.CompletedProcess:

@@ -17,14 +17,12 @@ import json
 import re
 import shutil
 import socket
-import subprocess
-import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import brute_g_pass, offline_env, run_cli
+from conftest import brute_g_pass, offline_env, run_cli, start_serve_demo
 
 pytestmark = pytest.mark.e2e
 
@@ -53,14 +51,7 @@ def v010_run(tmp_path_factory):
         pytest.fail(f"port {PORT} is taken: the 0.1.0 demo config can only reach that port")
     cwd = tmp_path_factory.mktemp("v0_1_0")
     shutil.copy(CONFIG, cwd / CONFIG.name)
-    server = subprocess.Popen(
-        [sys.executable, "-m", "gpassk_oc.cli", "serve-demo", "--port", str(PORT)],
-        cwd=cwd,
-        env=offline_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server = start_serve_demo(cwd, PORT)
     try:
         first = server.stdout.readline() if server.stdout else ""
         assert first.startswith("serving"), first + (server.stderr.read() if server.stderr else "")

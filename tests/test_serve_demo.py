@@ -16,7 +16,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
-from conftest import offline_env
+from conftest import offline_env, start_serve_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,14 +38,7 @@ def _post(url: str, body: dict) -> dict:
 
 def test_serve_demo_serves_the_demo_models_until_sigterm(tmp_path):
     port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gpassk_oc.cli", "serve-demo", "--port", str(port)],
-        cwd=tmp_path,
-        env=offline_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = start_serve_demo(tmp_path, port)
     try:
         first = proc.stdout.readline()
         url = f"http://127.0.0.1:{port}/v1/"
