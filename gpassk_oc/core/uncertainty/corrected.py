@@ -1,0 +1,205 @@
+"""Estimates corrected for verdict error, with intervals that carry the rates' uncertainty.
+
+Per question the posterior over the true count t (:mod:`.channel`) turns the per-count
+estimator f (the one the raw table uses) into the corrected per-question value
+``h(c) = E[f(t) | c]``; the corrected mean is the average of h over questions. Only the
+distinct observed count tuples are computed (atoms), so the cost does not grow with the
+number of questions. Without error (every rate 0) the posterior is a point mass and
+``h(c) = f(c)`` exactly.
+
+Intervals, both kinds of :mod:`gpassk_oc.core.scoring.stats`:
+
+* **rerun** (these questions): the posterior mean squared error of h around each
+  question's true value g(p), ``E[(g(p) − h(c))² | c]``, summed over questions, plus the
+  spread of the corrected mean over draws of the rates from their posterior (law of total
+  variance); a normal interval.
+* **benchmark** (new questions): the bootstrap over questions of the per-question values,
+  each resample paired with one draw of the rates; percentile interval.
+
+maj@k needs answer classes, not counts: it is not corrected here (NaN).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from gpassk_oc.core.scoring.beta_model import Difficulty, beta_binomial_pmf
+from gpassk_oc.core.scoring.known_rates import metric_per_c
+from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.resampling import DEFAULT_LEVEL, resample_counts
+from gpassk_oc.core.scoring.unbiased import kernel, square_kernel
+from gpassk_oc.core.uncertainty.channel import (
+    Question,
+    check_rates,
+    fit_prior,
+    true_count_posterior,
+)
+
+__all__ = ["Corrected", "corrected_values", "correct"]
+
+Rates = Sequence[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A metric corrected for verdict error (fractions); NaN bounds when not available."""
+
+    value: float
+    rerun_low: float
+    rerun_high: float
+    ci_low: float
+    ci_high: float
+    status: str = "ok"  # 'ok', 'not corrected' (maj@k), 'undefined' (k > n everywhere)
+
+
+def _atoms(questions: Sequence[Question]) -> tuple[list[Question], np.ndarray, np.ndarray]:
+    index: dict[Question, int] = {}
+    inverse = np.array([index.setdefault(tuple(q), len(index)) for q in questions], dtype=np.int64)
+    weight = np.bincount(inverse, minlength=len(index))
+    return list(index), weight, inverse
+
+
+def _total_n(q: Question) -> int:
+    return sum(n for n, _ in q)
+
+
+def corrected_values(
+    atoms: Sequence[Question], rates: Rates, prior: Difficulty, specs: Sequence[MetricSpec]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per atom and metric: ``h = E[f(t) | c]`` and the posterior MSE ``E[(g(p) − h)² | c]``
+    (A × M each; NaN where k > n or the metric is maj@k)."""
+    values = np.full((len(atoms), len(specs)), np.nan)
+    mse = np.full_like(values, np.nan)
+    moments: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for i, q in enumerate(atoms):
+        n = _total_n(q)
+        if n not in moments:
+            moments[n] = _moment_tables(n, prior, specs)
+        f, g1, g2 = moments[n]
+        post = true_count_posterior(q, rates, prior)
+        h = post @ f
+        values[i] = h
+        mse[i] = np.maximum(post @ g2 - 2 * h * (post @ g1) + h * h, 0.0)
+    return values, mse
+
+
+def _moment_tables(
+    n: int, prior: Difficulty, specs: Sequence[MetricSpec]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _moment_tables_cached(n, prior.a, prior.b, tuple(specs))
+
+
+@lru_cache(maxsize=64)
+def _moment_tables_cached(
+    n: int, a: float, b: float, specs: tuple[MetricSpec, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """((n+1) × M) tables over the true count t: f(t), E[g(p) | t], E[g(p)² | t] with
+    p | t ~ Beta(a + t, b + n − t) (NaN columns where undefined)."""
+    f = np.full((n + 1, len(specs)), np.nan)
+    g1, g2 = f.copy(), f.copy()
+    for j, spec in enumerate(specs):
+        per_t = None if spec.kind == "maj" else metric_per_c(spec, n)
+        if per_t is None:
+            continue
+        f[:, j] = per_t
+        k1 = np.array([float(x) for x in kernel(spec)])
+        k2 = np.array([float(x) for x in square_kernel(spec)])
+        for t in range(n + 1):
+            post = Difficulty(a + t, b + n - t, "posterior")
+            g1[t, j] = beta_binomial_pmf(len(k1) - 1, post) @ k1
+            g2[t, j] = beta_binomial_pmf(len(k2) - 1, post) @ k2
+    return f, g1, g2
+
+
+def _mean(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weight @ np.where(valid, values, 0.0)) / (weight @ valid)
+
+
+def correct(
+    questions: Sequence[Question],
+    rates: Rates,
+    metrics: Sequence[str | MetricSpec],
+    *,
+    rate_draws: np.ndarray | None = None,
+    prior: Difficulty | None = None,
+    level: float = DEFAULT_LEVEL,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict[str, Corrected]:
+    """Every metric's corrected mean over *questions* with both intervals.
+
+    *rates* are the point rates ``(fp, fn)`` per channel (the order of each question's
+    tuples); *rate_draws* (R × S × 2) are draws from the rates' posterior (None: the rates
+    are known exactly). *prior* defaults to the Beta fitted through the channel."""
+    from scipy.special import ndtri
+
+    specs = [parse_metric(m) for m in metrics]
+    for s, (fp, fn) in enumerate(rates):
+        check_rates(fp, fn, f"channel {s}")
+    atoms, weight, _ = _atoms(questions)
+    if prior is None:
+        prior = fit_prior(atoms, weight, rates)
+    values, mse = corrected_values(atoms, rates, prior, specs)
+    point = _mean(weight, values)
+    valid = ~np.isnan(values)
+    q = weight @ valid
+    draws: list[np.ndarray] = []
+    for r in range(0 if rate_draws is None else len(rate_draws)):
+        assert rate_draws is not None
+        draw = [(float(x[0]), float(x[1])) for x in rate_draws[r]]
+        draws.append(corrected_values(atoms, draw, prior, specs)[0])
+    between = np.var([_mean(weight, v) for v in draws], axis=0) if len(draws) > 1 else 0.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2 + between)
+    z = float(ndtri(0.5 + level / 2))
+    r_low, r_high = np.clip(point - z * se, 0, 1), np.clip(point + z * se, 0, 1)
+    b_low, b_high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
+    out = {}
+    for j, spec in enumerate(specs):
+        status = "not corrected" if spec.kind == "maj" else "ok" if q[j] else "undefined"
+        out[spec.key] = Corrected(
+            float(point[j]),
+            float(r_low[j]),
+            float(r_high[j]),
+            float(b_low[j]),
+            float(b_high[j]),
+            status,
+        )
+    return out
+
+
+def _bootstrap(
+    weight: np.ndarray,
+    values: np.ndarray,
+    draws: list[np.ndarray],
+    point: np.ndarray,
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of resampled means, resample b using rate draw b mod R."""
+    m = values.shape[1]
+    if n_boot <= 0:
+        return np.full(m, np.nan), np.full(m, np.nan)
+    counts = resample_counts(weight, n_boot, np.random.default_rng(seed)).astype(float)
+    tables = draws or [values]
+    means = np.empty((n_boot, m))
+    for r, table in enumerate(tables):
+        rows = np.arange(r, n_boot, len(tables))
+        valid = ~np.isnan(table)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[rows] = (counts[rows] @ np.where(valid, table, 0.0)) / (counts[rows] @ valid)
+    alpha = (1 - level) / 2
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    for j in range(m):
+        col = means[:, j][~np.isnan(means[:, j])]
+        if col.size and np.isfinite(point[j]):
+            low[j], high[j] = np.quantile(col, [alpha, 1 - alpha])
+            low[j], high[j] = min(low[j], point[j]), max(high[j], point[j])
+    return low, high
