@@ -21,6 +21,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "gpassk_oc.report.compare",
         "paired comparison of two runs on the same questions (difference with CI)",
     ),
+    "audit": (
+        "gpassk_oc.report.audit",
+        "a stratified random sample of verdicts as an audit sheet (CSV) to label by hand",
+    ),
     "plan": (
         "gpassk_oc.report.plan",
         "sample-size planner: questions and samples a precision needs",

@@ -141,6 +141,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="thresholds of the any-k table (default 0.5,0.75,1.0); implies that table",
     )
     add_common_arguments(parser, k_list=True)
+    add_error_arguments(parser)
+
+
+def add_error_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--audit`` / ``--verdict-error``: verdict error rates (:mod:`.corrections`)."""
+    parser.add_argument(
+        "--audit",
+        type=Path,
+        default=None,
+        metavar="SHEET.csv",
+        help="a filled-in audit sheet (gpassk-oc audit): per-source verdict error rates "
+        "with their uncertainty; adds values corrected for them beside the raw ones",
+    )
+    parser.add_argument(
+        "--verdict-error",
+        action="append",
+        default=[],
+        metavar="fp=R,fn=R[,by=SOURCE]",
+        help="stated verdict error rates (known exactly), for every source or, with by=, "
+        "one source (repeat the flag per source); adds corrected values",
+    )
+
+
+def apply_extras(report: Report, args: argparse.Namespace) -> None:
+    """Rank intervals always; corrections when rates are given (ReportError, one line,
+    for a bad sheet or rate)."""
+    from gpassk_oc.report.corrections import attach_corrections, attach_ranks, load_rates
+
+    if args.audit is not None and args.verdict_error:
+        raise ReportError("--audit and --verdict-error: give one of them, not both")
+    try:
+        runs = [r for row in report.rows for r in row.runs] + list(report.greedy)
+        rates = load_rates(runs, args.audit, args.verdict_error)
+        if rates is not None:
+            attach_corrections(report, rates)
+    except ValueError as exc:
+        raise ReportError(str(exc)) from None
+    attach_ranks(report)
 
 
 def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) -> str:
@@ -234,6 +272,10 @@ def run(args: argparse.Namespace) -> int:
     except ReportError as exc:
         return fail(str(exc))
     report.interval = args.interval
+    try:
+        apply_extras(report, args)
+    except ReportError as exc:
+        return fail(str(exc))
     # run health and configured pairs without results first: when nothing is usable they
     # are the likely answer to "why nothing?"
     for line in report_warnings(report, args.paths):

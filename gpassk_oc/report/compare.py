@@ -33,6 +33,7 @@ from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
 from gpassk_oc.report.cli import add_common_arguments, check_common, fail_refused, write_output
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
+from gpassk_oc.report.compare_extras import prob_a_greater, prob_lines
 from gpassk_oc.report.model import ReportError, default_k
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 
@@ -306,10 +307,14 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
+    probs = prob_a_greater(aligned(a, b), result["overall"], args.resamples, args.seed)
     if args.format == "json":
-        text = json.dumps(to_json(a, b, k, args.level, args.resamples, result), indent=1) + "\n"
+        data = to_json(a, b, k, args.level, args.resamples, result)
+        data["p_a_greater"] = probs  # P(A > B), both kinds (report.compare_extras)
+        text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result)
+        text += "\n" + "\n".join(prob_lines(probs))
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:

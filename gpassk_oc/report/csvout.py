@@ -16,6 +16,7 @@ from typing import Any
 
 from gpassk_oc.core.scoring.metric_names import PASS_AT_1, report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.report.corrections_out import csv_columns, csv_values
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
 from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
@@ -61,8 +62,10 @@ def render_csv(report: Report, descending: bool = False) -> str:
     extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
     header.append("warnings")  # run-health warnings of the row (report.health)
+    ranked = csv_columns(report)  # ranks and corrected values (report.corrections_out)
     for key in metrics + extra:
         header += [key + suffix for suffix in _PER_METRIC]
+    header += ranked
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -77,6 +80,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
                     line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
                 for key in extra:
                     line += _values(sweep_estimate(report, row, subset, key))
+                line += csv_values(report, row.label, dataset_abbr, subset)
                 writer.writerow(line)
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
@@ -85,6 +89,6 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line += [run.dataset_abbr, "overall", int(run.n.max()), cell.num_questions]
         line.append(len(run.warnings))
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
-        line += _values(cell.metrics[PASS_AT_1]) + [""] * padding
+        line += _values(cell.metrics[PASS_AT_1]) + [""] * (padding + len(ranked))
         writer.writerow(line)
     return buf.getvalue()

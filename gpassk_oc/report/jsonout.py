@@ -9,6 +9,7 @@ from typing import Any
 from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.collect import Row, Run
+from gpassk_oc.report.corrections_out import json_extras
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
 from gpassk_oc.report.sweep import sweep_json
@@ -109,6 +110,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     },
                     "notes": row.notes,
                     "warnings": row.warnings,
+                    **json_extras(report, row.label, dataset_abbr),  # ranks, corrected
                 }
             )
     for run in report.greedy:

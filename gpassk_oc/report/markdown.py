@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpassk_oc.report.corrections_out import markdown_sections
 from gpassk_oc.report.model import Report
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
@@ -47,6 +48,7 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
     header, body = greedy_rows(report, ci)
     if body:
         out += ["## Greedy runs", ""] + _table(header, body)
+    out += markdown_sections(report)  # ranks, corrected values (report.corrections_out)
     if report.notes:
         out += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
     return "\n".join(out)

@@ -113,6 +113,9 @@ class Report:
     greedy_cells: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (abbr, dataset)
     sweep: Any = None  # report.sweep.Sweep: every --k of a list (None: one k)
     interval: str = "rerun"  # the interval kind(s) the tables show: rerun, benchmark, both
+    #: rank intervals and verdict-error corrections (report.corrections): "ranks",
+    #: "corrected", "rates"
+    extras: dict[str, Any] = field(default_factory=dict)
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:

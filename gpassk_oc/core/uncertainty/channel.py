@@ -57,15 +57,23 @@ def check_rates(fp: float, fn: float, where: str = "rates") -> None:
 def _binom_rows(sizes: np.ndarray, p: float, width: int) -> np.ndarray:
     """Row i: the Bin(sizes[i], p) pmf over 0..width−1 (zero beyond sizes[i]); exact point
     masses at p = 0 and p = 1, so a rate of 0 changes nothing."""
-    from scipy.stats import binom
+    from scipy.special import gammaln
 
     j = np.arange(width)[None, :]
+    m = sizes[:, None]
     if p in (0.0, 1.0):
-        at = sizes[:, None] if p == 1.0 else np.zeros_like(sizes)[:, None]
+        at = m if p == 1.0 else np.zeros_like(m)
         return (j == at).astype(float)
-    with np.errstate(all="ignore"):
-        out = np.asarray(binom.pmf(j, sizes[:, None], p), dtype=float)
-    return np.where(j <= sizes[:, None], np.nan_to_num(out), 0.0)
+    inside = j <= m
+    jj = np.where(inside, j, 0)
+    log_pmf = (
+        gammaln(m + 1)
+        - gammaln(jj + 1)
+        - gammaln(m - jj + 1)
+        + jj * np.log(p)
+        + (m - jj) * np.log1p(-p)
+    )
+    return np.where(inside, np.exp(log_pmf), 0.0)
 
 
 @lru_cache(maxsize=512)
@@ -81,6 +89,7 @@ def channel_matrix(n: int, fp: float, fn: float) -> np.ndarray:
     return k
 
 
+@lru_cache(maxsize=512)
 def _log_binom(n: int) -> np.ndarray:
     return np.array(
         [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in range(n + 1)]
@@ -102,10 +111,17 @@ def likelihood_weights(question: Question, rates: Sequence[tuple[float, float]])
 
 
 def _log_beta_terms(n: int, prior: Difficulty) -> np.ndarray:
+    return _log_beta_cached(n, prior.a, prior.b)
+
+
+@lru_cache(maxsize=256)
+def _log_beta_cached(n: int, a: float, b: float) -> np.ndarray:
     from scipy.special import betaln
 
     t = np.arange(n + 1)
-    return np.asarray(betaln(prior.a + t, prior.b + n - t), dtype=float)
+    out = np.asarray(betaln(a + t, b + n - t), dtype=float)
+    out.setflags(write=False)
+    return out
 
 
 def true_count_posterior(
@@ -121,7 +137,7 @@ def true_count_posterior(
 
 def fit_prior(
     questions: Sequence[Question],
-    weight: Sequence[int],
+    weight: Sequence[int] | np.ndarray,
     rates: Sequence[tuple[float, float]],
     start: Difficulty | None = None,
 ) -> Difficulty:

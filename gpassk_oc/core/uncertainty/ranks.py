@@ -34,7 +34,7 @@ __all__ = [
 _CHUNK = 1000
 
 
-def point_ranks(values: Sequence[float]) -> np.ndarray:
+def point_ranks(values: Sequence[float] | np.ndarray) -> np.ndarray:
     """1 + how many rows are strictly higher (NaN rows: NaN, and never counted)."""
     v = np.asarray(values, dtype=float)
     higher = (v[None, :] > v[:, None]).sum(axis=1)

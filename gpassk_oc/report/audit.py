@@ -1,0 +1,214 @@
+"""``gpassk-oc audit``: a stratified random sample of verdicts, written as an audit sheet.
+
+Every judged sample of every results file under WORK_DIR is a verdict with a source (who
+settled it: ``rule``, ``judge``, ``cache``, ``no_answer``, …; see
+:class:`gpassk_oc.core.vocabulary.Source`) and a verdict (correct or wrong). The sample is
+stratified by (source, verdict): ``--size`` is split evenly over the strata, a stratum
+smaller than its share gives all it has, and the rest goes to the others — so rare strata
+(the judge's "wrong" verdicts, say) are audited enough to estimate their error rate.
+
+The sheet is a CSV, one line per sampled verdict: ``sample_id`` (``model/dataset/index/
+replica``, with the split × language group before the index when the file names one),
+the question, the gold answer, the extracted answer, the reply's last part
+(from ``predictions/``; empty when the predictions are not there), ``source``,
+``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
+correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`.audit_sheet`).
+The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gpassk_oc.argtypes import seed_number
+from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused, write_files
+from gpassk_oc.report.collect import Run, find_result_files, load_run
+from gpassk_oc.workdir import PREDICTIONS_DIR
+
+__all__ = ["SHEET_COLUMNS", "Verdict", "allocate", "collect_verdicts", "draw_sample"]
+
+SHEET_COLUMNS = (
+    "sample_id",
+    "model",
+    "dataset",
+    "question_index",
+    "replica",
+    "source",
+    "verdict",
+    "question",
+    "gold",
+    "extracted",
+    "reply_end",
+    "label",
+)
+#: characters of the reply's end shown in the sheet
+REPLY_END = 600
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judged sample."""
+
+    run: Run
+    question: int  # position in run.results.questions
+    replica: int
+    source: str
+    correct: bool
+
+    @property
+    def sample_id(self) -> str:
+        q = self.run.results.questions[self.question]
+        where = f"{q.group}/" if q.group else ""  # indices may restart per split × language
+        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}{q.index}/{self.replica}"
+
+
+def collect_verdicts(runs: list[Run]) -> list[Verdict]:
+    """Every judged sample of *runs* (unjudged ones have no verdict to audit)."""
+    out = []
+    for run in runs:
+        for qi, q in enumerate(run.results.questions):
+            sources = q.source or ["unknown"] * len(q.correct)
+            for r, (v, s) in enumerate(zip(q.correct, sources)):
+                if v is not None:
+                    out.append(Verdict(run, qi, r, str(s), bool(v)))
+    return out
+
+
+def allocate(sizes: dict[tuple[str, bool], int], total: int) -> dict[tuple[str, bool], int]:
+    """Split *total* over strata as evenly as their sizes allow (water-filling)."""
+    take = dict.fromkeys(sizes, 0)
+    left = min(total, sum(sizes.values()))
+    open_ = sorted(k for k, v in sizes.items() if v > 0)
+    while left > 0 and open_:
+        share = max(left // len(open_), 1)
+        for key in list(open_):
+            if left == 0:
+                break
+            add = min(share, sizes[key] - take[key], left)
+            take[key] += add
+            left -= add
+            if take[key] == sizes[key]:
+                open_.remove(key)
+    return take
+
+
+def draw_sample(verdicts: list[Verdict], size: int, seed: int) -> list[Verdict]:
+    """The stratified sample (see the module docstring), ordered by stratum then id."""
+    strata: dict[tuple[str, bool], list[Verdict]] = {}
+    for v in verdicts:
+        strata.setdefault((v.source, v.correct), []).append(v)
+    take = allocate({k: len(v) for k, v in strata.items()}, size)
+    rng = np.random.default_rng(seed)
+    out = []
+    for key in sorted(strata):
+        members = strata[key]
+        picked = rng.choice(len(members), size=take[key], replace=False)
+        out += sorted((members[i] for i in picked), key=lambda v: v.sample_id)
+    return out
+
+
+def _replies(run: Run) -> dict[str, str]:
+    """The run's predictions by key ("0".."Q·n−1"), shards merged; {} when absent."""
+    if len(run.path.parents) < 3:
+        return {}
+    folder = run.path.parents[2] / PREDICTIONS_DIR / run.model_abbr
+    out: dict[str, str] = {}
+    for path in [
+        folder / f"{run.dataset_abbr}.json",
+        *sorted(folder.glob(f"{run.dataset_abbr}_*.json")),
+    ]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if isinstance(value, dict) and isinstance(value.get("prediction"), str):
+                    out[key] = value["prediction"]
+    return out
+
+
+def render_sheet(sample: list[Verdict]) -> str:
+    """The audit sheet as CSV text."""
+    replies: dict[int, dict[str, str]] = {}
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(SHEET_COLUMNS)
+    for v in sample:
+        q = v.run.results.questions[v.question]
+        if id(v.run) not in replies:
+            replies[id(v.run)] = _replies(v.run)
+        # replica r of question q is prediction r·Q + q (OpenCompass's repeated dataset)
+        reply = replies[id(v.run)].get(str(v.replica * len(v.run.results.questions) + q.index), "")
+        extracted = q.extracted[v.replica] if v.replica < len(q.extracted) else None
+        writer.writerow(
+            [
+                v.sample_id,
+                v.run.model_abbr,
+                v.run.dataset_abbr,
+                q.index,
+                v.replica,
+                v.source,
+                "correct" if v.correct else "wrong",
+                q.question or "",
+                q.gold or "",
+                extracted or "",
+                reply[-REPLY_END:],
+                "",
+            ]
+        )
+    return buf.getvalue()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("work_dir", metavar="WORK_DIR", help="OpenCompass work dir (or results)")
+    parser.add_argument("--size", type=int, required=True, help="verdicts to sample")
+    parser.add_argument("--seed", type=seed_number, default=0, help="sampling seed (default 0)")
+    parser.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        required=True,
+        metavar="SHEET.csv",
+        help="the audit sheet to write",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the sheet even if gpassk-oc did not write it",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.size < 1:
+        return fail(f"--size {args.size}: need at least 1 verdict to sample")
+    if args.out.is_dir():
+        return fail(f"-o {args.out}: is a folder; need a file name")
+    files, notes = find_result_files([args.work_dir])
+    runs = [r for r in (load_run(p)[0] for p in files) if r is not None]
+    verdicts = collect_verdicts(runs)
+    if not verdicts:
+        why = f": {notes[0]}" if notes else ""
+        return fail(f"{args.work_dir}: no judged verdicts to audit{why}")
+    sample = draw_sample(verdicts, args.size, args.seed)
+    try:
+        write_files({args.out: render_sheet(sample).encode("utf-8")}, args.force, "-o")
+    except Refused as exc:
+        return fail(exc.lines[-1])
+    except OSError as exc:
+        return fail(f"-o {args.out}: {exc.strerror or exc}")
+    counts: dict[tuple[str, str], int] = {}
+    for v in sample:
+        key = (v.source, "correct" if v.correct else "wrong")
+        counts[key] = counts.get(key, 0) + 1
+    strata = ", ".join(f"{s} {w}: {n}" for (s, w), n in sorted(counts.items()))
+    logger.info(f"wrote {args.out}: {len(sample)} of {len(verdicts)} verdicts ({strata})")
+    return 0

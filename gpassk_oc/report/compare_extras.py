@@ -1,0 +1,76 @@
+"""``compare``'s P(A > B) under both interval kinds (:mod:`gpassk_oc.core.uncertainty.ranks`).
+
+* rerun — questions fixed: A − B is normal with the rerun SE of the difference, so
+  ``P = Φ(diff / se)``;
+* benchmark — new questions: the share of paired bootstrap resamples (questions drawn
+  jointly for A and B) in which A's mean exceeds B's (ties count half).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.scoring.known_rates import metric_per_c
+from gpassk_oc.core.scoring.metric_names import parse_metric
+from gpassk_oc.core.scoring.stats import Difference
+from gpassk_oc.core.uncertainty.ranks import benchmark_draws, prob_greater
+from gpassk_oc.report.numbers import DASH
+
+__all__ = ["prob_a_greater", "prob_lines"]
+
+
+def _values(n: np.ndarray, c: np.ndarray, key: str) -> np.ndarray:
+    spec = parse_metric(key)
+    out = np.full(len(n), np.nan)
+    for i, (ni, ci) in enumerate(zip(n, c)):
+        per_c = metric_per_c(spec, int(ni))
+        if per_c is not None:
+            out[i] = per_c[int(ci)]
+    return out
+
+
+def prob_a_greater(
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    diffs: dict[str, Difference],
+    n_boot: int,
+    seed: int,
+) -> dict[str, dict[str, float | None]]:
+    """{metric: {"rerun": P, "benchmark": P}} for aligned (n_a, c_a, n_b, c_b)."""
+    from scipy.special import ndtr
+
+    n_a, c_a, n_b, c_b = counts
+    out: dict[str, dict[str, float | None]] = {}
+    for key, d in diffs.items():
+        rerun: float | None = None
+        if d.rerun in ("ok", "posterior") and d.sampling_se > 0:
+            rerun = float(ndtr(d.diff / d.sampling_se))
+        elif d.rerun == "no width" and math.isfinite(d.diff):
+            rerun = 1.0 if d.diff > 0 else 0.0 if d.diff < 0 else 0.5
+        bench: float | None = None
+        if n_boot > 0:
+            both = np.stack([_values(n_a, c_a, key), _values(n_b, c_b, key)], axis=1)
+            both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
+            draws = benchmark_draws(both, n_boot, seed)
+            bench = prob_greater(draws[:, 0], draws[:, 1])
+        out[key] = {"rerun": rerun, "benchmark": bench}
+    return out
+
+
+def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
+    """The markdown section of P(A > B)."""
+    out = [
+        "## P(A > B)",
+        "",
+        "rerun: A stays ahead if both are sampled again on these questions; "
+        "benchmark: A is ahead on new questions like these.",
+        "",
+        "| Metric | rerun | benchmark |",
+        "|---|---|---|",
+    ]
+    for key, p in probs.items():
+        cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in ("rerun", "benchmark")]
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return out + [""]

@@ -1,0 +1,168 @@
+"""The report's verdict-error corrections and rank intervals, as data (renderers read
+:attr:`Report.extras <gpassk_oc.report.model.Report>`; nothing here renders text).
+
+* :func:`load_rates` — rates from a filled-in audit sheet (``--audit``, with their
+  posterior draws) or stated (``--verdict-error``, known exactly).
+* :func:`attach_corrections` — per row (overall), the headline metrics, pass@k and pass@1
+  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected`); the raw
+  estimates are left as they are.
+* :func:`attach_ranks` — per dataset and headline metric, every row's rank and its
+  interval under both kinds (:mod:`gpassk_oc.core.uncertainty.ranks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.scoring.known_rates import metric_per_c
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1, headline_metrics, parse_metric, pass_key
+from gpassk_oc.core.uncertainty.channel import Question
+from gpassk_oc.core.uncertainty.corrected import Corrected, correct
+from gpassk_oc.core.uncertainty.ranks import (
+    benchmark_draws,
+    point_ranks,
+    rank_intervals,
+    rerun_draws,
+)
+from gpassk_oc.core.uncertainty.rates import ALL_SOURCES, parse_verdict_error, rates_from_audit
+from gpassk_oc.report.collect import Row, question_key
+
+__all__ = ["ErrorRates", "RankCell", "attach_corrections", "attach_ranks", "load_rates"]
+
+#: rank and corrected intervals need fewer draws than a bootstrap CI: their tails are wider
+MAX_RANK_DRAWS = 4000
+RATE_DRAWS = 200
+
+
+@dataclass
+class ErrorRates:
+    """Verdict error rates per source (:data:`ALL_SOURCES` = every source)."""
+
+    points: dict[str, tuple[float, float]]
+    draws: dict[str, np.ndarray] | None  # posterior draws (R × 2) per source; None: known
+    origin: str  # "audit SHEET" or "stated"
+
+
+@dataclass(frozen=True)
+class RankCell:
+    """A row's rank by one metric and its interval under each kind (None: not given)."""
+
+    rank: int
+    intervals: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+
+
+def load_rates(runs: Sequence[Any], audit: Path | None, stated: Sequence[str]) -> ErrorRates | None:
+    """The rates asked for (ValueError, one line, for a bad sheet or spec)."""
+    if audit is not None:
+        from gpassk_oc.report.audit_sheet import audits_of, read_labels
+
+        audits = audits_of(runs, read_labels(audit), audit)
+        points, draws = rates_from_audit(audits, RATE_DRAWS)
+        return ErrorRates(points, draws, f"audit {audit}")
+    if stated:
+        return ErrorRates(parse_verdict_error(stated), None, "stated")
+    return None
+
+
+def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
+    """Per question of *row* (its key order): ``(n_s, c_s)`` for channel 0 (sources
+    without rates: exact) and one channel per source of *sources*."""
+    everything = list(sources) == [ALL_SOURCES]
+    counts: dict[Any, list[list[int]]] = {
+        k: [[0, 0] for _ in range(len(sources) + 1)] for k in row.keys
+    }
+    for run in row.runs:
+        for q in run.results.questions:
+            key = question_key(q)
+            if key not in counts:
+                continue
+            srcs = q.source or ["unknown"] * len(q.correct)
+            for v, s in zip(q.correct, srcs):
+                if v is None:
+                    continue
+                ch = 1 if everything else (sources.index(s) + 1 if s in sources else 0)
+                counts[key][ch][0] += 1
+                counts[key][ch][1] += bool(v)
+    return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
+
+
+def corrected_metrics(k: int) -> list[str]:
+    """The metrics corrected: the headline ones, pass@k and pass@1."""
+    return list(dict.fromkeys(headline_metrics(k) + [pass_key(k), PASS_AT_1]))
+
+
+def attach_corrections(report: Any, rates: ErrorRates) -> None:
+    """``report.extras['corrected'][(label, dataset)]`` = {metric: Corrected}."""
+    sources = list(rates.points)
+    point = [(0.0, 0.0)] + [rates.points[s] for s in sources]
+    draws = None
+    if rates.draws is not None:
+        r = min(len(d) for d in rates.draws.values())
+        draws = np.zeros((r, len(sources) + 1, 2))
+        for j, s in enumerate(sources, start=1):
+            draws[:, j] = rates.draws[s][:r]
+    out: dict[tuple[str, str], dict[str, Corrected]] = {}
+    for row in report.rows:
+        questions = channel_questions(row, sources)
+        out[(row.label, row.dataset_abbr)] = correct(
+            questions,
+            point,
+            corrected_metrics(report.k),
+            rate_draws=draws,
+            level=report.level,
+            n_boot=min(report.n_boot, MAX_RANK_DRAWS),
+            seed=report.seed,
+        )
+    report.extras["corrected"] = out
+    report.extras["rates"] = rates
+
+
+def _question_values(rows: Sequence[Row], key: str) -> np.ndarray:
+    """(questions of the union × rows) per-question values, NaN where a row lacks one."""
+    union = list(dict.fromkeys(q for r in rows for q in r.keys))
+    where = {q: i for i, q in enumerate(union)}
+    spec = parse_metric(key)
+    out = np.full((len(union), len(rows)), np.nan)
+    for j, row in enumerate(rows):
+        for q, n, c in zip(row.keys, row.n, row.c):
+            per_c = metric_per_c(spec, int(n))
+            if per_c is not None:
+                out[where[q], j] = per_c[int(c)]
+    return out
+
+
+def attach_ranks(report: Any) -> None:
+    """``report.extras['ranks'][(dataset, metric)][label]`` = :class:`RankCell` (overall)."""
+    out: dict[tuple[str, str], dict[str, RankCell]] = {}
+    n_draws = min(report.n_boot, MAX_RANK_DRAWS)
+    for dataset in report.subsets:
+        rows = [
+            r
+            for r in report.rows
+            if r.dataset_abbr == dataset and (r.label, dataset, "overall") in report.cells
+        ]
+        if len(rows) < 2:
+            continue
+        for key in headline_metrics(report.k):
+            ests = [report.cells[(r.label, dataset, "overall")].metrics[key] for r in rows]
+            points = [e.value for e in ests]
+            ranks = point_ranks(points)
+            kinds: dict[str, list[tuple[int, int] | None]] = {}
+            if n_draws > 0:
+                se = [e.sampling_se for e in ests]
+                kinds["rerun"] = rank_intervals(
+                    points, rerun_draws(points, se, n_draws, report.seed), report.level
+                )
+                draws = benchmark_draws(_question_values(rows, key), n_draws, report.seed)
+                kinds["benchmark"] = rank_intervals(points, draws, report.level)
+            out[(dataset, key)] = {
+                r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})
+                for i, r in enumerate(rows)
+                if np.isfinite(ranks[i])
+            }
+    report.extras["ranks"] = out

@@ -1,0 +1,177 @@
+"""Text for the report's rank intervals and verdict-error corrections
+(:mod:`.corrections`): one small hook per renderer calls these.
+
+A rank cell reads ``2 (1–4)``: rank 2 by the point estimates (1 = best; tied rows share
+the better rank), and at the report's level the true rank lies between 1 and 4 under the
+interval kind the tables show (``--interval``; with ``both``: ``2 (1–4; 1–5)``, rerun
+first). Corrected values are shown beside the raw ones, labelled, never in their place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
+from gpassk_oc.report.numbers import DASH, pct, pct_text
+
+__all__ = ["csv_columns", "csv_values", "json_extras", "markdown_sections", "rank_text"]
+
+
+def _kinds(report: Any) -> tuple[str, ...]:
+    shown = getattr(report, "interval", "rerun")
+    return INTERVAL_KINDS if shown == "both" else (shown,)
+
+
+def rank_text(cell: Any, kinds: tuple[str, ...]) -> str:
+    """``2 (1–4)`` (or ``2`` when no interval was computed)."""
+    if cell is None:
+        return DASH
+    spans = [cell.intervals.get(k) for k in kinds]
+    inner = "; ".join(f"{s[0]}–{s[1]}" for s in spans if s is not None)
+    return f"{cell.rank} ({inner})" if inner else str(cell.rank)
+
+
+def _corrected_note(report: Any) -> str:
+    rates = report.extras["rates"]
+    parts = [
+        f"{'every source' if s == '*' else s}: fp {100 * fp:.2f}%, fn {100 * fn:.2f}%"
+        for s, (fp, fn) in rates.points.items()
+    ]
+    how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+    return (
+        f"Raw values and values corrected for verdict error ({rates.origin}; "
+        f"{'; '.join(parts)}; {how}). Brackets: the corrected value's rerun and "
+        f"benchmark intervals at {100 * report.level:g}%."
+    )
+
+
+def markdown_sections(report: Any) -> list[str]:
+    """Markdown lines of the rank and corrected sections ([] when neither exists)."""
+    out: list[str] = []
+    metrics = headline_metrics(report.k)
+    ranks = report.extras.get("ranks", {})
+    kinds = _kinds(report)
+    for dataset in report.subsets:
+        if (dataset, metrics[0]) not in ranks:
+            continue
+        labels = list(ranks[(dataset, metrics[-1])])
+        labels.sort(key=lambda lab: ranks[(dataset, metrics[-1])][lab].rank)
+        out += [
+            f"## Ranks — {dataset}",
+            "",
+            f"Rank (1 = best) and its {100 * report.level:g}% interval "
+            f"({' ; '.join(kinds)}), by each metric.",
+            "",
+            "| Model | " + " | ".join(metrics) + " |",
+            "|---|" + "---|" * len(metrics),
+        ]
+        for lab in labels:
+            cells = [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
+            out.append(f"| {lab} | " + " | ".join(cells) + " |")
+        out.append("")
+    corrected = report.extras.get("corrected")
+    if corrected:
+        keys = next(iter(corrected.values())).keys()
+        out += [
+            "## Corrected for verdict error",
+            "",
+            _corrected_note(report),
+            "",
+            "| Model | Dataset | " + " | ".join(f"{k} raw | {k} corrected" for k in keys) + " |",
+            "|---|---|" + "---|---|" * len(keys),
+        ]
+        for (label, dataset), values in corrected.items():
+            cell = report.cells.get((label, dataset, "overall"))
+            line = [label, dataset]
+            for key, est in values.items():
+                raw = cell.metrics[key].value if cell and key in cell.metrics else None
+                line += [
+                    pct_text(raw),
+                    f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
+                    f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]",
+                ]
+            out.append("| " + " | ".join(line) + " |")
+        out.append("")
+    return out
+
+
+def csv_columns(report: Any) -> list[str]:
+    """Extra CSV columns: per headline metric its rank and both rank intervals, then per
+    corrected metric the corrected value and both intervals (filled on overall lines)."""
+    cols = []
+    if report.extras.get("ranks"):
+        for key in headline_metrics(report.k):
+            cols += [f"{key} rank"] + [
+                f"{key} rank_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
+            ]
+    for key in _corrected_keys(report):
+        cols += [f"{key} corrected"] + [
+            f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
+        ]
+    return cols
+
+
+def _corrected_keys(report: Any) -> list[str]:
+    corrected = report.extras.get("corrected")
+    return list(next(iter(corrected.values())).keys()) if corrected else []
+
+
+def csv_values(report: Any, label: str, dataset: str, subset: str) -> list[Any]:
+    """The values of :func:`csv_columns` for one line (empty off the overall lines)."""
+    n = len(csv_columns(report))
+    if subset != "overall":
+        return [""] * n
+    out: list[Any] = []
+    ranks = report.extras.get("ranks")
+    if ranks:
+        for key in headline_metrics(report.k):
+            cell = ranks.get((dataset, key), {}).get(label)
+            out.append(cell.rank if cell else "")
+            for kind in INTERVAL_KINDS:
+                span = cell.intervals.get(kind) if cell else None
+                out += list(span) if span else ["", ""]
+    values = report.extras.get("corrected", {}).get((label, dataset), {})
+    for key in _corrected_keys(report):
+        est = values.get(key)
+        nums = (
+            (est.value, est.rerun_low, est.rerun_high, est.ci_low, est.ci_high)
+            if est
+            else (None,) * 5
+        )
+        out += ["" if v is None else v for v in map(pct, nums)]
+    return out
+
+
+def json_extras(report: Any, label: str, dataset: str) -> dict[str, Any]:
+    """``ranks`` and ``corrected`` of a row's JSON (absent when not computed)."""
+    out: dict[str, Any] = {}
+    ranks = report.extras.get("ranks")
+    if ranks:
+        out["ranks"] = {
+            key: {
+                "rank": cell.rank,
+                **{k: list(v) if v else None for k, v in cell.intervals.items()},
+            }
+            for key in headline_metrics(report.k)
+            if (cell := ranks.get((dataset, key), {}).get(label)) is not None
+        }
+    values = report.extras.get("corrected", {}).get((label, dataset))
+    if values:
+        rates = report.extras["rates"]
+        out["corrected"] = {
+            "rates": {s: {"fp": fp, "fn": fn} for s, (fp, fn) in rates.points.items()},
+            "origin": rates.origin,
+            "metrics": {
+                key: {
+                    "value": pct(e.value),
+                    "rerun_low": pct(e.rerun_low),
+                    "rerun_high": pct(e.rerun_high),
+                    "ci_low": pct(e.ci_low),
+                    "ci_high": pct(e.ci_high),
+                    "status": e.status,
+                }
+                for key, e in values.items()
+            },
+        }
+    return out
