@@ -11,10 +11,11 @@ Intervals, both kinds of :mod:`gpassk_oc.core.scoring.stats`:
 
 * **rerun** (these questions): the posterior mean squared error of h around each
   question's true value g(p), ``E[(g(p) − h(c))² | c]``, summed over questions, plus the
-  spread of the corrected mean over draws of the rates from their posterior (law of total
-  variance); a normal interval.
+  spread of the corrected mean over draws of the rates from their posterior: the
+  quantiles of ``mean(rates drawn) + SE · Z`` (a normal interval when the rates are known).
 * **benchmark** (new questions): the bootstrap over questions of the per-question values,
-  each resample paired with one draw of the rates; percentile interval.
+  each resample paired with one draw of the rates; BCa percentiles as the raw benchmark
+  interval (:mod:`gpassk_oc.core.scoring.intervals`).
 
 maj@k needs answer classes, not counts: it is not corrected here (NaN).
 """
@@ -30,7 +31,7 @@ import numpy as np
 from gpassk_oc.core.scoring.beta_model import Difficulty, beta_binomial_pmf
 from gpassk_oc.core.scoring.known_rates import metric_per_c
 from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
-from gpassk_oc.core.scoring.resampling import DEFAULT_LEVEL, resample_counts
+from gpassk_oc.core.scoring.resampling import DEFAULT_LEVEL, _bca_tails, resample_counts
 from gpassk_oc.core.scoring.unbiased import kernel, square_kernel
 from gpassk_oc.core.uncertainty.channel import (
     Question,
@@ -137,7 +138,6 @@ def correct(
     *rates* are the point rates ``(fp, fn)`` per channel (the order of each question's
     tuples); *rate_draws* (R × S × 2) are draws from the rates' posterior (None: the rates
     are known exactly). *prior* defaults to the Beta fitted through the channel."""
-    from scipy.special import ndtri
 
     specs = [parse_metric(m) for m in metrics]
     for s, (fp, fn) in enumerate(rates):
@@ -154,11 +154,9 @@ def correct(
         assert rate_draws is not None
         draw = [(float(x[0]), float(x[1])) for x in rate_draws[r]]
         draws.append(corrected_values(atoms, draw, prior, specs)[0])
-    between = np.var([_mean(weight, v) for v in draws], axis=0) if len(draws) > 1 else 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2 + between)
-    z = float(ndtri(0.5 + level / 2))
-    r_low, r_high = np.clip(point - z * se, 0, 1), np.clip(point + z * se, 0, 1)
+        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2)  # these rates' error
+    r_low, r_high = _rerun_bounds(point, se, [_mean(weight, v) for v in draws], level, seed)
     b_low, b_high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
     out = {}
     for j, spec in enumerate(specs):
@@ -172,6 +170,27 @@ def correct(
             status,
         )
     return out
+
+
+def _rerun_bounds(
+    point: np.ndarray, se: np.ndarray, means: list[np.ndarray], level: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rerun interval: normal around *point* when the rates are known; else the
+    quantiles of the mixture ``mean_r + se · Z`` over the rate draws, so that a skewed rate
+    posterior (few errors found in an audit) gives a skewed interval."""
+    from scipy.special import ndtri
+
+    if len(means) < 2:
+        z = float(ndtri(0.5 + level / 2))
+        return np.clip(point - z * se, 0, 1), np.clip(point + z * se, 0, 1)
+    per_draw = max(1, 4000 // len(means))
+    centres = np.repeat(np.array(means), per_draw, axis=0)  # (R·per_draw) × M
+    noise = np.random.default_rng(seed).standard_normal(centres.shape) * se
+    mix = centres + noise
+    alpha = (1 - level) / 2
+    low, high = np.nanquantile(mix, alpha, axis=0), np.nanquantile(mix, 1 - alpha, axis=0)
+    low, high = np.minimum(low, point), np.maximum(high, point)
+    return np.clip(low, 0, 1), np.clip(high, 0, 1)
 
 
 def _bootstrap(
@@ -195,11 +214,11 @@ def _bootstrap(
         valid = ~np.isnan(table)
         with np.errstate(invalid="ignore", divide="ignore"):
             means[rows] = (counts[rows] @ np.where(valid, table, 0.0)) / (counts[rows] @ valid)
-    alpha = (1 - level) / 2
+    lower, upper = _bca_tails(weight, values, point, means, level)
     low, high = np.full(m, np.nan), np.full(m, np.nan)
     for j in range(m):
         col = means[:, j][~np.isnan(means[:, j])]
-        if col.size and np.isfinite(point[j]):
-            low[j], high[j] = np.quantile(col, [alpha, 1 - alpha])
+        if col.size and np.isfinite(point[j]) and np.isfinite(lower[j]) and np.isfinite(upper[j]):
+            low[j], high[j] = np.quantile(col, [lower[j], upper[j]])
             low[j], high[j] = min(low[j], point[j]), max(high[j], point[j])
     return low, high
