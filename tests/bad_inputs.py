@@ -69,6 +69,33 @@ CLI_CASES = [
     cli("report-plots-under-file", "report {work} --plots {file}/x", "{file}", "not a folder"),
     cli("report-out-dir", "report {work} --out {full}", "--out {full}", "file name"),
     cli("report-out-foreign", "report {work} --out {file}", "{file}", "--force"),
+    cli(
+        "report-verdict-error-sum", "report {work} --verdict-error fp=0.6,fn=0.4", "fp + fn", ">= 1"
+    ),
+    cli(
+        "report-verdict-error-range",
+        "report {work} --verdict-error fp=0,fn=1.5",
+        "fn=1.5",
+        "[0, 1)",
+    ),
+    cli(
+        "report-verdict-error-form",
+        "report {work} --verdict-error fp=0.1",
+        "--verdict-error",
+        "fn=",
+    ),
+    cli(
+        "report-audit-missing",
+        "report {work} --audit {tmp}/nowhere.csv",
+        "nowhere.csv",
+        "cannot be read",
+    ),
+    cli("report-audit-not-sheet", "report {work} --audit {file}", "{file}", "sample_id"),
+    # audit
+    cli("audit-size-zero", "audit {work} --size 0 -o {tmp}/a.csv", "--size 0", "at least 1"),
+    cli("audit-no-out", "audit {work} --size 5", "-o", "required"),
+    cli("audit-out-foreign", "audit {work} --size 5 -o {file}", "{file}", "--force"),
+    cli("audit-empty-dir", "audit {full} --size 5 -o {tmp}/a.csv", "no judged verdicts"),
     # compare
     cli("compare-one-path", "compare {work}", "B", "required"),
     cli(

@@ -119,6 +119,9 @@ def test_rank_column_in_every_format(capsys, workdir):  # noqa: F811
             for kind in ("rerun", "benchmark"):
                 lo, hi = cell[kind]
                 assert 1 <= lo <= cell["rank"] <= hi <= len(rows)
+    code, out, err = run_cli(capsys, "report", root, "--format", "html", "--resamples", "300")
+    assert code == 0, err
+    assert "<h2>Ranks — " in out and re.search(r"<td>\d+ \(\d+–\d+\)</td>", out)
     code, out, err = run_cli(capsys, "report", root, "--format", "csv", "--resamples", "300")
     assert code == 0, err
     header = next(csv.reader(io.StringIO(out)))

@@ -15,7 +15,14 @@ from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 
-__all__ = ["csv_columns", "csv_values", "json_extras", "markdown_sections", "rank_text"]
+__all__ = [
+    "csv_columns",
+    "csv_values",
+    "json_extras",
+    "markdown_sections",
+    "rank_text",
+    "sections",
+]
 
 
 def _kinds(report: Any) -> tuple[str, ...]:
@@ -46,41 +53,32 @@ def _corrected_note(report: Any) -> str:
     )
 
 
-def markdown_sections(report: Any) -> list[str]:
-    """Markdown lines of the rank and corrected sections ([] when neither exists)."""
-    out: list[str] = []
+def sections(report: Any) -> list[tuple[str, str, list[str], list[list[str]]]]:
+    """(title, note, header, body) of the rank tables (one per dataset) and the corrected
+    table — the data every text format renders."""
+    out = []
     metrics = headline_metrics(report.k)
     ranks = report.extras.get("ranks", {})
     kinds = _kinds(report)
     for dataset in report.subsets:
-        if (dataset, metrics[0]) not in ranks:
+        if (dataset, metrics[-1]) not in ranks:
             continue
-        labels = list(ranks[(dataset, metrics[-1])])
-        labels.sort(key=lambda lab: ranks[(dataset, metrics[-1])][lab].rank)
-        out += [
-            f"## Ranks — {dataset}",
-            "",
+        by_last = ranks[(dataset, metrics[-1])]
+        labels = sorted(by_last, key=lambda lab: by_last[lab].rank)
+        note = (
             f"Rank (1 = best) and its {100 * report.level:g}% interval "
-            f"({' ; '.join(kinds)}), by each metric.",
-            "",
-            "| Model | " + " | ".join(metrics) + " |",
-            "|---|" + "---|" * len(metrics),
+            f"({'; '.join(kinds)}), by each metric."
+        )
+        body = [
+            [lab] + [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
+            for lab in labels
         ]
-        for lab in labels:
-            cells = [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
-            out.append(f"| {lab} | " + " | ".join(cells) + " |")
-        out.append("")
+        out.append((f"Ranks — {dataset}", note, ["Model"] + metrics, body))
     corrected = report.extras.get("corrected")
     if corrected:
-        keys = next(iter(corrected.values())).keys()
-        out += [
-            "## Corrected for verdict error",
-            "",
-            _corrected_note(report),
-            "",
-            "| Model | Dataset | " + " | ".join(f"{k} raw | {k} corrected" for k in keys) + " |",
-            "|---|---|" + "---|---|" * len(keys),
-        ]
+        keys = list(next(iter(corrected.values())))
+        header = ["Model", "Dataset"] + [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
+        body = []
         for (label, dataset), values in corrected.items():
             cell = report.cells.get((label, dataset, "overall"))
             line = [label, dataset]
@@ -91,7 +89,17 @@ def markdown_sections(report: Any) -> list[str]:
                     f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
                     f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]",
                 ]
-            out.append("| " + " | ".join(line) + " |")
+            body.append(line)
+        out.append(("Corrected for verdict error", _corrected_note(report), header, body))
+    return out
+
+
+def markdown_sections(report: Any) -> list[str]:
+    """Markdown lines of :func:`sections` ([] when there are none)."""
+    out: list[str] = []
+    for title, note, header, body in sections(report):
+        out += [f"## {title}", "", note, "", "| " + " | ".join(header) + " |"]
+        out += ["|" + "---|" * len(header)] + ["| " + " | ".join(cells) + " |" for cells in body]
         out.append("")
     return out
 

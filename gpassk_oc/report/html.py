@@ -18,6 +18,7 @@ from typing import Any
 from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.collect import Row, subset_name
+from gpassk_oc.report.corrections_out import sections
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.page_assets import PAGE_SCRIPT, PAGE_STYLE
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
@@ -207,6 +208,8 @@ def _static_tables(report: Report, ci: bool, descending: bool) -> str:
     header, body = greedy_rows(report, ci)
     if body:
         parts.append(_table("Greedy runs", header, body))
+    for title, note, header, body in sections(report):  # ranks, corrected values
+        parts.append(_table(title, header, body, note))
     return "\n".join(parts)
 
 
