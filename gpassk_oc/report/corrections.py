@@ -46,6 +46,8 @@ class ErrorRates:
     points: dict[str, tuple[float, float]]
     draws: dict[str, np.ndarray] | None  # posterior draws (R × 2) per source; None: known
     origin: str  # "audit SHEET" or "stated"
+    #: audited sources that gave one verdict only: not corrected (SourceAudit.one_verdict)
+    skipped: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,8 @@ def load_rates(runs: Sequence[Any], audit: Path | None, stated: Sequence[str]) -
 
         audits = audits_of(runs, read_labels(audit), audit)
         points, draws = rates_from_audit(audits, RATE_DRAWS)
-        return ErrorRates(points, draws, f"audit {audit}")
+        skipped = [a.source for a in audits if a.one_verdict]
+        return ErrorRates(points, draws, f"audit {audit}", skipped)
     if stated:
         return ErrorRates(parse_verdict_error(stated), None, "stated")
     return None

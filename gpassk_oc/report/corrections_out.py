@@ -46,6 +46,7 @@ def _corrected_note(report: Any) -> str:
         for s, (fp, fn) in rates.points.items()
     ]
     how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+    parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
     return (
         f"Raw values and values corrected for verdict error ({rates.origin}; "
         f"{'; '.join(parts)}; {how}). Brackets: the corrected value's rerun and "

@@ -11,7 +11,7 @@ samples among N1·(1 − e1) + N0·e0 truly correct ones:
 
 Each e gets the Jeffreys posterior Beta(x + ½, m − x + ½) from x errors in m audited
 verdicts; draws of (e1, e0) become draws of (fp, fn) — the rates' uncertainty, which the
-corrected intervals carry. The point rates use the posterior means of e1 and e0.
+corrected intervals carry. The point rates use the observed shares x/m.
 Stated rates (``--verdict-error fp=…,fn=…``) are taken as known exactly.
 """
 
@@ -63,10 +63,18 @@ class SourceAudit:
             fn = np.where(right > 0, n0 * e0 / np.where(right > 0, right, 1), 0.0)
         return fp, fn
 
+    @property
+    def one_verdict(self) -> bool:
+        """The source gave only one verdict (rules mode's ``rule_undecided`` is always
+        "wrong"): its verdicts say nothing about the truth, so this model cannot correct
+        them (the report's verdict sensitivity bounds them instead)."""
+        return self.n_correct == 0 or self.n_wrong == 0
+
     def point(self) -> tuple[float, float]:
-        """The rates at the posterior means of e1 and e0."""
-        e1 = (self.false_correct + 0.5) / (self.audited_correct + 1)
-        e0 = (self.false_wrong + 0.5) / (self.audited_wrong + 1)
+        """The rates at the observed shares e1 = x1/m1 and e0 = x0/m0 (unbiased; an audit
+        that finds no error gives rate 0, and only the interval widens)."""
+        e1 = self.false_correct / self.audited_correct if self.audited_correct else 0.0
+        e0 = self.false_wrong / self.audited_wrong if self.audited_wrong else 0.0
         fp, fn = self.rates_of(np.array(e1), np.array(e0))
         return float(fp), float(fn)
 
@@ -83,7 +91,8 @@ class SourceAudit:
 def rates_from_audit(
     audits: Iterable[SourceAudit], n_draws: int = 200, seed: int = 0
 ) -> tuple[dict[str, tuple[float, float]], dict[str, np.ndarray]]:
-    """Point rates and (n_draws × 2) posterior draws per audited source. ValueError (one
+    """Point rates and (n_draws × 2) posterior draws per audited source (a source that
+    gives one verdict only is left out: :attr:`SourceAudit.one_verdict`). ValueError (one
     line) for a source with fewer than :data:`MIN_AUDITED` audited verdicts."""
     rng = np.random.default_rng(seed)
     points: dict[str, tuple[float, float]] = {}
@@ -94,6 +103,8 @@ def rates_from_audit(
                 f"source {audit.source!r}: only {audit.audited} audited verdicts; need at "
                 f"least {MIN_AUDITED} to correct with its rates"
             )
+        if audit.one_verdict:
+            continue
         points[audit.source] = audit.point()
         check_rates(*points[audit.source], where=f"source {audit.source!r}")
         draws[audit.source] = audit.draws(n_draws, rng)
