@@ -138,6 +138,11 @@ def test_compare_prints_p_a_greater(capsys, workdir):  # noqa: F811
     probs = json.loads(out)["p_a_greater"]
     for p in probs.values():
         assert 0 <= p["rerun"] <= 1 and 0 <= p["benchmark"] <= 1
+    code, out, err = run_cli(capsys, *argv, "--format", "json", "--verdict-error", "fp=0,fn=0")
+    data = json.loads(out)
+    for side in ("a", "b"):  # zero error: each side's corrected value is its raw value
+        for key, got in data["corrected"][side.upper()].items():
+            assert got["value"] == data["metrics"][key][side]
 
 
 # --------------------------------------------------------------------------- bad input

@@ -31,9 +31,16 @@ from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.scoring.stats import compare as paired_compare
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
-from gpassk_oc.report.cli import add_common_arguments, check_common, fail_refused, write_output
+from gpassk_oc.report.cli import (
+    add_common_arguments,
+    add_error_arguments,
+    check_common,
+    fail_refused,
+    write_output,
+)
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
-from gpassk_oc.report.compare_extras import prob_a_greater, prob_lines
+from gpassk_oc.report.compare_extras import corrected_lines, prob_a_greater, prob_lines
+from gpassk_oc.report.corrections import load_rates
 from gpassk_oc.report.model import ReportError, default_k
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 
@@ -253,6 +260,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by-split", action="store_true", help="also compare per split × language")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
     add_common_arguments(parser)
+    add_error_arguments(parser)
 
 
 def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list[str]:
@@ -308,13 +316,26 @@ def run(args: argparse.Namespace) -> int:
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
     probs = prob_a_greater(aligned(a, b), result["overall"], args.resamples, args.seed)
+    if args.audit is not None and args.verdict_error:
+        return fail("--audit and --verdict-error: give one of them, not both")
+    try:
+        rates = load_rates(a.runs + b.runs, args.audit, args.verdict_error)
+    except ValueError as exc:
+        return fail(str(exc))
+    fixed: tuple[list[str], dict[str, Any]] = ([], {})
+    if rates is not None:
+        fixed = corrected_lines(
+            [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
+        )
     if args.format == "json":
         data = to_json(a, b, k, args.level, args.resamples, result)
         data["p_a_greater"] = probs  # P(A > B), both kinds (report.compare_extras)
+        if rates is not None:
+            data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result)
-        text += "\n" + "\n".join(prob_lines(probs))
+        text += "\n" + "\n".join(prob_lines(probs) + fixed[0])
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:

@@ -17,9 +17,9 @@ from gpassk_oc.core.scoring.known_rates import metric_per_c
 from gpassk_oc.core.scoring.metric_names import parse_metric
 from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.uncertainty.ranks import benchmark_draws, prob_greater
-from gpassk_oc.report.numbers import DASH
+from gpassk_oc.report.numbers import DASH, pct, pct_text
 
-__all__ = ["prob_a_greater", "prob_lines"]
+__all__ = ["corrected_lines", "prob_a_greater", "prob_lines"]
 
 
 def _values(n: np.ndarray, c: np.ndarray, key: str) -> np.ndarray:
@@ -74,3 +74,60 @@ def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
         cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in ("rerun", "benchmark")]
         out.append(f"| {key} | " + " | ".join(cells) + " |")
     return out + [""]
+
+
+def corrected_lines(
+    sides: list[tuple[Any, str]],
+    rates: Any,
+    metrics: list[str],
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> tuple[list[str], dict[str, Any]]:
+    """Each side's values corrected for verdict error (``--audit`` / ``--verdict-error``),
+    beside the raw ones: markdown lines and the JSON block."""
+    from gpassk_oc.core.uncertainty.corrected import correct
+    from gpassk_oc.report.corrections import MAX_RANK_DRAWS, channel_questions, rate_arrays
+
+    point, draws = rate_arrays(rates)
+    keys = [k for k in metrics if not k.startswith("maj@")]
+    out = [
+        "## Corrected for verdict error",
+        "",
+        f"Each side corrected for the verdict error rates ({rates.origin}); brackets: "
+        f"rerun and benchmark intervals at {100 * level:g}%.",
+        "",
+        "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
+        "|---|" + "---|" * len(sides),
+    ]
+    data: dict[str, Any] = {}
+    results = []
+    for row, side in sides:
+        got = correct(
+            channel_questions(row, list(rates.points)),
+            point,
+            keys,
+            rate_draws=draws,
+            level=level,
+            n_boot=min(n_boot, MAX_RANK_DRAWS),
+            seed=seed,
+        )
+        results.append(got)
+        data[side] = {
+            k: {
+                "value": pct(e.value),
+                "rerun_low": pct(e.rerun_low),
+                "rerun_high": pct(e.rerun_high),
+                "ci_low": pct(e.ci_low),
+                "ci_high": pct(e.ci_high),
+            }
+            for k, e in got.items()
+        }
+    for key in keys:
+        cells = [
+            f"{pct_text(r[key].value)} [{pct_text(r[key].rerun_low)}, {pct_text(r[key].rerun_high)}; "
+            f"{pct_text(r[key].ci_low)}, {pct_text(r[key].ci_high)}]"
+            for r in results
+        ]
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return out + [""], data

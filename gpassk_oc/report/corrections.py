@@ -99,16 +99,24 @@ def corrected_metrics(k: int) -> list[str]:
     return list(dict.fromkeys(headline_metrics(k) + [pass_key(k), PASS_AT_1]))
 
 
+def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarray | None]:
+    """Point rates per channel (channel 0: sources without rates, exact) and the draws
+    (R × channels × 2; None when the rates are known) in :func:`channel_questions` order."""
+    sources = list(rates.points)
+    point = [(0.0, 0.0)] + [rates.points[s] for s in sources]
+    if rates.draws is None or not sources:
+        return point, None
+    r = min(len(d) for d in rates.draws.values())
+    draws = np.zeros((r, len(sources) + 1, 2))
+    for j, s in enumerate(sources, start=1):
+        draws[:, j] = rates.draws[s][:r]
+    return point, draws
+
+
 def attach_corrections(report: Any, rates: ErrorRates) -> None:
     """``report.extras['corrected'][(label, dataset)]`` = {metric: Corrected}."""
     sources = list(rates.points)
-    point = [(0.0, 0.0)] + [rates.points[s] for s in sources]
-    draws = None
-    if rates.draws is not None:
-        r = min(len(d) for d in rates.draws.values())
-        draws = np.zeros((r, len(sources) + 1, 2))
-        for j, s in enumerate(sources, start=1):
-            draws[:, j] = rates.draws[s][:r]
+    point, draws = rate_arrays(rates)
     out: dict[tuple[str, str], dict[str, Corrected]] = {}
     for row in report.rows:
         questions = channel_questions(row, sources)
