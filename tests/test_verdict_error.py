@@ -127,3 +127,18 @@ def test_bad_verdict_error(spec: str, phrase: str) -> None:
 def test_verdict_error_by_source() -> None:
     got = parse_verdict_error(["fp=0.01,fn=0.02,by=judge", "fp=0,fn=0.005,by=rule"])
     assert got == {"judge": (0.01, 0.02), "rule": (0.0, 0.005)}
+
+
+def test_rank_intervals_simple_cases() -> None:
+    """Far-apart rows get their exact ranks; identical rows span every rank; a row's
+    interval always holds its point rank (tied rows share the better one)."""
+    from gpassk_oc.core.uncertainty.ranks import point_ranks, rank_intervals
+
+    rng = np.random.default_rng(0)
+    apart = np.array([0.1, 0.5, 0.9])
+    draws = apart + 0.001 * rng.standard_normal((2000, 3))
+    assert rank_intervals(apart, draws) == [(3, 3), (2, 2), (1, 1)]
+    same = np.full(4, 0.5)
+    spans = rank_intervals(same, same + 0.01 * rng.standard_normal((2000, 4)))
+    assert spans == [(1, 4)] * 4
+    assert point_ranks([0.2, 0.7, 0.7, np.nan]).tolist()[:3] == [3.0, 1.0, 1.0]

@@ -69,9 +69,13 @@ def benchmark_draws(values: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
 
 
 def _share_not_above(draws: np.ndarray) -> np.ndarray:
-    """S[i, j] = share of draws where row j is not above row i (ties count half)."""
-    d = draws[:, None, :] - draws[:, :, None]  # B × i × j: mean_j − mean_i
-    return ((d < 0) + 0.5 * (d == 0)).mean(axis=0)
+    """S[i, j] = share of draws where row j is not above row i (ties count half); one row
+    at a time, so memory stays B × R however many rows there are."""
+    out = np.empty((draws.shape[1], draws.shape[1]))
+    for i in range(draws.shape[1]):
+        mine = draws[:, i : i + 1]
+        out[i] = ((draws < mine) + 0.5 * (draws == mine)).mean(axis=0)
+    return out
 
 
 def rank_intervals(
@@ -87,12 +91,12 @@ def rank_intervals(
     d = np.nan_to_num(draws[:, idx], nan=-np.inf)
     n = len(idx)
     tail = (1 - level) / (2 * max(n - 1, 1))
-    below = _share_not_above(d)  # below[i, j]: j not above i
+    below = _share_not_above(d)  # below[i, j]: share of draws with j not above i
     ranks = point_ranks(p[idx])
     for a, i in enumerate(idx):
         others = np.arange(n) != a
         surely_above = int(((below[a] < tail) & others).sum())
-        surely_below = int(((below.T[a] < tail) & others).sum())  # i not above j, rarely
+        surely_below = int(((below[:, a] < tail) & others).sum())  # S[j, i]: i not above j
         lo, hi = 1 + surely_above, n - surely_below
         r = int(ranks[a])
         out[i] = (min(lo, r), max(hi, r))
