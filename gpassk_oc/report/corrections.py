@@ -120,15 +120,18 @@ def attach_corrections(report: Any, rates: ErrorRates) -> None:
     out: dict[tuple[str, str], dict[str, Corrected]] = {}
     for row in report.rows:
         questions = channel_questions(row, sources)
-        out[(row.label, row.dataset_abbr)] = correct(
-            questions,
-            point,
-            corrected_metrics(report.k),
-            rate_draws=draws,
-            level=report.level,
-            n_boot=min(report.n_boot, MAX_RANK_DRAWS),
-            seed=report.seed,
-        )
+        try:
+            out[(row.label, row.dataset_abbr)] = correct(
+                questions,
+                point,
+                corrected_metrics(report.k),
+                rate_draws=draws,
+                level=report.level,
+                n_boot=min(report.n_boot, MAX_RANK_DRAWS),
+                seed=report.seed,
+            )
+        except ValueError as exc:  # too few questions to fit the difficulty prior
+            report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
     report.extras["corrected"] = out
     report.extras["rates"] = rates
 
