@@ -13,9 +13,10 @@ Intervals, both kinds of :mod:`gpassk_oc.core.scoring.stats`:
   question's true value g(p), ``E[(g(p) − h(c))² | c]``, summed over questions, plus the
   spread of the corrected mean over draws of the rates from their posterior: the
   quantiles of ``mean(rates drawn) + SE · Z`` (a normal interval when the rates are known).
-* **benchmark** (new questions): the bootstrap over questions of the per-question values,
-  each resample paired with one draw of the rates; BCa percentiles as the raw benchmark
-  interval (:mod:`gpassk_oc.core.scoring.intervals`).
+* **benchmark** (new questions): the bootstrap over questions of the per-question values
+  at the point rates, each resample shifted by how far one draw of the rates moves the
+  corrected mean; BCa percentiles as the raw benchmark interval
+  (:mod:`gpassk_oc.core.scoring.intervals`), their tails from the point-rate resamples.
 
 maj@k needs answer classes, not counts: it is not corrected here (NaN).
 """
@@ -202,19 +203,21 @@ def _bootstrap(
     n_boot: int,
     seed: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of resampled means, resample b using rate draw b mod R."""
+    """The benchmark interval: resampled means at the point rates, each shifted by how far
+    one draw of the rates moves the corrected mean (resample b, draw b mod R); BCa tails
+    from the point-rate resamples alone, so that the rate draws' own skew is not read as
+    the estimator's bias."""
     m = values.shape[1]
     if n_boot <= 0:
         return np.full(m, np.nan), np.full(m, np.nan)
     counts = resample_counts(weight, n_boot, np.random.default_rng(seed)).astype(float)
-    tables = draws or [values]
-    means = np.empty((n_boot, m))
-    for r, table in enumerate(tables):
-        rows = np.arange(r, n_boot, len(tables))
-        valid = ~np.isnan(table)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            means[rows] = (counts[rows] @ np.where(valid, table, 0.0)) / (counts[rows] @ valid)
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (counts @ np.where(valid, values, 0.0)) / (counts @ valid)
     lower, upper = _bca_tails(weight, values, point, means, level)
+    if draws:
+        shifts = np.array([_mean(weight, table) for table in draws]) - point  # R × M
+        means = means + shifts[np.arange(n_boot) % len(draws)]
     low, high = np.full(m, np.nan), np.full(m, np.nan)
     for j in range(m):
         col = means[:, j][~np.isnan(means[:, j])]
