@@ -67,6 +67,30 @@ def test_audit_sheet_is_stratified_and_reproducible(capsys, workdir, tmp_path): 
     assert [r["sample_id"] for r in again] == [r["sample_id"] for r in rows]
 
 
+def test_audit_sheet_shows_the_reply_end(capsys, workdir, tmp_path):  # noqa: F811
+    """Replica r of question q is prediction r·Q + q (OpenCompass's repeated dataset)."""
+    root, _ = workdir
+    results = next(root.rglob("results/*/LiveMathBench-v202412-k4_8_16-r3.json"))
+    data = json.loads(results.read_text())
+    for position, row in enumerate(data["details"]):
+        row["index"] = position  # as the evaluator writes it: the dataset row
+    results.write_text(json.dumps(data))
+    q_count = len(data["details"])
+    preds = {
+        str(r * q_count + row["index"]): {"prediction": f"... so the answer is R{r}Q{row['index']}"}
+        for row in data["details"]
+        for r in range(len(row["correct"]))
+    }
+    folder = results.parents[2] / "predictions" / results.parent.name
+    folder.mkdir(parents=True)
+    (folder / results.name).write_text(json.dumps(preds))
+    rows = _sheet(capsys, root, 400, tmp_path / "a.csv")
+    mine = [r for r in rows if r["model"] == results.parent.name and r["dataset"] == results.stem]
+    assert mine and all(
+        r["reply_end"].endswith(f"R{r['replica']}Q{r['question_index']}") for r in mine
+    )
+
+
 def test_audit_never_overwrites_a_foreign_file(capsys, workdir, tmp_path):  # noqa: F811
     root, _ = workdir
     foreign = tmp_path / "mine.csv"
