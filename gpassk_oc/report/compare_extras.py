@@ -25,10 +25,10 @@ __all__ = ["corrected_lines", "prob_a_greater", "prob_lines"]
 def _values(n: np.ndarray, c: np.ndarray, key: str) -> np.ndarray:
     spec = parse_metric(key)
     out = np.full(len(n), np.nan)
-    for i, (ni, ci) in enumerate(zip(n, c)):
-        per_c = metric_per_c(spec, int(ni))
+    for value in np.unique(n):
+        per_c = metric_per_c(spec, int(value))
         if per_c is not None:
-            out[i] = per_c[int(ci)]
+            out[n == value] = per_c[c[n == value]]
     return out
 
 

@@ -142,11 +142,16 @@ def _question_values(rows: Sequence[Row], key: str) -> np.ndarray:
     where = {q: i for i, q in enumerate(union)}
     spec = parse_metric(key)
     out = np.full((len(union), len(rows)), np.nan)
+    tables: dict[int, np.ndarray | None] = {}
     for j, row in enumerate(rows):
-        for q, n, c in zip(row.keys, row.n, row.c):
-            per_c = metric_per_c(spec, int(n))
+        at = np.array([where[q] for q in row.keys])
+        for n in np.unique(row.n):
+            if int(n) not in tables:
+                tables[int(n)] = metric_per_c(spec, int(n))
+            per_c = tables[int(n)]
             if per_c is not None:
-                out[where[q], j] = per_c[int(c)]
+                mask = row.n == n
+                out[at[mask], j] = per_c[row.c[mask]]
     return out
 
 
