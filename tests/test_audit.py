@@ -125,7 +125,12 @@ def test_audited_rates_correct_upwards_where_verdicts_reject(capsys, workdir, tm
         corrected = row["corrected"]["metrics"]["G-Pass@16_1.0"]
         assert corrected["value"] > row["metrics"]["G-Pass@16_1.0"]["value"]
         assert corrected["rerun_low"] <= corrected["value"] <= corrected["rerun_high"]
-    assert set(data[0]["corrected"]["rates"]) == set(SOURCES)
+    rates = data[0]["corrected"]["rates"]
+    assert set(rates) == set(SOURCES)
+    for rate in rates.values():  # each audited rate with its own interval
+        for name in ("fp", "fn"):
+            low, high = rate[f"{name}_interval"]
+            assert 0 <= low <= high < 1
     code, out, err = run_cli(capsys, "report", root, "--audit", sheet, "--resamples", "300")
     assert code == 0, err
     assert "## Corrected for verdict error" in out and "G-Pass@16_1.0 raw" in out

@@ -4,12 +4,15 @@
 A rank cell reads ``2 (1–4)``: rank 2 by the point estimates (1 = best; tied rows share
 the better rank), and at the report's level the true rank lies between 1 and 4 under the
 interval kind the tables show (``--interval``; with ``both``: ``2 (1–4; 1–5)``, rerun
-first). Corrected values are shown beside the raw ones, labelled, never in their place.
+first). Corrected values are shown beside the raw ones, labelled, never in their place,
+with the rates used (an audit's rates with their intervals: percent, at the report's level).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
@@ -21,6 +24,7 @@ __all__ = [
     "json_extras",
     "markdown_sections",
     "rank_text",
+    "rate_intervals",
     "sections",
 ]
 
@@ -39,11 +43,33 @@ def rank_text(cell: Any, kinds: tuple[str, ...]) -> str:
     return f"{cell.rank} ({inner})" if inner else str(cell.rank)
 
 
+def rate_intervals(rates: Any, level: float) -> dict[str, dict[str, Any]]:
+    """Per source: fp and fn (fractions) and, for audited rates, their intervals at *level*
+    (quantiles of the posterior draws; None for stated rates)."""
+    out: dict[str, dict[str, Any]] = {}
+    alpha = (1 - level) / 2
+    for source, (fp, fn) in rates.points.items():
+        draws = rates.draws.get(source) if rates.draws is not None else None
+        spans: list[list[float] | None] = [None, None]
+        if draws is not None:  # holds the point (an audit without errors: rate 0)
+            for j, value in enumerate((fp, fn)):
+                low, high = np.quantile(draws[:, j], [alpha, 1 - alpha])
+                spans[j] = [min(float(low), value), max(float(high), value)]
+        out[source] = {"fp": fp, "fn": fn, "fp_interval": spans[0], "fn_interval": spans[1]}
+    return out
+
+
+def _rate_text(name: str, value: float, span: list[float] | None) -> str:
+    inner = f" [{100 * span[0]:.2f}, {100 * span[1]:.2f}]" if span else ""
+    return f"{name} {100 * value:.2f}%{inner}"
+
+
 def _corrected_note(report: Any) -> str:
     rates = report.extras["rates"]
     parts = [
-        f"{'every source' if s == '*' else s}: fp {100 * fp:.2f}%, fn {100 * fn:.2f}%"
-        for s, (fp, fn) in rates.points.items()
+        f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
+        f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
+        for s, r in rate_intervals(rates, report.level).items()
     ]
     how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
     parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
@@ -169,7 +195,7 @@ def json_extras(report: Any, label: str, dataset: str) -> dict[str, Any]:
     if values:
         rates = report.extras["rates"]
         out["corrected"] = {
-            "rates": {s: {"fp": fp, "fn": fn} for s, (fp, fn) in rates.points.items()},
+            "rates": rate_intervals(rates, report.level),
             "origin": rates.origin,
             "metrics": {
                 key: {
