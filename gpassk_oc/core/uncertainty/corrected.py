@@ -139,7 +139,6 @@ def correct(
     *rates* are the point rates ``(fp, fn)`` per channel (the order of each question's
     tuples); *rate_draws* (R × S × 2) are draws from the rates' posterior (None: the rates
     are known exactly). *prior* defaults to the Beta fitted through the channel."""
-
     specs = [parse_metric(m) for m in metrics]
     for s, (fp, fn) in enumerate(rates):
         check_rates(fp, fn, f"channel {s}")
