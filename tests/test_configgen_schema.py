@@ -136,7 +136,7 @@ ERRORS = {
     ),
     "missing grid axis": ("del ks\n", "missing variable 'ks' (or k)"),
     "max_seq_len": ("max_seq_len = 100\n", "max_seq_len: 100 is not above max_out_len = 8192"),
-    "repetition penalty": ("repetition_penalty = 0\n", "repetition_penalty: 0 is not in (0, inf)"),
+    "repetition penalty": ("repetition_penalty = 0\n", "repetition_penalty: 0 is not in (0, 10]"),
     "bool knob": ("cot = 'yes'\n", "cot: must be True or False, got 'yes'"),
 }
 
