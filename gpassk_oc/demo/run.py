@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc import configgen
-from gpassk_oc.argtypes import port_number, seed_number
+from gpassk_oc.argtypes import opencompass_dir_problem, path_arg, port_number, seed_number
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.leaderboard import (
     SIMULATION_BANNER,
@@ -96,6 +96,7 @@ __all__ = [
 DEFAULT_OUTPUT = "gpassk_demo_output"
 #: Written into every output folder the demo creates; only such a folder is reused.
 MARKER = ".gpassk-oc-demo"
+MARKER_TEXT = "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n"
 TEMPLATE_NAME = "demo.py"
 #: How long the OpenCompass run may take before the demo gives up (seconds).
 CLI_TIMEOUT = 1200
@@ -143,16 +144,22 @@ def claim_output(out: Path) -> None:
     folder the user filled."""
     if out.exists() and not out.is_dir():
         raise OwnershipError(f"--output {out}: is a file; need a new or empty folder")
-    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+    if out.is_dir() and not _is_demo_marker(out / MARKER) and any(out.iterdir()):
         raise OwnershipError(
             f"--output {out}: folder is not empty and was not made by gpassk-oc demo (no "
-            f"{MARKER} file in it); choose a new or empty folder"
+            f"{MARKER} file of the demo's in it); choose a new or empty folder"
         )
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text(
-        "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n",
-        encoding="utf-8",
-    )
+    if not (out / MARKER).exists():
+        (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def _is_demo_marker(path: Path) -> bool:
+    """*path* is the marker the demo wrote (a user's file of that name is not)."""
+    try:
+        return not path.is_symlink() and path.read_text(encoding="utf-8") == MARKER_TEXT
+    except (OSError, ValueError):
+        return False
 
 
 def remove_stale_configs(configs_dir: Path) -> None:
@@ -295,7 +302,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output",
-        type=Path,
+        type=path_arg,
         default=Path(DEFAULT_OUTPUT),
         metavar="DIR",
         help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT}): new, "
@@ -324,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
     """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
     start = time.monotonic()
     out = args.output.resolve()
+    if why := opencompass_dir_problem(out, "--output"):  # else every task fails after a minute
+        return fail(why)
     try:  # before the first line of output: a refused folder is one error line
         claim_output(out)
     except OwnershipError as exc:
