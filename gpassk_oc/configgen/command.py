@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpassk_oc.argtypes import path_text
 from gpassk_oc.configgen.expand import ConfigData
 from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
 from gpassk_oc.configgen.pipeline import build
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config-template-file",
         dest="config_template_file",
         required=True,
+        type=path_text,
         metavar="TEMPLATE",
         help="template path, or a bare name such as nono1.py looked up among "
         f"the shipped templates ({TEMPLATES_DIRNAME}/)",
@@ -72,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output-dir",
         "--output_dir",
         dest="output_dir",
+        type=path_text,
         default=DEFAULT_OUTPUT_DIR,
         help=f"where configs are written (default {DEFAULT_OUTPUT_DIR})",
     )
@@ -142,4 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Expand a template into one OpenCompass config per grid point.",
     )
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        return run(parser.parse_args(argv))
+    except KeyboardInterrupt:  # as gpassk-oc does: one line, 128 + SIGINT
+        return fail("interrupted", 130)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.scoring.metric_names import (
     PASS_AT_1,
     headline_metrics,
@@ -31,10 +32,19 @@ from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.scoring.stats import compare as paired_compare
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
-from gpassk_oc.report.cli import add_common_arguments, check_common, fail_refused, write_output
+from gpassk_oc.report.cli import (
+    add_common_arguments,
+    check_common,
+    fail_refused,
+    output_format,
+    write_output,
+)
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
 from gpassk_oc.report.model import ReportError, default_k
 from gpassk_oc.report.numbers import DASH, pct, pct_text
+
+#: what ``--format`` (or the suffix of ``--out``) may choose
+FORMATS = ("markdown", "json")
 
 
 class CompareError(Exception):
@@ -228,10 +238,10 @@ def render_markdown(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "a", metavar="A", help="results JSON or work/timestamp/results dir of run A"
+        "a", type=path_text, metavar="A", help="results JSON or work/timestamp/results dir of run A"
     )
     parser.add_argument(
-        "b", metavar="B", help="results JSON or work/timestamp/results dir of run B"
+        "b", type=path_text, metavar="B", help="results JSON or work/timestamp/results dir of run B"
     )
     parser.add_argument(
         "--model-a", default=None, help="model abbr (or base name / unique substring) in A"
@@ -250,7 +260,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="metrics to compare (default: G-Pass@k_{0.5,0.75,1.0}, mG-Pass@k, pass@k, pass@1)",
     )
     parser.add_argument("--by-split", action="store_true", help="also compare per split × language")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="default: from the suffix of --out (.md, .json), else markdown",
+    )
     add_common_arguments(parser)
 
 
@@ -284,6 +299,7 @@ def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
         check_common(args)
+        args.format = output_format(args.format, args.out, FORMATS)
         a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
         b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
         sides = ((a, "A"), (b, "B"))
