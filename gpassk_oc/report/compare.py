@@ -210,11 +210,13 @@ def render_markdown(
         f"# {a.label} (A) vs {b.label} (B)",
         "",
         f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
-        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each. "
+        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each, "
+        f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
+        "beside it leaves 0 out. "
         "rerun: would the difference hold if both were sampled again on these questions "
         "(t interval, unbiased per-question variances; * where n < 2k: posterior "
-        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired bootstrap "
-        f"over questions, {n_boot} resamples).",
+        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
         "",
     ]
     for name, diffs in result.items():
