@@ -420,17 +420,19 @@ def run(args: argparse.Namespace) -> int:
         f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
         "the truth up to sampling noise; the CIs say how far to trust them."
     )
+    _say(checking_text(rows_json, report.level))
     _say("")
     _say(f"Done in {time.monotonic() - start:.0f} s. Everything is in {out}:")
     for label, path in [
         ("leaderboard + truth", out / "report" / "leaderboard.md"),
+        ("leaderboard page", out / "report" / "leaderboard.html"),
         ("report JSON", out / "report" / "report.json"),
-        ("figures", out / "plots"),
+        (f"figures ({100 * report.level:g}% benchmark bands)", out / "plots"),
         ("configs", configs_dir),
         ("OpenCompass work dir", run_dir),
         ("OpenCompass log", log_path),
     ]:
-        _say(f"  {label:<22} {path}")
+        _say(f"  {label:<30} {path}")
     _say("Real models: serve one (e.g. `lmdeploy serve api_server <model> --server-port 23333`),")
     _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
     _say(
@@ -438,6 +440,22 @@ def run(args: argparse.Namespace) -> int:
         "See docs/real-models.md."
     )
     return 0
+
+
+def checking_text(rows_json: Sequence[dict], level: float) -> str:
+    """What the checker did, in the accounting's own words: replies stating no answer are
+    'undecided' (rule_undecided), not 'no_answer' (empty or cut-off replies only)."""
+    accounting = [r.get("accounting") or {} for r in rows_json]
+    undecided = sum(int(a.get("rule_undecided", 0)) for a in accounting)
+    no_answer = sum(int(a.get("no_answer", 0)) for a in accounting)
+    return (
+        f'Checking: rules only. {undecided} replies stated no answer ("I am not sure ..."): '
+        f"scored wrong as undecided (rule_undecided); no_answer = {no_answer} counts only "
+        "empty or cut-off replies. The report's verdict-sensitivity range is the value if "
+        "every undecided reply were right: the checker's reach, not a confidence interval. "
+        f"Figure bands are {100 * level:g}% benchmark intervals (new questions), wider than "
+        "the rerun intervals above."
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
