@@ -21,6 +21,7 @@ top_ps = [0.95]
 ks = [[4, 8]]
 replications = [1]
 data_path = '/data/livemathbench'
+send_random_seed = True  # no dump note on the seed: stderr is only the refusals
 """
 
 
