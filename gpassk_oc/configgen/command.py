@@ -112,10 +112,9 @@ def run(args: argparse.Namespace) -> int:
         configs = plan.configs + ([plan.grid] if args.grid else [])
     except TemplateError as exc:
         return fail(f"{display}: {exc}")
-    for note in dict.fromkeys(plan.notes):
-        logger.info(f"note: {display}: {note}")
     count = f"{len(plan.configs)} config(s)" + (" + 1 grid config" if args.grid else "")
     if args.dry_run:
+        _notes(plan.notes, display)
         for config in configs:
             print(config.name)
         print(f"{count} from {display} (dry run, nothing written)")
@@ -128,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(exc.lines[-1])
     except OSError as exc:
         return fail(f"{args.output_dir}: {exc}", 1)
+    _notes(plan.notes, display)  # after the write: a refusal stays one error line
     shown = [os.path.join(args.output_dir, target.name) for target in written]
     for line in shown[: len(plan.configs)]:
         print(line)
@@ -135,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if args.grid:  # the contract: the grid config's path is the last line
         print(shown[-1])
     return 0
+
+
+def _notes(notes: list[str], display: str) -> None:
+    for note in dict.fromkeys(notes):
+        logger.info(f"note: {display}: {note}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
