@@ -418,7 +418,7 @@ def run(args: argparse.Namespace) -> int:
     _say(
         f"Read: pass@{report.k} (solved at least once in {report.k} tries) favours the shaky model; "
         f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
-        "the truth up to sampling noise; the CIs say how far to trust them."
+        "the truth up to sampling noise; the rerun intervals say how far to trust them."
     )
     _say(checking_text(rows_json, report.level))
     _say("")
