@@ -24,4 +24,7 @@ if __name__ == "__main__":
     except ModuleNotFoundError as exc:  # run from a checkout with this Python lacking the deps
         sys.stderr.write(_install_hint(exc.name or str(exc)))
         code = 1
+    except KeyboardInterrupt:  # Ctrl-C while importing: as everywhere, one line, 130
+        sys.stderr.write("error: interrupted\n")
+        code = 130
     sys.exit(code)
