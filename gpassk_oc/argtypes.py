@@ -4,8 +4,19 @@ bad value is one ``error:`` line (exit 2) before anything runs or is written."""
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from pathlib import Path
 
-__all__ = ["port_number", "seed_number", "MAX_SEED"]
+__all__ = [
+    "port_number",
+    "seed_number",
+    "MAX_SEED",
+    "path_text",
+    "path_arg",
+    "shell_unsafe",
+    "opencompass_dir_problem",
+]
 
 #: numpy's seeds are 32-bit (``np.random.default_rng`` takes more, the legacy API does not).
 MAX_SEED = 2**32 - 1
@@ -34,3 +45,52 @@ def seed_number(text: str) -> int:
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"{value}: need a seed in 0..{MAX_SEED}")
     return value
+
+
+def path_text(text: str) -> str:
+    """A file or folder name as typed: refused when empty (``''`` would silently mean
+    the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty path: name a file or folder")
+    return text
+
+
+def path_arg(text: str) -> Path:
+    """:func:`path_text` as a :class:`~pathlib.Path`."""
+    return Path(path_text(text))
+
+
+#: Characters a POSIX shell splits on or expands. OpenCompass starts each task with
+#: ``subprocess.run(f"{python} {script} {cwd}/tmp/<id>_params.py", shell=True)``, unquoted,
+#: so one of these in the interpreter's path, the installed package's path or the folder
+#: OpenCompass runs in breaks every task.
+_SHELL_UNSAFE = re.compile(r"[\s'\"\\$`;&|<>()*?\[\]]")
+
+
+def shell_unsafe(path: str | Path) -> str | None:
+    """The first character of *path* an unquoted shell command line would split on or
+    expand (shown readably: 'a space'), or None."""
+    found = _SHELL_UNSAFE.search(str(path))
+    if found is None:
+        return None
+    char = found.group()
+    return {" ": "a space", "\t": "a tab", "\n": "a line break"}.get(char, repr(char))
+
+
+def opencompass_dir_problem(folder: Path, what: str) -> str | None:
+    """Why OpenCompass cannot run its tasks in *folder* (named *what*, e.g. ``--output``),
+    or from this interpreter and installation; None when it can. One line, naming the
+    path and the character."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("opencompass")  # finds the package, does not import it
+    places = [(what, folder), ("the Python interpreter", Path(sys.executable))]
+    if spec is not None and spec.origin:
+        places.append(("the installed opencompass", Path(spec.origin).parent))
+    for label, path in places:
+        if char := shell_unsafe(path):
+            return (
+                f"{label} {path}: contains {char}, and OpenCompass starts its tasks with an "
+                "unquoted shell command line that breaks on it; choose a path without it"
+            )
+    return None

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from gpassk_oc import __version__
-from gpassk_oc.log import OneLineParser, use_cli_format
+from gpassk_oc.log import OneLineParser, fail, use_cli_format
 
 # subcommand name -> (module path, help); modules are imported lazily so that
 # `gpassk-oc --help` stays instant (OpenCompass takes ~10 s to import).
@@ -61,9 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit status after Ctrl-C (128 + SIGINT), as shells report it
+INTERRUPTED = 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one subcommand; Ctrl-C anywhere is one ``error: interrupted`` line, exit 130."""
     use_cli_format()  # one plain line per message; errors as "error: ..."
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        return fail("interrupted", INTERRUPTED)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
     if argv and argv[0] in SUBCOMMANDS:
         module_path, help_text = SUBCOMMANDS[argv[0]]

@@ -12,7 +12,9 @@ rest of the file (:func:`stamp`), so the usual edit-template-then-dump loop rewr
 own files, and a hand edit (or a file written by hand or by release 0.1.0, which has no
 such line) is left alone. Other outputs (markdown, CSV, JSON, figures) cannot carry a
 comment in every format, so the hash of what was written goes into a manifest beside
-them, ``.gpassk-oc-written.json`` (file name -> SHA-256).
+them, ``.gpassk-oc-written.json`` (file name -> SHA-256, plus a :data:`MANIFEST_KEY` line
+saying who wrote it). The manifest follows the rule too: a file of that name that is not
+a gpassk-oc manifest is refused like any other, never replaced.
 
 A refusal is raised before anything is written (:class:`Refused`, one line per file) so a
 command either writes all its files or none. Standard library only: every layer may use it.
@@ -29,6 +31,8 @@ from pathlib import Path
 
 __all__ = [
     "MANIFEST",
+    "MANIFEST_KEY",
+    "manifest_problem",
     "STAMP_PREFIX",
     "Refused",
     "digest",
@@ -40,6 +44,9 @@ __all__ = [
 ]
 
 MANIFEST = ".gpassk-oc-written.json"
+#: The manifest's own entry: who wrote it (file names never start with "_gpassk-oc").
+MANIFEST_KEY = "_gpassk-oc"
+MANIFEST_NOTE = "files written by gpassk-oc (name -> sha256); do not edit"
 STAMP_PREFIX = "# gpassk-oc sha256:"
 
 
@@ -75,7 +82,35 @@ def _manifest(directory: Path) -> dict[str, str]:
         data = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # absent or unreadable: nothing there counts as ours
-    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str) and k != MANIFEST_KEY}
+
+
+def _is_sha256(value: object) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def manifest_problem(directory: Path) -> str | None:
+    """None if the manifest of *directory* is absent or gpassk-oc's (its :data:`MANIFEST_KEY`
+    entry, or, as release 0.1.0 wrote it, only ``name -> sha256`` entries); else why it is
+    not ours to rewrite."""
+    path = directory / MANIFEST
+    if not os.path.lexists(path):
+        return None
+    if path.is_symlink() or not path.is_file():
+        return "exists and is not a regular file"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict) and data.get(MANIFEST_KEY) == MANIFEST_NOTE:
+        return None
+    if isinstance(data, dict) and data and all(_is_sha256(v) for v in data.values()):
+        return None  # an older manifest: entries only
+    return "not written by gpassk-oc (it keeps its list of written files under this name)"
 
 
 def why_protected(path: Path) -> str | None:
@@ -119,7 +154,24 @@ def write_files(files: Mapping[Path, bytes], force: bool = False, what: str = ""
     """Write *files* (path -> content) after :func:`check_targets`: all or none refused.
     Each file is written to a temporary name and renamed (never half-written); the hash of
     every unstamped file goes into its folder's manifest."""
+    reserved = [p for p in files if Path(p).name == MANIFEST]
+    if reserved:  # the manifest update would replace it at once
+        raise Refused(
+            [
+                f"{what + ' ' if what else ''}{reserved[0]}: {MANIFEST} is the name of "
+                "gpassk-oc's list of written files; choose another name"
+            ]
+        )
     check_targets(files, force, what)
+    manifests = {Path(p).parent / MANIFEST for p, data in files.items() if not is_stamped(data)}
+    lead = f"{what} " if what else ""
+    refused = [
+        f"{lead}{path}: {why}; left alone (--force overwrites it)"
+        for path in sorted(manifests)
+        if not force and (why := manifest_problem(path.parent)) is not None
+    ]
+    if refused:
+        raise Refused(refused)
     by_dir: dict[Path, dict[str, str]] = {}
     for path, data in files.items():
         path = Path(path)
@@ -136,8 +188,11 @@ def write_files(files: Mapping[Path, bytes], force: bool = False, what: str = ""
         if not is_stamped(data):
             by_dir.setdefault(path.parent, {})[path.name] = digest(data)
     for directory, entries in by_dir.items():
-        manifest = {**_manifest(directory), **entries}
-        text = json.dumps(dict(sorted(manifest.items())), indent=1) + "\n"
+        manifest = {
+            MANIFEST_KEY: MANIFEST_NOTE,
+            **dict(sorted({**_manifest(directory), **entries}.items())),
+        }
+        text = json.dumps(manifest, indent=1) + "\n"
         (directory / MANIFEST).write_text(text, encoding="utf-8")
     return [Path(p) for p in files]
 

@@ -5,7 +5,8 @@ documented rules, not copied from the code's messages.
 
 Placeholders in argv: ``{work}`` a valid work dir (two sampled runs), ``{model_a}`` /
 ``{model_b}`` its model abbrs, ``{file}`` a plain file, ``{full}`` a non-empty folder of
-the user's.
+the user's, ``{mine}`` a folder holding the user's own ``.gpassk-oc-written.json`` and
+``{marked}`` one holding the user's own ``.gpassk-oc-demo``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,11 @@ class Case:
 
 def cli(id: str, argv: str, *expect: str) -> Case:
     return Case(id, "cli", tuple(expect), tuple(argv.split()))
+
+
+def cli_args(id: str, argv: tuple[str, ...], *expect: str) -> Case:
+    """An argv that cannot be written split on spaces (an empty or spaced argument)."""
+    return Case(id, "cli", tuple(expect), argv)
 
 
 # --------------------------------------------------------------------------- CLIs
@@ -159,6 +165,63 @@ CLI_CASES = [
     cli("serve-data-under-file", "serve-demo --port 0 --data-dir {file}/d", "--data-dir"),
 ]
 
+# issue 25: empty paths, paths OpenCompass cannot run in, --out suffixes, files of the
+# package's own names that the user wrote
+EMPTY = "empty path"
+EDGE_CLI_CASES = [
+    cli_args("dump-template-empty", ("dump", "-tc", ""), "-tc", EMPTY),
+    cli_args("dump-output-empty", ("dump", "-tc", "demo.py", "-o", ""), "--output-dir", EMPTY),
+    cli_args("dump-script-output-empty", ("SCRIPT", "-tc", "demo.py", "-o", " "), EMPTY),
+    cli_args("report-path-empty", ("report", ""), "PATH", EMPTY),
+    cli_args("report-out-empty", ("report", "{work}", "--out", ""), "--out", EMPTY),
+    cli_args("report-plots-empty", ("report", "{work}", "--plots", ""), "--plots", EMPTY),
+    cli_args("compare-a-empty", ("compare", "", "{work}"), "A", EMPTY),
+    cli_args("compare-b-empty", ("compare", "{work}", ""), "B", EMPTY),
+    cli_args("compare-out-empty", ("compare", "{work}", "{work}", "--out", ""), "--out", EMPTY),
+    cli_args("plan-pilot-empty", ("plan", ""), "PILOT", EMPTY),
+    cli_args("plan-pilot-b-empty", ("plan", "{work}", "--pilot-b", ""), "--pilot-b", EMPTY),
+    cli_args("demo-output-empty", ("demo", "--quick", "--output", ""), "--output", EMPTY),
+    cli_args("serve-data-empty", ("serve-demo", "--data-dir", ""), "--data-dir", EMPTY),
+    cli_args(
+        "demo-output-space",
+        ("demo", "--quick", "--output", "{tmp}/demo out"),
+        "--output {tmp}/demo out",
+        "a space",
+        "OpenCompass",
+    ),
+    cli_args("demo-output-quote", ("demo", "--output", "{tmp}/it's"), "--output", '"\'"'),
+    cli(
+        "report-out-json-format-csv",
+        "report {work} --format csv --out {tmp}/r.json",
+        ".json",
+        "csv",
+    ),
+    cli("report-out-csv-format-md", "report {work} --format markdown --out {tmp}/r.csv", "--out"),
+    cli("compare-out-csv", "compare {work} {work} --out {tmp}/c.csv", "--out", "csv", "json"),
+    cli(
+        "compare-out-md-format-json", "compare {work} {work} --format json --out {tmp}/c.md", ".md"
+    ),
+    cli(
+        "report-out-manifest-name",
+        "report {work} --out {tmp}/.gpassk-oc-written.json",
+        ".gpassk-oc-written.json",
+        "another name",
+    ),
+    cli(
+        "report-user-manifest",
+        "report {work} --out {mine}/r.md",
+        "{mine}/.gpassk-oc-written.json",
+        "not written by gpassk-oc",
+    ),
+    cli(
+        "report-plots-user-manifest",
+        "report {work} --plots {mine}",
+        "{mine}/.gpassk-oc-written.json",
+        "not written by gpassk-oc",
+    ),
+    cli("demo-user-marker", "demo --quick --output {marked}", "--output {marked}", "not empty"),
+]
+
 # --------------------------------------------------------------------------- templates
 BASE = {
     "llm_infos": "[('org/model-a', 1, 8)]",
@@ -268,6 +331,44 @@ TEMPLATE_CASES = [
         api_models="[dict(path='m', openai_api_base='http://h/v1', batch_size=0)]",
     ),
     tpl("t-api-not-dict", ("api_models[0]", "dict"), llm_infos=None, api_models="['m']"),
+    # issue 25: every numeric variable has an upper bound, named when exceeded
+    tpl("t-max-out-len-huge", ("max_out_len", "1,000,000,000", "1,048,576"), max_out_len="10**9"),
+    tpl("t-max-seq-len-huge", ("max_seq_len", "16,777,216"), max_seq_len="10**9"),
+    tpl("t-top-k-huge", ("top_k", "1,000,000"), top_k="10**7"),
+    tpl("t-rep-penalty-huge", ("repetition_penalty", "(0, 10]"), repetition_penalty="1000"),
+    tpl("t-random-seed-huge", ("random_seed", "4,294,967,295"), random_seed="2**40"),
+    tpl("t-random-seed-negative", ("random_seed", ">= 0"), random_seed="-1"),
+    tpl("t-workers-huge", ("max_num_workers", "1,024"), max_num_workers="10**6"),
+    tpl("t-llm-tp-huge", ("llm_infos[0]", "tensor parallel", "64"), llm_infos="[('o/m', 1000, 8)]"),
+    tpl(
+        "t-llm-batch-huge", ("llm_infos[0]", "batch size", "4,096"), llm_infos="[('o/m', 1, 10**6)]"
+    ),
+    tpl(
+        "t-api-timeout-huge",
+        ("api_models[0].timeout", "86,400"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', timeout=10**9)]",
+    ),
+    tpl(
+        "t-api-qps-huge",
+        ("api_models[0].query_per_second", "10,000"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', query_per_second=10**6)]",
+    ),
+    tpl(
+        "t-api-retry-huge",
+        ("api_models[0].retry", "100"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', retry=10**4)]",
+    ),
+    tpl(
+        "t-api-batch-huge",
+        ("api_models[0].batch_size", "4,096"),
+        llm_infos=None,
+        api_models="[dict(path='m', openai_api_base='http://h/v1', batch_size=10**5)]",
+    ),
+    tpl("t-sys-exit", ("line 7", "sys.exit(3)"), _x="__import__('sys').exit(3)"),
+    tpl("t-exit-bare", ("line 7", "sys.exit()"), _x="__import__('sys').exit()"),
     tpl("t-syntax-error", ("line 2", "never closed"), temperatures="[0.3"),
     tpl("t-runtime-error", ("line", "ZeroDivisionError"), temperatures="[1/0]"),
 ]
@@ -356,4 +457,4 @@ DATA_CASES = [
     data("d-unknown-language", GOOD_ROW, "language", "fr", languages=["fr"]),
 ]
 
-ALL_CASES = CLI_CASES + TEMPLATE_CASES + RESULTS_CASES + DATA_CASES
+ALL_CASES = CLI_CASES + EDGE_CLI_CASES + TEMPLATE_CASES + RESULTS_CASES + DATA_CASES

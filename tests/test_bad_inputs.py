@@ -44,6 +44,9 @@ def prepare(tmp: Path) -> dict[str, str]:
     (tmp / "user.txt").write_text("the user's file\n")
     (tmp / "full").mkdir()
     (tmp / "full" / "notes.md").write_text("mine\n")
+    for folder, name in (("mine", ".gpassk-oc-written.json"), ("marked", ".gpassk-oc-demo")):
+        (tmp / folder).mkdir()
+        (tmp / folder / name).write_text("the user's own file\n")
     return {
         "work": str(tmp / "work"),
         "file": str(tmp / "user.txt"),
@@ -51,6 +54,8 @@ def prepare(tmp: Path) -> dict[str, str]:
         "tmp": str(tmp),
         "model_a": MODEL_A,
         "model_b": MODEL_B,
+        "mine": str(tmp / "mine"),
+        "marked": str(tmp / "marked"),
     }
 
 
@@ -126,7 +131,7 @@ def test_the_table_covers_every_cli_and_holds_100_cases():
     assert len(ALL_CASES) >= 100
     assert len({c.id for c in ALL_CASES}) == len(ALL_CASES)
     commands = {c.argv[0] for c in ALL_CASES if c.kind == "cli" and c.argv}
-    assert {"dump", "SCRIPT", "report", "compare", "demo", "serve-demo"} <= commands
+    assert {"dump", "SCRIPT", "report", "compare", "plan", "demo", "serve-demo"} <= commands
     assert {c.kind for c in ALL_CASES} == {"cli", "template", "results", "data"}
 
 

@@ -136,7 +136,7 @@ ERRORS = {
     ),
     "missing grid axis": ("del ks\n", "missing variable 'ks' (or k)"),
     "max_seq_len": ("max_seq_len = 100\n", "max_seq_len: 100 is not above max_out_len = 8192"),
-    "repetition penalty": ("repetition_penalty = 0\n", "repetition_penalty: 0 is not in (0, inf)"),
+    "repetition penalty": ("repetition_penalty = 0\n", "repetition_penalty: 0 is not in (0, 10]"),
     "bool knob": ("cot = 'yes'\n", "cot: must be True or False, got 'yes'"),
 }
 
@@ -192,6 +192,11 @@ def test_unreadable_template(tmp_path):
 
 
 # ------------------------------------------------------------------------- notes
+#: every template that does not send its seed says so once (issue 25)
+SEED_NOTE = (
+    "random_seed: 42 is in the config names (rs42) but sent to no model (send_random_seed = "
+    "False: one fixed seed would make the n samples identical)"
+)
 
 
 def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
@@ -202,7 +207,8 @@ def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
     assert plan.notes == [
         "eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is "
         "empty: rule-based checking (as in GPassK); set eval_urls to use "
-        "the judge"
+        "the judge",
+        SEED_NOTE,
     ]
     (config,) = plan.configs
     assert config.name == "deepseek-math-7b-rl" + TAIL  # no -judge- part
@@ -210,7 +216,7 @@ def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
     assert evaluator.pop("run_record")["model_abbr"] == config.data["models"][0]["abbr"]
     assert evaluator == {"type": "gpassk_oc.evaluators.GPassKEvaluator", "k": [4, 8, 16]}
     assert configgen.main(["-tc", str(path), "-o", str(tmp_path / "o")]) == 0
-    assert capsys.readouterr().err.splitlines() == [f"note: tpl.py: {plan.notes[0]}"]
+    assert capsys.readouterr().err.splitlines() == [f"note: tpl.py: {n}" for n in plan.notes]
 
 
 def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
@@ -219,9 +225,30 @@ def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
         "data_path: 'opencompass/LiveMathBench' is the gated hub dataset: runs need granted "
         "access and a Hugging Face token, and offline runs a local copy; lay it out as "
         "DIR/202412/{split}_{lang}.jsonl and set data_path = '/abs/DIR' (docs/data.md: \"A local "
-        'LiveMathBench copy")'
+        'LiveMathBench copy")',
+        SEED_NOTE,
     ]
-    assert build(write(tmp_path, BASE, "local.py")).notes == []
+    assert build(write(tmp_path, BASE, "local.py")).notes == [SEED_NOTE]
+    sent = build(write(tmp_path, BASE + "send_random_seed = True\n", "seeded.py"))
+    assert sent.notes == []
+
+
+def test_api_model_names_knobs_its_config_does_not_send(tmp_path):
+    """A name says k50_rp1-0; an API config sends top_k / repetition_penalty only with
+    extra_sampling=True (in extra_body), top_p only with send_top_p: the dump says which."""
+    api = (
+        "api_models = [dict(path='a', openai_api_base='http://h/v1'), "
+        "dict(path='b', openai_api_base='http://h/v1', send_top_p=False), "
+        "dict(path='c', openai_api_base='http://h/v1', extra_sampling=True)]\n"
+        "send_random_seed = True\n"
+    )
+    plan = build(write(tmp_path, BASE.replace("llm_infos", "_unused") + api, "api.py"))
+    assert [n.split(":")[0] for n in plan.notes] == ["api_models[0] (a)", "api_models[1] (b)"]
+    assert "top_k = 50, repetition_penalty = 1.0" in plan.notes[0]
+    assert "extra_sampling = True" in plan.notes[0] and "top_p" not in plan.notes[0]
+    assert "top_p" in plan.notes[1] and "send_top_p = False" in plan.notes[1]
+    sent = {c.data["models"][0]["path"]: c.data["models"][0] for c in plan.configs}
+    assert sent["c"]["extra_body"] == {"top_k": 50, "repetition_penalty": 1.0}
 
 
 # ------------------------------------------------------------------------- model abbrs

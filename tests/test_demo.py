@@ -185,6 +185,30 @@ def test_demo_finishes_fast_and_names_its_folder(demo_run):
     assert "lmdeploy serve api_server" in proc.stdout
     # a line per stage
     assert [f"[{i}/5]" in proc.stdout for i in range(1, 6)] == [True] * 5
+    # the page is among the outputs listed at the end, with its path
+    assert re.search(
+        r"leaderboard page +" + re.escape(str(out / "report" / "leaderboard.html")), proc.stdout
+    )
+
+
+@pytest.mark.e2e
+def test_the_printed_words_match_the_files(demo_run):
+    """Undecided vs no_answer, the sensitivity range and the figure bands are said in the
+    accounting's own terms, with the accounting's own counts (issue 25)."""
+    out, proc, _ = demo_run
+    rows = _rows(out)
+    undecided = sum(r["accounting"]["rule_undecided"] for r in rows)
+    no_answer = sum(r["accounting"]["no_answer"] for r in rows)
+    assert undecided > 0 and no_answer == 0  # the simulated "I am not sure" replies
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("Checking:"))
+    assert f"{undecided} replies stated no answer" in line
+    assert f"no_answer = {no_answer}" in line and "not a confidence interval" in line
+    assert "Figure bands are 95% benchmark intervals" in line
+    assert "figures (95% benchmark bands)" in proc.stdout
+    leaderboard = (out / "report" / "leaderboard.md").read_text()
+    assert "rule_undecided" in leaderboard and "not a confidence interval" in leaderboard
+    titles = json.loads((out / "plots" / "gpass_vs_tau.json").read_text())
+    assert all("95% benchmark interval" in c["title"] for c in titles)
 
 
 @pytest.mark.e2e
@@ -200,8 +224,10 @@ def test_output_folder_has_everything(demo_run):
         model, dataset = config.stem.split("@")
         result = json.loads((run_dir / "results" / model / f"{dataset}.json").read_text())
         assert result["run"]["n"] == QUICK_N and result["run"]["num_questions"] == 32
-    for name in ("leaderboard.md", "report.json", "report.csv"):
+    for name in ("leaderboard.md", "report.json", "report.csv", "leaderboard.html"):
         assert (out / "report" / name).stat().st_size > 0
+    page = (out / "report" / "leaderboard.html").read_text(encoding="utf-8")
+    assert page.lstrip().lower().startswith("<!doctype html") and "gpassk-demo-steady" in page
     for figure in ("gpass_vs_tau", "mg_vs_temperature", "stability_gap"):
         for ext in ("png", "svg", "json"):
             assert (out / "plots" / f"{figure}.{ext}").stat().st_size > 0

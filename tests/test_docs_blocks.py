@@ -148,12 +148,27 @@ def copy(tmp_path_factory) -> Path:
     # a clone has a .git: tools that honour .gitignore (ruff) then skip what the docs'
     # commands write into the checkout, as they do for a reader
     subprocess.run(["git", "init", "-q", str(copy)], check=True)
+    # committed, so `git status` shows what the commands leave behind; .venv is this
+    # harness's symlink (the ignore rule `.venv/` matches a reader's real folder only)
+    (copy / ".git" / "info" / "exclude").write_text("/.venv\n")
+    git = ["git", "-c", "user.name=docs", "-c", "user.email=docs@localhost"]
+    subprocess.run([*git, "add", "-A"], cwd=copy, check=True)
+    subprocess.run([*git, "commit", "-qm", "clean copy"], cwd=copy, check=True)
     _run_page(copy, "README.md", README_TIMEOUT)
     return copy
 
 
+def untracked(copy: Path) -> list[str]:
+    """What `git status` lists in the copy: files the commands wrote that .gitignore misses."""
+    out = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=copy, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
 def test_readme_blocks_run(copy):
     assert (copy / "gpassk_demo_output" / "report" / "leaderboard.md").is_file()
+    assert untracked(copy) == [], "the README tour leaves files git does not ignore"
 
 
 def test_demo_leaderboard_in_the_docs_is_the_demos_own_output(copy):
@@ -177,3 +192,8 @@ def test_demo_leaderboard_in_the_docs_is_the_demos_own_output(copy):
 @pytest.mark.parametrize("page", [p for p in pages_in_run_order() if p != "README.md"])
 def test_page_blocks_run(copy, page):
     _run_page(copy, page, PAGE_TIMEOUT)
+
+
+def test_git_status_clean_after_every_page(copy):
+    """Runs after the pages (pytest keeps file order): nothing they wrote shows in git."""
+    assert untracked(copy) == [], "docs commands leave files git does not ignore"

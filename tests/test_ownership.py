@@ -21,6 +21,7 @@ top_ps = [0.95]
 ks = [[4, 8]]
 replications = [1]
 data_path = '/data/livemathbench'
+send_random_seed = True  # no dump note on the seed: stderr is only the refusals
 """
 
 
@@ -105,7 +106,7 @@ def test_demo_refuses_a_folder_it_did_not_make(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == (
         f"error: --output {out.resolve()}: folder is not empty and was not made by gpassk-oc "
-        f"demo (no {demo.MARKER} file in it); choose a new or empty folder\n"
+        f"demo (no {demo.MARKER} file of the demo's in it); choose a new or empty folder\n"
     )
     assert snapshot(out) == before
     blocker = tmp_path / "a-file"

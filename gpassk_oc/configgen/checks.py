@@ -67,14 +67,26 @@ def boolean(field: str, value: Any) -> bool:
     return value
 
 
-def integer(lo: int | None = None) -> Check:
+def integer(lo: int | None = None, hi: int | None = None, why: str = "") -> Check:
+    """An integer >= *lo*; above *hi* it is refused with the bound and *why* (a typo such
+    as ``10**9`` is far likelier than a plan)."""
+
     def check(field: str, value: Any) -> int:
         if not _is_int(value) or (lo is not None and value < lo):
             want = "an integer" if lo is None else f"an integer >= {lo}"
             raise TemplateError(f"must be {want}, got {value!r}", field)
+        if hi is not None and value > hi:
+            reason = f" ({why})" if why else ""
+            raise TemplateError(f"{value:,} exceeds the bound of {hi:,}{reason}", field)
         return value
 
     return check
+
+
+def exited(code: object) -> TemplateError:
+    """A template that called ``sys.exit`` / ``exit()``: said in one line, not obeyed."""
+    shown = "" if code is None else repr(code)
+    return TemplateError(f"the template called sys.exit({shown}); a template only sets variables")
 
 
 def optional(inner: Check) -> Check:

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpassk_oc.argtypes import path_text
 from gpassk_oc.configgen.expand import ConfigData
 from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
 from gpassk_oc.configgen.pipeline import build
@@ -63,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--config-template-file",
         dest="config_template_file",
         required=True,
+        type=path_text,
         metavar="TEMPLATE",
         help="template path, or a bare name such as nono1.py looked up among "
         f"the shipped templates ({TEMPLATES_DIRNAME}/)",
@@ -72,6 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output-dir",
         "--output_dir",
         dest="output_dir",
+        type=path_text,
         default=DEFAULT_OUTPUT_DIR,
         help=f"where configs are written (default {DEFAULT_OUTPUT_DIR})",
     )
@@ -109,10 +112,9 @@ def run(args: argparse.Namespace) -> int:
         configs = plan.configs + ([plan.grid] if args.grid else [])
     except TemplateError as exc:
         return fail(f"{display}: {exc}")
-    for note in dict.fromkeys(plan.notes):
-        logger.info(f"note: {display}: {note}")
     count = f"{len(plan.configs)} config(s)" + (" + 1 grid config" if args.grid else "")
     if args.dry_run:
+        _notes(plan.notes, display)
         for config in configs:
             print(config.name)
         print(f"{count} from {display} (dry run, nothing written)")
@@ -125,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(exc.lines[-1])
     except OSError as exc:
         return fail(f"{args.output_dir}: {exc}", 1)
+    _notes(plan.notes, display)  # after the write: a refusal stays one error line
     shown = [os.path.join(args.output_dir, target.name) for target in written]
     for line in shown[: len(plan.configs)]:
         print(line)
@@ -132,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if args.grid:  # the contract: the grid config's path is the last line
         print(shown[-1])
     return 0
+
+
+def _notes(notes: list[str], display: str) -> None:
+    for note in dict.fromkeys(notes):
+        logger.info(f"note: {display}: {note}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -142,4 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Expand a template into one OpenCompass config per grid point.",
     )
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    try:
+        return run(parser.parse_args(argv))
+    except KeyboardInterrupt:  # as gpassk-oc does: one line, 128 + SIGINT
+        return fail("interrupted", 130)

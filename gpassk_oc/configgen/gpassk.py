@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.configgen.checks import exited
 from gpassk_oc.configgen.schema import KNOWN_VARIABLES, TemplateError
 
 __all__ = ["REWRITE_NOTES", "grid_variables"]
@@ -45,6 +46,8 @@ def _load(path: Path) -> dict[str, Any]:
         return Config.fromfile(str(path), format_python_code=False).to_dict()
     except SyntaxError as exc:
         raise TemplateError(f"line {exc.lineno}: {exc.msg}") from None
+    except SystemExit as exc:
+        raise exited(exc.code) from None
     except Exception as exc:
         raise TemplateError(f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
 

@@ -14,6 +14,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.configgen.checks import exited
 from gpassk_oc.configgen.schema import TemplateError
 
 __all__ = [
@@ -84,16 +85,10 @@ def read_variables(path: Path) -> dict[str, Any]:
     namespace: dict[str, Any] = {"__name__": "__gpassk_template__", "__file__": filename}
     try:
         exec(code, namespace)  # noqa: S102 - the template is the user's own config file
+    except SystemExit as exc:  # exit() in a template: said, not obeyed
+        raise TemplateError(f"{_where(exc, filename)}{exited(exc.code)}") from None
     except Exception as exc:  # any Python error in the template is reported, not raised
-        line = next(
-            (
-                frame.lineno
-                for frame in reversed(traceback.extract_tb(exc.__traceback__))
-                if frame.filename == filename
-            ),
-            None,
-        )
-        where = f"line {line}: " if line else ""
+        where = _where(exc, filename)
         raise TemplateError(f"{where}{type(exc).__name__}: {exc}".splitlines()[0]) from None
     skipped = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
     return {
@@ -101,6 +96,19 @@ def read_variables(path: Path) -> dict[str, Any]:
         for name, value in namespace.items()
         if not name.startswith("_") and not isinstance(value, skipped)
     }
+
+
+def _where(exc: BaseException, filename: str) -> str:
+    """``line N: `` of the template's innermost frame in *exc*'s traceback, or ''."""
+    line = next(
+        (
+            frame.lineno
+            for frame in reversed(traceback.extract_tb(exc.__traceback__))
+            if frame.filename == filename
+        ),
+        None,
+    )
+    return f"line {line}: " if line else ""
 
 
 def is_gpassk_style(path: Path) -> bool:

@@ -50,10 +50,14 @@ API_MODEL_KEYS: dict[str, tuple[Any, Check | None, str]] = {
         optional(text),
         "local tokenizer directory (unset: token counts are approximated, nothing is downloaded)",
     ),
-    "batch_size": (8, integer(1), "concurrent requests"),
-    "query_per_second": (1, integer(1), "rate limit"),
-    "retry": (3, integer(0), "retries per request"),
-    "timeout": (None, optional(integer(1)), "request timeout in seconds"),
+    "batch_size": (8, integer(1, 4096, "concurrent requests"), "concurrent requests (<= 4,096)"),
+    "query_per_second": (1, integer(1, 10_000, "requests per second"), "rate limit (<= 10,000)"),
+    "retry": (3, integer(0, 100, "retries per request"), "retries per request (<= 100)"),
+    "timeout": (
+        None,
+        optional(integer(1, 86_400, "one day")),
+        "request timeout in seconds (<= 86,400)",
+    ),
     "send_top_p": (True, boolean, "`False` for endpoints that reject `top_p` (OpenAI o-series)"),
     "extra_sampling": (
         False,
@@ -121,8 +125,8 @@ def _llm_info(field: str, info: Any) -> ModelSpec:
             field,
         )
     path = text(field, path)
-    tp = integer(1)(f"{field} tensor parallel", tp)
-    bs = integer(1)(f"{field} batch size", bs)
+    tp = integer(1, 64, "GPUs per model")(f"{field} tensor parallel", tp)
+    bs = integer(1, 4096, "sequences per batch")(f"{field} batch size", bs)
     base = _name_base(field, abbr if abbr is not None else _base(path))
     return ModelSpec("turbomind", path, base, field, tp, bs)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.configgen import gpassk
-from gpassk_oc.configgen.expand import ConfigData, expand, grid_config, point_config
+from gpassk_oc.configgen.expand import ConfigData, GridPoint, expand, grid_config, point_config
 from gpassk_oc.configgen.loader import is_gpassk_style, read_variables
 from gpassk_oc.configgen.schema import Settings, TemplateError, validate
 
@@ -68,7 +68,9 @@ def build(
         header.append(f"Overridden by {overridden_by}: {', '.join(overrides)}.")
     settings = validate(variables)
     notes += settings.notes
-    configs = [point_config(settings, point, name, header) for point in expand(settings)]
+    points = expand(settings)
+    configs = [point_config(settings, point, name, header) for point in points]
+    notes += unsent_notes(settings, points, configs)
     seen: dict[str, ConfigData] = {}
     for config in configs:  # distinct grid values give distinct names; be sure
         if config.name in seen:
@@ -81,6 +83,57 @@ def build(
             "evaluator with convention names (see the file headers)",
         )
     return Plan(name, settings, configs, notes)
+
+
+#: sampling knobs a config name carries: run-record key -> template variable
+NAMED_KNOBS = {
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "repetition_penalty": "repetition_penalty",
+    "seed": "random_seed",
+}
+_WHY_NOT_SENT = {
+    "top_p": "send_top_p = False",
+    "top_k": "extra_sampling = False; vLLM, LMDeploy and SGLang servers accept top_k and "
+    "repetition_penalty with extra_sampling = True",
+}
+_WHY_NOT_SENT["repetition_penalty"] = _WHY_NOT_SENT["top_k"]
+
+
+def unsent_notes(
+    settings: Settings, points: list[GridPoint], configs: list[ConfigData]
+) -> list[str]:
+    """Dump-time notes naming every sampling knob a config's name carries but its model
+    does not receive — read from the run record, which lists what each config sends."""
+    unsent: dict[str, dict[str, None]] = {}  # model field -> template variables, in order
+    for point, config in zip(points, configs):
+        if point.greedy:  # greedy decoding: the other knobs do not apply
+            continue
+        record = config.data["datasets"][0]["eval_cfg"]["evaluator"]["run_record"]
+        for key, variable in NAMED_KNOBS.items():
+            if record.get(key) == "not sent":
+                unsent.setdefault(point.model.field, {})[variable] = None
+    notes = []
+    seed_unsent = any("random_seed" in knobs for knobs in unsent.values())
+    for spec in settings.models:
+        knobs = [v for v in unsent.get(spec.field, {}) if v != "random_seed"]
+        if knobs:
+            shown = ", ".join(
+                v if v == "top_p" else f"{v} = {getattr(settings, v)!r}" for v in knobs
+            )
+            why = "; ".join(dict.fromkeys(_WHY_NOT_SENT[v] for v in knobs))
+            notes.append(
+                f"{spec.field} ({spec.path}): its config names carry {shown}, but the "
+                f"OpenAI-compatible config does not send {'it' if len(knobs) == 1 else 'them'} "
+                f"({why})"
+            )
+    if seed_unsent:
+        notes.append(
+            f"random_seed: {settings.random_seed} is in the config names (rs"
+            f"{settings.random_seed}) but sent to no model (send_random_seed = False: one "
+            "fixed seed would make the n samples identical)"
+        )
+    return notes
 
 
 def generate(

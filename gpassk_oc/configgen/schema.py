@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gpassk_oc.argtypes import MAX_SEED
 from gpassk_oc.configgen.checks import (
     REQUIRED,
     Check,
@@ -53,6 +54,14 @@ __all__ = [
 ]
 
 # ------------------------------------------------------------------------- the table
+# Upper bounds of the numeric variables: far above any real setting, so a value beyond
+# one is a typo (``max_out_len = 10**9``), refused with the bound instead of generated.
+MAX_TOP_K = 1_000_000
+MAX_REPETITION_PENALTY = 10.0
+
+MAX_OUT_LEN = 2**20
+MAX_SEQ_LEN = 2**24
+MAX_WORKERS = 1024
 
 
 @dataclass(frozen=True)
@@ -128,16 +137,26 @@ VARIABLES: tuple[Var, ...] = (
         optional(integer(1)),
         default_doc="—",
     ),
-    Var("top_k", "int", 50, "top-k cut-off (-1 = none)", integer(-1)),
     Var(
-        "repetition_penalty", "float", 1.0, "repetition penalty (1.0 = none)", number(0, None, True)
+        "top_k",
+        "int",
+        50,
+        f"top-k cut-off (-1 = none), at most {MAX_TOP_K:,}",
+        integer(-1, MAX_TOP_K, "more than any tokenizer's vocabulary"),
+    ),
+    Var(
+        "repetition_penalty",
+        "float",
+        1.0,
+        f"repetition penalty (1.0 = none), in (0, {MAX_REPETITION_PENALTY:g}]",
+        number(0, MAX_REPETITION_PENALTY, True),
     ),
     Var(
         "random_seed",
         "int",
         42,
-        "recorded in the names; sent only with `send_random_seed = True`",
-        integer(),
+        "recorded in the names; sent only with `send_random_seed = True`; 0 to 2**32 - 1",
+        integer(0, MAX_SEED, "a 32-bit seed, as numpy and the engines take"),
     ),
     Var(
         "send_random_seed",
@@ -146,13 +165,19 @@ VARIABLES: tuple[Var, ...] = (
         "send the seed to the engine (one fixed seed makes the n samples identical)",
         boolean,
     ),
-    Var("max_out_len", "int", 8192, "maximum generated tokens", integer(1)),
+    Var(
+        "max_out_len",
+        "int",
+        8192,
+        f"maximum generated tokens, at most {MAX_OUT_LEN:,}",
+        integer(1, MAX_OUT_LEN, "tokens per reply; the longest context windows hold ~1M"),
+    ),
     Var(
         "max_seq_len",
         "int",
         None,
-        "context length (TurboMind `session_len`)",
-        optional(integer(2)),
+        f"context length (TurboMind `session_len`), at most {MAX_SEQ_LEN:,}",
+        optional(integer(2, MAX_SEQ_LEN, "tokens; the longest context windows hold ~10M")),
         default_doc="`max_out_len + 4096`",
     ),
     Var(
@@ -212,8 +237,9 @@ VARIABLES: tuple[Var, ...] = (
         "max_num_workers",
         "int",
         None,
-        "when set, `infer`/`eval` LocalRunner sections with this many workers",
-        optional(integer(1)),
+        f"when set, `infer`/`eval` LocalRunner sections with this many workers (at most "
+        f"{MAX_WORKERS:,})",
+        optional(integer(1, MAX_WORKERS, "parallel task processes on one machine")),
         default_doc="unset",
     ),
 )

@@ -164,6 +164,19 @@ mG-Pass@k = (2/k)·Σ_(i=⌈k/2⌉+1..k) P(X ≥ i), pass@k = 1 − (1 − p)^k,
 questions. The report's estimators (hypergeometric, from c of n samples) are unbiased for
 exactly these values.
 
+Answer checking is by rules only. Half of the simulated wrong replies state no answer ("I am
+not sure how to finish this problem."). Such a reply is not empty, so no rule can call it
+wrong: it is *undecided* — scored wrong and counted as `rule_undecided` in the accounting,
+whose `no_answer` counts only empty or cut-off replies (0 here). The *verdict sensitivity*
+table of the full report puts a range beside each value, e.g. `37.5 (37.5–100.0)`: the value
+if every undecided sample were right instead. It bounds how far the checker, not sampling,
+could move a number; it is not a confidence interval. Here every undecided reply is wrong
+by construction, so the value (the range's low end) is the right one.
+
+Figures (`plots/`): their bands are the {{level}} *benchmark* intervals (a BCa bootstrap
+over questions: what new questions like these would give), wider than the rerun intervals
+of the table above, which are the ones the truth on these questions should fall in.
+
 How to read it: pass@k says "solved at least once in k tries" — the shaky model wins it.
 G-Pass@k_1.0 says "solved in all k tries": the steady model wins, and its stability gap
 (pass@k − G-Pass@k_1.0) is far smaller. mG-Pass@k summarises τ from 0.5 to 1.
@@ -176,7 +189,8 @@ def _demote_headings(markdown: str) -> str:
 
 
 def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
-    """Leaderboard + truth (markdown, JSON), the standard CSV, and the figures."""
+    """Leaderboard + truth (markdown, JSON), the standard CSV, the leaderboard page (html)
+    and the figures."""
     from gpassk_oc import report as report_mod
     from gpassk_oc.report import plots
 
@@ -200,7 +214,7 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
             "",
             truth_markdown(report, rows_json),
             "",
-            SIMULATION_DOC,
+            SIMULATION_DOC.replace("{level}", f"{100 * report.level:g}%"),
             "---",
             "",
             "The full report (`gpassk-oc report`, per split × language):",
@@ -208,7 +222,12 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
             _demote_headings(report_mod.render_markdown(report)),
         ]
     )
-    files = [report_dir / "leaderboard.md", report_dir / "report.json", report_dir / "report.csv"]
+    files = [
+        report_dir / "leaderboard.md",
+        report_dir / "report.json",
+        report_dir / "report.csv",
+        report_dir / "leaderboard.html",
+    ]
     files[0].write_text(markdown + "\n", encoding="utf-8")
     files[1].write_text(
         json.dumps(
@@ -228,5 +247,9 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
         encoding="utf-8",
     )
     files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
+    # the leaderboard page, as `gpassk-oc report RUN_DIR --format html` writes it
+    from gpassk_oc.report.cli import render
+
+    files[3].write_text(render(report, "html"), encoding="utf-8")
     files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
     return rows_json, report, files

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc import configgen
-from gpassk_oc.argtypes import port_number, seed_number
+from gpassk_oc.argtypes import opencompass_dir_problem, path_arg, port_number, seed_number
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.leaderboard import (
     SIMULATION_BANNER,
@@ -96,6 +96,7 @@ __all__ = [
 DEFAULT_OUTPUT = "gpassk_demo_output"
 #: Written into every output folder the demo creates; only such a folder is reused.
 MARKER = ".gpassk-oc-demo"
+MARKER_TEXT = "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n"
 TEMPLATE_NAME = "demo.py"
 #: How long the OpenCompass run may take before the demo gives up (seconds).
 CLI_TIMEOUT = 1200
@@ -143,16 +144,22 @@ def claim_output(out: Path) -> None:
     folder the user filled."""
     if out.exists() and not out.is_dir():
         raise OwnershipError(f"--output {out}: is a file; need a new or empty folder")
-    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+    if out.is_dir() and not _is_demo_marker(out / MARKER) and any(out.iterdir()):
         raise OwnershipError(
             f"--output {out}: folder is not empty and was not made by gpassk-oc demo (no "
-            f"{MARKER} file in it); choose a new or empty folder"
+            f"{MARKER} file of the demo's in it); choose a new or empty folder"
         )
     out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text(
-        "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n",
-        encoding="utf-8",
-    )
+    if not (out / MARKER).exists():
+        (out / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+
+
+def _is_demo_marker(path: Path) -> bool:
+    """*path* is the marker the demo wrote (a user's file of that name is not)."""
+    try:
+        return not path.is_symlink() and path.read_text(encoding="utf-8") == MARKER_TEXT
+    except (OSError, ValueError):
+        return False
 
 
 def remove_stale_configs(configs_dir: Path) -> None:
@@ -295,7 +302,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output",
-        type=Path,
+        type=path_arg,
         default=Path(DEFAULT_OUTPUT),
         metavar="DIR",
         help=f"folder for everything the demo writes (default ./{DEFAULT_OUTPUT}): new, "
@@ -324,6 +331,8 @@ def run(args: argparse.Namespace) -> int:
     """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
     start = time.monotonic()
     out = args.output.resolve()
+    if why := opencompass_dir_problem(out, "--output"):  # else every task fails after a minute
+        return fail(why)
     try:  # before the first line of output: a refused folder is one error line
         claim_output(out)
     except OwnershipError as exc:
@@ -409,19 +418,21 @@ def run(args: argparse.Namespace) -> int:
     _say(
         f"Read: pass@{report.k} (solved at least once in {report.k} tries) favours the shaky model; "
         f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
-        "the truth up to sampling noise; the CIs say how far to trust them."
+        "the truth up to sampling noise; the rerun intervals say how far to trust them."
     )
+    _say(checking_text(rows_json, report.level))
     _say("")
     _say(f"Done in {time.monotonic() - start:.0f} s. Everything is in {out}:")
     for label, path in [
         ("leaderboard + truth", out / "report" / "leaderboard.md"),
+        ("leaderboard page", out / "report" / "leaderboard.html"),
         ("report JSON", out / "report" / "report.json"),
-        ("figures", out / "plots"),
+        (f"figures ({100 * report.level:g}% benchmark bands)", out / "plots"),
         ("configs", configs_dir),
         ("OpenCompass work dir", run_dir),
         ("OpenCompass log", log_path),
     ]:
-        _say(f"  {label:<22} {path}")
+        _say(f"  {label:<30} {path}")
     _say("Real models: serve one (e.g. `lmdeploy serve api_server <model> --server-port 23333`),")
     _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
     _say(
@@ -429,6 +440,22 @@ def run(args: argparse.Namespace) -> int:
         "See docs/real-models.md."
     )
     return 0
+
+
+def checking_text(rows_json: Sequence[dict], level: float) -> str:
+    """What the checker did, in the accounting's own words: replies stating no answer are
+    'undecided' (rule_undecided), not 'no_answer' (empty or cut-off replies only)."""
+    accounting = [r.get("accounting") or {} for r in rows_json]
+    undecided = sum(int(a.get("rule_undecided", 0)) for a in accounting)
+    no_answer = sum(int(a.get("no_answer", 0)) for a in accounting)
+    return (
+        f'Checking: rules only. {undecided} replies stated no answer ("I am not sure ..."): '
+        f"scored wrong as undecided (rule_undecided); no_answer = {no_answer} counts only "
+        "empty or cut-off replies. The report's verdict-sensitivity range is the value if "
+        "every undecided reply were right: the checker's reach, not a confidence interval. "
+        f"Figure bands are {100 * level:g}% benchmark intervals (new questions), wider than "
+        "the rerun intervals above."
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

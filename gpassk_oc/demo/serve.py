@@ -22,7 +22,7 @@ import signal
 import threading
 from pathlib import Path
 
-from gpassk_oc.argtypes import port_number, seed_number
+from gpassk_oc.argtypes import path_arg, port_number, seed_number
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
 
@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--data-dir",
-        type=Path,
+        type=path_arg,
         default=DEFAULT_DATA,
         metavar="DIR",
         help=f"where the sample data is written (default ./{DEFAULT_DATA}, demo.py's data_path)",

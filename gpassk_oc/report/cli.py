@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from gpassk_oc.argtypes import path_arg, path_text
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
@@ -27,6 +28,36 @@ from gpassk_oc.report.model import Report, ReportError, build_report
 from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 
 FORMATS = ("markdown", "csv", "json", "html")
+#: what an ``--out`` suffix says the file holds
+SUFFIX_FORMATS = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".csv": "csv",
+    ".json": "json",
+    ".html": "html",
+    ".htm": "html",
+}
+
+
+def output_format(fmt: str | None, out: Path | None, choices: tuple[str, ...]) -> str:
+    """The format to write: ``--format`` when given, else the one ``--out``'s suffix names,
+    else markdown. :class:`ReportError` when the two disagree, or the suffix names a format
+    this command does not write (a ``report.json`` holding markdown helps no one)."""
+    suffix = out.suffix if out is not None else ""
+    named = SUFFIX_FORMATS.get(suffix.lower())
+    if named is not None and named not in choices:
+        raise ReportError(
+            f"--out {out}: a {suffix} file would hold {named}, which this command does "
+            f"not write (--format {', '.join(choices)}); choose another name"
+        )
+    if fmt is None:
+        return named or "markdown"
+    if named is not None and named != fmt:
+        raise ReportError(
+            f"--out {out}: its suffix {suffix} means {named}, but --format is {fmt}; "
+            "change one (or drop --format: the suffix decides)"
+        )
+    return fmt
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) -> None:
@@ -66,7 +97,13 @@ def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) 
         help="one row per seed instead of pooling the samples of seeds that share "
         "a sampling setting",
     )
-    parser.add_argument("--out", type=Path, default=None, help="write here instead of stdout")
+    parser.add_argument(
+        "--out",
+        type=path_arg,
+        default=None,
+        help="write here instead of stdout; the format follows its suffix (.md, .csv, "
+        ".json, .html) unless --format says otherwise",
+    )
     parser.add_argument(
         "--force",
         action="store_true",
@@ -108,13 +145,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths",
         nargs="+",
+        type=path_text,
         metavar="PATH",
         help="OpenCompass work dir(s), timestamp dir(s), results dir(s) or results JSON files",
     )
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="default: from the suffix of --out, else markdown",
+    )
     parser.add_argument(
         "--plots",
-        type=Path,
+        type=path_arg,
         default=None,
         metavar="DIR",
         help="also write figures (PNG + SVG + the plotted data as JSON) to DIR",
@@ -255,6 +298,7 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_oc.report.sweep import build_sweep, parse_ks, parse_taus
 
     try:
+        args.format = output_format(args.format, args.out, FORMATS)
         ks = parse_ks(args.k) if args.k is not None else None
         taus = parse_taus(args.tau) if args.tau is not None else None
         args.k = max(ks) if ks else None

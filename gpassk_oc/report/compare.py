@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.scoring.metric_names import (
     PASS_AT_1,
     headline_metrics,
@@ -36,6 +37,7 @@ from gpassk_oc.report.cli import (
     add_error_arguments,
     check_common,
     fail_refused,
+    output_format,
     write_output,
 )
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
@@ -43,6 +45,9 @@ from gpassk_oc.report.compare_extras import corrected_lines, prob_a_greater, pro
 from gpassk_oc.report.corrections import load_rates
 from gpassk_oc.report.model import ReportError, default_k
 from gpassk_oc.report.numbers import DASH, pct, pct_text
+
+#: what ``--format`` (or the suffix of ``--out``) may choose
+FORMATS = ("markdown", "json")
 
 
 class CompareError(Exception):
@@ -208,11 +213,13 @@ def render_markdown(
         f"# {a.label} (A) vs {b.label} (B)",
         "",
         f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
-        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each. "
+        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each, "
+        f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
+        "beside it leaves 0 out. "
         "rerun: would the difference hold if both were sampled again on these questions "
         "(t interval, unbiased per-question variances; * where n < 2k: posterior "
-        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired bootstrap "
-        f"over questions, {n_boot} resamples).",
+        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
         "",
     ]
     for name, diffs in result.items():
@@ -236,10 +243,10 @@ def render_markdown(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "a", metavar="A", help="results JSON or work/timestamp/results dir of run A"
+        "a", type=path_text, metavar="A", help="results JSON or work/timestamp/results dir of run A"
     )
     parser.add_argument(
-        "b", metavar="B", help="results JSON or work/timestamp/results dir of run B"
+        "b", type=path_text, metavar="B", help="results JSON or work/timestamp/results dir of run B"
     )
     parser.add_argument(
         "--model-a", default=None, help="model abbr (or base name / unique substring) in A"
@@ -258,7 +265,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="metrics to compare (default: G-Pass@k_{0.5,0.75,1.0}, mG-Pass@k, pass@k, pass@1)",
     )
     parser.add_argument("--by-split", action="store_true", help="also compare per split × language")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="default: from the suffix of --out (.md, .json), else markdown",
+    )
     add_common_arguments(parser)
     add_error_arguments(parser)
 
@@ -293,6 +305,7 @@ def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
         check_common(args)
+        args.format = output_format(args.format, args.out, FORMATS)
         a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
         b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
         sides = ((a, "A"), (b, "B"))

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
 from gpassk_oc.core.scoring.planning import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, atoms_of, summarize
@@ -302,6 +303,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "pilot",
         nargs="?",
+        type=path_text,
         metavar="PILOT",
         help="pilot run: results JSON or work/timestamp/results dir",
     )
@@ -360,6 +362,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--pilot-b",
+        type=path_text,
         default=None,
         metavar="PILOT_B",
         help="pilot run of model B on the same questions (for the benchmark kind of --difference)",

@@ -15,7 +15,8 @@ Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.j
   G-Pass@k_τ for each τ and maj@k against the listed ks, one colour per row
   (:mod:`.sweep`).
 
-Bands are the report's percentile-bootstrap intervals over questions.
+Bands are the report's benchmark intervals (BCa bootstrap over questions: what new
+questions like these would give), not the rerun intervals of the tables.
 """
 
 from __future__ import annotations
@@ -259,7 +260,7 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
     """Every figure of every dataset of *report*, as data (file stem, curves, labels)."""
     specs: list[FigureSpec] = []
     several = len(report.subsets) > 1
-    band = f"{100 * report.level:g}% bootstrap CI"
+    band = f"{100 * report.level:g}% benchmark interval"
     prefix = f"{title_note} — " if title_note else ""
     k = report.k
     for dataset_abbr in report.subsets:

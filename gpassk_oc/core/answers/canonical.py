@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from gpassk_oc.core.arguments import answer_text
+
 # unicode writings of LaTeX (only tried on text that is not pure ASCII)
 _UNICODE_SUBS = (
     (re.compile("∞"), r"\\infty"),
@@ -111,7 +113,7 @@ def canonical_answer(answer: str | None) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:
         return ""
-    text = answer
+    text = answer_text(answer, "answer")  # a number is accepted as its writing
     if not text.isprintable():  # before strip(): a form feed is whitespace to it
         for pattern, repl in _ESCAPE_SUBS[:-1]:
             text = pattern.sub(repl, text)

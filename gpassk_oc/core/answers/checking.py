@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from gpassk_oc.core.answers import notation
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.numeric import Outcome
 from gpassk_oc.core.answers.rules import DEFAULT_TOLERANCES, Tolerances, fast_check
+from gpassk_oc.core.arguments import ArgumentTypeError, answer_text, optional_answer_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -111,22 +113,36 @@ def check_answers(
 ) -> list[Outcome]:
     """Raw (answer, gold) pairs canonicalised and checked by :func:`check_pairs` (*pool*
     None: the process-wide :func:`~.mv_pool.default_pool`); a missing answer is 'wrong'."""
-    keys = [(canonical_answer(p) if p and p.strip() else "", canonical_answer(g)) for p, g in pairs]
+    keys = [_key(pair, i) for i, pair in enumerate(pairs)]
     checked = check_pairs(keys, pool or default_pool(), config)
     return [checked.outcome(*key) for key in keys]
 
 
+def _key(pair: object, i: int) -> tuple[str, str]:
+    """The canonical (answer, gold) of the *i*-th raw pair; numbers are accepted as text."""
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise ArgumentTypeError(f"pairs[{i}] must be an (answer, gold) pair, got {pair!r}")
+    p = optional_answer_text(pair[0], f"pairs[{i}] answer")
+    g = answer_text(pair[1], f"pairs[{i}] gold")
+    return (canonical_answer(p) if p and p.strip() else "", canonical_answer(g))
+
+
 def check_answer(
-    prediction: str | None,
-    gold: str,
+    prediction: str | float | Fraction | None,
+    gold: str | float | Fraction,
     pool: MathVerifyPool | None = None,
     config: RuleConfig = DEFAULT_RULES,
 ) -> Outcome:
-    """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer."""
-    return check_answers([(prediction, gold)], pool, config)[0]
+    """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer.
+    Numbers are accepted as what they write (``check_answer(3, 3)`` is 'equal'); other
+    types raise :class:`~gpassk_oc.core.arguments.ArgumentTypeError` (a TypeError)."""
+    answer = optional_answer_text(prediction, "prediction")
+    return check_answers([(answer, answer_text(gold, "gold"))], pool, config)[0]
 
 
-def answers_equivalent(prediction: str | None, gold: str) -> bool:
+def answers_equivalent(
+    prediction: str | float | Fraction | None, gold: str | float | Fraction
+) -> bool:
     """True when *prediction* is equal to *gold* by the rules (exact forms or math-verify).
 
     Safe to call from any thread or process; a pathological expression times out (5 s)

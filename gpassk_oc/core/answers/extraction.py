@@ -49,6 +49,7 @@ from typing import NamedTuple
 from gpassk_oc.core.answers.boxes import boxed_answers as boxed_answers  # re-exported
 from gpassk_oc.core.answers.boxes import boxes_with_pos, cut_in_box
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags, split_reply
+from gpassk_oc.core.arguments import optional_answer_text
 from gpassk_oc.core.vocabulary import Found as Found  # re-exported
 
 FOUND_KINDS: tuple[str, ...] = Found.values()
@@ -432,6 +433,7 @@ _STATEMENT_TAIL = 800
 
 def extract_answer(text: str | None) -> Extraction:
     """The final answer of a model response and how it was found (see the module doc)."""
+    text = optional_answer_text(text, "text")  # a bare number is a reply too
     if not text or text.isspace():
         return Extraction(None, Found.NONE, None)
     if cut_in_box(text):  # "so the area is \\boxed{4": the answer box never closed
@@ -460,7 +462,7 @@ def extract_reply(
     last closing think tag is read; an unfinished thought is ``truncated`` (no answer, no
     candidate for the judge). *reasoning* declares a model that always thinks first (a
     reply without a closing tag is then truncated too); see :mod:`.reasoning`."""
-    parts = split_reply(text, reasoning=reasoning, tags=tags)
+    parts = split_reply(optional_answer_text(text, "text"), reasoning=reasoning, tags=tags)
     if parts.truncated:
         return Extraction(None, Found.TRUNCATED, None)
     return extract_answer(parts.answer)

@@ -23,6 +23,7 @@ from typing import Any, Literal, NamedTuple
 from mpmath.ctx_mp import MPContext
 
 from gpassk_oc.core.answers.canonical import as_rational
+from gpassk_oc.core.arguments import optional_answer_text
 
 Outcome = Literal["equal", "wrong", "undecided"]
 
@@ -336,6 +337,7 @@ class _Eval:
 def numeric_value(canonical: str, num: Numbers = FLOAT):
     """Value of a closed arithmetic LaTeX answer (``2\\sqrt{3}``, ``\\frac{\\pi}{4}``) in the
     number system *num* (a float, an mpmath number, or with ``EXACT`` a Fraction), else None."""
+    canonical = optional_answer_text(canonical, "canonical") or ""
     if not canonical or len(canonical) > _MAX_LEN:
         return None
     if "\\overline" in canonical or "\\dot" in canonical:  # 0.\\overline{3}: a repeating decimal

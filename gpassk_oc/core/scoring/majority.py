@@ -37,6 +37,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from gpassk_oc.core.arguments import ArgumentTypeError, integer_arg
+
 __all__ = [
     "FLOAT_EXACT_N_MAX",
     "Profile",
@@ -79,7 +81,14 @@ def judged_profile(
 
 
 def _check_profile(prof: Profile) -> tuple[int, tuple[int, ...], int]:
-    a, wrong, z = prof
+    try:
+        a, wrong, z = prof
+        a, z = integer_arg(a, "prof[0]"), integer_arg(z, "prof[2]")
+        wrong = tuple(integer_arg(b, "prof[1] entry") for b in wrong)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(
+            f"prof must be a vote profile (a, (wrong class sizes...), z) of integers, got {prof!r}"
+        ) from None
     wrong = tuple(sorted((int(b) for b in wrong if int(b) > 0), reverse=True))
     if int(a) < 0 or int(z) < 0 or any(b < 0 for b in prof[1]):
         raise ValueError(f"vote profile counts must be >= 0, got {prof!r}")
@@ -160,7 +169,7 @@ def maj_at_k(prof: Profile, k: int, fractions: bool = False) -> float | Fraction
     """maj@k of one question with vote profile *prof* ``(a, wrong sizes, abstentions)``."""
     a, wrong, z = _check_profile(prof)
     n = a + sum(wrong) + z
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+    if not 1 <= integer_arg(k, "k") <= n:
         raise ValueError(f"k must be an integer in [1, n={n}], got {k!r}")
     return maj_curve(prof, fractions)[int(k) - 1]
 

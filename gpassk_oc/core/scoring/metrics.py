@@ -34,6 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from gpassk_oc.core.arguments import ArgumentTypeError, integer_arg
 from gpassk_oc.core.scoring import metric_names
 from gpassk_oc.log import logger
 
@@ -66,9 +67,7 @@ _warned_odd_k: set[int] = set()
 
 # --------------------------------------------------------------------------- validation
 def _check_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    return int(value)
+    return integer_arg(value, name)  # ArgumentTypeError (a TypeError) names the argument
 
 
 def _check_n_k(n: object, k: object) -> tuple[int, int]:
@@ -90,7 +89,7 @@ def _check_c(c: Counts, n: int) -> tuple[np.ndarray, bool]:
     scalar = np.ndim(c) == 0
     arr = np.asarray(c)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise ValueError(f"c must hold integer counts, got dtype {arr.dtype}")
+        raise ArgumentTypeError(f"c must hold integer counts, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise ValueError("c must hold integer counts, got non-integral values")
@@ -107,8 +106,10 @@ def as_fraction(tau: Threshold, name: str = "tau") -> Fraction:
     ``str`` (``"0.55"``, ``"11/20"``), ``Fraction``, ``Decimal`` and ints are accepted.
     Raises ValueError naming *name* when the value is not a number in [0, 1].
     """
-    if isinstance(tau, bool):
-        raise ValueError(f"{name} must be a number in [0, 1], got {tau!r}")
+    if isinstance(tau, bool) or not isinstance(
+        tau, (Fraction, int, np.integer, float, np.floating, Decimal, str)
+    ):
+        raise ArgumentTypeError(f"{name} must be a number in [0, 1], got {tau!r}")
     try:
         if isinstance(tau, Fraction):
             frac = tau
@@ -136,7 +137,7 @@ def as_fraction(tau: Threshold, name: str = "tau") -> Fraction:
 
 def threshold_count(k: int, tau: Threshold) -> int:
     """m = max(ceil(τ·k), 1): how many of the k draws must be correct."""
-    frac = as_fraction(tau)
+    frac, k = as_fraction(tau), _check_int(k, "k")
     return max(-((-frac.numerator * k) // frac.denominator), 1)
 
 

@@ -53,6 +53,7 @@ from gpassk_oc.core.scoring.resampling import (
     _bootstrap_means,
     _contain,
     _percentiles,
+    bca_p_value,
     bootstrap,
     ci_status,
     no_spread,
@@ -315,7 +316,7 @@ class Difference:
     ci_low: float
     ci_high: float
     sampling_se: float  # rerun SE of the difference, independent reruns of A and B
-    p_value: float  # benchmark kind: two-sided bootstrap p for diff == 0 (resolution 1/B)
+    p_value: float  # benchmark kind: two-sided p for diff == 0 from inverting the BCa interval
     n_questions: int
     ci: str = "ok"  # as Estimate.ci
     rerun_low: float = float("nan")
@@ -369,13 +370,11 @@ def compare(
     q_both = weight @ both
     tails = _bca_tails(weight, diff_values, point, means, level)
     low, high = _contain(point, *_percentiles(means, level, *tails), flat)
+    # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
+    # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
+    # re-centred bootstrap, can disagree with the interval printed beside it)
+    p_value = bca_p_value(weight, diff_values, point, means)
     with np.errstate(invalid="ignore", divide="ignore"):
-        # two-sided p: how often the resampled difference, re-centred on 0 (H0), is at
-        # least as far from 0 as the observed one
-        if n_boot > 0:
-            p_value = np.mean(np.abs(means - point) >= np.abs(point) - 1e-12, axis=0)
-        else:
-            p_value = np.full(len(specs), np.nan)
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     # reruns of A and B are independent, so the variances add per question
