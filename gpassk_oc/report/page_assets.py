@@ -16,6 +16,7 @@ header#top h1{margin:.2em 0}
 .scroll table{margin:0}
 .scroll thead th,.scroll tr:first-child th{position:sticky;top:0;z-index:1}
 #controls select{max-width:14em}
+#leaderboard td{white-space:nowrap}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:middle;white-space:nowrap}
@@ -30,7 +31,7 @@ td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
 .bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
 td.posterior::after{content:"*";color:#555}
 .warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
-#warnings li{color:#7a4400}
+#warnings li{color:#7a4400}#warnings summary{font-weight:bold;color:#7a4400;cursor:pointer}
 #detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
 #detail td.answer{font-family:monospace;text-align:left;max-width:28em;overflow-wrap:anywhere}
 tr.q{cursor:pointer}tr.q:hover{background:#f0f6ff}
@@ -331,8 +332,11 @@ PAGE_SCRIPT = r"""
       row.warnings.forEach(function (w) { items.push(row.label + ": " + w); });
     });
     if (!items.length) { return; }
-    box.appendChild(el("h2", {text: "Warnings"}));
-    box.appendChild(el("ul", {}, items.map(function (t) { return el("li", {text: t}); })));
+    // many rows, many warnings: folded under a count so the leaderboard stays in view
+    var fold = el("details", {}, [el("summary", {text: "Warnings (" + items.length + ")"})]);
+    if (items.length <= 5) { fold.open = true; }
+    fold.appendChild(el("ul", {}, items.map(function (t) { return el("li", {text: t}); })));
+    box.appendChild(fold);
   }
 
   function renderNotes() {
