@@ -274,6 +274,9 @@ def run(args: argparse.Namespace) -> int:
         return fail_refused(exc)
     except ReportError as exc:
         return fail(str(exc))
+    from gpassk_oc.report.collect import keep_summaries
+
+    keep_summaries([run for row in report.rows for run in row.runs] + report.greedy)
     for path in figures:
         if path.suffix != ".js":  # the page's drill-down files: one line for all below
             logger.info(f"wrote {path}")

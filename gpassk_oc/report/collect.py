@@ -222,8 +222,8 @@ def _missing_results(path: Path) -> list[str]:
 
 def load_run(path: Path) -> tuple[Run | None, list[str]]:
     """Read one results file's summary (:func:`~gpassk_oc.core.scoring.summary.read_summary`:
-    from its sidecar when that matches the file, else parsed, cross-checked and kept in a
-    new sidecar); None (with a one-line note) when it cannot be used."""
+    from its sidecar when that matches the file, else parsed and cross-checked; see
+    :func:`keep_summaries`); None (with a one-line note) when it cannot be used."""
     model_abbr, dataset_abbr = path.parent.name, path.stem
     where = f"{model_abbr}/{dataset_abbr}"
     try:
@@ -273,10 +273,17 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         notes,
         health_warnings(summary, where),
     )
-    if summary.checks is None:  # a fresh read: check once, keep the result in the sidecar
+    if summary.checks is None:  # a fresh read: checked once, kept by keep_summaries
         summary.checks = cross_check(run)
-        save_summary(path, summary)
     return run, []
+
+
+def keep_summaries(runs: Iterable[Run]) -> int:
+    """Write the sidecar of every run read from its results file this time
+    (:func:`~gpassk_oc.core.scoring.summary.save_summary`), so the next report reads the
+    summaries. Called after a command succeeded: a refused command writes nothing.
+    Returns how many were written."""
+    return sum(save_summary(run.path, run.summary) for run in runs if not run.summary.from_sidecar)
 
 
 def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:

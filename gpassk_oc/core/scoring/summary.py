@@ -250,7 +250,12 @@ def read_summary(path: Path | str) -> RunSummary:
     try:
         parsed = _loads(data)
     except ValueError as exc:
-        raise ResultsError(f"{path}: unreadable results file ({exc})") from None
+        why: Exception = exc
+        try:  # name the encoding the way read_results does ('utf-8' codec can't decode…)
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            why = bad
+        raise ResultsError(f"{path}: unreadable results file ({why})") from None
     summary = summarize_results(Results.from_json(parsed, str(path)))
     summary.source = source
     return summary
