@@ -84,21 +84,21 @@ def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
     ).unlink()
     code, out, err = run_cli(capsys, "report", root, "--resamples", "300", "--no-ci")
     assert code == 0, err
-    header = "| Model | Setting | n | Q | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |"
+    header = "| Model | T | Setting | n | Q | Greedy | G-Pass@16_0.5 | G-Pass@16_0.75 | G-Pass@16_1.0 | mG-Pass@16 |"
     assert header in out
 
     def table_lines(model):  # rows of the paper-style tables (their Setting column)
         return [
             line
             for line in out.splitlines()
-            if line.startswith(f"| {model}") and line.split(" | ")[1].startswith("T=")
+            if line.startswith(f"| {model}") and line.split(" | ")[2].startswith("T=")
         ]
 
     lines = table_lines("qwen-7b")
     assert len(lines) == 2 * (1 + len(SPLITS)) and all(
-        line.split(" | ")[4] == "—" for line in lines
+        line.split(" | ")[5] == "—" for line in lines
     )
-    assert all(line.split(" | ")[4] != "—" for line in table_lines("llama-8b"))
+    assert all(line.split(" | ")[5] != "—" for line in table_lines("llama-8b"))
     assert f"## {DATASET} — AMC/cn" in out and f"## {DATASET} — overall" in out
 
 

@@ -76,7 +76,9 @@ def page(tmp_path_factory) -> Path:
         write_model(root / "work", model, counts)
     out = root / "leaderboard.html"
     try:
-        code = main(["report", str(root / "work"), "--format", "html", "--out", str(out)])
+        code = main(
+            ["report", str(root / "work"), "--format", "html", "--out", str(out), "--k", "8"]
+        )
     finally:
         use_cli_format(sys.__stderr__)
     assert code == 0
@@ -123,6 +125,7 @@ def test_page_is_one_self_contained_file(page):
 
 def test_rows_sorting_views_and_drill_down(browser, page):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     driver = browser
     assert sorted(models_in_order(driver)) == sorted(MODELS)
@@ -169,6 +172,8 @@ def test_rows_sorting_views_and_drill_down(browser, page):
     cell.click()
     detail = driver.find_element(By.ID, "detail")
     assert detail.is_displayed()
+    # the verdicts load on demand from the row's file beside the page
+    WebDriverWait(driver, 5).until(lambda d: detail.find_elements(By.CSS_SELECTOR, "tr.q"))
     rows = detail.find_elements(By.CSS_SELECTOR, "tr.q")
     assert [r.get_attribute("data-question") for r in rows] == ["CNMO/cn/cnmo-1", "CNMO/cn/cnmo-2"]
     assert rows[0].find_elements(By.TAG_NAME, "td")[1].text == f"5 / {N}"
@@ -200,22 +205,42 @@ def test_no_console_error_and_no_request_leaves_the_file(browser, page):
     assert not [u for u, _ in seen if u.startswith(("http:", "https:", "ws:", "wss:"))]
 
 
-def test_drill_down_stays_within_its_sample_budget(tmp_path, monkeypatch):
-    """Rows past the page's sample budget keep their numbers and per-question c / n but
-    embed no samples (and the page says where to read them); samples are compact arrays."""
-    from gpassk_oc.report import html as page_module
-    from gpassk_oc.report.model import build_report
-
+def test_drill_down_files_hold_every_sample(page):
+    """One script per row beside the page (loaded on a click), with per question c / n and
+    every sample as a compact array; the page itself embeds no sample."""
+    folder = page.with_name(f"{page.stem}_files")
+    files = sorted(folder.glob("row-*.js"))
+    assert len(files) == len(MODELS)
+    assert "wrong-0" not in page.read_text()  # no extracted answer inlined in the page
+    seen = {}
+    for path in files:
+        text = path.read_text()
+        head, _, body = text.partition(",")
+        assert head.startswith("window.gpasskDrill(")
+        data = json.loads(body.rstrip().removesuffix(");"))
+        seen[data["label"]] = data
     for model, counts in MODELS.items():
-        write_model(tmp_path, model, counts)
-    monkeypatch.setattr(page_module, "MAX_PAGE_SAMPLES", len(QUESTIONS) * N + 1)  # one row fits
-    data = page_module.page_data(build_report([tmp_path], n_boot=0))
-    rows = data["datasets"][0]["rows"]
-    assert [r["samples_shown"] for r in rows] == [True, False, False]
-    for row in rows:
-        counts = MODELS[row["label"]]
-        assert [(q["c"], q["n"]) for q in row["questions"]] == [(c, N) for c in counts]
-    shown = rows[0]["questions"][0]["samples"]
-    assert len(shown) == N and all(len(s) == 5 for s in shown)
-    assert {data["codes"]["by"][s[3]] for s in shown} == set(SOURCES)
-    assert all(not q["samples"] for r in rows[1:] for q in r["questions"])
+        questions = seen[model]["questions"]
+        assert [(q["c"], q["n"]) for q in questions] == [(c, N) for c in counts]
+        samples = questions[0]["samples"]
+        assert len(samples) == N and all(len(s) == 5 for s in samples)
+        assert {seen[model]["codes"]["by"][s[3]] for s in samples} == set(SOURCES)
+
+
+def test_page_without_its_files_says_so(browser, page, tmp_path):
+    """The page copied alone (its drill-down folder left behind): a click says which file
+    is missing instead of failing silently."""
+    import shutil
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    alone = tmp_path / "alone.html"
+    shutil.copy(page, alone)
+    browser.get(alone.as_uri())
+    try:
+        browser.find_element(By.CSS_SELECTOR, "#leaderboard tbody td.model").click()
+        missing = WebDriverWait(browser, 5).until(lambda d: d.find_elements(By.ID, "drill-missing"))
+        assert "leaderboard_files" in missing[0].text and "missing" in missing[0].text
+    finally:
+        browser.get(page.as_uri())

@@ -45,7 +45,11 @@ def _row_probabilities(row: Any) -> np.ndarray:
     from gpassk_oc.report import question_key
 
     texts: dict[tuple, str] = {
-        question_key(q): q.question or "" for run in row.runs for q in run.results.questions
+        question_key(*q): q[3] or ""
+        for run in row.runs
+        for q in zip(
+            run.summary.splits, run.summary.languages, run.summary.indices, run.summary.texts
+        )
     }
     s = row.setting
     return np.array([question_probability(s.model, texts[key], s.temperature) for key in row.keys])

@@ -224,8 +224,11 @@ def apply_extras(report: Report, args: argparse.Namespace) -> None:
     attach_ranks(report)
 
 
-def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) -> str:
-    """The report as text in *fmt* (one of :data:`FORMATS`)."""
+def render(
+    report: Report, fmt: str, ci: bool = True, descending: bool = False, drill: str | None = None
+) -> str:
+    """The report as text in *fmt* (one of :data:`FORMATS`); *drill*: html only, the
+    folder of the page's drill-down files."""
     if fmt == "json":
         from gpassk_oc.report.jsonout import render_json
 
@@ -237,7 +240,7 @@ def render(report: Report, fmt: str, ci: bool = True, descending: bool = False) 
     if fmt == "html":
         from gpassk_oc.report.html import render_html
 
-        return render_html(report, ci, descending)
+        return render_html(report, ci, descending, drill=drill)
     from gpassk_oc.report.markdown import render_markdown
 
     return render_markdown(report, ci, descending)
@@ -303,11 +306,15 @@ def run(args: argparse.Namespace) -> int:
         taus = parse_taus(args.tau) if args.tau is not None else None
         args.k = max(ks) if ks else None
         check_common(args)
+        # the bootstrap is most of a report's time: skip it when nothing shows its
+        # benchmark interval (markdown with rerun intervals only, or none; no figures)
+        shown = args.format != "markdown" or args.plots is not None
+        shown = shown or (args.interval != "rerun" and not args.no_ci)
         report = build_report(
             args.paths,
             args.k,
             level=args.level,
-            n_boot=args.resamples,
+            n_boot=args.resamples if shown else 0,
             seed=args.seed,
             pool_seeds=not args.no_pool_seeds,
         )
@@ -331,21 +338,34 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"no usable runs found under {', '.join(map(str, args.paths))}{why}{more}")
     for note in report.notes:
         logger.info(f"note: {note}")
-    text = render(report, args.format, ci=not args.no_ci, descending=args.descending)
     figures: dict[Path, bytes] = {}
+    drill = None
+    if args.format == "html" and args.out is not None:
+        # the per-sample drill-down: one script per row beside the page, loaded on a click
+        from gpassk_oc.report.drilldown import drill_files, drill_folder
+
+        drill = drill_folder(args.out).name
+        figures.update(drill_files(report, args.out, args.descending))
+    text = render(report, args.format, not args.no_ci, args.descending, drill)
     if args.plots is not None and not report.rows:
         logger.warning(
             f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
             "per question: no G-Pass curves to draw)"
         )
     elif args.plots is not None:
-        figures = render_plots(report, args.plots)
+        figures.update(render_plots(report, args.plots))
     try:
         write_output(text, args.out, args.force, figures)
     except Refused as exc:
         return fail_refused(exc)
     except ReportError as exc:
         return fail(str(exc))
+    from gpassk_oc.report.collect import keep_summaries
+
+    keep_summaries([run for row in report.rows for run in row.runs] + report.greedy)
     for path in figures:
-        logger.info(f"wrote {path}")
+        if path.suffix != ".js":  # the page's drill-down files: one line for all below
+            logger.info(f"wrote {path}")
+    if drill is not None and args.out is not None:
+        logger.info(f"wrote {len(report.rows)} drill-down files to {drill_folder(args.out)}")
     return 0

@@ -30,9 +30,10 @@ import numpy as np
 from gpassk_oc.core.scoring.majority import maj_table
 from gpassk_oc.core.scoring.metric_names import MetricSpec, group_name, parse_result_key
 from gpassk_oc.core.scoring.record import RunRecord
-from gpassk_oc.core.scoring.results import QuestionResult, Results, ResultsError, read_results
+from gpassk_oc.core.scoring.results import ResultsError
 from gpassk_oc.core.scoring.scorer import metric_means
 from gpassk_oc.core.scoring.stats import summarize
+from gpassk_oc.core.scoring.summary import RunSummary, read_summary, save_summary
 from gpassk_oc.report.health import health_warnings
 from gpassk_oc.workdir import CONFIGS_DIR, PREDICTIONS_DIR, RESULTS_DIR, results_file
 
@@ -45,7 +46,8 @@ CROSS_CHECK_TOLERANCE = 0.05
 # --------------------------------------------------------------------------- data
 @dataclass
 class Run:
-    """One results file: its schema object and per-question counts."""
+    """One results file: its summary (no samples) and per-question counts of the questions
+    with a judged sample (``keys``, ``n``, ``c``… aligned)."""
 
     model_abbr: str
     dataset_abbr: str
@@ -57,7 +59,7 @@ class Run:
     c: np.ndarray
     undecided: np.ndarray
     unjudged: np.ndarray
-    results: Results
+    summary: RunSummary
     notes: list[str] = field(default_factory=list)
     #: run-health warnings (see :mod:`gpassk_oc.report.health`)
     warnings: list[str] = field(default_factory=list)
@@ -69,7 +71,7 @@ class Run:
     @property
     def undecided_basis(self) -> str:
         """'exact', 'upper bound' or 'unknown' (see Results.undecided_basis)."""
-        return self.results.undecided_basis
+        return self.summary.undecided_basis
 
     @property
     def is_greedy(self) -> bool:
@@ -136,12 +138,11 @@ class Row:
         return next(b for b in ("unknown", "upper bound", "exact") if b in bases)
 
 
-def question_key(question: QuestionResult) -> QuestionKey:
+def question_key(split: str, language: str, index: int, text: str | None) -> QuestionKey:
     """(split, language, index, hash of the question text) — the hash catches two runs
     whose indices agree but whose questions differ (another dataset version)."""
-    text = question.question
     digest = hashlib.sha1(text.encode()).hexdigest()[:12] if text is not None else None
-    return (question.split, question.language, question.index, digest)
+    return (split, language, index, digest)
 
 
 def subset_name(key: QuestionKey) -> str:
@@ -220,35 +221,32 @@ def _missing_results(path: Path) -> list[str]:
 
 
 def load_run(path: Path) -> tuple[Run | None, list[str]]:
-    """Read one results JSON; None (with a one-line note) when it cannot be used."""
+    """Read one results file's summary (:func:`~gpassk_oc.core.scoring.summary.read_summary`:
+    from its sidecar when that matches the file, else parsed and cross-checked; see
+    :func:`keep_summaries`); None (with a one-line note) when it cannot be used."""
     model_abbr, dataset_abbr = path.parent.name, path.stem
     where = f"{model_abbr}/{dataset_abbr}"
     try:
-        results = read_results(path)
+        summary = read_summary(path)
     except ResultsError as exc:
         return None, [f"{where}: skipped: {exc}"]
-    keys: list[QuestionKey] = []
-    rows: list[tuple[int, int, int, int]] = []
-    unjudged_all = 0
-    basis = results.undecided_basis
-    for q in results.questions:
-        if q.n == 0:
-            unjudged_all += 1
-            continue
-        keys.append(question_key(q))
-        undecided = 0 if basis == "unknown" else q.undecided(basis == "exact")
-        rows.append((q.n, q.c, undecided, q.unjudged))
-    notes = list(results.notes)
-    if results.record is None:
+    judged = [i for i, n in enumerate(summary.n) if n > 0]
+    keys = [
+        question_key(summary.splits[i], summary.languages[i], summary.indices[i], summary.texts[i])
+        for i in judged
+    ]
+    unjudged_all = len(summary) - len(judged)
+    notes = list(summary.notes)
+    if summary.record is None:
         notes.append(
-            f"{where}: results schema {results.schema_version} has no run record: "
+            f"{where}: results schema {summary.schema_version} has no run record: "
             "temperature, top_p, top_k, repetition_penalty, seed and max_out_len unknown "
             "(re-evaluate with this gpassk_oc to record them; names are not read)"
         )
-    elif results.record.unknown():
+    elif summary.record.unknown():
         notes.append(
-            f"{where}: the run record does not know {', '.join(results.record.unknown())} "
-            f"(source: {results.record.source})"
+            f"{where}: the run record does not know {', '.join(summary.record.unknown())} "
+            f"(source: {summary.record.source})"
         )
     if unjudged_all:
         notes.append(f"{where}: {unjudged_all} questions with no judged sample excluded")
@@ -256,29 +254,42 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         return None, notes + [f"{where}: duplicate question ids in details; skipped"]
     if not keys:
         return None, notes + [f"{where}: no usable question in details; skipped"]
-    n, c, u, j = (np.array(col, dtype=np.int64) for col in zip(*rows))
+    n, c, u, j = (
+        np.array([getattr(summary, name)[i] for i in judged], dtype=np.int64)
+        for name in ("n", "c", "undecided", "unjudged")
+    )
     run = Run(
         model_abbr,
         dataset_abbr,
         path,
         _timestamp_of(path),
-        results.record,
+        summary.record,
         keys,
         n,
         c,
         u,
         j,
-        results,
+        summary,
         notes,
-        health_warnings(results, where),
+        health_warnings(summary, where),
     )
+    if summary.checks is None:  # a fresh read: checked once, kept by keep_summaries
+        summary.checks = cross_check(run)
     return run, []
+
+
+def keep_summaries(runs: Iterable[Run]) -> int:
+    """Write the sidecar of every run read from its results file this time
+    (:func:`~gpassk_oc.core.scoring.summary.save_summary`), so the next report reads the
+    summaries. Called after a command succeeded: a refused command writes nothing.
+    Returns how many were written."""
+    return sum(save_summary(run.path, run.summary) for run in runs if not run.summary.from_sidecar)
 
 
 def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:
     """(questions × ks) maj@k of the run's questions (aligned with ``run.keys``); NaN where
     the file has no votes for a question or k exceeds its judged samples."""
-    profiles = [q.vote_profile() for q in run.results.questions if q.n > 0]
+    profiles = [p for p, n in zip(run.summary.profiles, run.summary.n) if n > 0]
     out = np.full((len(profiles), len(ks)), np.nan)
     present = {i: p for i, p in enumerate(profiles) if p is not None}
     if present:
@@ -286,35 +297,44 @@ def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:
     return out
 
 
-def _recomputed(run: Run, mask: np.ndarray, spec: MetricSpec) -> float:
-    """The percent value of *spec* over the masked questions, by the evaluator's own scorer
-    (:func:`~gpassk_oc.core.scoring.scorer.metric_means`) from the recorded counts; metrics
-    the evaluator never writes (pass@k > 1, gap@k) by the report's statistics."""
-    info = run.results.info
-    ks = [spec.k] if spec.kind in ("G", "mG") else []
-    taus = [spec.tau] if spec.tau is not None else []
-    means = metric_means(info.n, run.n[mask].tolist(), run.c[mask].tolist(), ks, taus, info.mg_mode)
-    if spec.key in means:
-        return means[spec.key]
-    return 100 * summarize(run.n[mask], run.c[mask], [spec], n_boot=0)[spec.key].value
+def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict[str, float]:
+    """The percent values of *specs* over the masked questions, by the evaluator's own
+    scorer (:func:`~gpassk_oc.core.scoring.scorer.metric_means`, all ks and τs in one call)
+    from the recorded counts; metrics the evaluator never writes (pass@k > 1, gap@k) by the
+    report's statistics."""
+    info = run.summary.info
+    ks = sorted({s.k for s in specs if s.kind in ("G", "mG")})
+    taus = sorted({s.tau for s in specs if s.tau is not None})
+    n, c = run.n[mask].tolist(), run.c[mask].tolist()
+    means = metric_means(info.n, n, c, ks, taus, info.mg_mode)
+    missing = [s for s in specs if s.key not in means]
+    if missing:
+        rest = summarize(run.n[mask], run.c[mask], missing, n_boot=0)
+        means.update({key: 100 * est.value for key, est in rest.items()})
+    return means
 
 
 def cross_check(run: Run) -> list[str]:
     """Compare the file's top-level metrics (overall and per split × language group) with
-    the recomputation from the details."""
+    the recomputation from the details (one scorer call and one vote table per group)."""
     by_group = subset_masks(run.keys, overall="")  # result keys spell overall as no group
+    parsed = [(key, value, *parse_result_key(key)) for key, value in run.summary.metrics.items()]
+    parsed = [p for p in parsed if p[2] in by_group]
+    maj_ks = sorted({spec.k for *_, spec in parsed if spec.kind == "maj"})
+    votes = maj_values(run, maj_ks) if maj_ks else None
+    mine_of: dict[str, dict[str, float]] = {}
+    for group in {p[2] for p in parsed}:
+        specs = [spec for _, _, g, spec in parsed if g == group and spec.kind != "maj"]
+        mine_of[group] = _recomputed(run, by_group[group], specs) if specs else {}
     out = []
-    for key, value in run.results.metrics.items():
-        group, spec = parse_result_key(key)
-        if group not in by_group:
-            continue
-        mask = by_group[group]
+    for key, value, group, spec in parsed:
         if spec.kind == "maj":  # a vote needs the classes, not (n, c)
-            values = maj_values(run, [spec.k])[mask, 0]
+            assert votes is not None
+            values = votes[by_group[group], maj_ks.index(spec.k)]
             values = values[~np.isnan(values)]
             mine = 100 * float(values.mean()) if values.size else math.nan
         else:
-            mine = _recomputed(run, mask, spec)
+            mine = mine_of[group].get(spec.key, math.nan)
         if math.isfinite(mine) and abs(mine - value) > CROSS_CHECK_TOLERANCE:
             out.append(
                 f"{run.model_abbr}/{run.dataset_abbr}: top-level {key} = "
@@ -451,6 +471,6 @@ def collect(
         notes += run_notes
         if run is not None:
             runs.append(run)
-            notes += cross_check(run)
+            notes += run.summary.checks or []
     rows, greedy, group_notes = group_runs(runs, pool_seeds)
     return rows, greedy, notes + group_notes

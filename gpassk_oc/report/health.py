@@ -22,6 +22,7 @@ from typing import Any
 
 from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.results import Results
+from gpassk_oc.core.scoring.summary import RunSummary
 from gpassk_oc.workdir import CONFIGS_DIR, RESULTS_DIR, missing_results
 
 __all__ = [
@@ -51,7 +52,7 @@ def _at_least(part: int, whole: int, share: Fraction) -> bool:
     return whole > 0 and part > 0 and Fraction(part, whole) >= share
 
 
-def health_warnings(results: Results, where: str) -> list[str]:
+def health_warnings(results: Results | RunSummary, where: str) -> list[str]:
     """Warnings of one results file (*where* names it: ``model/dataset``); [] when the file
     has no ``health`` section (written before schema 3)."""
     health = results.health

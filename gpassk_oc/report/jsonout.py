@@ -10,6 +10,7 @@ from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.corrections_out import json_extras
+from gpassk_oc.report.identity import identity
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
 from gpassk_oc.report.sweep import sweep_json
@@ -85,6 +86,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     "dataset": dataset_abbr,
                     "greedy": False,
                     "base_model": row.base_model,
+                    "identity": identity(row, report.identity),
                     "setting": _setting_json(row),
                     "runs": [str(r.path) for r in row.runs],
                     "greedy_run": report.greedy_runs.get((row.label, dataset_abbr)),

@@ -34,7 +34,13 @@ from gpassk_oc.core.scoring.metric_names import (
     headline_metrics,
     report_metrics,
 )
-from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Estimate, summarize
+from gpassk_oc.core.scoring.stats import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    Estimate,
+    point_means,
+    summarize,
+)
 from gpassk_oc.report.collect import (
     QuestionKey,
     Row,
@@ -44,6 +50,7 @@ from gpassk_oc.report.collect import (
     subset_masks,
     subset_name,
 )
+from gpassk_oc.report.identity import identity_fields
 
 __all__ = [
     "ACCOUNTING_COLUMNS",
@@ -116,28 +123,30 @@ class Report:
     #: rank intervals and verdict-error corrections (report.corrections): "ranks",
     #: "corrected", "rates"
     extras: dict[str, Any] = field(default_factory=dict)
+    #: (record field, header) of the knobs that tell rows apart (report.identity)
+    identity: list[tuple[str, str]] = field(default_factory=list)
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
     """The verdict sensitivity of *row* (see the module docstring)."""
     total = row.n + row.unjudged
-    low = summarize(total, row.c, list(metrics), n_boot=0)
-    high = summarize(total, row.c + row.undecided + row.unjudged, list(metrics), n_boot=0)
+    low = point_means(total, row.c, list(metrics))
+    high = point_means(total, row.c + row.undecided + row.unjudged, list(metrics))
     return Sensitivity(
         int(row.undecided.sum()),
         int(row.unjudged.sum()),
         row.undecided_basis,
-        {key: (low[key].value, high[key].value) for key in low},
+        {key: (low[key], high[key]) for key in low},
     )
 
 
 def accounting(row: Row) -> dict[str, object]:
     """The row's grading accounting: ``check`` (the runs' check modes) and every count of
     :data:`ACCOUNTING_COLUMNS` the files carry, summed over pooled runs."""
-    checks = sorted({r.results.info.check or "?" for r in row.runs})
+    checks = sorted({r.summary.info.check or "?" for r in row.runs})
     out: dict[str, object] = {"check": "+".join(checks)}
     for key in ACCOUNTING_COLUMNS:
-        values = [r.results.accounting.get(key) for r in row.runs]
+        values = [r.summary.accounting.get(key) for r in row.runs]
         counts = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
         if len(counts) == len(values):
             out[key] = sum(counts)
@@ -145,16 +154,23 @@ def accounting(row: Row) -> dict[str, object]:
 
 
 def default_k(rows: Sequence[Row]) -> int | None:
-    """The largest k any row's dataset declares (``run.ks``, else the run record), else min n."""
-    best = None
+    """The headline k: the largest k the rows' datasets declare (``run.ks``, else the run
+    record) that is below every row's samples per question n — at k = n every question has
+    n < 2k, so every rerun interval would be approximate —; else the largest declared k
+    that every row reaches; else the smallest n. None without rows."""
+    if not rows:
+        return None
+    declared: set[int] = set()
     for row in rows:
-        ks: list[int] = []
         for run in row.runs:
             recorded = run.setting.ks if run.setting is not None else None
-            ks += list(run.results.info.ks) or list(recorded or ())
-        candidate = max(ks) if ks else int(row.n.min())
-        best = candidate if best is None else max(best, candidate)
-    return best
+            declared.update(run.summary.info.ks or recorded or ())
+    n = min(int((row.n + row.unjudged).max()) for row in rows)
+    below = [k for k in declared if k < n]
+    if below:
+        return max(below)
+    reached = [k for k in declared if k <= n]
+    return max(reached) if reached else n
 
 
 def _describe(keys: Iterable[QuestionKey]) -> str:
@@ -289,6 +305,7 @@ def build_report(
         notes,
         sorted(greedy, key=lambda g: (g.dataset_abbr, g.model_abbr)),
         greedy_cells,
+        identity=identity_fields(rows),
     )
 
 

@@ -8,7 +8,15 @@ decided it.
 """
 
 PAGE_STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+body{font-family:system-ui,sans-serif;margin:0 1.5em 1.5em;color:#222;max-width:1400px}
+header#top{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid #ddd;
+ padding:.4em 0}
+header#top h1{margin:.2em 0}
+.scroll{overflow:auto;max-width:100%;max-height:75vh;margin:.5em 0 1.5em;border:1px solid #ddd}
+.scroll table{margin:0}
+.scroll thead th,.scroll tr:first-child th{position:sticky;top:0;z-index:1}
+#controls select{max-width:14em}
+#leaderboard td{white-space:nowrap}
 h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.5em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:right;vertical-align:middle;white-space:nowrap}
@@ -23,20 +31,28 @@ td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
 .bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
 td.posterior::after{content:"*";color:#555}
 .warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
-#warnings li{color:#7a4400}
+#warnings li{color:#7a4400}#warnings summary{font-weight:bold;color:#7a4400;cursor:pointer}
 #detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
 #detail td.answer{font-family:monospace;text-align:left;max-width:28em;overflow-wrap:anywhere}
 tr.q{cursor:pointer}tr.q:hover{background:#f0f6ff}
 .ok{color:#1a7f37}.bad{color:#b42318}.unk{color:#777}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto}
-#controls label{margin-right:1em}
+#controls label{margin-right:1em;white-space:nowrap}
+#drill-missing{color:#b42318}
 """
 
 PAGE_SCRIPT = r"""
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("page-data").textContent);
-  var state = {dataset: 0, subset: "overall", kind: null, sortKey: null, sortDir: 1};
+  var state = {dataset: 0, subset: "overall", kind: null, sortKey: null, sortDir: 1,
+               filters: {model: "", temperature: "", top_p: ""}};
+  var drills = {}, waiting = {};
+  // a row's drill-down script (drilldown.py) calls this when it has loaded
+  window.gpasskDrill = function (id, payload) {
+    drills[id] = payload;
+    if (waiting[id]) { var done = waiting[id]; delete waiting[id]; done(payload); }
+  };
 
   function el(tag, attrs, kids) {
     var node = document.createElement(tag);
@@ -91,7 +107,11 @@ PAGE_SCRIPT = r"""
       if (i === state.dataset) { o.selected = true; }
       ds.appendChild(o);
     });
-    ds.onchange = function () { state.dataset = +ds.value; state.subset = "overall"; render(); };
+    ds.onchange = function () {
+      state.dataset = +ds.value; state.subset = "overall";
+      state.filters = {model: "", temperature: "", top_p: ""};
+      render();
+    };
     var sub = el("select", {id: "subset"});
     dataset().subsets.forEach(function (s) {
       var o = el("option", {value: s, text: s});
@@ -101,6 +121,22 @@ PAGE_SCRIPT = r"""
     sub.onchange = function () { state.subset = sub.value; render(); };
     box.appendChild(el("label", {text: "Dataset "}, [ds]));
     box.appendChild(el("label", {text: "Questions "}, [sub]));
+    ["model", "temperature", "top_p"].forEach(function (name) {
+      var values = [];
+      dataset().rows.forEach(function (r) {
+        if (values.indexOf(r.filters[name]) < 0) { values.push(r.filters[name]); }
+      });
+      if (values.length < 2) { return; }
+      values.sort(function (a, b) { return isNaN(a) || isNaN(b) ? a.localeCompare(b) : a - b; });
+      var pick = el("select", {id: "filter-" + name}, [el("option", {value: "", text: "all"})]);
+      values.forEach(function (v) {
+        var o = el("option", {value: v, text: v});
+        if (v === state.filters[name]) { o.selected = true; }
+        pick.appendChild(o);
+      });
+      pick.onchange = function () { state.filters[name] = pick.value; renderBoard(); };
+      box.appendChild(el("label", {text: name + " "}, [pick]));
+    });
     var ks = kinds();
     if (state.kind === null || ks.indexOf(state.kind) < 0) { state.kind = ks[0] || null; }
     if (ks.length > 1) {
@@ -135,13 +171,19 @@ PAGE_SCRIPT = r"""
   }
 
   function sortedRows() {
-    var rows = dataset().rows.filter(function (r) { return r.cells[state.subset]; });
+    var rows = dataset().rows.filter(function (r) {
+      if (!r.cells[state.subset]) { return false; }
+      return Object.keys(state.filters).every(function (name) {
+        return !state.filters[name] || r.filters[name] === state.filters[name];
+      });
+    });
     if (state.sortKey === null) { return rows; }
-    var key = state.sortKey, dir = state.sortDir;
+    var key = state.sortKey, dir = state.sortDir, at = data.identity.indexOf(key);
     return rows.slice().sort(function (a, b) {
       var x, y;
-      if (key === "Model" || key === "Setting") {
-        x = key === "Model" ? a.model : a.setting; y = key === "Model" ? b.model : b.setting;
+      if (at >= 0 || key === "Setting") {
+        x = at >= 0 ? a.identity[at] : a.setting; y = at >= 0 ? b.identity[at] : b.setting;
+        if (!isNaN(x) && !isNaN(y) && x !== "" && y !== "") { return dir * (x - y); }
         return dir * x.localeCompare(y);
       }
       x = cellValue(a, key); y = cellValue(b, key);
@@ -155,20 +197,24 @@ PAGE_SCRIPT = r"""
   function renderBoard() {
     var board = document.getElementById("board");
     board.textContent = "";
-    var head = ["Model", "Setting", "n", "Q"].concat(data.columns);
+    var texts = data.identity.concat(["Setting"]);
+    var head = texts.concat(["n", "Q"]).concat(data.columns);
     var tr = el("tr");
     head.forEach(function (h) {
       var th = el("th", {text: h, "data-key": h});
-      if (h === "Model" || h === "Setting") { th.className = "text"; }
+      var isText = texts.indexOf(h) >= 0;
+      if (isText) { th.className = "text"; }
       if (state.sortKey === h) { th.className += state.sortDir > 0 ? " sorted-asc" : " sorted-desc"; }
       th.onclick = function () {
-        state.sortDir = state.sortKey === h ? -state.sortDir : (h === "Model" || h === "Setting" ? 1 : -1);
+        state.sortDir = state.sortKey === h ? -state.sortDir : (isText ? 1 : -1);
         state.sortKey = h;
         renderBoard();
       };
       tr.appendChild(th);
     });
     var table = el("table", {id: "leaderboard"}, [el("thead", {}, [tr])]);
+    board.appendChild(el("p", {id: "row-count", text: sortedRows().length + " of " +
+      dataset().rows.length + " rows"}));
     var body = el("tbody");
     sortedRows().forEach(function (row) {
       var cell = row.cells[state.subset];
@@ -177,8 +223,10 @@ PAGE_SCRIPT = r"""
         name.appendChild(el("span", {"class": "warn", text: "\u26A0", title: row.warnings.join("\n")}));
       }
       name.onclick = function () { openDetail(row); };
-      var cells = [name, el("td", {"class": "text", text: row.setting}),
-                   el("td", {text: String(row.n)}), el("td", {text: String(cell.questions)})];
+      var cells = [name];
+      row.identity.slice(1).forEach(function (v) { cells.push(el("td", {"class": "text", text: v})); });
+      cells.push(el("td", {"class": "text", text: row.setting}));
+      cells.push(el("td", {text: String(row.n)}), el("td", {text: String(cell.questions)}));
       data.columns.forEach(function (c) {
         var est = cell.values[c];
         var td = el("td", {"data-key": c, text: fmt(est ? est.value : null)});
@@ -193,13 +241,28 @@ PAGE_SCRIPT = r"""
       body.appendChild(el("tr", {"data-label": row.label}, cells));
     });
     table.appendChild(body);
-    board.appendChild(table);
+    board.appendChild(el("div", {"class": "scroll"}, [table]));
   }
 
   function verdictText(v) {
     if (v === true) { return el("span", {"class": "ok", text: "\u2713 correct"}); }
     if (v === false) { return el("span", {"class": "bad", text: "\u2717 wrong"}); }
     return el("span", {"class": "unk", text: "? unjudged"});
+  }
+
+  function loadDrill(row, done, fail) {
+    if (drills[row.drill]) { done(drills[row.drill]); return; }
+    if (!data.drill) { fail("this page was written without its drill-down files (printed to " +
+      "stdout); write it with --out PAGE.html to get them beside it"); return; }
+    var src = data.drill + "/row-" + row.drill + ".js";
+    waiting[row.drill] = done;
+    var tag = el("script", {src: src});
+    tag.onerror = function () {
+      delete waiting[row.drill];
+      fail("the drill-down file " + src + " is missing: keep the folder " + data.drill +
+        " next to this page (gpassk-oc report --format html --out writes both)");
+    };
+    document.body.appendChild(tag);
   }
 
   function openDetail(row) {
@@ -210,44 +273,52 @@ PAGE_SCRIPT = r"""
     close.onclick = function () { box.hidden = true; };
     box.appendChild(el("h2", {text: "Verdicts behind " + row.label + " (" + state.subset + ")"}, []));
     box.appendChild(close);
-    if (!row.samples_shown) {
-      box.appendChild(el("p", {id: "samples-omitted", text: "Per-sample verdicts are not embedded: " +
-        "the page keeps at most " + data.max_samples + " samples; read them in the results files' " +
-        "details."}));
-    }
+    var wait = el("p", {id: "drill-loading", text: "loading the verdicts…"});
+    box.appendChild(wait);
+    box.scrollIntoView();
+    loadDrill(row, function (drill) {
+      if (wait.parentNode) { box.removeChild(wait); }
+      showQuestions(box, drill);
+    }, function (why) {
+      if (wait.parentNode) { box.removeChild(wait); }
+      box.appendChild(el("p", {id: "drill-missing", text: "Per-sample verdicts unavailable: " + why}));
+    });
+  }
+
+  function showQuestions(box, drill) {
+    (drill.problems || []).forEach(function (t) { box.appendChild(el("p", {"class": "bad", text: t})); });
     var table = el("table", {id: "questions"});
     table.appendChild(el("tr", {}, ["question", "c / n", "gold", "text"].map(function (h) {
       return el("th", {"class": "text", text: h});
     })));
-    row.questions.filter(function (q) {
+    drill.questions.filter(function (q) {
       return state.subset === "overall" || q.subset === state.subset;
     }).forEach(function (q) {
       var tr = el("tr", {"class": "q", "data-question": q.id}, [
         el("td", {"class": "text", text: q.id}), el("td", {text: q.c + " / " + q.n}),
         el("td", {"class": "text", text: q.gold === null ? "" : q.gold}),
         el("td", {"class": "text", text: (q.question || "").slice(0, 120)})]);
-      tr.onclick = function () { toggleSamples(tr, q); };
+      tr.onclick = function () { toggleSamples(tr, q, drill.codes); };
       table.appendChild(tr);
     });
-    box.appendChild(table);
-    box.scrollIntoView();
+    box.appendChild(el("div", {"class": "scroll"}, [table]));
   }
 
-  function toggleSamples(tr, q) {
+  function toggleSamples(tr, q, codes) {
     var next = tr.nextSibling;
     if (next && next.className === "samples") { next.parentNode.removeChild(next); return; }
     var inner = el("table", {"class": "sample-table"});
     inner.appendChild(el("tr", {}, ["#", "extracted answer", "found", "verdict", "decided by", "run"].map(
       function (h) { return el("th", {"class": "text", text: h}); })));
     q.samples.forEach(function (s, i) {
-      // [answer, found code, verdict, decided-by code, run code] (see page_data)
+      // [answer, found code, verdict, decided-by code, run code] (see drilldown.py)
       inner.appendChild(el("tr", {"class": "sample"}, [
         el("td", {text: String(i + 1)}),
         el("td", {"class": "answer", text: s[0] === null ? "(none)" : s[0]}),
-        el("td", {"class": "text", text: data.codes.found[s[1]] || "\u2013"}),
+        el("td", {"class": "text", text: codes.found[s[1]] || "\u2013"}),
         el("td", {"class": "text"}, [verdictText(s[2])]),
-        el("td", {"class": "text", text: data.codes.by[s[3]] || "\u2013"}),
-        el("td", {"class": "text", text: data.codes.run[s[4]]})]));
+        el("td", {"class": "text", text: codes.by[s[3]] || "\u2013"}),
+        el("td", {"class": "text", text: codes.run[s[4]]})]));
     });
     var holder = el("tr", {"class": "samples"}, [el("td", {colspan: "4", "class": "text"}, [inner])]);
     tr.parentNode.insertBefore(holder, tr.nextSibling);
@@ -261,8 +332,11 @@ PAGE_SCRIPT = r"""
       row.warnings.forEach(function (w) { items.push(row.label + ": " + w); });
     });
     if (!items.length) { return; }
-    box.appendChild(el("h2", {text: "Warnings"}));
-    box.appendChild(el("ul", {}, items.map(function (t) { return el("li", {text: t}); })));
+    // many rows, many warnings: folded under a count so the leaderboard stays in view
+    var fold = el("details", {}, [el("summary", {text: "Warnings (" + items.length + ")"})]);
+    if (items.length <= 5) { fold.open = true; }
+    fold.appendChild(el("ul", {}, items.map(function (t) { return el("li", {text: t}); })));
+    box.appendChild(fold);
   }
 
   function renderNotes() {

@@ -17,6 +17,12 @@ Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.j
 
 Bands are the report's benchmark intervals (BCa bootstrap over questions: what new
 questions like these would give), not the rerun intervals of the tables.
+
+Readable at grid size: a figure with one curve per row draws the :data:`TOP_N` rows with
+the highest mG-Pass@k (the title says how many of how many; the figure's JSON lists the
+rows left out, which the tables show), and ``mg_vs_temperature`` draws the models of those
+rows, one panel per other setting (e.g. top_p) when they vary. Every chart gives a model
+the same colour (:func:`model_colors`: one per base model of the report, in name order).
 """
 
 from __future__ import annotations
@@ -38,6 +44,8 @@ from gpassk_oc.report.model import Report
 from gpassk_oc.report.numbers import pct
 
 Curve = dict[str, Any]
+#: curves per figure at most: the rows with the highest mG-Pass@k
+TOP_N = 8
 
 
 def _pct_list(values: Sequence[float]) -> list[float | None]:
@@ -58,6 +66,28 @@ def _labels(rows: Sequence[Row]) -> dict[str, str]:
     for text in short.values():
         counts[text] = counts.get(text, 0) + 1
     return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
+
+
+def model_colors(report: Report) -> dict[str, Any]:
+    """One colour per base model of the report (name order), the same on every chart."""
+    import matplotlib
+
+    models = sorted({row.base_model for row in report.rows})
+    cmap = matplotlib.colormaps["tab10" if len(models) <= 10 else "tab20"]
+    return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
+
+
+def top_rows(report: Report, rows: Sequence[Row], n: int = TOP_N) -> tuple[list[Row], list[Row]]:
+    """(the *n* rows with the highest overall mG-Pass@k, the rest), each in table order."""
+    key = f"mG-Pass@{report.k}"
+
+    def value(row: Row) -> float:
+        cell = report.cells.get((row.label, row.dataset_abbr, "overall"))
+        est = cell.metrics.get(key) if cell else None
+        return est.value if est is not None and np.isfinite(est.value) else -1.0
+
+    ranked = sorted(rows, key=value, reverse=True)
+    return ranked[:n], ranked[n:]
 
 
 def _estimates(report: Report, row: Row, specs: Sequence[MetricSpec]) -> dict[str, Estimate]:
@@ -130,6 +160,8 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
     per_model: dict[str, int] = {}
     for key in groups:
         per_model[key[0]] = per_model.get(key[0], 0) + 1
+    panels = {key: _panel(key) for key in groups}
+    several = len(set(panels.values())) > 1
     curves = []
     spec = MetricSpec("mG", k)
     for key, members in groups.items():
@@ -145,7 +177,9 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
         points = [_curve(report, r, label, [_temperature(r)], [spec]) for r in members]
         curves.append(
             {
-                "label": label,
+                "label": key[0] if several else label,
+                "group": key[0],
+                "panel": panels[key] if several else "",
                 "model": [r.label for r in members],
                 "dataset": members[0].dataset_abbr,
                 "x": [p["x"][0] for p in points],
@@ -155,6 +189,14 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
             }
         )
     return curves
+
+
+def _panel(key: tuple) -> str:
+    """The panel title of an mg_vs_temperature group: its settings other than the model."""
+    return (
+        f"top_p={value_text(key[1])} top_k={value_text(key[2])} "
+        f"rp={value_text(key[3])} len={key[4]}"
+    )
 
 
 def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
@@ -170,27 +212,45 @@ def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
 
 
 def _figure(
-    curves: Sequence[Curve], title: str, xlabel: str, ylabel: str, steps: bool = False
+    curves: Sequence[Curve],
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    steps: bool = False,
+    colors: dict[str, Any] | None = None,
 ) -> Any:
-    """A matplotlib figure of *curves* (the caller saves and closes it)."""
+    """A matplotlib figure of *curves* (the caller saves and closes it): one panel per
+    distinct ``panel`` of the curves; *colors* maps a curve's ``group`` (base model) to
+    its colour."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
     import matplotlib.pyplot as plt
 
+    panels = list(dict.fromkeys(str(c.get("panel", "")) for c in curves)) or [""]
+    cols = min(len(panels), 3)
+    rows = -(-len(panels) // cols)
     many = len(curves) > 6
-    fig, ax = plt.subplots(
-        figsize=(10.5 if many else 7.5, 5.2 if many else 4.8), constrained_layout=True
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(4.2 * cols + 3 if cols > 1 else (10.5 if many else 7.5), 3.6 * rows + 1.2),
+        constrained_layout=True,
+        squeeze=False,
+        sharey=True,
     )
-    # one colour per base model, one line style per setting of that model, so that a
-    # model's curves read as a family even with a dozen of them
     groups = list(dict.fromkeys(str(curve.get("group", curve["label"])) for curve in curves))
-    cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
-    seen: dict[str, int] = {}
+    if colors is None:
+        cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
+        colors = {g: cmap(i % cmap.N) for i, g in enumerate(groups)}
+    seen: dict[tuple[str, str], int] = {}
     for curve in curves:
+        panel = str(curve.get("panel", ""))
+        ax = axes.flat[panels.index(panel)]
         group = str(curve.get("group", curve["label"]))
-        color = cmap(groups.index(group) % cmap.N)
-        rank = seen[group] = seen.get(group, -1) + 1
+        color = colors.get(group, "0.4")
+        # one line style per curve of a model within a panel, so a family reads together
+        rank = seen[(panel, group)] = seen.get((panel, group), -1) + 1
         x = np.asarray(curve["x"], dtype=float)
         y, lo, hi = (
             np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
@@ -218,23 +278,41 @@ def _figure(
                 linewidth=0,
                 step="pre" if steps else None,
             )
-    ax.set_title(title, fontsize="medium")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, alpha=0.3)
-    if many:
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    for ax, panel in zip(axes.flat, panels):
+        ax.set_title(panel, fontsize="small")
+        ax.set_xlabel(xlabel, fontsize="small" if cols > 1 else "medium")
+        ax.grid(True, alpha=0.3)
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    fig.suptitle(title, fontsize="medium")
+    first = axes.flat[0]
+    handles, labels = [], []
+    for ax in axes.flat[: len(panels)]:  # one legend entry per label across panels
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    if cols > 1 or many:
+        fig.legend(handles, labels, fontsize="small", loc="outside right upper")
     elif curves:
-        ax.legend(fontsize="small", loc="best")
+        first.legend(handles, labels, fontsize="small", loc="best")
     return fig
 
 
 def _draw(
-    curves: Sequence[Curve], stem: Path, title: str, xlabel: str, ylabel: str, steps: bool = False
+    curves: Sequence[Curve],
+    stem: Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    steps: bool = False,
+    colors: dict[str, Any] | None = None,
 ) -> list[Path]:
     import matplotlib.pyplot as plt
 
-    fig = _figure(curves, title, xlabel, ylabel, steps)
+    fig = _figure(curves, title, xlabel, ylabel, steps, colors)
     written = []
     for ext in ("png", "svg"):
         path = stem.with_suffix(f".{ext}")
@@ -253,7 +331,8 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
 
 
-FigureSpec = tuple[str, list[Curve], str, str, str, bool]  # stem, curves, title, x, y, steps
+#: stem, curves, title, x label, y label, steps, labels of the rows left out (top N)
+FigureSpec = tuple[str, list[Curve], str, str, str, bool, list[str]]
 
 
 def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSpec]:
@@ -264,26 +343,36 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
     prefix = f"{title_note} — " if title_note else ""
     k = report.k
     for dataset_abbr in report.subsets:
-        rows = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
+        every = [r for r in report.rows if r.dataset_abbr == dataset_abbr]
+        rows, rest = top_rows(report, every)
+        labels = _labels(every)
+        left_out = [labels[r.label] for r in rest]
+        top = f"top {len(rows)} of {len(every)} rows by mG-Pass@{k}; " if rest else ""
+        models = {r.base_model for r in rows}
+        by_model = [r for r in every if r.base_model in models]
         suffix = f"__{_slug(dataset_abbr)}" if several else ""
         specs.append(
             (
                 f"gpass_vs_tau{suffix}",
                 gpass_vs_tau_curves(report, rows),
-                f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n(bands: {band})",
+                f"{prefix}G-Pass@{k}$_\\tau$ — {dataset_abbr}\n({top}bands: {band})",
                 "threshold τ (fraction of the k samples that must be correct)",
                 f"G-Pass@{k}$_\\tau$ (%)",
                 True,
+                left_out,
             )
         )
+        shown_models = f"the {len(models)} models of those rows; " if rest else ""
         specs.append(
             (
                 f"mg_vs_temperature{suffix}",
-                mg_vs_temperature_curves(report, rows),
-                f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n(bands: {band})",
+                mg_vs_temperature_curves(report, by_model),
+                f"{prefix}mG-Pass@{k} against temperature — {dataset_abbr}\n"
+                f"({shown_models}bands: {band})",
                 "sampling temperature",
                 f"mG-Pass@{k} (%)",
                 False,
+                sorted({r.base_model for r in every} - models),
             )
         )
         specs.append(
@@ -291,10 +380,11 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
                 f"stability_gap{suffix}",
                 stability_gap_curves(report, rows),
                 f"{prefix}Stability gap pass@k − G-Pass@k$_{{1.0}}$ — {dataset_abbr}"
-                f"\n(bands: {band})",
+                f"\n({top}bands: {band})",
                 "k (samples drawn)",
                 "pass@k − G-Pass@k$_{1.0}$ (percentage points)",
                 False,
+                left_out,
             )
         )
         if report.sweep is not None:
@@ -303,12 +393,13 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
             specs.append(
                 (
                     f"metrics_vs_k{suffix}",
-                    sweep_curves(report, rows, _labels(rows)),
+                    sweep_curves(report, rows, labels),
                     f"{prefix}pass@k, G-Pass@k$_\\tau$ and maj@k against k — {dataset_abbr}\n"
-                    f"(bands: {band})",
+                    f"({top}bands: {band})",
                     "k (samples drawn)",
                     "metric (%)",
                     False,
+                    left_out,
                 )
             )
     return specs
@@ -320,30 +411,33 @@ def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> l
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    for stem, curves, title, xlabel, ylabel, steps in figure_specs(report, title_note):
-        written += _draw(curves, out_dir / stem, title, xlabel, ylabel, steps)
+    colors = model_colors(report)
+    for stem, curves, title, xlabel, ylabel, steps, _ in figure_specs(report, title_note):
+        written += _draw(curves, out_dir / stem, title, xlabel, ylabel, steps, colors)
     return written
 
 
-def figure_svgs(report: Report, title_note: str | None = None) -> list[tuple[str, str]]:
-    """Every figure as (plain title, inline SVG text) for the leaderboard page: no XML
-    prolog, no external reference, element ids unique across figures."""
+def figure_svgs(report: Report, title_note: str | None = None) -> list[tuple[str, str, list[str]]]:
+    """Every figure as (plain title, inline SVG text, rows or models left out) for the
+    leaderboard page: no XML prolog, no external reference, element ids unique across
+    figures."""
     import io
 
     import matplotlib
     import matplotlib.pyplot as plt
 
     out = []
-    for stem, curves, title, xlabel, ylabel, steps in figure_specs(report, title_note):
+    colors = model_colors(report)
+    for stem, curves, title, xlabel, ylabel, steps, rest in figure_specs(report, title_note):
         if not curves:
             continue
         with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "path"}):
-            fig = _figure(curves, title, xlabel, ylabel, steps)
+            fig = _figure(curves, title, xlabel, ylabel, steps, colors)
             buffer = io.StringIO()
             fig.savefig(buffer, format="svg")
             plt.close(fig)
         svg = buffer.getvalue()
         svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
         plain = title.split("\n")[0].replace("$_\\tau$", "τ").replace("$_{1.0}$", "₁.₀")
-        out.append((plain, svg))
+        out.append((plain, svg, rest))
     return out

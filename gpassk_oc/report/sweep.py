@@ -42,7 +42,13 @@ from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spre
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
 from gpassk_oc.report.numbers import pct
-from gpassk_oc.report.tables import INTERVAL_CHOICES, estimate_text, interval_header
+from gpassk_oc.report.tables import (
+    INTERVAL_CHOICES,
+    estimate_text,
+    identity_cells,
+    identity_columns,
+    interval_header,
+)
 
 __all__ = ["Sweep", "build_sweep", "parse_ks", "parse_taus", "sweep_columns", "sweep_keys"]
 
@@ -124,7 +130,7 @@ def _maj_note(row: Row) -> str | None:
             "maj@k not computed: seeds are pooled and vote classes are per run "
             "(--no-pool-seeds gives one row per seed)"
         )
-    if all(q.vote is None for q in row.runs[0].results.questions):
+    if not row.runs[0].summary.has_votes:
         return "maj@k not computed: the results file records no votes (written before votes were)"
     return None
 
@@ -164,7 +170,7 @@ def sweep_table(
     assert sweep is not None
     kinds = INTERVAL_CHOICES[report.interval] if ci else ()
     vote_kinds = tuple(kind for kind in kinds if kind != "rerun")
-    header = ["Model", "k"]
+    header = identity_columns(report) + ["k"]
     for col in sweep_columns(sweep.taus):
         shown = vote_kinds if col == "maj@k" else kinds
         header.append(f"{col} {interval_header(report, shown)}" if shown else col)
@@ -173,10 +179,10 @@ def sweep_table(
         cells = sweep.cells.get((row.label, dataset_abbr))
         if cells is None:
             continue
-        name = row.base_model if row.setting else row.label
+        name = identity_cells(report, row)
         for k in sweep.ks:
             keys = sweep_keys(k, sweep.taus)
-            body.append([name, str(k)] + [estimate_text(cells[key], ci, kinds) for key in keys])
+            body.append(name + [str(k)] + [estimate_text(cells[key], ci, kinds) for key in keys])
     return header, body
 
 
@@ -238,7 +244,7 @@ def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) ->
                 {
                     "label": f"{labels[row.label]} — {name}",
                     "model": row.label,
-                    "group": row.label,
+                    "group": row.base_model,
                     "metric": name,
                     "dataset": row.dataset_abbr,
                     "x": list(sweep.ks),

@@ -10,6 +10,7 @@ from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.health import MARKER
+from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 from gpassk_oc.report.numbers import DASH, pct_text
 
@@ -65,6 +66,20 @@ def setting_text(row: Row) -> str:
     )
 
 
+def identity_cells(report: Report, row: Row, marker: bool = False) -> list[str]:
+    """The row's identity columns (see :mod:`.identity`); *marker* flags run-health
+    warnings on the model name."""
+    cells = list(identity(row, report.identity).values())
+    if marker and row.warnings:
+        cells[0] += MARKER
+    return cells
+
+
+def identity_columns(report: Report) -> list[str]:
+    """Headers of :func:`identity_cells`."""
+    return identity_header(report.identity)
+
+
 def table_columns(k: int) -> list[str]:
     """The paper's columns: Greedy, G-Pass@k at τ = 0.5, 0.75, 1.0, mG-Pass@k."""
     return ["Greedy"] + headline_metrics(k)
@@ -91,7 +106,7 @@ def table_rows(
     suffix = f" {interval_header(report)}" if ci else ""
     greedy = greedy_kinds(report)
     greedy_suffix = f" {interval_header(report, greedy)}" if ci and greedy else ""
-    header = ["Model", "Setting", "n", "Q", columns[0] + greedy_suffix]
+    header = identity_columns(report) + ["Setting", "n", "Q", columns[0] + greedy_suffix]
     header += [col + suffix for col in columns[1:]]
     body = []
     for row in sorted_rows(report, dataset_abbr, subset, descending):
@@ -100,12 +115,8 @@ def table_rows(
             estimate_text(cell.metrics.get(key), ci, kinds) for key in columns[1:]
         ]
         body.append(
-            [
-                (row.base_model if row.setting else row.label) + (MARKER if row.warnings else ""),
-                setting_text(row),
-                str(int(row.n.max())),
-                str(cell.num_questions),
-            ]
+            identity_cells(report, row, marker=True)
+            + [setting_text(row), str(int(row.n.max())), str(cell.num_questions)]
             + values
         )
     return header, body
@@ -135,7 +146,7 @@ def sensitivity_rows(
 ) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
     metrics = headline_metrics(report.k) + [PASS_AT_1]
-    header = ["Model", "undecided", "unjudged"] + metrics
+    header = identity_columns(report) + ["undecided", "unjudged"] + metrics
     body = []
     for row in sorted_rows(report, dataset_abbr, "overall", descending):
         cell = report.cells[(row.label, dataset_abbr, "overall")]
@@ -155,9 +166,7 @@ def sensitivity_rows(
                 if pct_text(low) != pct_text(high)
                 else pct_text(cell.metrics[key].value)
             )
-        body.append(
-            [row.base_model if row.setting else row.label, undecided, str(sens.unjudged)] + cells
-        )
+        body.append(identity_cells(report, row) + [undecided, str(sens.unjudged)] + cells)
     return header, body
 
 
@@ -171,11 +180,10 @@ def accounting_rows(
     if not columns:
         return [], []
     body = [
-        [row.base_model if row.setting else row.label, str(t["check"])]
-        + [str(t.get(c, DASH)) for c in columns]
+        identity_cells(report, row) + [str(t["check"])] + [str(t.get(c, DASH)) for c in columns]
         for row, t in zip(rows, tables)
     ]
-    return ["Model", "check"] + columns, body
+    return identity_columns(report) + ["check"] + columns, body
 
 
 def sensitivity_note(report: Report) -> str:

@@ -17,6 +17,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -150,9 +151,28 @@ def posterior_variance_per_c(spec: str | MetricSpec, n: int, prior: Difficulty) 
     f = metric_per_c(spec, n)
     if f is None:
         raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")
-    square = [float(b) for b in square_kernel(spec)]
-    out = np.empty(n + 1)
-    for c in range(n + 1):
-        post = Difficulty(prior.a + c, prior.b + n - c, "posterior")
-        out[c] = max(float(beta_binomial_pmf(n, post) @ (f * f)) - beta_moment(square, post), 0.0)
+    square = _square_floats(spec)
+    first = _posterior_pmf(n, n, prior.a, prior.b) @ (f * f)
+    second = _posterior_pmf(n, len(square) - 1, prior.a, prior.b) @ square
+    return np.maximum(first - second, 0.0)
+
+
+@lru_cache(maxsize=256)
+def _square_floats(spec: MetricSpec) -> np.ndarray:
+    return np.array([float(b) for b in square_kernel(spec)])
+
+
+@lru_cache(maxsize=64)
+def _posterior_pmf(n: int, size: int, a: float, b: float) -> np.ndarray:
+    """(n+1) × (size+1): row c is P(j) of Binomial(size, p), p ~ Beta(a + c, b + n − c)
+    (:func:`beta_binomial_pmf` for every c at once; cached: a report's metrics share it)."""
+    c = np.arange(n + 1)[:, None]
+    post_a, post_b = a + c, b + n - c
+    j = np.arange(size + 1)[None, :]
+    out = np.exp(
+        log_binomial_coefficients(size)[None, :]
+        + _log_beta(post_a + j, post_b + size - j)
+        - _log_beta(post_a, post_b)
+    )
+    out.setflags(write=False)
     return out

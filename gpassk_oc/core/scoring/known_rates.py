@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -40,11 +41,15 @@ def estimator_spec(spec: str | MetricSpec) -> MetricSpec:
     return _PASS_AT_1 if spec.kind == "avg" else spec
 
 
+@lru_cache(maxsize=256)
 def log_binomial_coefficients(n: int) -> np.ndarray:
-    """log C(n, j) for j = 0..n (shape (n+1,)), via lgamma (exact ints would overflow)."""
-    return np.array(
+    """log C(n, j) for j = 0..n (shape (n+1,), read-only: cached per n), via lgamma (exact
+    ints would overflow)."""
+    out = np.array(
         [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in range(n + 1)]
     )
+    out.setflags(write=False)
+    return out
 
 
 def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:

@@ -73,6 +73,7 @@ __all__ = [
     "metric_per_c",
     "no_spread",
     "parse_metric",
+    "point_means",
     "rerun_interval",
     "rerun_se",
     "rerun_variance",
@@ -263,6 +264,22 @@ def _mark_posterior(status: list[str], short: np.ndarray) -> list[str]:
 
 def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
     return [parse_metric(m) for m in metrics]
+
+
+def point_means(
+    n: int | Sequence[int] | np.ndarray,
+    c: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+) -> dict[str, float]:
+    """Every metric's mean over the questions where it is defined (NaN where none is):
+    :func:`summarize`'s values without any interval, for callers that need only those."""
+    specs = _specs(metrics)
+    atoms = atoms_of(n, c)
+    values = atoms.values(specs)
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (atoms.weight @ np.where(valid, values, 0.0)) / (atoms.weight @ valid)
+    return {spec.key: float(m) for spec, m in zip(specs, means)}
 
 
 def summarize(

@@ -1,0 +1,186 @@
+"""Benchmark: ``gpassk-oc report`` on a research grid — 240 runs × 280 questions × n = 48.
+
+The work dir comes from :mod:`grid_workdir` (schema-valid, written through the evaluator's
+own writer; ~1.7 MB per results file, ~400 MB in all) and is cached in ``--root`` (default
+``/tmp/gpassk-grid-bench``; generating it takes a few minutes once).
+
+Every measurement runs in a fresh process (``--child``), which reports its wall time and
+peak RSS (``ru_maxrss``): the report in markdown, JSON, CSV, and html with ``--plots`` and
+the drill-down files, at 30, 60, 120 and 240 runs, and ``--k 1,2,4,8,16,32,48`` at 240.
+"cold" is the first read of results files (no summary sidecars beside them yet: each file
+is parsed in full and its sidecar written); "warm" reads the sidecars. With
+``--baseline REV`` the same commands also run on the code of git revision REV (extracted
+with ``git archive``), at the sizes it can do in reasonable time, and the ratios are printed.
+
+Goals (issue 25): report on 240 runs ≤ 10 s with intervals, ≤ 1 GB; cost linear in runs;
+the html page ≤ 5 MB at 240 runs. Last line: ``RESULT ...`` with the 240-run numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+SIZES = (30, 60, 120, 240)
+KLIST = "1,2,4,8,16,32,48"
+
+
+def child(argv: list[str]) -> None:
+    """Run one report in this process; print {"seconds", "rss_mb", "code"} as JSON."""
+    from gpassk_oc.cli import main as cli_main
+
+    start = time.perf_counter()
+    code = cli_main(["report", *argv])
+    seconds = time.perf_counter() - start
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"seconds": seconds, "rss_mb": rss_mb, "code": code}))
+
+
+def measure(files: list[Path], extra: list[str], pythonpath: str | None = None) -> dict:
+    env = None
+    if pythonpath is not None:
+        import os
+
+        env = {**os.environ, "PYTHONPATH": pythonpath}
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", *map(str, files), *extra]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
+    if done.returncode != 0 or not lines:
+        sys.exit(f"report failed: {' '.join(extra)}\n{done.stderr[-2000:]}")
+    out: dict = json.loads(lines[-1])
+    if out["code"] != 0:
+        sys.exit(f"report exit {out['code']}: {' '.join(extra)}\n{done.stderr[-2000:]}")
+    return out
+
+
+def drop_sidecars(files: list[Path]) -> None:
+    from gpassk_oc.core.scoring.summary import summary_path
+
+    for path in files:
+        summary_path(path).unlink(missing_ok=True)
+
+
+def baseline_tree(rev: str, into: Path, repo: Path = REPO) -> str:
+    """The package of git revision *rev*, extracted under *into*; its PYTHONPATH."""
+    data = subprocess.run(
+        ["git", "-C", str(repo), "archive", rev, "gpassk_oc"], capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    return str(into)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        child(sys.argv[2:])
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path("/tmp/gpassk-grid-bench"))
+    parser.add_argument("--baseline", default=None, metavar="REV")
+    parser.add_argument("--baseline-runs", type=int, default=30)
+    parser.add_argument("--repo", type=Path, default=REPO, help="git checkout for --baseline")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
+    args = parser.parse_args()
+    from grid_workdir import write_workdir
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    start = time.perf_counter()
+    files = list(write_workdir(args.root, runs=max(sizes)))
+    total = sum(p.stat().st_size for p in files)
+    print(
+        f"work dir: {len(files)} runs, {total / 1e6:.0f} MB ({time.perf_counter() - start:.0f} s)"
+    )
+    results: dict[tuple[str, int], dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for size in sizes:
+            subset = files[:size]
+            drop_sidecars(subset)
+            cases = [
+                ("markdown cold", ["--out", str(out / "r.md")]),
+                ("markdown warm", ["--out", str(out / "r.md")]),
+                ("json", ["--format", "json", "--out", str(out / "r.json")]),
+                ("csv", ["--format", "csv", "--out", str(out / "r.csv")]),
+                (
+                    "html+plots",
+                    [
+                        "--format",
+                        "html",
+                        "--out",
+                        str(out / f"p{size}.html"),
+                        "--plots",
+                        str(out / f"fig{size}"),
+                    ],
+                ),
+            ]
+            if size == max(sizes):
+                cases.append((f"--k {KLIST}", ["--k", KLIST, "--out", str(out / "k.md")]))
+            for name, extra in cases:
+                got = measure(subset, ["--force", *extra])
+                results[(name, size)] = got
+                print(
+                    f"{size:4d} runs  {name:22s} {got['seconds']:6.2f} s  {got['rss_mb']:6.0f} MB"
+                )
+            page = out / f"p{size}.html"
+            if not page.exists():
+                continue
+            drill = sum(p.stat().st_size for p in (out / f"p{size}_files").iterdir())
+            results[("page", size)] = {"mb": page.stat().st_size / 1e6, "drill_mb": drill / 1e6}
+            print(
+                f"{size:4d} runs  page {page.stat().st_size / 1e6:.2f} MB, "
+                f"drill-down files {drill / 1e6:.1f} MB"
+            )
+        if args.baseline:
+            path = baseline_tree(args.baseline, out / "baseline", args.repo)
+            size = args.baseline_runs
+            for name, extra in [
+                ("markdown", ["--out", str(out / "b.md")]),
+                ("html", ["--format", "html", "--out", str(out / "b.html")]),
+            ]:
+                old = measure(files[:size], ["--force", *extra], path)
+                new = results[("markdown warm" if name == "markdown" else "html+plots", size)]
+                cold = results.get(("markdown cold", size))
+                print(
+                    f"baseline {args.baseline} {size} runs {name}: {old['seconds']:.2f} s "
+                    f"{old['rss_mb']:.0f} MB; now {new['seconds']:.2f} s "
+                    f"({old['seconds'] / new['seconds']:.1f}x faster"
+                    + (
+                        f", cold {old['seconds'] / cold['seconds']:.1f}x"
+                        if cold and name == "markdown"
+                        else ""
+                    )
+                    + f"), {new['rss_mb']:.0f} MB"
+                )
+            if (out / "b.html").exists():
+                print(
+                    f"baseline page at {size} runs: {(out / 'b.html').stat().st_size / 1e6:.2f} MB"
+                )
+    top = max(sizes)
+    per_run = {s: results[("markdown warm", s)]["seconds"] / s for s in sizes}
+    print(
+        "warm markdown seconds per run: "
+        + ", ".join(f"{s}: {v * 1000:.1f} ms" for s, v in per_run.items())
+    )
+    print(
+        f"RESULT report_{top}_cold_seconds={results[('markdown cold', top)]['seconds']:.2f} "
+        f"report_{top}_warm_seconds={results[('markdown warm', top)]['seconds']:.2f} "
+        f"html_{top}_seconds={results[('html+plots', top)]['seconds']:.2f} "
+        f"peak_rss_mb={max(r.get('rss_mb', 0) for r in results.values()):.0f} "
+        f"page_mb={results[('page', top)]['mb']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
