@@ -126,13 +126,14 @@ def test_csv_and_html_outputs(workdir, capsys, tmp_path_factory):
     code, out, _ = run_cli(capsys, "report", root, "--format", "html", "--resamples", "200")
     assert code == 0
     # the page's data: every sampled row with overall + per split cells; the verdict
-    # sensitivity, accounting and greedy tables as static tables
+    # sensitivity, accounting, greedy and (4 rows on one dataset) ranks tables as static
+    # tables
     data = json.loads(re.search(r'<script id="page-data"[^>]*>(.*?)</script>', out, re.S)[1])
     (dataset,) = data["datasets"]
     assert dataset["subsets"] == ["overall"] + sorted(f"{s}/{lang}" for s, lang in SPLITS)
     assert len(dataset["rows"]) == 4 and "mG-Pass@16" in data["columns"]
     assert all(set(row["cells"]) == set(dataset["subsets"]) for row in dataset["rows"])
-    assert out.count('<table class="static">') == 3
+    assert out.count('<table class="static">') == 4 and "Ranks — " in out
 
 
 def test_k_option_and_k_larger_than_n(workdir, capsys):

@@ -30,7 +30,7 @@ import numpy as np
 from gpassk_oc.argtypes import seed_number
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
-from gpassk_oc.report.collect import Run, find_result_files, load_run
+from gpassk_oc.report.collect import Run, find_result_files, load_run, run_results
 from gpassk_oc.workdir import PREDICTIONS_DIR
 
 __all__ = ["SHEET_COLUMNS", "Verdict", "allocate", "collect_verdicts", "draw_sample"]
@@ -55,30 +55,33 @@ REPLY_END = 600
 
 @dataclass(frozen=True)
 class Verdict:
-    """One judged sample."""
+    """One judged sample (the question's index and split × language group are kept so
+    the sample id needs no re-read of the results file)."""
 
     run: Run
-    question: int  # position in run.results.questions
+    question: int  # position in the run's results-file questions
     replica: int
     source: str
     correct: bool
+    index: int  # the question's index in the file
+    group: str  # its split × language group ('' when the file names none)
 
     @property
     def sample_id(self) -> str:
-        q = self.run.results.questions[self.question]
-        where = f"{q.group}/" if q.group else ""  # indices may restart per split × language
-        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}{q.index}/{self.replica}"
+        where = f"{self.group}/" if self.group else ""  # indices may restart per group
+        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}{self.index}/{self.replica}"
 
 
 def collect_verdicts(runs: list[Run]) -> list[Verdict]:
-    """Every judged sample of *runs* (unjudged ones have no verdict to audit)."""
+    """Every judged sample of *runs* (unjudged ones have no verdict to audit); one run's
+    samples in memory at a time."""
     out = []
     for run in runs:
-        for qi, q in enumerate(run.results.questions):
+        for qi, q in enumerate(run_results(run).questions):
             sources = q.source or ["unknown"] * len(q.correct)
             for r, (v, s) in enumerate(zip(q.correct, sources)):
                 if v is not None:
-                    out.append(Verdict(run, qi, r, str(s), bool(v)))
+                    out.append(Verdict(run, qi, r, str(s), bool(v), q.index, q.group))
     return out
 
 
@@ -136,32 +139,48 @@ def _replies(run: Run) -> dict[str, str]:
     return out
 
 
+def _sheet_fields(sample: list[Verdict]) -> dict[int, tuple[str, str, str, str]]:
+    """(question, gold, extracted, reply end) per sampled verdict, by position in *sample*:
+    each run's results file and predictions are read once, one run at a time."""
+    by_run: dict[int, list[int]] = {}
+    for i, v in enumerate(sample):
+        by_run.setdefault(id(v.run), []).append(i)
+    out: dict[int, tuple[str, str, str, str]] = {}
+    for positions in by_run.values():
+        run = sample[positions[0]].run
+        questions = run_results(run).questions
+        replies = _replies(run)
+        for i in positions:
+            v = sample[i]
+            q = questions[v.question]
+            # replica r of question q is prediction r·Q + q (OpenCompass's repeated dataset)
+            reply = replies.get(str(v.replica * len(questions) + q.index), "")
+            extracted = q.extracted[v.replica] if v.replica < len(q.extracted) else None
+            out[i] = (q.question or "", q.gold or "", extracted or "", reply[-REPLY_END:])
+    return out
+
+
 def render_sheet(sample: list[Verdict]) -> str:
     """The audit sheet as CSV text."""
-    replies: dict[int, dict[str, str]] = {}
+    fields = _sheet_fields(sample)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(SHEET_COLUMNS)
-    for v in sample:
-        q = v.run.results.questions[v.question]
-        if id(v.run) not in replies:
-            replies[id(v.run)] = _replies(v.run)
-        # replica r of question q is prediction r·Q + q (OpenCompass's repeated dataset)
-        reply = replies[id(v.run)].get(str(v.replica * len(v.run.results.questions) + q.index), "")
-        extracted = q.extracted[v.replica] if v.replica < len(q.extracted) else None
+    for i, v in enumerate(sample):
+        question, gold, extracted, reply_end = fields[i]
         writer.writerow(
             [
                 v.sample_id,
                 v.run.model_abbr,
                 v.run.dataset_abbr,
-                q.index,
+                v.index,
                 v.replica,
                 v.source,
                 "correct" if v.correct else "wrong",
-                q.question or "",
-                q.gold or "",
-                extracted or "",
-                reply[-REPLY_END:],
+                question,
+                gold,
+                extracted,
+                reply_end,
                 "",
             ]
         )

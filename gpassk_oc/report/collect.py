@@ -30,7 +30,7 @@ import numpy as np
 from gpassk_oc.core.scoring.majority import maj_table
 from gpassk_oc.core.scoring.metric_names import MetricSpec, group_name, parse_result_key
 from gpassk_oc.core.scoring.record import RunRecord
-from gpassk_oc.core.scoring.results import ResultsError
+from gpassk_oc.core.scoring.results import Results, ResultsError, read_results
 from gpassk_oc.core.scoring.scorer import metric_means
 from gpassk_oc.core.scoring.stats import summarize
 from gpassk_oc.core.scoring.summary import RunSummary, read_summary, save_summary
@@ -143,6 +143,13 @@ def question_key(split: str, language: str, index: int, text: str | None) -> Que
     whose indices agree but whose questions differ (another dataset version)."""
     digest = hashlib.sha1(text.encode()).hexdigest()[:12] if text is not None else None
     return (split, language, index, digest)
+
+
+def run_results(run: Run) -> Results:
+    """The run's whole results file, every sample included: for the tools that need the
+    samples themselves (``audit``, verdict-error corrections by source). The tables read
+    only the summary; this re-reads the file, so callers keep one run's at a time."""
+    return read_results(run.path)
 
 
 def subset_name(key: QuestionKey) -> str:

@@ -30,7 +30,7 @@ from gpassk_oc.core.uncertainty.ranks import (
     rerun_draws,
 )
 from gpassk_oc.core.uncertainty.rates import ALL_SOURCES, parse_verdict_error, rates_from_audit
-from gpassk_oc.report.collect import Row, question_key
+from gpassk_oc.report.collect import Row, question_key, run_results
 
 __all__ = ["ErrorRates", "RankCell", "attach_corrections", "attach_ranks", "load_rates"]
 
@@ -80,8 +80,8 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
         k: [[0, 0] for _ in range(len(sources) + 1)] for k in row.keys
     }
     for run in row.runs:
-        for q in run.results.questions:
-            key = question_key(q)
+        for q in run_results(run).questions:
+            key = question_key(q.split, q.language, q.index, q.question)
             if key not in counts:
                 continue
             srcs = q.source or ["unknown"] * len(q.correct)

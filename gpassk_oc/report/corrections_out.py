@@ -16,6 +16,7 @@ import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
+from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 
 __all__ = [
@@ -80,6 +81,15 @@ def _corrected_note(report: Any) -> str:
     )
 
 
+def _who(report: Any, label: str, dataset: str) -> list[str]:
+    """The row's identity cells (model and the settings that tell rows apart), as every
+    other table shows them; the label alone when the row is not in the report."""
+    for row in report.rows:
+        if row.label == label and row.dataset_abbr == dataset:
+            return list(identity(row, report.identity).values())
+    return [label] + [""] * (len(identity_header(report.identity)) - 1)
+
+
 def sections(report: Any) -> list[tuple[str, str, list[str], list[list[str]]]]:
     """(title, note, header, body) of the rank tables (one per dataset) and the corrected
     table — the data every text format renders."""
@@ -97,18 +107,21 @@ def sections(report: Any) -> list[tuple[str, str, list[str], list[list[str]]]]:
             f"({'; '.join(kinds)}), by each metric."
         )
         body = [
-            [lab] + [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
+            _who(report, lab, dataset)
+            + [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
             for lab in labels
         ]
-        out.append((f"Ranks — {dataset}", note, ["Model"] + metrics, body))
+        header = identity_header(report.identity) + metrics
+        out.append((f"Ranks — {dataset}", note, header, body))
     corrected = report.extras.get("corrected")
     if corrected:
         keys = list(next(iter(corrected.values())))
-        header = ["Model", "Dataset"] + [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
+        header = identity_header(report.identity) + ["Dataset"]
+        header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
         body = []
         for (label, dataset), values in corrected.items():
             cell = report.cells.get((label, dataset, "overall"))
-            line = [label, dataset]
+            line = _who(report, label, dataset) + [dataset]
             for key, est in values.items():
                 raw = cell.metrics[key].value if cell and key in cell.metrics else None
                 line += [
