@@ -55,7 +55,6 @@ OLD_PATHS = {
     "gpassk_oc.core.mv_pool": ("gpassk_oc.core.answers.mv_pool", ["MathVerifyPool"]),
     "gpassk_oc.core.numeric": ("gpassk_oc.core.answers.numeric", []),
     "gpassk_oc.core.structures": ("gpassk_oc.core.answers.structures", []),
-    "gpassk_oc.core.sim_endpoint": ("gpassk_oc.demo.sim_endpoint", []),
 }
 
 
