@@ -1,58 +1,59 @@
-"""How the suite splits over pytest-xdist workers (``-n 2 --dist loadgroup``, the README's
-test command); registered by conftest's ``pytest_plugins``.
+"""How the suite splits over pytest-xdist workers: ``-n 2 --dist loadfile
+--no-loadscope-reorder`` (the README's test command); registered by conftest.
 
-xdist sends each test to whichever worker is free, and every worker builds its own
-module- and session-scoped fixtures. So a test module is kept whole on one worker (an
-``xdist_group`` named after it) when its fixtures are worth sharing: it is an e2e module
-(one real ``opencompass`` run serves several tests) or it uses a module- or
-session-scoped fixture of this suite. The other tests spread one by one. Modules that
-need one fixed resource share a group and so run one after the other: the port 18000
-that 0.1.0's demo config names (test_e2e_v0_1_0) and that the docs' serve-demo recipe
-uses (test_docs_blocks).
-
-``--dist loadgroup`` hands out the groups with the most tests first, then the single
-tests, so the long e2e groups start at once and the short tests fill in around them.
-Without xdist (one process) the marks change nothing.
+* ``loadfile`` keeps each test module on one worker, so a module's fixtures serve all its
+  tests once (an e2e module's one real ``opencompass`` run, the docs copy, the demo run).
+  The finer ``loadgroup`` is no option: xdist 3.8 marks groups through a node attribute
+  that pytest 9.2 no longer reads, so every test would be scheduled alone.
+* Under xdist the modules with e2e tests are collected first, the longest first, and
+  ``--no-loadscope-reorder`` keeps that order: the long runs start at once and the
+  short modules fill in around them (xdist's own order, by test count, would start them
+  last). A one-process run keeps the plain order.
+* Port 18000 is named by 0.1.0's demo config and by the docs' serve-demo recipe; the
+  tests that serve on it hold :func:`fixed_port` so they never overlap, on any worker.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
-#: modules that need one fixed resource: the resource is their group
-SHARED_RESOURCE = {
-    "test_e2e_v0_1_0.py": "port-18000",
-    "test_docs_blocks.py": "port-18000",
-}
+#: e2e modules, longest first (measured on 2 cores); other e2e modules follow them
+LONGEST_FIRST = [
+    "test_docs_blocks.py",
+    "test_demo.py",
+    "test_e2e_slurm.py",
+    "test_configgen_e2e.py",
+    "test_e2e_opencompass.py",
+]
 
 
-def _shares_fixtures(item: pytest.Item) -> bool:
-    if item.get_closest_marker("e2e") is not None:
-        return True
-    info = getattr(item, "_fixtureinfo", None)
-    for defs in info.name2fixturedefs.values() if info else ():
-        for fixturedef in defs:
-            func = getattr(fixturedef, "func", None)
-            where = getattr(getattr(func, "__code__", None), "co_filename", "")
-            if fixturedef.scope != "function" and Path(where).parent == TESTS:
-                return True
-    return False
+@contextmanager
+def fixed_port(port: int) -> Iterator[None]:
+    """Hold the machine-wide lock of a fixed TCP port while serving on it."""
+    path = Path(tempfile.gettempdir()) / f"gpassk-test-port-{port}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def xdist_group_of(item: pytest.Item) -> str | None:
-    """The group that keeps *item* with the tests it shares a fixture or resource with."""
-    name = item.path.name
-    if name in SHARED_RESOURCE:
-        return SHARED_RESOURCE[name]
-    return name if _shares_fixtures(item) else None
+def _rank(item: pytest.Item, e2e_modules: set[Path]) -> int:
+    if item.path.name in LONGEST_FIRST:
+        return LONGEST_FIRST.index(item.path.name)
+    return len(LONGEST_FIRST) + (item.path not in e2e_modules)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        group = xdist_group_of(item)
-        if group is not None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    e2e_modules = {item.path for item in items if item.get_closest_marker("e2e") is not None}
+    items.sort(key=lambda item: _rank(item, e2e_modules))  # stable: file order kept within
