@@ -1,12 +1,90 @@
 """gpassk_oc: G-Pass@k and LiveMathBench for OpenCompass.
 
+The stable Python API is the names in ``__all__`` (docs/api.md)::
+
+    from gpassk_oc import g_pass_at_k, mg_pass_at_k, pass_at_k, maj_at_k, grade, \\
+        GradingPolicy, JudgeConfig, read_results
+
+They are loaded on first use, so ``import gpassk_oc`` stays light (no numpy, no
+OpenCompass): OpenCompass's task subprocesses import the adapters by their dotted paths
+(``gpassk_oc.evaluators.GPassKEvaluator``) through this package.
+
 Layout:
-* pure core (no OpenCompass import): ``gpassk_oc.core.scoring.metrics`` and ``gpassk_oc.core.*``;
+* pure core (no OpenCompass import): ``gpassk_oc.core.*``;
 * OpenCompass adapters: ``gpassk_oc.datasets``, ``.evaluators``, ``.postprocessors``,
   ``.models``, ``.configs``;
 * tools: ``gpassk_oc.configgen``, ``gpassk_oc.cli``.
-
-Importing this package imports nothing heavy; import the adapters explicitly.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+__version__ = "0.2.0"
+
+#: public name -> the module that defines it (one owner each)
+_API = {
+    "g_pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "mg_pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "g_pass_table": "gpassk_oc.core.scoring.metrics",
+    "GPassTable": "gpassk_oc.core.scoring.metrics",
+    "maj_at_k": "gpassk_oc.core.scoring.majority",
+    "profile": "gpassk_oc.core.scoring.majority",
+    "grade": "gpassk_oc.core.judging.grading",
+    "GradingPolicy": "gpassk_oc.core.judging.grading",
+    "GradeResult": "gpassk_oc.core.judging.grading",
+    "UnjudgedError": "gpassk_oc.core.judging.grading",
+    "JudgeConfig": "gpassk_oc.core.judging.judge",
+    "read_results": "gpassk_oc.core.scoring.results",
+    "Results": "gpassk_oc.core.scoring.results",
+    "summarize": "gpassk_oc.core.scoring.stats",
+}
+
+__all__ = [  # a literal, for linters and type checkers; test_api checks it matches _API
+    "__version__",
+    "g_pass_at_k",
+    "mg_pass_at_k",
+    "pass_at_k",
+    "g_pass_table",
+    "GPassTable",
+    "maj_at_k",
+    "profile",
+    "grade",
+    "GradingPolicy",
+    "GradeResult",
+    "UnjudgedError",
+    "JudgeConfig",
+    "read_results",
+    "Results",
+    "summarize",
+]
+
+if TYPE_CHECKING:  # the static view of what __getattr__ provides
+    from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, UnjudgedError, grade
+    from gpassk_oc.core.judging.judge import JudgeConfig
+    from gpassk_oc.core.scoring.majority import maj_at_k, profile
+    from gpassk_oc.core.scoring.metrics import (
+        GPassTable,
+        g_pass_at_k,
+        g_pass_table,
+        mg_pass_at_k,
+        pass_at_k,
+    )
+    from gpassk_oc.core.scoring.results import Results, read_results
+    from gpassk_oc.core.scoring.stats import summarize
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name from its module on first use (PEP 562)."""
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'gpassk_oc' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_API})

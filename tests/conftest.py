@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:  # the package need not be installed to run the te
 from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
 
 # fixtures shared by the test modules that were split by topic
-pytest_plugins = ["report_support", "metrics_support"]
+pytest_plugins = ["report_support", "metrics_support", "parallel_support"]
 
 
 @pytest.fixture(autouse=True)

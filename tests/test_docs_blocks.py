@@ -30,6 +30,7 @@ skipped; tests/test_docs.py checks that each marker gives a reason.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -39,6 +40,7 @@ from pathlib import Path
 
 import pytest
 from docs_support import ROOT, bash_blocks, pages_in_run_order
+from parallel_support import fixed_port
 
 pytestmark = pytest.mark.e2e
 
@@ -113,21 +115,25 @@ def _run_page(copy: Path, page: str, timeout: int) -> None:
         return
     path = copy.parent / f"blocks_{page.replace('/', '_')}.sh"
     path.write_text(script, encoding="utf-8")
-    proc = subprocess.Popen(
-        ["bash", str(path)],
-        cwd=copy,
-        env=_environment(copy),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # the demo's opencompass children go with it on timeout
-    )
-    try:
-        output, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate()
-        pytest.fail(f"{page}: blocks ran over {timeout} s; output tail:\n{output[-4000:]}")
+    # a page that starts serve-demo serves on its default port, 18000, which the 0.1.0
+    # config's e2e test needs too: hold that port's lock (tests/parallel_support.py)
+    port = fixed_port(18000) if "serve-demo" in script else contextlib.nullcontext()
+    with port:
+        proc = subprocess.Popen(
+            ["bash", str(path)],
+            cwd=copy,
+            env=_environment(copy),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,  # the demo's opencompass children go with it on timeout
+        )
+        try:
+            output, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            output, _ = proc.communicate()
+            pytest.fail(f"{page}: blocks ran over {timeout} s; output tail:\n{output[-4000:]}")
     if proc.returncode != 0:
         started = [line for line in output.splitlines() if line.startswith("::block ")]
         where = started[-1].split(" ", 1)[1] if started else page

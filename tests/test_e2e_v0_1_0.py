@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest import brute_g_pass, offline_env, run_cli, start_serve_demo
+from parallel_support import fixed_port
 
 pytestmark = pytest.mark.e2e
 
@@ -47,18 +48,21 @@ def _port_free(port: int) -> bool:
 
 @pytest.fixture(scope="module")
 def v010_run(tmp_path_factory):
-    if not _port_free(PORT):
-        pytest.fail(f"port {PORT} is taken: the 0.1.0 demo config can only reach that port")
     cwd = tmp_path_factory.mktemp("v0_1_0")
     shutil.copy(CONFIG, cwd / CONFIG.name)
-    server = start_serve_demo(cwd, PORT)
-    try:
-        first = server.stdout.readline() if server.stdout else ""
-        assert first.startswith("serving"), first + (server.stderr.read() if server.stderr else "")
-        proc = run_cli(cwd, [CONFIG.name, "-w", "outputs"], offline_env(), timeout=600)
-    finally:
-        server.terminate()
-        server.wait(30)
+    with fixed_port(PORT):  # the docs' serve-demo recipe uses it too (another worker)
+        if not _port_free(PORT):
+            pytest.fail(f"port {PORT} is taken: the 0.1.0 demo config can only reach that port")
+        server = start_serve_demo(cwd, PORT)
+        try:
+            first = server.stdout.readline() if server.stdout else ""
+            assert first.startswith("serving"), first + (
+                server.stderr.read() if server.stderr else ""
+            )
+            proc = run_cli(cwd, [CONFIG.name, "-w", "outputs"], offline_env(), timeout=600)
+        finally:
+            server.terminate()
+            server.wait(30)
     stamps = sorted(p for p in (cwd / "outputs").iterdir() if p.is_dir())
     if proc.returncode != 0 or not stamps:
         pytest.fail(f"opencompass failed (rc={proc.returncode}):\n{proc.stdout[-4000:]}")

@@ -13,8 +13,8 @@ Use them inside ``read_base()``::
 | ``livemathbench_hard_gen`` | ``LiveMathBench-Hard-v202505-k4_8_16-r3`` | 4, 8, 16 | 48 |
 
 The files are parsed by mmengine as config files (their imports become lazy
-references), so they hold literals only; tests check the abbrs against
-:func:`gpassk_oc.core.data.naming.dataset_abbr`. Set ``path`` to your data (default
+references); each is one call of :func:`gpassk_oc.configs.builder.livemathbench_dataset`,
+which names the abbr by :func:`gpassk_oc.core.data.naming.dataset_abbr`. Set ``path`` to your data (default
 ``opencompass/LiveMathBench``: a local ``data/LiveMathBench`` under the cwd or
 ``COMPASS_DATA_CACHE`` if present, else the hub dataset).
 """

@@ -1,31 +1,15 @@
 # LiveMathBench v202412 (CNMO, CCEE, AMC, WLPMC × cn, en), greedy accuracy, k = 1, n = 1.
-# An mmengine config file: import it inside read_base(); keep it literal (no calls).
-from opencompass.openicl.icl_inferencer import GenInferencer
-from opencompass.openicl.icl_prompt_template import PromptTemplate
-from opencompass.openicl.icl_retriever import ZeroRetriever
-
-from gpassk_oc.datasets import LiveMathBenchDataset
-from gpassk_oc.evaluators import GPassKEvaluator
-
-livemathbench_dataset = dict(
-    type=LiveMathBenchDataset,
-    abbr="LiveMathBench-v202412-k1-r1",
-    path="opencompass/LiveMathBench",
+# An mmengine config file: import it inside read_base(). mmengine makes its imports lazy,
+# so the builder is reached through __import__ (gpassk_oc/configs/builder.py says why).
+livemathbench_dataset = __import__(
+    "gpassk_oc.configs.builder", fromlist=["livemathbench_dataset"]
+).livemathbench_dataset(
     version="202412",
-    dataset_splits=["CNMO", "CCEE", "AMC", "WLPMC"],
-    dataset_languages=["cn", "en"],
-    cot=True,
+    splits=["CNMO", "CCEE", "AMC", "WLPMC"],
+    languages=["cn", "en"],
     k=1,
-    n=1,
-    reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
-    infer_cfg=dict(
-        prompt_template=dict(
-            type=PromptTemplate, template=dict(round=[dict(role="HUMAN", prompt="{prompt}")])
-        ),
-        retriever=dict(type=ZeroRetriever),
-        inferencer=dict(type=GenInferencer, max_out_len=8192),
-    ),
-    eval_cfg=dict(evaluator=dict(type=GPassKEvaluator)),
+    replication=1,
+    max_out_len=8192,
 )
 
 livemathbench_datasets = [livemathbench_dataset]

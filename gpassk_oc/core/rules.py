@@ -1,0 +1,12 @@
+"""Deprecated since 0.2.0: moved to :mod:`gpassk_oc.core.answers.rules` (this path forwards, with a warning)."""
+
+from gpassk_oc._moved import forward
+
+__getattr__, __dir__ = forward(
+    __name__,
+    "gpassk_oc.core.answers.rules",
+    {
+        n: "gpassk_oc.core.answers.checking"
+        for n in ("check_answer", "check_answers", "answers_equivalent")
+    },
+)

@@ -1,0 +1,59 @@
+"""How the suite splits over pytest-xdist workers: ``-n 2 --dist loadfile
+--no-loadscope-reorder`` (the README's test command); registered by conftest.
+
+* ``loadfile`` keeps each test module on one worker, so a module's fixtures serve all its
+  tests once (an e2e module's one real ``opencompass`` run, the docs copy, the demo run).
+  The finer ``loadgroup`` is no option: xdist 3.8 marks groups through a node attribute
+  that pytest 9.2 no longer reads, so every test would be scheduled alone.
+* Under xdist the modules with e2e tests are collected first, the longest first, and
+  ``--no-loadscope-reorder`` keeps that order: the long runs start at once and the
+  short modules fill in around them (xdist's own order, by test count, would start them
+  last). A one-process run keeps the plain order.
+* Port 18000 is named by 0.1.0's demo config and by the docs' serve-demo recipe; the
+  tests that serve on it hold :func:`fixed_port` so they never overlap, on any worker.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+#: e2e modules, longest first (measured on 2 cores); other e2e modules follow them
+LONGEST_FIRST = [
+    "test_docs_blocks.py",
+    "test_demo.py",
+    "test_e2e_slurm.py",
+    "test_configgen_e2e.py",
+    "test_e2e_opencompass.py",
+]
+
+
+@contextmanager
+def fixed_port(port: int) -> Iterator[None]:
+    """Hold the machine-wide lock of a fixed TCP port while serving on it."""
+    path = Path(tempfile.gettempdir()) / f"gpassk-test-port-{port}.lock"
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _rank(item: pytest.Item, e2e_modules: set[Path]) -> int:
+    if item.path.name in LONGEST_FIRST:
+        return LONGEST_FIRST.index(item.path.name)
+    return len(LONGEST_FIRST) + (item.path not in e2e_modules)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    e2e_modules = {item.path for item in items if item.get_closest_marker("e2e") is not None}
+    items.sort(key=lambda item: _rank(item, e2e_modules))  # stable: file order kept within

@@ -1,0 +1,163 @@
+"""The stable Python API (``from gpassk_oc import ...``, docs/api.md) and the import paths
+release 0.1.0 documented: each old path still gives the very same objects and warns
+with the new path. The old paths are written out here from 0.1.0's README (its
+"Metrics", "Answer checking", "Judge client" and "Python API" sections), not read
+from the shims."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import gpassk_oc
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: 0.1.0 path -> (path now, names 0.1.0's README showed from it)
+OLD_PATHS = {
+    "gpassk_oc.metrics": (
+        "gpassk_oc.core.scoring.metrics",
+        ["g_pass_at_k", "mg_pass_at_k", "pass_at_k", "g_pass_table"],
+    ),
+    "gpassk_oc.metric_names": (
+        "gpassk_oc.core.scoring.metric_names",
+        ["parse_metric", "MetricSpec", "g_pass_key", "group_name", "result_key"],
+    ),
+    "gpassk_oc.compare": ("gpassk_oc.report.compare", []),
+    "gpassk_oc.core.grading": (
+        "gpassk_oc.core.judging.grading",
+        ["GradingPolicy", "UnjudgedError", "grade"],
+    ),
+    "gpassk_oc.core.judge": ("gpassk_oc.core.judging.judge", ["JudgeConfig"]),
+    "gpassk_oc.core.judge_cache": ("gpassk_oc.core.judging.judge_cache", ["JudgeCache"]),
+    "gpassk_oc.core.verdict": ("gpassk_oc.core.judging.verdict", ["parse_verdict"]),
+    "gpassk_oc.core.results": (
+        "gpassk_oc.core.scoring.results",
+        ["read_results", "Results", "RunInfo", "QuestionResult", "SCHEMA_VERSION"],
+    ),
+    "gpassk_oc.core.stats": (
+        "gpassk_oc.core.scoring.stats",
+        ["summarize", "compare", "atoms_of", "Estimate", "Difference"],
+    ),
+    "gpassk_oc.core.gpass_eval": ("gpassk_oc.core.scoring.gpass_eval", []),
+    "gpassk_oc.core.naming": ("gpassk_oc.core.data.naming", ["dataset_abbr"]),
+    "gpassk_oc.core.livemath_data": ("gpassk_oc.core.data.livemath_data", []),
+    "gpassk_oc.core.extraction": ("gpassk_oc.core.answers.extraction", ["extract_answer"]),
+    "gpassk_oc.core.canonical": ("gpassk_oc.core.answers.canonical", ["canonical_answer"]),
+    "gpassk_oc.core.rules": ("gpassk_oc.core.answers.rules", ["fast_check"]),
+    "gpassk_oc.core.forms": ("gpassk_oc.core.answers.forms", ["strip_decorations"]),
+    "gpassk_oc.core.mv_pool": ("gpassk_oc.core.answers.mv_pool", ["MathVerifyPool"]),
+    "gpassk_oc.core.numeric": ("gpassk_oc.core.answers.numeric", []),
+    "gpassk_oc.core.structures": ("gpassk_oc.core.answers.structures", []),
+}
+
+
+def _public(module) -> list[str]:
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [
+            n for n, v in vars(module).items() if getattr(v, "__module__", None) == module.__name__
+        ]
+    return [n for n in names if not n.startswith("_")]
+
+
+@pytest.mark.parametrize("old", sorted(OLD_PATHS))
+def test_old_path_forwards_with_a_warning(old):
+    new, documented = OLD_PATHS[old]
+    shim, target = importlib.import_module(old), importlib.import_module(new)
+    names = sorted({*documented, *_public(target)})
+    assert names, new
+    for name in names:
+        with pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated")) as seen:
+            value = getattr(shim, name)
+        assert value is getattr(target, name), name
+        assert new in str(seen[0].message) and seen[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match=re.escape(new)):
+        exec(f"from {old} import {names[0]}", {})
+    with pytest.raises(AttributeError):
+        shim.no_such_name  # noqa: B018
+    assert set(names) <= set(dir(shim))
+
+
+def test_rules_names_that_moved_on_to_checking():
+    from gpassk_oc.core.answers import checking
+
+    with pytest.warns(DeprecationWarning, match="gpassk_oc.core.answers.checking"):
+        from gpassk_oc.core.rules import answers_equivalent, check_answer, check_answers
+    assert (check_answer, check_answers) == (checking.check_answer, checking.check_answers)
+    assert answers_equivalent is checking.answers_equivalent
+
+
+def test_every_shim_is_listed():
+    shims = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for p in (ROOT / "gpassk_oc").rglob("*.py")
+        if "from gpassk_oc._moved import forward" in p.read_text()
+    }
+    assert shims == set(OLD_PATHS)
+
+
+API = {
+    "g_pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "mg_pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "pass_at_k": "gpassk_oc.core.scoring.metrics",
+    "maj_at_k": "gpassk_oc.core.scoring.majority",
+    "grade": "gpassk_oc.core.judging.grading",
+    "GradingPolicy": "gpassk_oc.core.judging.grading",
+    "JudgeConfig": "gpassk_oc.core.judging.judge",
+    "read_results": "gpassk_oc.core.scoring.results",
+}
+
+
+def test_public_api_names_are_the_core_objects():
+    assert set(API) <= set(gpassk_oc.__all__)
+    assert set(gpassk_oc.__all__) == {"__version__", *gpassk_oc._API}
+    for name, home in {**gpassk_oc._API, **API}.items():
+        assert getattr(gpassk_oc, name) is getattr(importlib.import_module(home), name), name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new API never warns
+        from gpassk_oc import g_pass_at_k, read_results  # noqa: F401
+    with pytest.raises(AttributeError):
+        gpassk_oc.no_such_name  # noqa: B018
+
+
+def test_import_stays_light():
+    code = (
+        "import sys, gpassk_oc\n"
+        "heavy = [m for m in ('numpy', 'scipy', 'opencompass', 'mmengine', 'torch') "
+        "if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_adapters_resolve_by_the_dotted_paths_configs_name():
+    """What mmengine's Registry does with a config's 'gpassk_oc.evaluators.GPassKEvaluator'
+    in a task subprocess: the package's lazy attributes must not get in the way (in this
+    process: OpenCompass is imported once per test worker anyway)."""
+    from mmengine.utils import get_object_from_string
+
+    from gpassk_oc.datasets import LiveMathBenchDataset
+    from gpassk_oc.evaluators import GPassKEvaluator
+
+    assert get_object_from_string("gpassk_oc.evaluators.GPassKEvaluator") is GPassKEvaluator
+    assert get_object_from_string("gpassk_oc.datasets.LiveMathBenchDataset") is LiveMathBenchDataset
+
+
+def test_one_version_in_package_metadata_and_changelog():
+    from setuptools.config.pyprojecttoml import read_configuration
+
+    assert gpassk_oc.__version__ == "0.2.0"
+    # what an install writes into the metadata: pyproject reads the package's string
+    project = read_configuration(ROOT / "pyproject.toml", expand=True)["project"]
+    assert project["version"] == gpassk_oc.__version__
+    assert "version" in project["dynamic"]
+    released = re.findall(r"^## \[?(\d+\.\d+\.\d+)", (ROOT / "CHANGELOG.md").read_text(), re.M)
+    assert released[0] == gpassk_oc.__version__
