@@ -246,6 +246,10 @@ def run(args: argparse.Namespace) -> int:
     for note in report.notes:
         logger.info(f"note: {note}")
     text = render(report, args.format, ci=not args.no_ci, descending=args.descending)
+    if args.format == "markdown":  # runs made by `gpassk-oc rescore`: OpenCompass's values too
+        from gpassk_oc.report.rescored import rescored_section
+
+        text += rescored_section(args.paths)
     figures: dict[Path, bytes] = {}
     if args.plots is not None and not report.rows:
         logger.warning(
