@@ -49,7 +49,9 @@ def _config(models: list[str]) -> str:
         "dataset_languages": LANGS,
         "k": [4, 16],
         "n": N,
-        "eval_cfg": {"evaluator": {"type": EVALUATOR, "model_name": "judge", "url": ["http://j/v1"]}},
+        "eval_cfg": {
+            "evaluator": {"type": EVALUATOR, "model_name": "judge", "url": ["http://j/v1"]}
+        },
     }
     model_list = [
         {"type": "opencompass.models.OpenAISDK", "abbr": m, "path": m, "temperature": 0.7}
@@ -100,7 +102,9 @@ def write_workdir(work: Path, runs: int, seed: int = 0) -> int:
         results = {
             "G-Pass@16_0.5": 50.0,
             "mG-Pass@16": 50.0,
-            "details": [{"example_abbr": f"{ABBR}_{q}", "correct": labels[q]} for q in range(QUESTIONS)],
+            "details": [
+                {"example_abbr": f"{ABBR}_{q}", "correct": labels[q]} for q in range(QUESTIONS)
+            ],
         }
         (run / "results" / m).mkdir(parents=True)
         (run / "results" / m / f"{ABBR}.json").write_text(json.dumps(results))

@@ -67,7 +67,9 @@ def dataset_cfg(
         "k": list(ks) if not isinstance(ks, int) else ks,
         "n": n,
         "reader_cfg": {"input_columns": ["prompt"], "output_column": "answer"},
-        "eval_cfg": {"evaluator": evaluator or {"type": LMB_EVALUATOR, "model_name": "", "url": []}},
+        "eval_cfg": {
+            "evaluator": evaluator or {"type": LMB_EVALUATOR, "model_name": "", "url": []}
+        },
     }
 
 
@@ -99,7 +101,11 @@ def write_oc_workdir(
     dataset = dataset or dataset_cfg(n, [n])
     run = work / ts
     (run / "configs").mkdir(parents=True, exist_ok=True)
-    config = {"models": [model_cfg()], "datasets": [dataset, *extra_datasets], "work_dir": str(work)}
+    config = {
+        "models": [model_cfg()],
+        "datasets": [dataset, *extra_datasets],
+        "work_dir": str(work),
+    }
     text = "".join(f"{k} = {pprint.pformat(v)}\n" for k, v in config.items())
     (run / "configs" / f"{ts}_1.py").write_text(text, encoding="utf-8")
     q = len(questions)
@@ -119,9 +125,7 @@ def write_oc_workdir(
         chunks = {f"{abbr}.json": entries}
     else:
         size = -(-len(entries) // shards)
-        chunks = {
-            f"{abbr}_{s}.json": entries[s * size : (s + 1) * size] for s in range(shards)
-        }
+        chunks = {f"{abbr}_{s}.json": entries[s * size : (s + 1) * size] for s in range(shards)}
     for name, chunk in chunks.items():
         data = {str(i): e for i, e in enumerate(chunk)}
         (folder / name).write_text(json.dumps(data, ensure_ascii=False, indent=4), encoding="utf-8")

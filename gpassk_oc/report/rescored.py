@@ -71,7 +71,12 @@ def render_rescored(sidecars: Iterable[Mapping[str, Any]]) -> str:
             f"### {task['model_abbr']} / {task['dataset_abbr']} ({task['run']}, "
             f"{task['evaluator']}, n = {task['n']})"
         )
-        lines = [head, "", "| metric | OpenCompass reported | re-scored | difference |", "|---|---:|---:|---:|"]
+        lines = [
+            head,
+            "",
+            "| metric | OpenCompass reported | re-scored | difference |",
+            "|---|---:|---:|---:|",
+        ]
         for m in data["metrics"]:
             oc, mine = m.get("opencompass"), m.get("rescored")
             diff = "—" if oc is None or mine is None else f"{mine - oc:+.2f}"

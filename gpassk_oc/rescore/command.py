@@ -132,11 +132,15 @@ def write_all(out: Path, files: dict[Path, dict[str, Any]], force: bool) -> None
     """Write *files* (each atomically) and the manifest, after refusing — before writing
     anything — any existing file rescore did not write or that changed since."""
     manifest = _manifest(out)
-    blobs = {p: (json.dumps(d, ensure_ascii=False, indent=1) + "\n").encode() for p, d in files.items()}
+    blobs = {
+        p: (json.dumps(d, ensure_ascii=False, indent=1) + "\n").encode() for p, d in files.items()
+    }
     if not force:
         for path in blobs:
             rel = path.relative_to(out).as_posix()
-            if path.exists() and (not path.is_file() or manifest.get(rel) != digest(path.read_bytes())):
+            if path.exists() and (
+                not path.is_file() or manifest.get(rel) != digest(path.read_bytes())
+            ):
                 raise RescoreError(
                     f"{path}: exists and was not written by rescore (or changed since); left "
                     "alone (--force overwrites it)"

@@ -98,9 +98,7 @@ def _find(
     return None
 
 
-def locate_questions(
-    task: OCTask, first: Sequence[Prediction], data: Path | None
-) -> Located:
+def locate_questions(task: OCTask, first: Sequence[Prediction], data: Path | None) -> Located:
     """Rows for the Q questions whose replica-0 predictions are *first* (see the module
     docstring); RescoreError naming the prediction file when --data lacks a question."""
     splits, langs = task.strings("dataset_splits"), task.strings("dataset_languages")

@@ -58,9 +58,7 @@ def find_sidecars(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found += sorted(
-                p for p in path.rglob("*.json") if p.parent.parent.name == RESCORE_DIR
-            )
+            found += sorted(p for p in path.rglob("*.json") if p.parent.parent.name == RESCORE_DIR)
         elif path.parent.parent.name == RESCORE_DIR:
             found.append(path)
         else:  # a results file: its sidecar, when rescore wrote one

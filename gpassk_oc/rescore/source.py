@@ -166,7 +166,14 @@ def find_tasks(work_dir: Path) -> tuple[list[OCTask], list[str]]:
                 continue
             result = results_file(run_dir, *pair)
             tasks.append(
-                OCTask(run_dir, config.path, model, dataset, files, result if result.is_file() else None)
+                OCTask(
+                    run_dir,
+                    config.path,
+                    model,
+                    dataset,
+                    files,
+                    result if result.is_file() else None,
+                )
             )
     if tasks:
         return tasks, notes
@@ -179,9 +186,7 @@ def find_tasks(work_dir: Path) -> tuple[list[OCTask], list[str]]:
         raise RescoreError(f"{runs[-1]}: no readable dumped config in {CONFIGS_DIR}/")
     if others or not notes:
         listed = ", ".join(sorted(set(others))) or "none"
-        raise RescoreError(
-            f"{work_dir}: no LiveMathBench task in its configs (datasets: {listed})"
-        )
+        raise RescoreError(f"{work_dir}: no LiveMathBench task in its configs (datasets: {listed})")
     raise RescoreError(notes[0].removesuffix("; skipped"))
 
 

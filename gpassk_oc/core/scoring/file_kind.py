@@ -6,8 +6,9 @@ A file this package wrote carries an explicit marker:
   it, ``run.writer`` = ``"gpassk_oc <version>"``);
 * schema 1 (release 0.1.0, before the marker existed): no ``schema`` key, but the
   run metadata its writer always put at the top level — integer ``n`` and
-  ``num_questions``, a ``ks`` list — and per-question ``question_id`` and ``correct``.
-  OpenCompass never writes those top-level keys, so its files never pass for schema 1.
+  ``num_questions``, a ``ks`` list — beside ``details`` without OpenCompass's per-question
+  keys. OpenCompass never writes those top-level keys, so its files never pass for
+  schema 1.
 
 Anything else is refused by the reader with one line saying what it looks like — above all
 OpenCompass's own LiveMathBench results (``accuracy (n runs average)``, per-question
@@ -53,9 +54,7 @@ def _claimed(data: Mapping[str, Any], version: int) -> int | str:
     """*version*, unless the file names a writer that is not this package."""
     run = data.get("run")
     writer = run.get("writer") if isinstance(run, Mapping) else None
-    if writer is not None and not (
-        isinstance(writer, str) and writer.split(" ")[0] == WRITER_NAME
-    ):
+    if writer is not None and not (isinstance(writer, str) and writer.split(" ")[0] == WRITER_NAME):
         return f"run.writer: {writer!r} wrote it, not gpassk_oc (its 'schema' tag is borrowed)"
     return version
 
@@ -73,8 +72,12 @@ def _schema1(data: Mapping[str, Any]) -> bool:
         and count("num_questions")
         and isinstance(data.get("ks"), list)
         and isinstance(details, list)
-        and all(isinstance(d, Mapping) and "question_id" in d for d in details)
+        and not any(isinstance(d, Mapping) and _oc_detail(d) for d in details[:1])
     )
+
+
+def _oc_detail(detail: Mapping[str, Any]) -> bool:
+    return any(k in detail for k in _OC_DETAIL_KEYS)
 
 
 def _foreign_kind(data: Mapping[str, Any]) -> str:
@@ -82,7 +85,7 @@ def _foreign_kind(data: Mapping[str, Any]) -> str:
     keys = [str(k) for k in data]
     details = data.get("details")
     first = details[0] if isinstance(details, list) and details else None
-    oc_detail = isinstance(first, Mapping) and any(k in first for k in _OC_DETAIL_KEYS)
+    oc_detail = isinstance(first, Mapping) and _oc_detail(first)
     gpass = any("G-Pass@" in k for k in keys)
     averaged = any(k.endswith("(n runs average)") for k in keys)
     if gpass and (oc_detail or averaged or "details" not in data or not keys):
