@@ -19,9 +19,13 @@ import argparse
 import json
 import os
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.scoring.metric_names import ACCURACY, parse_metric
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
@@ -30,7 +34,7 @@ from gpassk_oc.rescore.reasons import build_sidecar
 from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options, regrade
 from gpassk_oc.rescore.reported import read_reported
 from gpassk_oc.rescore.sidecar import MANIFEST, sidecar_path
-from gpassk_oc.rescore.source import RescoreError, find_tasks, read_predictions
+from gpassk_oc.rescore.source import OCTask, RescoreError, find_tasks, read_predictions
 from gpassk_oc.workdir import CACHE_DIRNAME, results_file
 
 __all__ = ["add_arguments", "rescore", "run"]
@@ -100,24 +104,49 @@ def _options(args: argparse.Namespace, out: Path) -> Options:
     )
 
 
+def _encode(data: dict[str, Any]) -> bytes:
+    # compact: json's C encoder (an indent falls back to the pure-Python one)
+    return (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _one(task: OCTask, data: Path | None, opts: Options) -> tuple[bytes, dict[str, Any]]:
+    """One task: (its results file's bytes, its sidecar)."""
+    samples = read_predictions(task)
+    located = locate_questions(task, samples.first, data)
+    regraded = regrade(task, samples, located.rows, opts)
+    reported = read_reported(task.results, len(samples.prompts), task.n)
+    return _encode(regraded.results), build_sidecar(task, located, regraded, reported)
+
+
+def _workers(tasks: int, opts: Options) -> int:
+    """Tasks graded in parallel: one per core (at most 2) by the rules; with a judge one at
+    a time (the judgement cache and the endpoint are shared)."""
+    if opts.check != CheckMode.RULES or tasks < 2:
+        return 1
+    return max(1, min(2, os.cpu_count() or 1, tasks))
+
+
 def rescore(
     work_dir: Path, out: Path, data: Path | None, opts: Options
-) -> tuple[dict[Path, dict[str, Any]], list[str]]:
-    """Every file to write under *out* (path -> JSON) and the notes; nothing written."""
+) -> tuple[dict[Path, bytes], list[dict[str, Any]], list[str]]:
+    """Every file to write under *out* (path -> bytes), the sidecars and the notes;
+    nothing is written here."""
     tasks, notes = find_tasks(work_dir)
-    files: dict[Path, dict[str, Any]] = {}
-    for task in tasks:
-        predictions = read_predictions(task)
-        q = len(predictions) // task.n
-        located = locate_questions(task, predictions[:q], data)
-        regraded = regrade(task, predictions, located.rows, opts)
-        reported = read_reported(task.results, q, task.n)
-        sidecar = build_sidecar(task, located, regraded, reported)
+    jobs = _workers(len(tasks), opts)
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
+            done = list(pool.map(_one, tasks, repeat(data), repeat(opts)))
+    else:
+        done = [_one(task, data, opts) for task in tasks]
+    files: dict[Path, bytes] = {}
+    sidecars = []
+    for task, (results, sidecar) in zip(tasks, done):
         run = task.run_dir.name
-        files[results_file(out / run, task.model_abbr, task.dataset_abbr)] = regraded.results
-        files[sidecar_path(out, run, task.model_abbr, task.dataset_abbr)] = sidecar
+        files[results_file(out / run, task.model_abbr, task.dataset_abbr)] = results
+        files[sidecar_path(out, run, task.model_abbr, task.dataset_abbr)] = _encode(sidecar)
+        sidecars.append(sidecar)
         notes += sidecar["notes"]
-    return files, notes
+    return files, sidecars, notes
 
 
 def _manifest(out: Path) -> dict[str, str]:
@@ -128,15 +157,12 @@ def _manifest(out: Path) -> dict[str, str]:
     return data if isinstance(data, dict) else {}
 
 
-def write_all(out: Path, files: dict[Path, dict[str, Any]], force: bool) -> None:
+def write_all(out: Path, files: dict[Path, bytes], force: bool) -> None:
     """Write *files* (each atomically) and the manifest, after refusing — before writing
     anything — any existing file rescore did not write or that changed since."""
     manifest = _manifest(out)
-    blobs = {
-        p: (json.dumps(d, ensure_ascii=False, indent=1) + "\n").encode() for p, d in files.items()
-    }
     if not force:
-        for path in blobs:
+        for path in files:
             rel = path.relative_to(out).as_posix()
             if path.exists() and (
                 not path.is_file() or manifest.get(rel) != digest(path.read_bytes())
@@ -145,7 +171,7 @@ def write_all(out: Path, files: dict[Path, dict[str, Any]], force: bool) -> None
                     f"{path}: exists and was not written by rescore (or changed since); left "
                     "alone (--force overwrites it)"
                 )
-    for path, blob in blobs.items():
+    for path, blob in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
@@ -155,13 +181,23 @@ def write_all(out: Path, files: dict[Path, dict[str, Any]], force: bool) -> None
     (out / MANIFEST).write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")
 
 
+def _headline(metric: str) -> bool:
+    """G-Pass@k_τ, mG-Pass@k and (greedy) accuracy: the values a summary line shows."""
+    if metric == ACCURACY:
+        return True
+    try:
+        return parse_metric(metric).kind in ("G", "mG")
+    except ValueError:
+        return False
+
+
 def _summary(path: Path, sidecar: dict[str, Any]) -> str:
     task = sidecar["task"]
     shown = [
         f"{m['metric']} {m['rescored']:.2f}"
         + ("" if m["opencompass"] is None else f" (OpenCompass {m['opencompass']:.2f})")
         for m in sidecar["metrics"]
-        if m["metric"].startswith(("G-Pass", "mG-Pass", "accuracy"))
+        if _headline(m["metric"])
     ]
     head = f"{task['run']}/{task['model_abbr']}/{task['dataset_abbr']}"
     return f"rescored {head}: " + ", ".join(shown[:8]) + f" -> {path}"
@@ -182,14 +218,14 @@ def run(args: argparse.Namespace) -> int:
         if args.data is not None and not args.data.is_dir():
             raise RescoreError(f"--data {args.data}: no such folder")
         opts = _options(args, out)
-        files, notes = rescore(work, out, args.data, opts)
+        files, sidecars, notes = rescore(work, out, args.data, opts)
         write_all(out, files, args.force)
     except RescoreError as exc:
         return fail(str(exc))
     for note in dict.fromkeys(notes):
         logger.warning(note)
-    for path, data in files.items():
-        if data.get("schema", "").startswith("gpassk_oc.rescore"):
-            where = results_file(path.parents[2], path.parent.name, path.name.removesuffix(".json"))
-            logger.info(_summary(where, data))
+    for sidecar in sidecars:
+        task = sidecar["task"]
+        where = results_file(out / task["run"], task["model_abbr"], task["dataset_abbr"])
+        logger.info(_summary(where, sidecar))
     return 0

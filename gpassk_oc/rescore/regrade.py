@@ -23,7 +23,7 @@ from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS
 from gpassk_oc.core.scoring.record import RunRecord, dataset_facts, model_facts
 from gpassk_oc.core.vocabulary import CheckMode, plain
 from gpassk_oc.recording import run_health_of
-from gpassk_oc.rescore.source import OCTask, Prediction, RescoreError
+from gpassk_oc.rescore.source import OCTask, Samples
 
 __all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade"]
 
@@ -98,17 +98,14 @@ def _record(task: OCTask, ks: Sequence[int], n: int, opts: Options) -> RunRecord
 
 
 def regrade(
-    task: OCTask, predictions: Sequence[Prediction], rows: Sequence[dict[str, Any]], opts: Options
+    task: OCTask, samples: Samples, rows: Sequence[dict[str, Any]], opts: Options
 ) -> Regraded:
     """Grade every sample of *task* (*rows*: the question rows of replica 0)."""
     n = task.n
     ks = [1] if n == 1 else task.ks
-    ids = [p.prompt + "\0" + p.gold for p in predictions]
-    try:
-        grouped = group_replicas([p.reply for p in predictions], n, ids)
-    except ValueError as exc:
-        raise RescoreError(f"{task.predictions[0]}: not replica-major with n={n}: {exc}") from None
-    reasoning, why = reasoning_flag(opts.reasoning, (p.reply for p in predictions))
+    # read_predictions checked the layout (entry r·Q + q is replica r of question q)
+    grouped = group_replicas(samples.replies, n)
+    reasoning, why = reasoning_flag(opts.reasoning, samples.replies)
     items = [
         {
             "question": str(r["question"]),

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from gpassk_oc.workdir import (
     run_dirs,
 )
 
-__all__ = ["OCTask", "Prediction", "RescoreError", "find_tasks", "read_predictions"]
+__all__ = ["OCTask", "Prediction", "RescoreError", "Samples", "find_tasks", "read_predictions"]
 
 #: OpenCompass evaluators whose verdicts come from an LLM judge (all or some samples)
 JUDGE_EVALUATORS = ("GenericLLMEvaluator", "CascadeEvaluator")
@@ -45,6 +46,21 @@ class Prediction:
     prompt: str  # the prompt text (chat turns joined)
     reply: str
     gold: str
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A task's samples: the Q question prompts and golds, and the Q·n replies in
+    OpenCompass's replica-major order (``replies[r·Q + q]`` is replica r of question q)."""
+
+    prompts: list[str]
+    golds: list[str]
+    replies: list[str]
+
+    @property
+    def first(self) -> list[Prediction]:
+        """Replica 0 of every question."""
+        return [Prediction(p, r, g) for p, r, g in zip(self.prompts, self.replies, self.golds)]
 
 
 @dataclass
@@ -200,13 +216,12 @@ def _prompt_text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def read_predictions(task: OCTask) -> list[Prediction]:
-    """Every sample of *task* in OpenCompass's order (shards concatenated, as its eval task
-    does); RescoreError naming the file for a cut or malformed one."""
-    out: list[Prediction] = []
+def _entries(task: OCTask) -> tuple[list[Mapping[str, Any]], Path]:
+    """The raw entries of every prediction file, in order, and the file each error names."""
+    out: list[Mapping[str, Any]] = []
     for path in task.predictions:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes())
         except json.JSONDecodeError as exc:
             raise RescoreError(
                 f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
@@ -216,25 +231,54 @@ def read_predictions(task: OCTask) -> list[Prediction]:
             raise RescoreError(f"{path}: unreadable ({exc})") from None
         if not isinstance(data, Mapping):
             raise RescoreError(f"{path}: need an object of numbered predictions")
-        for i in range(len(data)):
-            entry = data.get(str(i))
-            if not isinstance(entry, Mapping) or "prediction" not in entry:
-                raise RescoreError(
-                    f'{path}: entry "{i}": missing (or without a "prediction"); the keys '
-                    f'must run "0".."{len(data) - 1}"'
-                )
-            reply = entry.get("prediction")
-            out.append(
-                Prediction(
-                    _prompt_text(entry.get("origin_prompt")),
-                    reply if isinstance(reply, str) else str(reply or ""),
-                    "" if entry.get("gold") is None else str(entry.get("gold")),
-                )
+        try:
+            entries = [data[str(i)] for i in range(len(data))]
+        except KeyError as exc:
+            raise RescoreError(
+                f'{path}: entry {exc}: missing; the keys must run "0".."{len(data) - 1}"'
+            ) from None
+        try:  # every entry an object with a prediction (a C-speed check of the common case)
+            [e["prediction"] for e in entries]
+        except (KeyError, TypeError, IndexError):
+            bad = next(
+                i
+                for i, e in enumerate(entries)
+                if not isinstance(e, Mapping) or "prediction" not in e
             )
+            raise RescoreError(f'{path}: entry "{bad}": no "prediction"') from None
+        out += entries
+    return out, task.predictions[0]
+
+
+def read_predictions(task: OCTask) -> Samples:
+    """Every sample of *task* in OpenCompass's order (shards concatenated, as its eval task
+    does), checked to be replica-major: entry ``r·Q + q`` has question q's prompt and gold.
+    RescoreError naming the file for a cut, malformed or incomplete one."""
+    entries, first = _entries(task)
     n = task.n
-    if not out or len(out) % n:
+    if not entries or len(entries) % n:
         raise RescoreError(
-            f"{task.predictions[0]}: {len(out)} predictions are not a whole number of "
+            f"{first}: {len(entries)} predictions are not a whole number of "
             f"questions × n={n} (n from {task.config_path.name}); the file set is incomplete"
         )
-    return out
+    q = len(entries) // n
+    prompt_of, gold_of = methodcaller("get", "origin_prompt"), methodcaller("get", "gold")
+    base = (list(map(prompt_of, entries[:q])), list(map(gold_of, entries[:q])))
+    for r in range(1, n):
+        block = entries[r * q : (r + 1) * q]
+        if (list(map(prompt_of, block)), list(map(gold_of, block))) != base:
+            bad = next(
+                i
+                for i, e in enumerate(block)
+                if (prompt_of(e), gold_of(e)) != (base[0][i], base[1][i])
+            )
+            raise RescoreError(
+                f"{first}: not replica-major with n={n}: entry {r * q + bad} (replica {r}) is "
+                f"not question {bad}'s prompt and gold"
+            )
+    replies = [e.get("prediction") for e in entries]
+    return Samples(
+        [_prompt_text(p) for p in base[0]],
+        ["" if g is None else str(g) for g in base[1]],
+        [x if isinstance(x, str) else str(x or "") for x in replies],
+    )
