@@ -286,3 +286,33 @@ def test_results_files_are_read_by_compare_and_plan(judged_run, tmp_path, capsys
     capsys.readouterr()
     data = json.loads((out / TS / "results" / MODEL / f"{ABBR}.json").read_text())
     assert data["schema"] == "gpassk_oc.results/3" and data["run"]["n"] == N
+
+
+def test_cascade_with_judge_url_uses_the_cache_under_out(tmp_path):
+    from judge_server import JudgeServer
+
+    questions = [("AMC", "en", "Which day comes right after Monday?", r"\text{Tuesday}")]
+    replies = [[r"So it is \boxed{Tuesday is the day}"] * 3 + [r"So it is \boxed{Friday}"]]
+    truth = {
+        (questions[0][2], "Tuesday is the day"): True,
+        (questions[0][2], "Friday"): False,
+    }
+    work = tmp_path / "oc"
+    write_oc_workdir(
+        work,
+        replies,
+        questions=questions,
+        dataset=dataset_cfg(N, KS, splits=["AMC"], langs=["en"]),
+    )
+    with JudgeServer(truth) as judge:
+        argv = ["--judge-url", judge.url, "--judge-model", "j", "--judge-prompt", "gpassk"]
+        assert _rescore(work, tmp_path / "out", *argv) == 0
+        first = judge.requests
+        assert _rescore(work, tmp_path / "out2", *argv) == 0  # another OUT: its own cache
+        assert _rescore(work, tmp_path / "out", *argv) == 0  # the same OUT: cached
+        assert judge.requests == 2 * first
+    res = _results(tmp_path / "out")
+    assert res.info.check == "cascade" and res.questions[0].c == 3
+    assert res.questions[0].split == "AMC"  # one split and language configured: known
+    assert (tmp_path / "out" / ".gpassk_judge_cache").is_dir()
+    assert first >= 1
