@@ -185,6 +185,7 @@ def test_label_reuse_detected_and_named(oc_own_run, capsys):
     reused = next(r for r in side["reasons"] if r["kind"] == "labels_reused")
     # the samples whose truth differs from replica 0's: at most min(c, n - c) per question
     assert reused["changed"] > 0 and reused["samples"] == len(QUESTIONS) * N
+    assert reused["judge_log_entries"] == len(QUESTIONS)  # OpenCompass's tmp_judge.json
     reported = {m["metric"]: m["opencompass"] for m in side["metrics"]}
     assert reported["G-Pass@4_0.5"] == reported["G-Pass@4_1.0"]  # the same at every τ
     capsys.readouterr()

@@ -316,3 +316,13 @@ def test_cascade_with_judge_url_uses_the_cache_under_out(tmp_path):
     assert res.questions[0].split == "AMC"  # one split and language configured: known
     assert (tmp_path / "out" / ".gpassk_judge_cache").is_dir()
     assert first >= 1
+
+
+def test_judge_log_entries_are_counted(judged_run, tmp_path):
+    # OpenCompass's LiveMathBenchEvaluator keeps tmp_judge.json in its output dir
+    log = judged_run / TS / "results" / MODEL / ABBR / "tmp_judge.json"
+    log.parent.mkdir(parents=True)
+    log.write_text(json.dumps({str(i): {"prompt": "p"} for i in range(len(QUESTIONS))}))
+    out = tmp_path / "out"
+    assert _rescore(judged_run, out) == 0
+    assert _kinds(_sidecar(out))["labels_reused"]["judge_log_entries"] == len(QUESTIONS)

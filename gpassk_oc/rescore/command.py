@@ -176,6 +176,7 @@ def write_all(out: Path, files: dict[Path, bytes], force: bool) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(blob)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the results from other readers
         os.replace(tmp, path)
         manifest[path.relative_to(out).as_posix()] = digest(blob)
     (out / MANIFEST).write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n")

@@ -16,6 +16,7 @@ Everything is data (counts per kind); :mod:`gpassk_oc.report.rescored` writes th
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from gpassk_oc.rescore.regrade import Regraded
 from gpassk_oc.rescore.reported import Reported
 from gpassk_oc.rescore.sidecar import SIDECAR_SCHEMA
 from gpassk_oc.rescore.source import OCTask
+from gpassk_oc.workdir import results_file
 
 __all__ = ["build_sidecar", "reused_labels"]
 
@@ -75,16 +77,12 @@ def _disagreements(
 
 
 def _judge_log(task: OCTask) -> int | None:
-    """Entries of OpenCompass's ``tmp_judge.json`` beside its results (one per judge
-    request it kept), None when there is none."""
-    import json
-
-    folder = task.results.parent if task.results else None
-    path = folder / "tmp_judge.json" if folder else None
-    if path is None or not path.is_file():
-        return None
+    """Entries of OpenCompass's ``tmp_judge.json`` (one per judge request it kept), which
+    its evaluator writes into its output dir ``results/{model}/{abbr}/``; None if absent."""
+    path = results_file(task.run_dir, task.model_abbr, task.dataset_abbr)
+    log = path.parent / path.name.removesuffix(".json") / "tmp_judge.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(log.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return len(data) if isinstance(data, (dict, list)) else None
