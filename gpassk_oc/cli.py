@@ -29,6 +29,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "gpassk_oc.report.plan",
         "sample-size planner: questions and samples a precision needs",
     ),
+    "rescore": (
+        "gpassk_oc.rescore.command",
+        "re-grade a work dir of OpenCompass's own LiveMathBench configs into gpassk_oc results",
+    ),
     "demo": (
         "gpassk_oc.demo.run",
         "offline demo: simulated models, the real OpenCompass CLI, report vs. known truth",

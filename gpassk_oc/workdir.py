@@ -35,6 +35,8 @@ __all__ = [
     "load_dumped_config",
     "missing_results",
     "pair_of",
+    "prediction_files",
+    "run_dirs",
     "results_file",
     "run_dir_of",
 ]
@@ -211,3 +213,35 @@ def default_cache_location(out_dir: str) -> tuple[Path, str]:
             "pass GPassKEvaluator(cache_dir=...)"
         )
     return path.parents[3] / CACHE_DIRNAME, f"{path.parent.name}/{path.name}"
+
+
+def run_dirs(work_dir: str | Path) -> list[Path]:
+    """The ``{ts}`` run dirs of an OpenCompass work dir (those holding ``configs/`` or
+    ``predictions/``), oldest first; *work_dir* itself when it is one."""
+    work_dir = Path(work_dir)
+    if (work_dir / CONFIGS_DIR).is_dir() or (work_dir / PREDICTIONS_DIR).is_dir():
+        return [work_dir]
+    if not work_dir.is_dir():
+        return []
+    return sorted(
+        p
+        for p in work_dir.iterdir()
+        if p.is_dir() and ((p / CONFIGS_DIR).is_dir() or (p / PREDICTIONS_DIR).is_dir())
+    )
+
+
+def prediction_files(
+    run_dir: str | Path, model_abbr: str, dataset_abbr: str
+) -> tuple[list[Path], list[Path]]:
+    """(prediction files in the order OpenCompass's eval task reads them, ``tmp_*`` files
+    of an unfinished inference) for one pair: ``{abbr}.json``, else the shards
+    ``{abbr}_0.json``, ``{abbr}_1.json``… up to the first gap (as OpenCompass stops there)."""
+    folder = Path(run_dir) / PREDICTIONS_DIR / model_abbr
+    tmp = sorted(folder.glob(f"tmp_{dataset_abbr}*.json")) if folder.is_dir() else []
+    whole = folder / f"{dataset_abbr}.json"
+    if whole.is_file():
+        return [whole], tmp
+    shards: list[Path] = []
+    while (shard := folder / f"{dataset_abbr}_{len(shards)}.json").is_file():
+        shards.append(shard)
+    return shards, tmp

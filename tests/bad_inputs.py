@@ -399,6 +399,17 @@ def _v2(details: Any = None, **run: Any) -> dict:
     }
 
 
+def _oc_file(correct: list) -> dict:
+    """OpenCompass 0.5.4's own LiveMathBench results file (labels as given)."""
+    detail = {"example_abbr": "LiveMathBench_0", "pred": ["1", "2"], "ref": ["1", "1"]}
+    return {
+        "accuracy (2 runs average)": 50.0,
+        "G-Pass@2_0.5": 50.0,
+        "mG-Pass@2": 0.0,
+        "details": [{**detail, "correct": correct}],
+    }
+
+
 def res(id: str, data: Any, *expect: str) -> Case:
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
     return Case(id, "results", expect, content=raw)
@@ -428,7 +439,25 @@ RESULTS_CASES = [
     res("r-run-questions-zero", _v2(num_questions=0), "run.num_questions", ">= 1"),
     res("r-run-ks-zero", _v2(ks=[0]), "run.ks", "positive"),
     res("r-accounting-list", {**_v2(), "accounting": []}, "accounting", "object"),
-    res("r-v1-n-negative", {"n": -5, "details": _details()}, "n", ">= 1", "-5"),
+    res(
+        "r-v1-n-negative",
+        {"n": -5, "num_questions": 1, "ks": [2], "details": _details()},
+        "n",
+        ">= 1",
+        "-5",
+    ),
+    # not this package's file (no marker): said what it is, pointed to rescore
+    res("r-opencompass-own", _oc_file([1, 0]), "OpenCompass's own LiveMathBench", "rescore"),
+    res("r-opencompass-bools", _oc_file([True, False]), "OpenCompass's own", "rescore"),
+    res("r-unmarked", {"details": _details()}, "unmarked", "no 'schema' marker", "rescore"),
+    res("r-v1-shape-without-n", {"ks": [2], "details": _details()}, "not a gpassk_oc", "rescore"),
+    res(
+        "r-borrowed-schema",
+        {**_v2(writer="othertool 1.0")},
+        "run.writer",
+        "othertool",
+        "rescore",
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 from gpassk_oc.core.arguments import answer_text
 
@@ -109,6 +110,7 @@ def _one_group(text: str) -> bool:
     return depth == 0
 
 
+@lru_cache(maxsize=1 << 16)  # pure: answers repeat across questions and runs
 def canonical_answer(answer: str | None) -> str:
     """Cheap normal form for deduplication; equal forms are certainly the same answer."""
     if answer is None:

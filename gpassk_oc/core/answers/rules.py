@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from gpassk_oc.core.answers import forms, notation
@@ -136,6 +136,7 @@ _ASSIGN_RE = re.compile(
 )
 
 
+@lru_cache(maxsize=1 << 16)  # pure: a pair met again (another run, vote classes) is free
 def fast_check(
     pred_canon: str, gold_canon: str, tol: Tolerances = DEFAULT_TOLERANCES
 ) -> Outcome | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from gpassk_oc import __version__
@@ -68,10 +69,17 @@ def group_replicas(
     return [[values[r * size + i] for r in range(n)] for i in range(size)]
 
 
+@lru_cache(maxsize=1 << 14)
+def _exact_curve(profile: Profile) -> tuple[Fraction, ...]:
+    """maj@k for k = 1..n of one vote profile, exact (profiles repeat across questions,
+    groups and runs: each is computed once)."""
+    return tuple(Fraction(v) for v in maj_curve(profile, fractions=True))
+
+
 def _maj_means(ks: Sequence[int], profiles: Sequence[Profile | None]) -> dict[str, float]:
     """Percent maj@k per k over the questions with votes and at least k judged samples;
     each mean is an exact Fraction rounded once."""
-    curves = [maj_curve(p, fractions=True) for p in profiles if p is not None]
+    curves = [_exact_curve(p) for p in profiles if p is not None]
     out: dict[str, float] = {}
     for k in dict.fromkeys(ks):
         values = [curve[k - 1] for curve in curves if len(curve) >= k]
@@ -199,6 +207,8 @@ def build_results(
     for i, row in enumerate(rows):
         groups.setdefault(group_name(str(row["split"]), str(row["language"])), []).append(i)
     for group, members in groups.items():
+        if not group:  # rows without split and language: their keys are the overall ones
+            continue
         for metric, value in _metrics(
             n,
             ks,

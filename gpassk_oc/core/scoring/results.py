@@ -30,7 +30,9 @@ metric row; counts and run metadata are nested dicts, which it skips. ``correct`
 means unjudged: excluded from ``n``, never scored wrong.
 
 Schemas 1 and 2 are still read; a newer schema is refused with one line naming its
-version. Pure core: no third-party imports.
+version, and a file without this package's marker (OpenCompass's own results, another
+tool's, an unmarked one) with one line saying what it is (:mod:`.file_kind`).
+Pure core: no third-party imports.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.scoring.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import (
     ACCURACY,
@@ -66,7 +69,6 @@ __all__ = [
     "schema_tag",
 ]
 
-SCHEMA_NAME = "gpassk_oc.results"
 SCHEMA_VERSION = 3
 #: who decided a sample (``source``); ``rule_undecided`` only in rules mode
 SOURCES = Source.values()
@@ -252,17 +254,9 @@ class Results:
         """Read schema 3, 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
         if not isinstance(data, Mapping):
             raise ResultsError(f"{where}: not a JSON object")
-        tag = data.get("schema")
-        if tag is None:
-            version = 1
-        elif (
-            isinstance(tag, str)
-            and tag.startswith(SCHEMA_NAME + "/")
-            and tag.rpartition("/")[2].isdigit()
-        ):
-            version = int(tag.rpartition("/")[2])
-        else:
-            raise ResultsError(f"{where}: schema: {tag!r} is not a gpassk_oc results schema")
+        version = identify(data)  # the marker: schema (+ writer), or schema 1's shape
+        if isinstance(version, str):
+            raise ResultsError(refusal(where, version))
         if version > SCHEMA_VERSION:
             raise ResultsError(
                 f"{where}: schema: written by a newer gpassk_oc (results schema "

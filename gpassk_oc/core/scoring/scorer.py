@@ -14,7 +14,8 @@ once (an exact mean of 3/5 is 60.0, not 59.999999999999986).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -88,6 +89,12 @@ def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     return keys
 
 
+def _exact_sum(values: Iterable[float | Fraction]) -> Fraction:
+    """The exact sum of *values*; each distinct value is converted once (questions share
+    values: at most n + 1 per metric), so a big run costs no more than a small one."""
+    return sum((Fraction(v) * m for v, m in Counter(values).items()), Fraction(0))
+
+
 def metric_means(
     n: int,
     ns: Sequence[int],
@@ -107,14 +114,15 @@ def metric_means(
     out: dict[str, float] = {}
     if not judged:
         return out
-    pass1 = sum(Fraction(cs[i], ns[i]) for i in judged) * 100 / len(judged)
+    pass1 = _exact_sum(Fraction(cs[i], ns[i]) for i in judged) * 100 / len(judged)
     if n == 1:
         out[ACCURACY] = float(pass1)
     else:
         values = question_values(ns, cs, ks, thresholds, mg_mode)
         for key in _metric_keys(ks, thresholds):
             if values.get(key):
-                out[key] = float(sum(Fraction(v) for _, v in values[key]) * 100 / len(values[key]))
+                total = _exact_sum(v for _, v in values[key])
+                out[key] = float(total * 100 / len(values[key]))
         out[avg_key(n)] = float(pass1)
     out[PASS_AT_1] = float(pass1)
     return out

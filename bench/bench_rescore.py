@@ -1,0 +1,163 @@
+"""Benchmark: ``gpassk-oc rescore`` with the rules on 240 runs × 280 questions × n = 48.
+
+Writes an OpenCompass 0.5.4-style work dir (the layout OpenCompass's own LiveMathBench
+configs leave: dumped config, replica-major predictions, OpenCompass's own results with
+labels reused across replicas) holding 240 (model, dataset) runs of 280 questions and
+48 samples each — 3,225,600 samples. Each reply is a short synthetic solution ending in a
+boxed answer: the gold with probability p (per model and question), else one of a few
+wrong numbers; 3% have no box and 2% are unfinished thoughts. Then times, in-process,
+
+    gpassk-oc rescore WORK -o OUT
+
+(read every prediction, grade every sample by the rules — each distinct (answer, gold)
+pair is checked once per run —, maj@k classes, health, the results file and the
+comparison with OpenCompass's values, written under OUT). Generating the work dir is not
+timed; Python start-up and imports are not timed either.
+
+Last line: ``RESULT rescore_seconds=<wall> rescore_cpu_seconds=<CPU> goal_ratio=<wall/60>``
+(goal ≤ 60 s on 2 cores: a ratio ≤ 1 meets it). ``--runs R`` for a smaller work dir.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import random
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import redirect_stderr
+from pathlib import Path
+
+from gpassk_oc.cli import main as cli_main
+
+RUNS, QUESTIONS, N = 240, 280, 48
+GOAL_SECONDS = 60.0
+TS = "20250101_000000"
+ABBR = "LiveMathBench_v202412"
+SPLITS, LANGS = ["CNMO", "CCEE", "AMC", "WLPMC"], ["cn", "en"]
+EVALUATOR = "opencompass.datasets.livemathbench.livemathbench.LiveMathBenchEvaluator"
+
+
+def _config(models: list[str]) -> str:
+    dataset = {
+        "type": "opencompass.datasets.livemathbench.livemathbench.LiveMathBenchDataset",
+        "abbr": ABBR,
+        "path": "data/LiveMathBench",
+        "version": "202412",
+        "dataset_splits": SPLITS,
+        "dataset_languages": LANGS,
+        "k": [4, 16],
+        "n": N,
+        "eval_cfg": {
+            "evaluator": {"type": EVALUATOR, "model_name": "judge", "url": ["http://j/v1"]}
+        },
+    }
+    model_list = [
+        {"type": "opencompass.models.OpenAISDK", "abbr": m, "path": m, "temperature": 0.7}
+        for m in models
+    ]
+    return f"models = {model_list!r}\ndatasets = [{dataset!r}]\n"
+
+
+def _reply(rng: random.Random, gold: int, p: float) -> str:
+    u = rng.random()
+    if u < 0.02:
+        return f"<think>Let me compute step by step. So far \\boxed{{{gold}}} but wait"
+    if u < 0.05:
+        return "I could not finish this problem in time."
+    answer = gold if rng.random() < p else gold + rng.choice((1, 2, -1, 10))
+    return f"<think>Work it out.</think>The computation gives the result \\boxed{{{answer}}}."
+
+
+def write_workdir(work: Path, runs: int, seed: int = 0) -> int:
+    """The work dir; returns the bytes of prediction files written."""
+    rng = random.Random(seed)
+    run = work / TS
+    models = [f"model-{i:03d}" for i in range(runs)]
+    (run / "configs").mkdir(parents=True)
+    (run / "configs" / f"{TS}_1.py").write_text(_config(models))
+    golds = [rng.randint(2, 10_000) for _ in range(QUESTIONS)]
+    prompts = [
+        json.dumps([{"role": "HUMAN", "prompt": f"Problem {q}: compute the value of item {q}."}])
+        for q in range(QUESTIONS)
+    ]
+    written = 0
+    for m in models:
+        ps = [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+        replies = [[_reply(rng, golds[q], ps[q]) for _ in range(N)] for q in range(QUESTIONS)]
+        parts = [
+            f'"{r * QUESTIONS + q}": {{"origin_prompt": {prompts[q]}, '
+            f'"prediction": {json.dumps(replies[q][r])}, "gold": "{golds[q]}"}}'
+            for r in range(N)
+            for q in range(QUESTIONS)
+        ]
+        text = "{" + ", ".join(parts) + "}"
+        folder = run / "predictions" / m
+        folder.mkdir(parents=True)
+        (folder / f"{ABBR}.json").write_text(text)
+        written += len(text)
+        # OpenCompass's judge path: replica 0's label on every replica
+        labels = [[int(f"\\boxed{{{golds[q]}}}." in replies[q][0])] * N for q in range(QUESTIONS)]
+        results = {
+            "G-Pass@16_0.5": 50.0,
+            "mG-Pass@16": 50.0,
+            "details": [
+                {"example_abbr": f"{ABBR}_{q}", "correct": labels[q]} for q in range(QUESTIONS)
+            ],
+        }
+        (run / "results" / m).mkdir(parents=True)
+        (run / "results" / m / f"{ABBR}.json").write_text(json.dumps(results))
+    return written
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the grading workers)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="gpassk-bench-rescore-"))
+    try:
+        start = time.monotonic()
+        size = write_workdir(scratch / "work", args.runs)
+        print(
+            f"work dir: {args.runs} runs × {QUESTIONS} questions × n={N} "
+            f"({args.runs * QUESTIONS * N:,} samples, {size / 1e6:.0f} MB of predictions) "
+            f"written in {time.monotonic() - start:.1f} s"
+        )
+        out = scratch / "out"
+        wall, cpu = time.monotonic(), _cpu()
+        log = io.StringIO()  # one summary line per run: kept out of BENCHMARKS.md
+        with redirect_stderr(log):
+            code = cli_main(["rescore", str(scratch / "work"), "-o", str(out)])
+        wall, cpu = time.monotonic() - wall, _cpu() - cpu
+        if code != 0:
+            sys.exit(f"rescore failed with exit status {code}: {log.getvalue()[-2000:]}")
+        print(f"rescore's log: {len(log.getvalue().splitlines())} lines, the last:")
+        print(log.getvalue().splitlines()[-1][:300])
+        files = sorted((out / TS / "results").rglob("*.json"))
+        if len(files) != args.runs:
+            sys.exit(f"rescore wrote {len(files)} results files, expected {args.runs}")
+        print(f"results files: {len(files)}; wall {wall:.1f} s, CPU {cpu:.1f} s (with workers)")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    scaled = wall * RUNS / args.runs
+    print(
+        f"RESULT rescore_seconds={scaled:.1f} rescore_cpu_seconds={cpu * RUNS / args.runs:.1f} "
+        f"goal_ratio={scaled / GOAL_SECONDS:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

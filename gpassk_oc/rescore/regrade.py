@@ -1,0 +1,156 @@
+"""Re-grade one OpenCompass LiveMathBench task with this package's checker.
+
+The samples go through the same pipeline as ``GPassKEvaluator``: one
+:func:`~gpassk_oc.core.judging.grading.grade` call (rules, or rules then the cached judge),
+vote classes for maj@k, run health, and :func:`~gpassk_oc.core.scoring.gpass_eval.build_results`
+for a results file of the current schema whose run record says where its facts came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from gpassk_oc import __version__
+from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS
+from gpassk_oc.core.judging.grading import COUNT_KEYS, GradeResult, GradingPolicy, grade
+from gpassk_oc.core.judging.judge import JudgeConfig
+from gpassk_oc.core.judging.voting import vote_classes
+from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
+from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS
+from gpassk_oc.core.scoring.record import RunRecord, dataset_facts, model_facts
+from gpassk_oc.core.vocabulary import CheckMode, plain
+from gpassk_oc.recording import run_health_of
+from gpassk_oc.rescore.source import OCTask, Samples
+
+__all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade"]
+
+REASONING_CHOICES = ("auto", "true", "false")
+RECORD_SOURCE = "rescore: work-dir config"
+
+
+@dataclass(frozen=True)
+class Options:
+    """How rescore grades: rules, or cascade with a judge (its cache under OUT)."""
+
+    check: CheckMode = CheckMode.RULES
+    judge: JudgeConfig | None = None
+    judge_identity: dict[str, Any] | None = None
+    cache_dir: str | None = None
+    reasoning: str = "auto"
+    rule_timeout: float = 5.0
+    max_unjudged: float = 0.0
+    progress: bool = False
+
+
+@dataclass
+class Regraded:
+    """One task re-graded: the results file's JSON, the grading, the replies per question."""
+
+    results: dict[str, Any]
+    graded: GradeResult
+    replies: list[list[str]]
+    reasoning: bool
+    reasoning_why: str
+
+
+def reasoning_flag(option: str, replies: Iterable[str]) -> tuple[bool, str]:
+    """The ``reasoning`` the grading gets for ``--reasoning`` *option*, and why.
+
+    The one call site that decides it: ``auto`` reads a reply without a closing think tag
+    as truncated only when some reply of the run closes one (the model thinks); once the
+    grading accepts ``reasoning='auto'`` itself, this passes it through instead.
+    """
+    if option == "true":
+        return True, "--reasoning true"
+    if option == "false":
+        return False, "--reasoning false"
+    close = DEFAULT_THINK_TAGS.close
+    if any(close in r for r in replies):
+        return True, f"auto: some replies close a thought ({close}); the rest count as truncated"
+    return False, f"auto: no reply closes a thought ({close}); replies are read whole"
+
+
+def _versions() -> str | None:
+    try:
+        return metadata.version("opencompass")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _record(task: OCTask, ks: Sequence[int], n: int, opts: Options) -> RunRecord:
+    facts: dict[str, Any] = {**model_facts(task.model), **dataset_facts(task.dataset)}
+    judge = opts.judge_identity
+    facts.update(
+        ks=list(ks),
+        thresholds=[float(t) for t in DEFAULT_THRESHOLDS],
+        n=n,
+        check=str(opts.check),
+        judge_model=judge.get("model") if judge else None,
+        judge_prompt=None if not judge else str(judge.get("prompt_name") or judge.get("prompt")),
+        plugin_version=__version__,
+        opencompass_version=_versions(),
+        source=RECORD_SOURCE,
+    )
+    return RunRecord.from_json(facts, f"{task.config_path}: record")
+
+
+def regrade(
+    task: OCTask, samples: Samples, rows: Sequence[dict[str, Any]], opts: Options
+) -> Regraded:
+    """Grade every sample of *task* (*rows*: the question rows of replica 0)."""
+    n = task.n
+    ks = [1] if n == 1 else task.ks
+    # read_predictions checked the layout (entry r·Q + q is replica r of question q)
+    grouped = group_replicas(samples.replies, n)
+    reasoning, why = reasoning_flag(opts.reasoning, samples.replies)
+    items = [
+        {
+            "question": str(r["question"]),
+            "gold": str(r["answer"]),
+            "language": str(r["language"]),
+            "responses": replies,
+        }
+        for r, replies in zip(rows, grouped)
+    ]
+    policy = GradingPolicy(
+        check=opts.check,
+        judge=opts.judge if opts.check != CheckMode.RULES else None,
+        cache_dir=opts.cache_dir if opts.check != CheckMode.RULES else None,
+        max_unjudged=opts.max_unjudged,
+        task_id=task.name,
+        progress=opts.progress,
+        rule_timeout=opts.rule_timeout,
+        reasoning=reasoning,
+    )
+    graded = grade(items, policy)
+    classes = vote_classes(
+        graded.extracted, graded.correct, graded.found, rule_timeout=opts.rule_timeout
+    )
+    accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
+    accounting.update(classes.counts)
+    if opts.check != CheckMode.RULES:
+        accounting["judge_cache"] = graded.cache_path
+    record = _record(task, ks, n, opts)
+    health = run_health_of(grouped, rows, graded, ks, record, None)
+    results = build_results(
+        n=n,
+        ks=ks,
+        rows=rows,
+        extracted=graded.extracted,
+        correct=graded.correct,
+        source=plain(graded.source),
+        found=plain(graded.found),
+        thresholds=DEFAULT_THRESHOLDS,
+        accounting=accounting,
+        check=str(opts.check),
+        judge=opts.judge_identity if opts.check != CheckMode.RULES else None,
+        undecided_marked=True,
+        votes=classes.votes,
+        vote_correct=classes.correct_class,
+        record=record,
+        health=health,
+    )
+    return Regraded(results, graded, grouped, reasoning, why)

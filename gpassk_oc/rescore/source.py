@@ -1,0 +1,284 @@
+"""The LiveMathBench tasks of an OpenCompass work dir and their predictions, as data.
+
+What OpenCompass 0.5.4 leaves (layout owned by :mod:`gpassk_oc.workdir`): the dumped config
+``{ts}/configs/*.py`` (model, dataset with ``k``/``n``/splits/languages/evaluator — classes
+as dotted strings), ``{ts}/predictions/{model}/{abbr}.json`` (or shards ``{abbr}_0.json``…;
+``tmp_*`` while inference runs) holding ``{"0": {"origin_prompt", "prediction", "gold"},
+…}`` in replica-major order (entry ``r·Q + q`` is replica r of question q), and
+``{ts}/results/{model}/{abbr}.json`` when the evaluation finished.
+
+Every refusal is a :class:`RescoreError`: one line naming the file and what is wrong.
+Nothing here writes anything.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from operator import methodcaller
+from pathlib import Path
+from typing import Any
+
+from gpassk_oc.workdir import (
+    CONFIGS_DIR,
+    PREDICTIONS_DIR,
+    load_dumped_config,
+    prediction_files,
+    results_file,
+    run_dirs,
+)
+
+__all__ = ["OCTask", "Prediction", "RescoreError", "Samples", "find_tasks", "read_predictions"]
+
+#: OpenCompass evaluators whose verdicts come from an LLM judge (all or some samples)
+JUDGE_EVALUATORS = ("GenericLLMEvaluator", "CascadeEvaluator")
+
+
+class RescoreError(ValueError):
+    """A work dir (or option) rescore cannot use; the message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One sample as OpenCompass saved it."""
+
+    prompt: str  # the prompt text (chat turns joined)
+    reply: str
+    gold: str
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A task's samples: the Q question prompts and golds, and the Q·n replies in
+    OpenCompass's replica-major order (``replies[r·Q + q]`` is replica r of question q)."""
+
+    prompts: list[str]
+    golds: list[str]
+    replies: list[str]
+
+    @property
+    def first(self) -> list[Prediction]:
+        """Replica 0 of every question."""
+        return [Prediction(p, r, g) for p, r, g in zip(self.prompts, self.replies, self.golds)]
+
+
+@dataclass
+class OCTask:
+    """One (model, LiveMathBench dataset) pair of one run dir."""
+
+    run_dir: Path
+    config_path: Path
+    model: Mapping[str, Any]
+    dataset: Mapping[str, Any]
+    predictions: list[Path]
+    results: Path | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def model_abbr(self) -> str:
+        return str(self.model.get("abbr") or "")
+
+    @property
+    def dataset_abbr(self) -> str:
+        return str(self.dataset.get("abbr") or "")
+
+    @property
+    def name(self) -> str:
+        """``{ts}/{model}/{abbr}``: how messages name the task."""
+        return f"{self.run_dir.name}/{self.model_abbr}/{self.dataset_abbr}"
+
+    @property
+    def n(self) -> int:
+        return _positive(self.dataset.get("n", 1), f"{self.config_path}: {self.dataset_abbr}.n")
+
+    @property
+    def ks(self) -> list[int]:
+        k = self.dataset.get("k", 1)
+        values = list(k) if isinstance(k, (list, tuple)) else [k]
+        where = f"{self.config_path}: {self.dataset_abbr}.k"
+        ks = [_positive(v, where) for v in values]
+        if not ks or max(ks) > self.n:
+            raise RescoreError(f"{where}: {k!r} needs 1 <= k <= n={self.n}")
+        return ks
+
+    @property
+    def evaluator(self) -> Mapping[str, Any]:
+        cfg = self.dataset.get("eval_cfg")
+        evaluator = cfg.get("evaluator") if isinstance(cfg, Mapping) else None
+        return evaluator if isinstance(evaluator, Mapping) else {}
+
+    @property
+    def evaluator_name(self) -> str:
+        """The evaluator's class name (the last part of its dotted type)."""
+        return str(self.evaluator.get("type") or "?").rpartition(".")[2]
+
+    @property
+    def judge_configured(self) -> bool:
+        """Whether OpenCompass's evaluator asked an LLM judge (LiveMathBenchEvaluator with a
+        model name and URL, or a generic / cascade LLM evaluator)."""
+        if self.evaluator_name in JUDGE_EVALUATORS:
+            return True
+        ev = self.evaluator
+        return self.evaluator_name == "LiveMathBenchEvaluator" and bool(
+            ev.get("model_name") and ev.get("url")
+        )
+
+    def strings(self, key: str) -> list[str]:
+        """A list-of-strings field of the dataset config (``dataset_splits``…), [] if absent."""
+        value = self.dataset.get(key)
+        return [str(v) for v in value] if isinstance(value, (list, tuple)) else []
+
+
+def _positive(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RescoreError(f"{where}: need a positive integer, got {value!r}")
+    return value
+
+
+def _is_livemath(dataset: Mapping[str, Any]) -> bool:
+    """A dataset whose class is LiveMathBench's (OpenCompass's, or this package's)."""
+    return "livemathbench" in str(dataset.get("type") or "").rpartition(".")[2].lower()
+
+
+def find_tasks(work_dir: Path) -> tuple[list[OCTask], list[str]]:
+    """Every LiveMathBench task of *work_dir* with finished predictions, and one note per
+    task skipped (inference unfinished or never ran). RescoreError when there is none."""
+    runs = run_dirs(work_dir)
+    if not runs:
+        raise RescoreError(
+            f"{work_dir}: not an OpenCompass work dir (no {{timestamp}}/{CONFIGS_DIR}/ or "
+            f"{{timestamp}}/{PREDICTIONS_DIR}/ folder under it)"
+        )
+    tasks: list[OCTask] = []
+    notes: list[str] = []
+    in_progress: list[Path] = []
+    others: list[str] = []
+    configs = 0
+    for run_dir in runs:
+        config = load_dumped_config(run_dir)
+        if config is None:
+            notes.append(f"{run_dir}: no readable dumped config in {CONFIGS_DIR}/; skipped")
+            continue
+        configs += 1
+        seen: set[tuple[str, str]] = set()
+        for model, dataset in config.pairs():
+            pair = (str(model.get("abbr")), str(dataset.get("abbr")))
+            if pair in seen:
+                continue
+            seen.add(pair)
+            if not _is_livemath(dataset):
+                others.append(pair[1])
+                continue
+            files, tmp = prediction_files(run_dir, *pair)
+            where = f"{run_dir.name}/{pair[0]}/{pair[1]}"
+            if tmp:
+                in_progress.extend(tmp)
+                names = ", ".join(str(p) for p in tmp)
+                notes.append(f"{where}: inference unfinished ({names}); skipped")
+                continue
+            if not files:
+                notes.append(f"{where}: no predictions (inference failed or never ran); skipped")
+                continue
+            result = results_file(run_dir, *pair)
+            tasks.append(
+                OCTask(
+                    run_dir,
+                    config.path,
+                    model,
+                    dataset,
+                    files,
+                    result if result.is_file() else None,
+                )
+            )
+    if tasks:
+        return tasks, notes
+    if in_progress:
+        raise RescoreError(
+            f"{in_progress[0]}: the run is still in progress (or was interrupted): only "
+            "tmp_ prediction files; rescore it once inference has finished"
+        )
+    if not configs:
+        raise RescoreError(f"{runs[-1]}: no readable dumped config in {CONFIGS_DIR}/")
+    if others or not notes:
+        listed = ", ".join(sorted(set(others))) or "none"
+        raise RescoreError(f"{work_dir}: no LiveMathBench task in its configs (datasets: {listed})")
+    raise RescoreError(notes[0].removesuffix("; skipped"))
+
+
+def _prompt_text(value: Any) -> str:
+    """OpenCompass's ``origin_prompt``: a string, or chat turns whose prompts are joined."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [str(t.get("prompt", "")) if isinstance(t, Mapping) else str(t) for t in value]
+        return "\n".join(parts)
+    return "" if value is None else str(value)
+
+
+def _entries(task: OCTask) -> tuple[list[Mapping[str, Any]], Path]:
+    """The raw entries of every prediction file, in order, and the file each error names."""
+    out: list[Mapping[str, Any]] = []
+    for path in task.predictions:
+        try:
+            data = json.loads(path.read_bytes())
+        except json.JSONDecodeError as exc:
+            raise RescoreError(
+                f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+                "the file is cut or damaged (an interrupted write?)"
+            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RescoreError(f"{path}: unreadable ({exc})") from None
+        if not isinstance(data, Mapping):
+            raise RescoreError(f"{path}: need an object of numbered predictions")
+        try:
+            entries = [data[str(i)] for i in range(len(data))]
+        except KeyError as exc:
+            raise RescoreError(
+                f'{path}: entry {exc}: missing; the keys must run "0".."{len(data) - 1}"'
+            ) from None
+        try:  # every entry an object with a prediction (a C-speed check of the common case)
+            [e["prediction"] for e in entries]
+        except (KeyError, TypeError, IndexError):
+            bad = next(
+                i
+                for i, e in enumerate(entries)
+                if not isinstance(e, Mapping) or "prediction" not in e
+            )
+            raise RescoreError(f'{path}: entry "{bad}": no "prediction"') from None
+        out += entries
+    return out, task.predictions[0]
+
+
+def read_predictions(task: OCTask) -> Samples:
+    """Every sample of *task* in OpenCompass's order (shards concatenated, as its eval task
+    does), checked to be replica-major: entry ``r·Q + q`` has question q's prompt and gold.
+    RescoreError naming the file for a cut, malformed or incomplete one."""
+    entries, first = _entries(task)
+    n = task.n
+    if not entries or len(entries) % n:
+        raise RescoreError(
+            f"{first}: {len(entries)} predictions are not a whole number of "
+            f"questions × n={n} (n from {task.config_path.name}); the file set is incomplete"
+        )
+    q = len(entries) // n
+    prompt_of, gold_of = methodcaller("get", "origin_prompt"), methodcaller("get", "gold")
+    base = (list(map(prompt_of, entries[:q])), list(map(gold_of, entries[:q])))
+    for r in range(1, n):
+        block = entries[r * q : (r + 1) * q]
+        if (list(map(prompt_of, block)), list(map(gold_of, block))) != base:
+            bad = next(
+                i
+                for i, e in enumerate(block)
+                if (prompt_of(e), gold_of(e)) != (base[0][i], base[1][i])
+            )
+            raise RescoreError(
+                f"{first}: not replica-major with n={n}: entry {r * q + bad} (replica {r}) is "
+                f"not question {bad}'s prompt and gold"
+            )
+    replies = [e.get("prediction") for e in entries]
+    return Samples(
+        [_prompt_text(p) for p in base[0]],
+        ["" if g is None else str(g) for g in base[1]],
+        [x if isinstance(x, str) else str(x or "") for x in replies],
+    )
