@@ -194,7 +194,7 @@ def unit_slip(pred: Any, gold: Any) -> bool:
         return abs(p) == 100 * abs(g) or abs(g) == 100 * abs(p)
     try:
         p, g = float(p), float(g)
-    except OverflowError:
+    except (OverflowError, TypeError):  # TypeError: an mpmath complex (mpc), no unit slip
         return False
     if not p or not g:
         return False
