@@ -18,6 +18,7 @@ from gpassk_oc.core.scoring.metric_names import PASS_AT_1, report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.published import csv_columns, csv_header
 from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
@@ -63,6 +64,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
     header.append("warnings")  # run-health warnings of the row (report.health)
     for key in metrics + extra:
         header += [key + suffix for suffix in _PER_METRIC]
+    header += csv_header(report)  # --published: the paper's values, overall lines
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -77,7 +79,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
                     line += _values(cell.greedy if key == "Greedy" else cell.metrics[key])
                 for key in extra:
                     line += _values(sweep_estimate(report, row, subset, key))
-                writer.writerow(line)
+                writer.writerow(line + csv_columns(report, row, subset))
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         line = [run.model_abbr, run.base_model]
@@ -86,5 +88,6 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line.append(len(run.warnings))
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
         line += _values(cell.metrics[PASS_AT_1]) + [""] * padding
+        line += [""] * len(csv_header(report))
         writer.writerow(line)
     return buf.getvalue()

@@ -11,6 +11,7 @@ from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.published import cell_json
 from gpassk_oc.report.sweep import sweep_json
 
 
@@ -111,6 +112,8 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     "warnings": row.warnings,
                 }
             )
+            if report.published is not None:  # --published: the paper's values, or null
+                out[-1]["published"] = cell_json(report, row)
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         out.append(

@@ -113,6 +113,7 @@ class Report:
     greedy_cells: dict[tuple[str, str], Cell] = field(default_factory=dict)  # (abbr, dataset)
     sweep: Any = None  # report.sweep.Sweep: every --k of a list (None: one k)
     interval: str = "rerun"  # the interval kind(s) the tables show: rerun, benchmark, both
+    published: Any = None  # report.published.PublishedView with --published (None: off)
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
