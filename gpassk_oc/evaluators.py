@@ -301,9 +301,10 @@ class GPassKEvaluator(BaseEvaluator):
         logger.info(f"gpassk_oc: replies read as {rule.applied!r}: {rule.why}")
         return rule
 
-    def _grade(self, items: list[dict[str, Any]], reasoning: bool) -> GradeResult:
+    def _grade(self, items: list[dict[str, Any]], reasoning: bool = False) -> GradeResult:
         """Grade every response of every item in ONE :func:`grade` call, so identical
-        (question, gold, answer) pairs across replicas are checked/judged once.
+        (question, gold, answer) pairs across replicas are checked/judged once;
+        *reasoning* is the evaluation's reading rule (:meth:`_reading`).
 
         Raises:
             UnjudgedError: more than ``max_unjudged`` of the samples could not be judged;
