@@ -4,6 +4,9 @@
   production path (extraction, deduplicated rules, the math-verify pool). Cascade needs no
   second pass: rules mode marks ``rule_undecided`` exactly the samples cascade sends to the
   judge, every other verdict is what cascade settles without one.
+* :func:`run_default` — the same with the evaluator's default settings: rows grouped into
+  evaluations (source and model), each read by the rule ``reasoning='auto'`` detects
+  (:func:`gpassk_oc.core.answers.reasoning.reading_rule`).
 * :func:`run_math_verify` — plain math-verify, ``verify(parse(gold), parse(text))``.
 * :func:`run_opencompass` — OpenCompass's own rule path for LiveMathBench:
   ``LiveMathBenchEvaluator.judge`` built without a judge model, which extracts with
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from answer_data import Row
 
 from gpassk_oc.core.answers.mv_pool import default_pool
+from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
 from gpassk_oc.core.judging.grading import GradingPolicy, grade, rule_decisions
 from gpassk_oc.core.vocabulary import Decision, Source
 
@@ -132,6 +136,24 @@ def run_ours(rows: Sequence[Row], reasoning: bool) -> Verdicts:
         cascade_chars=[0 if s else j for s, j in zip(settled, judge_chars)],
         note=note,
     )
+
+
+def run_default(rows: Sequence[Row]) -> tuple[list[bool], dict[str, ReadingRule]]:
+    """Rules-mode verdicts with default settings: each evaluation of *rows* (see
+    :attr:`Row.evaluation`) read by the rule detected from its own replies; the verdicts
+    in row order and the rule of each evaluation."""
+    groups: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault(r.evaluation, []).append(i)
+    correct = [False] * len(rows)
+    rules: dict[str, ReadingRule] = {}
+    for name, idx in groups.items():
+        rule = rules[name] = reading_rule([rows[i].text for i in idx])
+        policy = GradingPolicy(check="rules", progress=False, reasoning=rule.reasoning)
+        res = grade(_items([rows[i] for i in idx]), policy)
+        for i, verdict in zip(idx, res.correct):
+            correct[i] = bool(verdict[0])
+    return correct, rules
 
 
 def _mv_gold(gold: str) -> str:

@@ -52,6 +52,14 @@ class Row:
     text: str
     lang: str  # 'en' | 'zh'
     truncated: bool  # reasoning set: the output hit the token budget (always labelled false)
+    model: str = ""  # the model that wrote it, when the record names one
+
+    @property
+    def evaluation(self) -> str:
+        """The evaluation this row belongs to (its source and model): the unit in which
+        ``reasoning='auto'`` decides how replies are read, as one OpenCompass
+        (model, dataset) evaluation would."""
+        return f"{self.source}/{self.model}" if self.model else self.source
 
 
 def source_name(raw: str) -> str:
@@ -113,6 +121,7 @@ def load(path: Path, limit: int | None = None) -> list[Row]:
                 text=text,
                 lang="zh" if rec.get("lang") == "zh" else "en",
                 truncated=bool(rec.get("truncated", False)),
+                model=str(rec.get("model") or ""),
             )
         )
     if not rows:

@@ -22,6 +22,11 @@ reported separately, per source, side by side (percent of the rows of that sourc
 * ``math-verify`` — plain ``verify(parse(gold), parse(reply))``, every verdict final.
 * ``OpenCompass`` — OpenCompass's LiveMathBench rule path
   (``LiveMathBenchEvaluator.judge`` without a judge model), every verdict final.
+* ``default settings`` — one line per set: ours with the evaluator's defaults
+  (``reasoning='auto'``: each evaluation, a source and model, read by the rule detected
+  from its own replies): the rule each evaluation got, the agreement, truncated replies
+  scored correct, and verdicts that differ from the declared reading above
+  (``reasoning=True`` for the reasoning set, ``False`` for the other). Goals: 0 and 0.
 * ``trunc ok`` — reasoning set: responses cut by the budget (all labelled wrong) that a
   checker scored correct (ours / math-verify / OpenCompass, counts). Goal: 0 for ours.
   ``reasoning_truncated_to_judge`` counts those our cascade would still send to the judge:
@@ -64,6 +69,7 @@ from answer_checkers import (  # noqa: E402
     Verdicts,
     adversarial_timing,
     policy_has_reasoning,
+    run_default,
     run_math_verify,
     run_opencompass,
     run_ours,
@@ -165,6 +171,7 @@ def run_set(title: str, path: Path, rows: list[Row], reasoning: bool, args) -> d
         print(f"  {name}: {v.seconds:.2f} s{extra}")
     stats = print_table(title, rows, checkers)
     overall = stats["overall"]
+    overall.update(default_line(rows, checkers["ours"]))
     overall["ms_per_distinct"] = 1000.0 * checkers["ours"].seconds / max(distinct, 1)
     overall["distinct"] = distinct
     if "math-verify" in checkers:
@@ -174,6 +181,24 @@ def run_set(title: str, path: Path, rows: list[Row], reasoning: bool, args) -> d
     if args.show_errors:
         _show(rows, checkers["ours"], args.show_errors)
     return overall
+
+
+def default_line(rows: list[Row], declared: Verdicts) -> dict:
+    """Ours with default settings (``reasoning='auto'`` per evaluation): print one line and
+    return its figures (``default_*``)."""
+    correct, rules = run_default(rows)
+    st = {
+        "default_agree": _pct(sum(c == r.label for c, r in zip(correct, rows)), len(rows)),
+        "default_trunc_ok": sum(c for c, r in zip(correct, rows) if r.truncated),
+        "default_changed": sum(c != d for c, d in zip(correct, declared.correct)),
+    }
+    applied = "; ".join(f"{name}: {rule.applied} ({rule.why})" for name, rule in rules.items())
+    print(
+        f"default settings (reasoning='auto'): agreement {st['default_agree']:.1f} %, "
+        f"truncated scored correct {st['default_trunc_ok']}, verdicts changed vs the "
+        f"declared reading {st['default_changed']}; {applied}\n"
+    )
+    return st
 
 
 def _show(rows: list[Row], ours: Verdicts, limit: int) -> None:
@@ -232,16 +257,21 @@ def report(
             else ""
         )
         + (
-            f"nonreasoning_opencompass_agreement={_fmt(nr['agree_opencompass'])}"
+            f"nonreasoning_opencompass_agreement={_fmt(nr['agree_opencompass'])} "
             if "agree_opencompass" in nr
             else ""
         )
+        + f"nonreasoning_default_agreement={_fmt(nr['default_agree'])} "
+        f"nonreasoning_default_changed={nr['default_changed']}"
     )
     print(
         f"RESULT reasoning_rules_agreement={_fmt(rs['rules'])} "
         f"reasoning_cascade_confident_errors={_fmt(rs['conf_err'], 2)} "
         f"reasoning_truncated_scored_correct={rs['trunc_ok_ours']} "
         f"reasoning_truncated_to_judge={rs['trunc_to_judge']} "
+        f"reasoning_default_agreement={_fmt(rs['default_agree'])} "
+        f"reasoning_default_truncated_scored_correct={rs['default_trunc_ok']} "
+        f"reasoning_default_changed={rs['default_changed']} "
         + (
             f"reasoning_math_verify_agreement={_fmt(rs['agree_math-verify'])} "
             if "agree_math-verify" in rs
@@ -268,6 +298,11 @@ def report(
         ("reasoning: rules agreement ≥ 98 %", rs["rules"] >= 98.0),
         ("reasoning: cascade confident errors ≤ 0.5 %", rs["conf_err"] <= 0.5),
         ("reasoning: zero truncated responses scored correct", rs["trunc_ok_ours"] == 0),
+        (
+            "reasoning, default settings: zero truncated responses scored correct",
+            rs["default_trunc_ok"] == 0,
+        ),
+        ("non-reasoning, default settings: no verdict changed", nr["default_changed"] == 0),
         ("non-reasoning: rules agreement ≥ 96 %", nr["rules"] >= 96.0),
         ("non-reasoning: cascade confident errors ≤ 0.5 %", nr["conf_err"] <= 0.5),
         (f"≤ {GOAL_MS:g} ms per distinct sample", ms <= GOAL_MS),

@@ -33,9 +33,11 @@ from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
 from gpassk_oc.core.answers.reasoning import (
+    ReadingRule,
     ThinkTags,
-    check_reasoning_flag,
+    check_reasoning_setting,
     no_closing_tag_warning,
+    reading_rule,
 )
 from gpassk_oc.core.judging.grading import (
     COUNT_KEYS,
@@ -174,10 +176,12 @@ class GPassKEvaluator(BaseEvaluator):
         mg_mode: ``'documented'`` (paper/OpenCompass, default) or ``'integral'``.
         progress: tqdm bar while grading (in the eval task log).
         rule_timeout: per-call math-verify deadline in seconds.
-        reasoning: the model thinks before answering (QwQ, DeepSeek-R1, o1-style): a reply
-            without a closing think tag is truncated — scored wrong, never judged. Replies
-            are split at their last closing tag whatever this says (see
-            :mod:`gpassk_oc.core.answers.reasoning`).
+        reasoning: ``'auto'`` (default): the model thinks if any reply of the evaluation
+            closes a think tag, and then a reply without the closing tag is truncated —
+            scored wrong, never judged; if none does, replies are read whole. ``True`` /
+            ``False`` force either reading. Replies are split at their last closing tag
+            whatever this says; ``run.reasoning`` of the results records the rule applied
+            and why (:func:`gpassk_oc.core.answers.reasoning.reading_rule`).
         think_tags: the (opening, closing) thinking markers.
         pred_postprocessor: OpenCompass postprocessor applied before extraction; leave
             it unset: extraction of ``\\boxed{}`` answers is done by the grader.
@@ -199,14 +203,14 @@ class GPassKEvaluator(BaseEvaluator):
         mg_mode: str = "documented",
         progress: bool = True,
         rule_timeout: float = 5.0,
-        reasoning: bool = False,
+        reasoning: bool | str = "auto",
         think_tags: Sequence[str] = ("<think>", "</think>"),
         pred_postprocessor: dict[str, Any] | None = None,
         run_record: Mapping[str, Any] | None = None,
         length_truncation: bool | None = None,
     ) -> None:
         super().__init__(pred_postprocessor=pred_postprocessor)
-        self.reasoning = check_reasoning_flag(reasoning, "GPassKEvaluator.reasoning")
+        self.reasoning = check_reasoning_setting(reasoning, "GPassKEvaluator.reasoning")
         self.think_tags = ThinkTags.coerce(think_tags, "GPassKEvaluator.think_tags")
         if check is None:  # configgen writes judge=dict(...) without a check: turn it on
             check = CheckMode.CASCADE if judge is not None else CheckMode.RULES
@@ -271,7 +275,10 @@ class GPassKEvaluator(BaseEvaluator):
         return (str(default) if default is not None else None), task_id
 
     def _policy(
-        self, check: CheckMode | None = None, progress: bool | None = None
+        self,
+        check: CheckMode | None = None,
+        progress: bool | None = None,
+        reasoning: bool = False,
     ) -> GradingPolicy:
         check = check or self.check
         rules = check == CheckMode.RULES
@@ -284,19 +291,26 @@ class GPassKEvaluator(BaseEvaluator):
             task_id=task_id,
             progress=self.progress if progress is None else progress,
             rule_timeout=self.rule_timeout,
-            reasoning=self.reasoning,
+            reasoning=reasoning,
             think_tags=self.think_tags,
         )
 
-    def _grade(self, items: list[dict[str, Any]]) -> GradeResult:
+    def _reading(self, replies: Sequence[str]) -> ReadingRule:
+        """The reading rule of this evaluation's *replies* (detected under ``'auto'``)."""
+        rule = reading_rule(replies, self.reasoning, self.think_tags)
+        logger.info(f"gpassk_oc: replies read as {rule.applied!r}: {rule.why}")
+        return rule
+
+    def _grade(self, items: list[dict[str, Any]], reasoning: bool = False) -> GradeResult:
         """Grade every response of every item in ONE :func:`grade` call, so identical
-        (question, gold, answer) pairs across replicas are checked/judged once.
+        (question, gold, answer) pairs across replicas are checked/judged once;
+        *reasoning* is the evaluation's reading rule (:meth:`_reading`).
 
         Raises:
             UnjudgedError: more than ``max_unjudged`` of the samples could not be judged;
                 the eval task fails with its message (the cache keeps every label got).
         """
-        policy = self._policy()
+        policy = self._policy(reasoning=reasoning)
         try:
             return grade(items, policy)
         except UnjudgedError as exc:
@@ -370,11 +384,14 @@ class GPassKEvaluator(BaseEvaluator):
             }
             for r, preds in zip(rows, grouped)
         ]
-        # reasoning=True with no closing tag anywhere zeros the run: say so, loudly
+        # one reading rule for the whole evaluation; reasoning=True with no closing tag
+        # anywhere zeros the run: say so, loudly ('auto' never applies it then)
         replies = [r for item in items for r in item["responses"]]
-        if warn := no_closing_tag_warning(replies, reasoning=self.reasoning, tags=self.think_tags):
+        rule = self._reading(replies)
+        forced = self.reasoning is True
+        if warn := no_closing_tag_warning(replies, reasoning=forced, tags=self.think_tags):
             logger.warning(warn)
-        graded = self._grade(items)
+        graded = self._grade(items, rule.reasoning)
         # maj@k: the same checker groups the answers into vote classes
         classes = vote_classes(
             graded.extracted, graded.correct, graded.found, rule_timeout=self.rule_timeout
@@ -417,6 +434,7 @@ class GPassKEvaluator(BaseEvaluator):
             vote_correct=classes.correct_class,
             record=record,
             health=health,
+            reasoning=rule.to_json(),
         )
 
     def score(
@@ -445,7 +463,10 @@ class GPassKEvaluator(BaseEvaluator):
             }
             for q, g, p in zip(questions, golds, predictions)
         ]
-        graded = grade(items, self._policy(check=CheckMode.RULES, progress=False))
+        replies = [str(item["responses"][0]) for item in items]
+        rule = reading_rule(replies, self.reasoning, self.think_tags)
+        policy = self._policy(check=CheckMode.RULES, progress=False, reasoning=rule.reasoning)
+        graded = grade(items, policy)
         details = [
             {"pred": e[0], "answer": g, "correct": bool(v[0])}
             for e, g, v in zip(graded.extracted, golds, graded.correct)

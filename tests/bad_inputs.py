@@ -74,6 +74,15 @@ CLI_CASES = [
     cli("report-plots-file", "report {work} --plots {file}", "--plots {file}", "folder"),
     cli("report-plots-under-file", "report {work} --plots {file}/x", "{file}", "not a folder"),
     cli("report-out-dir", "report {work} --out {full}", "--out {full}", "file name"),
+    cli(
+        "report-published-file-missing",
+        "report {work} --published-file {tmp}/nope.json",
+        "nope.json",
+        "cannot be read",
+    ),
+    cli(
+        "report-published-file-not-json", "report {work} --published-file {file}", "{file}", "JSON"
+    ),
     cli("report-out-foreign", "report {work} --out {file}", "{file}", "--force"),
     cli(
         "report-verdict-error-sum", "report {work} --verdict-error fp=0.6,fn=0.4", "fp + fn", ">= 1"

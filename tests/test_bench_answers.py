@@ -57,6 +57,9 @@ def test_runs_on_a_slice_of_the_shipped_data():
         "reasoning_rules_agreement",
         "reasoning_cascade_confident_errors",
         "reasoning_truncated_scored_correct",
+        "reasoning_default_truncated_scored_correct",
+        "reasoning_default_changed",
+        "nonreasoning_default_changed",
         "reasoning_judge_chars_ours",
         "ms_per_distinct_sample",
         "adversarial_max_ms",
@@ -121,6 +124,16 @@ def test_exact_figures_on_a_hand_made_set(tmp_path):
         assert res["reasoning_rules_agreement"] == "50.0"
         assert res["reasoning_truncated_scored_correct"] == "1"
     assert int(res["reasoning_judge_chars_ours"]) <= 1  # '7', or nothing for the cut trace
+    # default settings: the hand-made reasoning source is detected as thinking (one reply
+    # closes </think>), the plain one is read whole; neither changes a declared verdict
+    assert res["reasoning_default_truncated_scored_correct"] == "0"
+    assert res["reasoning_default_changed"] == res["nonreasoning_default_changed"] == "0"
+    assert res["nonreasoning_default_agreement"] == "66.7"
+    assert (
+        "r: thinking (1 of 2 non-empty replies close </think>; 1 open <think> without "
+        "closing it (truncated either way))" in proc.stdout
+    )
+    assert "hand: whole (0 of 3 non-empty replies close </think>)" in proc.stdout
     assert "adversarial_max_ms" not in res
 
 

@@ -55,7 +55,16 @@ def extra_keys(evaluator: dict) -> dict:
 
 def test_defaults_write_nothing_new(tmp_path):
     (ev,) = evaluators(write(tmp_path, BASE)).values()
+    assert extra_keys(ev) == {}  # 'auto' is the evaluator's own default
+    (ev,) = evaluators(write(tmp_path, BASE + "reasoning = 'auto'\n")).values()
     assert extra_keys(ev) == {}
+    assert GPassKEvaluator().reasoning == "auto"
+
+
+def test_a_forced_false_is_written_since_the_default_detects(tmp_path):
+    (ev,) = evaluators(write(tmp_path, BASE + "reasoning = False\n")).values()
+    assert extra_keys(ev) == {"reasoning": False}
+    assert GPassKEvaluator(**extra_keys(ev)).reasoning is False
 
 
 def test_template_flag_and_custom_tags_reach_the_evaluator_and_the_api_model(tmp_path):
@@ -73,19 +82,27 @@ def test_template_flag_and_custom_tags_reach_the_evaluator_and_the_api_model(tmp
 def test_api_models_override_the_template_per_model(tmp_path):
     body = API + BASE.split("\n", 2)[2]  # no llm_infos
     got = {name: extra_keys(ev) for name, ev in evaluators(write(tmp_path, body)).items()}
-    assert got == {"r1": {"reasoning": True}, "plain": {}, "chat": {}}
+    assert got == {"r1": {"reasoning": True}, "plain": {}, "chat": {"reasoning": False}}
     got = {
         name: extra_keys(ev)
         for name, ev in evaluators(write(tmp_path, body + "reasoning = True\n")).items()
     }
-    assert got == {"r1": {"reasoning": True}, "plain": {"reasoning": True}, "chat": {}}
+    assert got == {
+        "r1": {"reasoning": True},
+        "plain": {"reasoning": True},
+        "chat": {"reasoning": False},
+    }
+    auto = body.replace("reasoning=False", "reasoning='auto'") + "reasoning = True\n"
+    got = {name: extra_keys(ev) for name, ev in evaluators(write(tmp_path, auto)).items()}
+    assert got["chat"] == {}  # an entry's 'auto' wins over the template's True
 
 
 @pytest.mark.parametrize(
     "extra, message",
     [
-        ("reasoning = 'yes'\n", "reasoning: must be True or False, got 'yes'"),
-        ("reasoning = 1\n", "reasoning: must be True or False, got 1"),
+        ("reasoning = 'yes'\n", "reasoning: need 'auto', True or False, got 'yes'"),
+        ("reasoning = 1\n", "reasoning: need 'auto', True or False, got 1"),
+        ("reasoning = 'Auto'\n", "reasoning: need 'auto', True or False, got 'Auto'"),
         (
             "think_tags = '<think>'\n",
             "think_tags: need an (opening, closing) pair of strings such as "
@@ -95,7 +112,7 @@ def test_api_models_override_the_template_per_model(tmp_path):
         ("think_tags = ['<t>', '<t>']\n", "think_tags: opening and closing tags must differ"),
         (
             "api_models = [dict(path='m', openai_api_base='http://h/v1', reasoning='no')]\n",
-            "api_models[0].reasoning: must be True or False, got 'no'",
+            "api_models[0].reasoning: need 'auto', True or False, got 'no'",
         ),
         (
             "api_models = [dict(path='m', openai_api_base='http://h/v1', reasonng=True)]\n",

@@ -13,7 +13,10 @@ from gpassk_oc.configgen.settings import Settings, template_fields
 
 MODEL_LISTS = ("llm_infos", "api_models")  # parsed into Settings.models
 #: documented as the template writes it; the check returns it as the field holds it
-AS_CHECKED = {"ks": ("list[list[int]]", "list[tuple[int, ...]]")}
+AS_CHECKED = {
+    "ks": ("list[list[int]]", "list[tuple[int, ...]]"),
+    "reasoning": ("bool or 'auto'", "bool"),  # the field: bool | str ('auto')
+}
 
 
 def _table() -> dict[str, str]:
@@ -39,7 +42,7 @@ def test_validate_builds_a_frozen_object_with_filled_defaults() -> None:
     )
     assert isinstance(s, Settings)
     assert (s.temperatures, s.ks, s.replications, s.n) == ([0.3], [(4, 8)], [2], None)
-    assert s.max_seq_len == 8192 + 4096 and s.top_ps == [1.0] and s.reasoning is False
+    assert s.max_seq_len == 8192 + 4096 and s.top_ps == [1.0] and s.reasoning == "auto"
     assert [m.path for m in s.models] == ["org/m"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.top_k = 1  # type: ignore[misc]

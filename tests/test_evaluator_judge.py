@@ -198,7 +198,7 @@ def test_unjudged_samples_are_excluded_per_question(livemath_dir):
     n, ks = 6, [2, 4, 6]
 
     class Fixed(GPassKEvaluator):  # a grader with a known unjudged pattern
-        def _grade(self, items):
+        def _grade(self, items, reasoning=False):
             return GradeResult(
                 extracted=[["1"] * n for _ in items],
                 correct=rows,

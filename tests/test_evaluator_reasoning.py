@@ -48,9 +48,21 @@ def test_truncated_thoughts_never_count_even_when_their_draft_matches(livemath_d
     found = [f for d in result["details"] for f in d["found"]]
     assert found.count("truncated") == wrong and found.count("boxed") == sum(counts)
 
-    # not declared reasoning: the replies with no tag at all are read whole, and their
+    # the default detects the thinking (some replies close </think>): the same reading
+    auto = run(GPassKEvaluator(), test_set, preds, ks, n)
+    assert [d["c"] for d in auto["details"]] == counts
+    closed = sum(counts)  # replicas r < c_i are the finished traces
+    assert auto["run"]["reasoning"] == {
+        "setting": "auto",
+        "applied": "thinking",
+        "why": f"{closed} of {n * len(counts)} non-empty replies close </think>; "
+        f"{sum(1 for c in counts for r in range(c, n) if r % 2)} open <think> without "
+        "closing it (truncated either way)",
+    }
+
+    # forced whole: the replies with no tag at all are read whole, and their
     # draft box matches the gold; unclosed <think> replies stay truncated
-    plain = run(GPassKEvaluator(), test_set, preds, ks, n)
+    plain = run(GPassKEvaluator(reasoning=False), test_set, preds, ks, n)
     no_tag = [sum(1 for r in range(c, n) if r % 2 == 0) for c in counts]
     assert [d["c"] for d in plain["details"]] == [c + t for c, t in zip(counts, no_tag)]
 
@@ -72,8 +84,11 @@ def test_custom_think_tags(livemath_dir):
 @pytest.mark.parametrize(
     "kw, message",
     [
-        ({"reasoning": "true"}, "GPassKEvaluator.reasoning: need True or False, got 'true'"),
-        ({"reasoning": None}, "GPassKEvaluator.reasoning: need True or False, got None"),
+        (
+            {"reasoning": "true"},
+            "GPassKEvaluator.reasoning: need 'auto', True or False, got 'true'",
+        ),
+        ({"reasoning": None}, "GPassKEvaluator.reasoning: need 'auto', True or False, got None"),
         ({"think_tags": "<think>"}, "GPassKEvaluator.think_tags: need an (opening, closing)"),
         ({"think_tags": ("", "</think>")}, "GPassKEvaluator.think_tags: the opening tag"),
         ({"think_tags": ("<t>", "<t>")}, "GPassKEvaluator.think_tags: opening and closing"),

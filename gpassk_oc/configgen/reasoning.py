@@ -1,12 +1,14 @@
 """Template settings for reasoning models: ``reasoning`` and ``think_tags`` (pure).
 
-A template declares its models reasoning (``reasoning = True``: the o1 template does); an
-``api_models`` entry may override it with ``reasoning=True/False`` (close.py serves
-DeepSeek-R1 next to GPT-4o). The generated evaluator then gets
-``GPassKEvaluator(reasoning=True)``; tags other than ``<think>``/``</think>`` are written
-as ``think_tags`` and, for API models, as OpenAISDK's ``think_tag`` (the marker it puts
-between ``reasoning_content`` and ``content``). Defaults write nothing, so files generated
-before these settings existed are unchanged.
+By default (``reasoning = 'auto'``) the evaluator detects a reasoning model from its
+replies (:func:`gpassk_oc.core.answers.reasoning.reading_rule`). A template may force the
+reading for its models (``reasoning = True``: the o1 template does; ``False``); an
+``api_models`` entry may override it with ``reasoning=True/False/'auto'`` (close.py
+serves DeepSeek-R1 next to GPT-4o). A forced setting is written as
+``GPassKEvaluator(reasoning=True)`` or ``reasoning=False``; tags other than
+``<think>``/``</think>`` are written as ``think_tags`` and, for API models, as OpenAISDK's
+``think_tag`` (the marker it puts between ``reasoning_content`` and ``content``).
+Defaults write nothing, so files generated before these settings existed are unchanged.
 
 These variables are kept apart from :data:`gpassk_oc.configgen.schema.VARIABLES` and
 documented by :func:`reasoning_table` in ``docs/reasoning-models.md``.
@@ -17,8 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpassk_oc.configgen.checks import Check, TemplateError, boolean, optional
-from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags
+from gpassk_oc.configgen.checks import Check, TemplateError, optional
+from gpassk_oc.core.answers.reasoning import (
+    DEFAULT_THINK_TAGS,
+    ThinkTags,
+    check_reasoning_setting,
+)
 
 __all__ = [
     "API_KEY",
@@ -33,6 +39,14 @@ __all__ = [
 DEFAULT_TAGS = [DEFAULT_THINK_TAGS.open, DEFAULT_THINK_TAGS.close]
 
 
+def setting(field: str, value: Any) -> bool | str:
+    """``'auto'``, True or False (a template's or an api_models entry's ``reasoning``)."""
+    try:
+        return check_reasoning_setting(value, field)
+    except ValueError as exc:
+        raise TemplateError(str(exc).split(": ", 1)[1], field) from None
+
+
 def _tags(field: str, value: Any) -> list[str]:
     try:
         tags = ThinkTags.coerce(value, field)
@@ -44,11 +58,12 @@ def _tags(field: str, value: Any) -> list[str]:
 #: name -> (type, default, doc, check), in the order of :func:`reasoning_table`
 REASONING_VARIABLES: dict[str, tuple[str, Any, str, Check]] = {
     "reasoning": (
-        "bool",
-        False,
-        "the models think before answering (QwQ, DeepSeek-R1, o1-style): a reply without a "
-        "closing think tag is truncated — scored wrong, never judged",
-        boolean,
+        "bool or 'auto'",
+        "auto",
+        "`'auto'`: a model thinks if any reply of its evaluation closes a think tag, and then "
+        "a reply without the closing tag is truncated — scored wrong, never judged; else "
+        "replies are read whole. `True`/`False` force either reading",
+        setting,
     ),
     "think_tags": (
         "list[str]",
@@ -59,8 +74,11 @@ REASONING_VARIABLES: dict[str, tuple[str, Any, str, Check]] = {
 }
 #: the ``api_models`` key that overrides ``reasoning`` for one model
 API_KEY = "reasoning"
-API_KEY_DOC = "`True`/`False`: this model is (not) a reasoning model (default: `reasoning`)"
-check_api_reasoning: Check = optional(boolean)
+API_KEY_DOC = (
+    "`True`/`False`: this model is (not) a reasoning model; `'auto'`: detect it "
+    "(default: `reasoning`)"
+)
+check_api_reasoning: Check = optional(setting)
 
 
 def validate_reasoning(variables: Mapping[str, Any]) -> dict[str, Any]:
@@ -72,13 +90,15 @@ def validate_reasoning(variables: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def evaluator_settings(
-    reasoning: bool, think_tags: Sequence[str], model_reasoning: bool | None
+    reasoning: bool | str, think_tags: Sequence[str], model_reasoning: bool | str | None
 ) -> dict[str, Any]:
     """``GPassKEvaluator`` keyword arguments for one model: the template's *reasoning* and
-    *think_tags*; *model_reasoning* is the model's ``api_models`` override (None: none)."""
+    *think_tags*; *model_reasoning* is the model's ``api_models`` override (None: none).
+    ``'auto'`` is the evaluator's default and is not written; True/False are."""
     out: dict[str, Any] = {}
-    if reasoning if model_reasoning is None else model_reasoning:
-        out["reasoning"] = True
+    chosen = reasoning if model_reasoning is None else model_reasoning
+    if isinstance(chosen, bool):
+        out["reasoning"] = chosen
     if list(think_tags) != DEFAULT_TAGS:
         out["think_tags"] = list(think_tags)
     return out

@@ -48,7 +48,7 @@ class Settings:
     eval_model_name: str | None  # None without eval_urls (rule-based checking)
     eval_prompt: str
     max_num_workers: int | None
-    reasoning: bool
+    reasoning: bool | str  # 'auto', True or False
     think_tags: list[str]  # [opening, closing]
 
     @classmethod

@@ -20,11 +20,13 @@ import tempfile
 from pathlib import Path
 
 from gpassk_oc.argtypes import path_arg, path_text
+from gpassk_oc.core.data.published import PublishedError, load_leaderboard
 from gpassk_oc.core.scoring.stats import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
 from gpassk_oc.report.health import report_warnings
 from gpassk_oc.report.model import Report, ReportError, build_report
+from gpassk_oc.report.published import build_published
 from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 
 FORMATS = ("markdown", "csv", "json", "html")
@@ -183,6 +185,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="T1,T2",
         help="thresholds of the any-k table (default 0.5,0.75,1.0); implies that table",
     )
+    parser.add_argument(
+        "--published",
+        action="store_true",
+        help="add the paper's published values for rows whose model and benchmark match "
+        "(docs/published.md), with whether each lies inside the run's benchmark interval",
+    )
+    parser.add_argument(
+        "--published-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="published values from FILE (the shipped file's JSON format) instead of the "
+        "paper's; implies --published",
+    )
     add_common_arguments(parser, k_list=True)
     add_error_arguments(parser)
 
@@ -320,7 +336,9 @@ def run(args: argparse.Namespace) -> int:
         )
         if (ks and len(ks) > 1) or taus is not None:
             report.sweep = build_sweep(report, ks or [report.k], taus)
-    except ReportError as exc:
+        if args.published or args.published_file is not None:
+            report.published = build_published(report, load_leaderboard(args.published_file))
+    except (ReportError, PublishedError) as exc:
         return fail(str(exc))
     report.interval = args.interval
     try:

@@ -19,6 +19,8 @@ from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.corrections_out import csv_columns, csv_values
 from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.published import csv_columns as published_cells
+from gpassk_oc.report.published import csv_header as published_header
 from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]
@@ -66,6 +68,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
     for key in metrics + extra:
         header += [key + suffix for suffix in _PER_METRIC]
     header += ranked
+    header += published_header(report)  # --published: the paper's values, overall lines
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -81,7 +84,7 @@ def render_csv(report: Report, descending: bool = False) -> str:
                 for key in extra:
                     line += _values(sweep_estimate(report, row, subset, key))
                 line += csv_values(report, row.label, dataset_abbr, subset)
-                writer.writerow(line)
+                writer.writerow(line + published_cells(report, row, subset))
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         line = [run.model_abbr, run.base_model]
@@ -90,5 +93,6 @@ def render_csv(report: Report, descending: bool = False) -> str:
         line.append(len(run.warnings))
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
         line += _values(cell.metrics[PASS_AT_1]) + [""] * (padding + len(ranked))
+        line += [""] * len(published_header(report))
         writer.writerow(line)
     return buf.getvalue()

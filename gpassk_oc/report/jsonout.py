@@ -13,6 +13,7 @@ from gpassk_oc.report.corrections_out import json_extras
 from gpassk_oc.report.identity import identity
 from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.published import cell_json
 from gpassk_oc.report.sweep import sweep_json
 
 
@@ -115,6 +116,8 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     **json_extras(report, row.label, dataset_abbr),  # ranks, corrected
                 }
             )
+            if report.published is not None:  # --published: the paper's values, or null
+                out[-1]["published"] = cell_json(report, row)
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         out.append(

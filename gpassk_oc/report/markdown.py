@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpassk_oc.report.corrections_out import markdown_sections
 from gpassk_oc.report.model import Report
+from gpassk_oc.report.published import add_column, notes_lines
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,
@@ -27,7 +28,13 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
 def render_markdown(report: Report, ci: bool = True, descending: bool = False) -> str:
     out = [f"# G-Pass@{report.k} report", "", ci_note(report), ""]
     for dataset_abbr, subset in titles(report):
-        header, body = table_rows(report, dataset_abbr, subset, ci, descending)
+        header, body = add_column(
+            report,
+            dataset_abbr,
+            subset,
+            descending,
+            table_rows(report, dataset_abbr, subset, ci, descending),
+        )
         if body:
             out += [f"## {dataset_abbr} — {subset}", ""] + _table(header, body)
     for title, header, body in sweep_sections(report, ci):
@@ -49,6 +56,8 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
     if body:
         out += ["## Greedy runs", ""] + _table(header, body)
     out += markdown_sections(report)  # ranks, corrected values (report.corrections_out)
+    if published := notes_lines(report):
+        out += ["## Published numbers", ""] + [f"- {line}" for line in published] + [""]
     if report.notes:
         out += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
     return "\n".join(out)

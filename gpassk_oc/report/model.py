@@ -125,6 +125,7 @@ class Report:
     extras: dict[str, Any] = field(default_factory=dict)
     #: (record field, header) of the knobs that tell rows apart (report.identity)
     identity: list[tuple[str, str]] = field(default_factory=list)
+    published: Any = None  # report.published.PublishedView with --published (None: off)
 
 
 def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:

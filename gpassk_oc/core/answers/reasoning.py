@@ -16,6 +16,11 @@ What real runs produce, and how :func:`split_reply` reads it:
   declared reasoning model it is thinking cut before its closing tag (OpenAISDK returns the
   bare ``reasoning_content`` when ``content`` is empty) — *truncated*.
 
+Whether a model is a reasoning model is *detected* by default (``reasoning='auto'``):
+:func:`reading_rule` looks at all replies of one evaluation — if any closes a think tag,
+the model thinks and a reply without the closing tag is truncated (``'thinking'``); if
+none does, every reply is read whole (``'whole'``). ``True``/``False`` force either rule.
+
 A truncated reply has no answer: the grader scores it wrong without asking the judge
 (``found='truncated'``). An empty or whitespace-only reply is empty, not truncated.
 Everything here is a handful of ``str.find`` calls: linear in the reply's length.
@@ -23,18 +28,22 @@ Everything here is a handful of ``str.find`` calls: linear in the reply's length
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "DEFAULT_THINK_TAGS",
     "JUDGE_INPUT_LIMIT",
+    "REASONING_SETTINGS",
+    "ReadingRule",
     "ReplyParts",
     "ThinkTags",
     "check_reasoning_flag",
+    "check_reasoning_setting",
     "judge_excerpt",
     "no_closing_tag_warning",
+    "reading_rule",
     "split_reply",
 ]
 
@@ -87,6 +96,96 @@ def check_reasoning_flag(value: Any, where: str = "reasoning") -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{where}: need True or False, got {value!r}")
     return value
+
+
+#: what ``reasoning`` may be set to: detect from the replies, or force either reading
+REASONING_SETTINGS: tuple[str | bool, ...] = ("auto", True, False)
+#: the two reading rules (``run.reasoning.applied`` in the results file)
+THINKING, WHOLE = "thinking", "whole"
+
+
+def check_reasoning_setting(value: Any, where: str = "reasoning") -> bool | str:
+    """*value* if it is ``'auto'``, ``True`` or ``False``; a one-line ValueError naming
+    *where* otherwise (``'true'``, ``1`` or ``None`` are refused rather than guessed)."""
+    if value == "auto" and isinstance(value, str):
+        return "auto"
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"{where}: need 'auto', True or False, got {value!r}")
+
+
+@dataclass(frozen=True)
+class ReadingRule:
+    """How one evaluation's replies were read, and why (``run.reasoning`` of the results).
+
+    ``setting``: what was asked (``'auto'``, ``True``, ``False``); ``applied``:
+    ``'thinking'`` (a reply without a closing think tag is truncated) or ``'whole'`` (a
+    reply without tags is the answer); ``why``: one sentence with the counts behind it.
+    """
+
+    setting: bool | str
+    applied: str
+    why: str
+
+    @property
+    def reasoning(self) -> bool:
+        """The ``reasoning`` flag of :func:`split_reply` that this rule stands for."""
+        return self.applied == THINKING
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setting": self.setting, "applied": self.applied, "why": self.why}
+
+    @classmethod
+    def from_json(cls, value: Any, where: str = "reasoning") -> ReadingRule | None:
+        """The rule a results file recorded (None when it recorded none); a one-line
+        ValueError naming *where* and the field otherwise."""
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise ValueError(f"{where}: need an object with setting, applied and why")
+        setting, applied, why = value.get("setting"), value.get("applied"), value.get("why")
+        if setting != "auto" and not isinstance(setting, bool):
+            raise ValueError(f"{where}.setting: need 'auto', true or false, got {setting!r}")
+        if applied not in (THINKING, WHOLE):
+            raise ValueError(f"{where}.applied: need 'thinking' or 'whole', got {applied!r}")
+        if not isinstance(why, str):
+            raise ValueError(f"{where}.why: need a string, got {why!r}")
+        return cls(setting, applied, why)
+
+
+def reading_rule(
+    replies: Iterable[str | None],
+    setting: bool | str = "auto",
+    tags: ThinkTags = DEFAULT_THINK_TAGS,
+) -> ReadingRule:
+    """The reading rule for all *replies* of one evaluation (every replica of every question).
+
+    ``setting='auto'``: if any reply closes a think tag the model thinks (``'thinking'``),
+    else replies are read whole (``'whole'``); ``True``/``False`` force ``'thinking'`` /
+    ``'whole'``. Whatever the rule, a reply is read after its last closing tag, and one
+    whose last opening tag never closed is truncated (:func:`split_reply`). Empty replies
+    count for nothing. Pure: one pass of ``str.find`` over the replies.
+    """
+    setting = check_reasoning_setting(setting)
+    filled = closed = opened = 0
+    for reply in replies:
+        if not reply or not reply.strip():
+            continue
+        filled += 1
+        if tags.close in reply:
+            closed += 1
+        elif tags.open in reply:
+            opened += 1
+    counts = f"{closed} of {filled} non-empty replies close {tags.close}"
+    if opened:
+        counts += f"; {opened} open {tags.open} without closing it (truncated either way)"
+    if setting is True:
+        return ReadingRule(True, THINKING, f"reasoning=True was set ({counts})")
+    if setting is False:
+        return ReadingRule(False, WHOLE, f"reasoning=False was set ({counts})")
+    if closed:
+        return ReadingRule("auto", THINKING, counts)
+    return ReadingRule("auto", WHOLE, counts if filled else "no non-empty reply")
 
 
 @dataclass(frozen=True)

@@ -164,6 +164,7 @@ def build_results(
     vote_correct: Sequence[int | None] | None = None,
     record: RunRecord | None = None,
     health: Mapping[str, Any] | None = None,
+    reasoning: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
@@ -179,7 +180,8 @@ def build_results(
     ``{split}/{lang}/{metric}``; with *votes* and *vote_correct* (per question, from
     :func:`gpassk_oc.core.judging.voting.vote_classes`) also ``maj@{k}``, and ``avg@{n}``
     when n > 1. ``run`` holds n, ks, thresholds, mg_mode and the *check*
-    mode and *judge* identity; ``accounting`` the *accounting* items plus ``unjudged`` and
+    mode, the *judge* identity and the *reasoning* rule applied
+    (:meth:`gpassk_oc.core.answers.reasoning.ReadingRule.to_json`); ``accounting`` the *accounting* items plus ``unjudged`` and
     ``excluded_questions`` (per k); ``details`` one entry per question. Plain Python types
     only, so the result is JSON-serialisable.
     """
@@ -228,6 +230,7 @@ def build_results(
         judge=dict(judge) if judge else None,
         undecided_marked=bool(undecided_marked),
         writer=f"gpassk_oc {__version__}",
+        reasoning=dict(reasoning) if reasoning else None,
     )
     counts: dict[str, Any] = dict(accounting or {})
     counts["unjudged"] = sum(count_verdicts(row).unjudged for row in correct)

@@ -10,7 +10,8 @@ Schema 3 (this release)::
       "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],
               "thresholds": [0.0, 0.25, 0.5, 0.75, 1.0], "mg_mode": "documented",
               "check": "cascade", "judge": {"model": "...", "prompt": "..."} | null,
-              "undecided_marked": false, "writer": "gpassk_oc 0.1.0"},
+              "undecided_marked": false, "writer": "gpassk_oc 0.1.0",
+              "reasoning": {"setting": "auto", "applied": "thinking", "why": "..."}},
       "accounting": {"samples": 4800, "rule_decided": ..., "judge_calls": ...,
                      "unjudged": 0, "excluded_questions": {"16": 0}, ...},
       "details": [{"index": 0, "question_id": "...", "split": "AMC", "language": "en",
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.answers.reasoning import ReadingRule
 from gpassk_oc.core.scoring.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import (
@@ -187,9 +189,11 @@ class RunInfo:
     #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
     undecided_marked: bool = False
     writer: str | None = None  # e.g. "gpassk_oc 0.1.0"
+    #: how replies were read: {"setting", "applied", "why"}; None: not recorded (older files)
+    reasoning: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "n": self.n,
             "num_questions": self.num_questions,
             "ks": list(self.ks),
@@ -200,6 +204,9 @@ class RunInfo:
             "undecided_marked": self.undecided_marked,
             "writer": self.writer,
         }
+        if self.reasoning is not None:  # absent, not null: older readers never see it
+            out["reasoning"] = dict(self.reasoning)
+        return out
 
 
 @dataclass
@@ -433,6 +440,10 @@ def _v2_top(
     if not isinstance(ks, list) or not all(isinstance(k, int) and k >= 1 for k in ks):
         raise ResultsError(f"{where}: run.ks: need a list of positive integers, got {ks!r}")
     judge = run.get("judge")
+    try:  # how replies were read; absent in older files
+        rule = ReadingRule.from_json(run.get("reasoning"), f"{where}: run.reasoning")
+    except ValueError as exc:
+        raise ResultsError(str(exc)) from None
     info = RunInfo(
         n=run["n"],
         num_questions=run["num_questions"],
@@ -443,6 +454,7 @@ def _v2_top(
         judge=dict(judge) if isinstance(judge, Mapping) else None,
         undecided_marked=run.get("undecided_marked") is True,
         writer=run.get("writer") if isinstance(run.get("writer"), str) else None,
+        reasoning=None if rule is None else rule.to_json(),
     )
     accounting = data.get("accounting")
     if accounting is not None and not isinstance(accounting, Mapping):
