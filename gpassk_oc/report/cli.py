@@ -323,9 +323,11 @@ def run(args: argparse.Namespace) -> int:
         args.k = max(ks) if ks else None
         check_common(args)
         # the bootstrap is most of a report's time: skip it when nothing shows its
-        # benchmark interval (markdown with rerun intervals only, or none; no figures)
+        # benchmark interval (markdown with rerun intervals only, or none; no figures; no
+        # published values, which are checked against it)
         shown = args.format != "markdown" or args.plots is not None
         shown = shown or (args.interval != "rerun" and not args.no_ci)
+        shown = shown or args.published or args.published_file is not None
         report = build_report(
             args.paths,
             args.k,

@@ -14,7 +14,7 @@ from importlib import metadata
 from typing import Any
 
 from gpassk_oc import __version__
-from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS
+from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
 from gpassk_oc.core.judging.grading import COUNT_KEYS, GradeResult, GradingPolicy, grade
 from gpassk_oc.core.judging.judge import JudgeConfig
 from gpassk_oc.core.judging.voting import vote_classes
@@ -56,21 +56,12 @@ class Regraded:
     reasoning_why: str
 
 
-def reasoning_flag(option: str, replies: Iterable[str]) -> tuple[bool, str]:
-    """The ``reasoning`` the grading gets for ``--reasoning`` *option*, and why.
-
-    The one call site that decides it: ``auto`` reads a reply without a closing think tag
-    as truncated only when some reply of the run closes one (the model thinks); once the
-    grading accepts ``reasoning='auto'`` itself, this passes it through instead.
-    """
-    if option == "true":
-        return True, "--reasoning true"
-    if option == "false":
-        return False, "--reasoning false"
-    close = DEFAULT_THINK_TAGS.close
-    if any(close in r for r in replies):
-        return True, f"auto: some replies close a thought ({close}); the rest count as truncated"
-    return False, f"auto: no reply closes a thought ({close}); replies are read whole"
+def reasoning_flag(option: str, replies: Iterable[str]) -> ReadingRule:
+    """The reading rule for ``--reasoning`` *option* over all of a run's *replies*: the
+    evaluator's own rule (:func:`gpassk_oc.core.answers.reasoning.reading_rule`), so a
+    re-scored run is read exactly as the evaluator would read it."""
+    setting: bool | str = {"true": True, "false": False}.get(option, "auto")
+    return reading_rule(replies, setting)
 
 
 def _versions() -> str | None:
@@ -105,7 +96,8 @@ def regrade(
     ks = [1] if n == 1 else task.ks
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
     grouped = group_replicas(samples.replies, n)
-    reasoning, why = reasoning_flag(opts.reasoning, samples.replies)
+    rule = reasoning_flag(opts.reasoning, samples.replies)
+    reasoning, why = rule.reasoning, f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
     items = [
         {
             "question": str(r["question"]),
@@ -152,5 +144,6 @@ def regrade(
         vote_correct=classes.correct_class,
         record=record,
         health=health,
+        reasoning=rule.to_json(),
     )
     return Regraded(results, graded, grouped, reasoning, why)
