@@ -40,14 +40,13 @@ from gpassk_oc.core.answers.reasoning import (
     reading_rule,
 )
 from gpassk_oc.core.judging.grading import (
-    COUNT_KEYS,
     GradeResult,
     GradingPolicy,
     UnjudgedError,
     grade,
 )
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
-from gpassk_oc.core.judging.voting import vote_classes
+from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metric_names import ACCURACY
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
@@ -393,14 +392,7 @@ class GPassKEvaluator(BaseEvaluator):
             logger.warning(warn)
         graded = self._grade(items, rule.reasoning)
         # maj@k: the same checker groups the answers into vote classes
-        classes = vote_classes(
-            graded.extracted, graded.correct, graded.found, rule_timeout=self.rule_timeout
-        )
-        # every grading count (who decided, how answers were found) goes into the results
-        accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
-        accounting.update(classes.counts)
-        if self.check != CheckMode.RULES:
-            accounting["judge_cache"] = graded.cache_path
+        classes, accounting = votes_and_accounting(graded, self.check, self.rule_timeout)
         judge = None
         if self.check != CheckMode.RULES and self.judge_config is not None:  # always both
             judge = judge_identity(self.judge_config)

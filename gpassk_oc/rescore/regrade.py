@@ -15,9 +15,9 @@ from typing import Any
 
 from gpassk_oc import __version__
 from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
-from gpassk_oc.core.judging.grading import COUNT_KEYS, GradeResult, GradingPolicy, grade
+from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, grade
 from gpassk_oc.core.judging.judge import JudgeConfig
-from gpassk_oc.core.judging.voting import vote_classes
+from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS
 from gpassk_oc.core.scoring.record import RunRecord, dataset_facts, model_facts
@@ -118,13 +118,8 @@ def regrade(
         reasoning=reasoning,
     )
     graded = grade(items, policy)
-    classes = vote_classes(
-        graded.extracted, graded.correct, graded.found, rule_timeout=opts.rule_timeout
-    )
-    accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
-    accounting.update(classes.counts)
-    if opts.check != CheckMode.RULES:
-        accounting["judge_cache"] = graded.cache_path
+    # maj@k: the same checker groups the answers into vote classes
+    classes, accounting = votes_and_accounting(graded, opts.check, opts.rule_timeout)
     record = _record(task, ks, n, opts)
     health = run_health_of(grouped, rows, graded, ks, record, None)
     results = build_results(

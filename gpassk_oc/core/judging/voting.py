@@ -36,14 +36,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.checking import math_verify_outcomes
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.rules import Outcome, fast_check
-from gpassk_oc.core.vocabulary import Found
+from gpassk_oc.core.vocabulary import COUNT_KEYS, CheckMode, Found
 
-__all__ = ["CORRECT_CLASS", "NO_VOTE_FOUND", "VoteClasses", "vote_classes"]
+__all__ = [
+    "CORRECT_CLASS",
+    "NO_VOTE_FOUND",
+    "VoteClasses",
+    "vote_classes",
+    "votes_and_accounting",
+]
 
 #: the class id of the samples graded correct
 CORRECT_CLASS = 0
@@ -222,3 +229,20 @@ def vote_classes(
         "vote_inconsistent": inconsistent,
     }
     return VoteClasses(votes, correct_class, counts)
+
+
+def votes_and_accounting(
+    graded: Any, check: CheckMode, rule_timeout: float = 5.0
+) -> tuple[VoteClasses, dict[str, Any]]:
+    """The vote classes of a graded run (:class:`~.grading.GradeResult`: maj@k groups its
+    answers with the same checker) and the run's accounting: every grading count (who
+    decided, how answers were found), the vote counts, and the judgement cache's path in
+    the judge modes. One owner for the evaluator and ``rescore``."""
+    classes = vote_classes(
+        graded.extracted, graded.correct, graded.found, rule_timeout=rule_timeout
+    )
+    accounting: dict[str, Any] = {key: int(graded.counts.get(key, 0)) for key in COUNT_KEYS}
+    accounting.update(classes.counts)
+    if check != CheckMode.RULES:
+        accounting["judge_cache"] = graded.cache_path
+    return classes, accounting
