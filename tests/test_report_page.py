@@ -244,3 +244,94 @@ def test_page_without_its_files_says_so(browser, page, tmp_path):
         assert "leaderboard_files" in missing[0].text and "missing" in missing[0].text
     finally:
         browser.get(page.as_uri())
+
+
+def expected_sheet(work: Path, model: str) -> list[dict[str, str]]:
+    """The audit-sheet lines of every judged sample of *model*, read straight from its
+    results file (sample id ``model/dataset/split/language/index/replica``)."""
+    path = next(work.glob(f"*/results/{model}/*.json"))
+    out = []
+    for d in json.loads(path.read_text())["details"]:
+        for r, verdict in enumerate(d["correct"]):
+            if verdict is None:
+                continue
+            where = f"{d['split']}/{d['language']}"
+            out.append(
+                {
+                    "sample_id": f"{model}/{path.stem}/{where}/{d['index']}/{r}",
+                    "model": model,
+                    "dataset": path.stem,
+                    "question_index": str(d["index"]),
+                    "replica": str(r),
+                    "source": d["source"][r],
+                    "verdict": "correct" if verdict else "wrong",
+                    "question": d["question"],
+                    "gold": d["gold"],
+                    "extracted": d["extracted"][r],
+                    "reply_end": "",
+                    "label": "",
+                }
+            )
+    return out
+
+
+def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
+    """The drill-down's export button downloads every judged sample of the row as the audit
+    sheet of `gpassk-oc audit` (same columns, same ids); `report --audit` takes the
+    exported sheets once their labels are filled in."""
+    import csv
+    import time
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from gpassk_oc.report.audit import SHEET_COLUMNS
+
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+    )
+    browser.get(page.as_uri())
+    sheets = {}
+    for model in MODELS:
+        browser.execute_script("window.scrollTo(0, 0)")  # the open drill-down scrolled away
+        cell = next(
+            c
+            for c in browser.find_elements(By.CSS_SELECTOR, "#leaderboard tbody td.model")
+            if c.text.startswith(model)
+        )
+        cell.click()
+        button = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "export-audit"))
+        button.click()
+        target = downloads / f"audit-{model}.csv"
+        deadline = time.monotonic() + 10
+        while not target.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        text = target.read_text(encoding="utf-8")
+        lines = list(csv.DictReader(text.splitlines()))
+        assert text.splitlines()[0].split(",") == list(SHEET_COLUMNS)
+        assert lines == expected_sheet(page.parent / "work", model)
+        sheets[model] = lines
+
+    # fill the labels (one truly wrong "correct" verdict per source) and report with them
+    filled = tmp_path / "filled.csv"
+    with filled.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=SHEET_COLUMNS)
+        writer.writeheader()
+        flipped: set[str] = set()
+        for lines in sheets.values():
+            for line in lines:
+                truly = line["verdict"] == "correct"
+                if truly and line["source"] not in flipped:
+                    flipped.add(line["source"])
+                    truly = False
+                writer.writerow({**line, "label": "yes" if truly else "no"})
+    capsys.readouterr()
+    try:
+        code = main(["report", str(page.parent / "work"), "--k", "8", "--audit", str(filled)])
+    finally:
+        use_cli_format(sys.__stderr__)
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "corrected" in out.lower()

@@ -11,6 +11,14 @@ Per question: identity, ``c`` / ``n`` over the pooled runs, and every sample as
 ``[answer, found code, verdict, decided-by code, run code]`` with the codes' names in
 ``codes`` (short arrays keep a row's file small). Samples are read from the results files
 one row at a time, so memory holds one row's samples, not the grid's.
+
+For the drill-down's audit-sheet export (the columns of :data:`.audit.SHEET_COLUMNS`,
+sample ids as :attr:`.audit.Verdict.sample_id` builds them) each question also carries its
+index in the file ``ix`` (``ixr``: {run code: index} for a run whose index differs), its
+split × language group ``g`` (absent when the file names none), and the row its
+``dataset``; a sample's replica is its position among the question's samples of its run.
+The reply's end is not carried (600 characters × every sample would outgrow the files):
+the export leaves that column empty.
 """
 
 from __future__ import annotations
@@ -91,11 +99,16 @@ def row_drill(row: Row) -> dict[str, Any]:
                     "subset": subset_name((q.split, q.language, q.question_id)),
                     "question": q.question,
                     "gold": q.gold,
+                    "ix": q.index,
                     "c": 0,
                     "n": 0,
                     "samples": [],
                 },
             )
+            if q.group:
+                entry["g"] = q.group
+            if q.index != entry["ix"]:  # pooled runs that number the question differently
+                entry.setdefault("ixr", {})[str(run_code)] = q.index
             entry["c"] += q.c
             entry["n"] += q.n
             size = len(q.correct)
@@ -114,6 +127,7 @@ def row_drill(row: Row) -> dict[str, Any]:
             ]
     return {
         "label": row.label,
+        "dataset": row.dataset_abbr,
         "questions": list(seen.values()),
         "codes": {name: table.names for name, table in codes.items()},
         "problems": problems,

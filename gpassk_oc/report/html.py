@@ -17,6 +17,7 @@ from typing import Any
 from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
+from gpassk_oc.report.audit import SHEET_COLUMNS
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.corrections_out import sections
 from gpassk_oc.report.drilldown import page_rows, script_json
@@ -110,6 +111,7 @@ def page_data(
             for name, rows in by_dataset.items()
         ],
         "drill": drill,
+        "sheet_columns": list(SHEET_COLUMNS),  # the drill-down's audit-sheet export
         "notes": list(report.notes),
     }
 

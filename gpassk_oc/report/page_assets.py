@@ -4,7 +4,8 @@ The script reads the page's embedded JSON (``#page-data``), builds the sortable
 leaderboard for the chosen dataset and question subset (overall or one split × language),
 draws every interval as a bar on a 0–100 scale, lists warnings, and opens a per-question
 drill-down showing each sample's extracted answer, how it was found, the verdict and who
-decided it.
+decided it; the drill-down exports its judged samples as an audit sheet (the columns of
+``gpassk-oc audit``, :data:`.audit.SHEET_COLUMNS`, carried in the page data).
 """
 
 PAGE_STYLE = """
@@ -285,15 +286,54 @@ PAGE_SCRIPT = r"""
     });
   }
 
+  function inView(q) { return state.subset === "overall" || q.subset === state.subset; }
+
+  function csvCell(v) {
+    var t = v === null || v === undefined ? "" : String(v);
+    return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+
+  // every judged sample of the questions in view, as `gpassk-oc audit` writes its sheet
+  // (sample id model/dataset/[group/]index/replica; the reply's end is not in the drill files)
+  function auditSheet(drill) {
+    var lines = [data.sheet_columns.map(csvCell).join(",")];
+    drill.questions.filter(inView).forEach(function (q) {
+      var replica = {};
+      q.samples.forEach(function (s) {
+        var r = replica[s[4]] = (replica[s[4]] === undefined ? 0 : replica[s[4]] + 1);
+        if (s[2] !== true && s[2] !== false) { return; }
+        var model = drill.codes.run[s[4]];
+        var ix = q.ixr && q.ixr[s[4]] !== undefined ? q.ixr[s[4]] : q.ix;
+        var rec = {
+          sample_id: [model, drill.dataset].concat(q.g ? [q.g] : [], [ix, r]).join("/"),
+          model: model, dataset: drill.dataset, question_index: ix, replica: r,
+          source: drill.codes.by[s[3]] || "unknown", verdict: s[2] ? "correct" : "wrong",
+          question: q.question, gold: q.gold, extracted: s[0], reply_end: "", label: ""};
+        lines.push(data.sheet_columns.map(function (c) { return csvCell(rec[c]); }).join(","));
+      });
+    });
+    return lines.join("\n") + "\n";
+  }
+
+  function exportSheet(drill) {
+    var blob = new Blob([auditSheet(drill)], {type: "text/csv"});
+    var name = "audit-" + drill.label.replace(/[^A-Za-z0-9._-]+/g, "_") + ".csv";
+    var link = el("a", {href: URL.createObjectURL(blob), download: name});
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+  }
+
   function showQuestions(box, drill) {
     (drill.problems || []).forEach(function (t) { box.appendChild(el("p", {"class": "bad", text: t})); });
+    var exp = el("button", {id: "export-audit", text: "Export audit sheet (CSV)"});
+    exp.onclick = function () { exportSheet(drill); };
+    box.appendChild(exp);
     var table = el("table", {id: "questions"});
     table.appendChild(el("tr", {}, ["question", "c / n", "gold", "text"].map(function (h) {
       return el("th", {"class": "text", text: h});
     })));
-    drill.questions.filter(function (q) {
-      return state.subset === "overall" || q.subset === state.subset;
-    }).forEach(function (q) {
+    drill.questions.filter(inView).forEach(function (q) {
       var tr = el("tr", {"class": "q", "data-question": q.id}, [
         el("td", {"class": "text", text: q.id}), el("td", {text: q.c + " / " + q.n}),
         el("td", {"class": "text", text: q.gold === null ? "" : q.gold}),
