@@ -1,0 +1,60 @@
+"""The drill-down files carry what the page's audit-sheet export needs (:mod:`gpassk_oc.
+report.drilldown`): per question its index in the file (``ix``, and ``ixr`` per run for a
+pooled run that numbers it differently) and its split × language group (``g``, absent when
+the file names none), and the row's dataset. The page's export itself is tested in a real
+browser (tests/test_report_page.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from gpassk_oc.core.scoring.gpass_eval import build_results
+from gpassk_oc.report.drilldown import row_drill
+
+
+def write(path: Path, indices: list[int], split: str) -> None:
+    rows = [
+        dict(
+            question_id=f"q{i}",
+            split=split,
+            language="en" if split else "",
+            question="?",
+            answer="1",
+        )
+        for i in range(2)
+    ]
+    data = build_results(
+        n=2,
+        ks=[1],
+        rows=rows,
+        extracted=[["1", "2"], ["1", "1"]],
+        correct=[[True, False], [True, True]],
+    )
+    for detail, index in zip(data["details"], indices):
+        detail["index"] = index
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data))
+
+
+def test_pooled_runs_keep_each_runs_question_index(tmp_path):
+    a, b = tmp_path / "a" / "ds.json", tmp_path / "b" / "ds.json"
+    write(a, [0, 1], "AMC")
+    write(b, [0, 7], "AMC")  # the second run numbers question q1 differently
+    runs = [SimpleNamespace(model_abbr=m, path=p) for m, p in (("m-s1", a), ("m-s2", b))]
+    drill = row_drill(SimpleNamespace(label="m", dataset_abbr="ds", runs=runs))  # type: ignore[arg-type]
+    assert drill["dataset"] == "ds"
+    q0, q1 = drill["questions"]
+    assert (q0["ix"], q0["g"], "ixr" in q0) == (0, "AMC/en", False)
+    second = str(drill["codes"]["run"].index("m-s2"))
+    assert (q1["ix"], q1["ixr"]) == (1, {second: 7})
+    assert [s[4] for s in q1["samples"]] == [0, 0, 1, 1]  # replicas per run, in order
+
+
+def test_no_group_when_the_file_names_none(tmp_path):
+    path = tmp_path / "a" / "ds.json"
+    write(path, [0, 1], "")
+    run = SimpleNamespace(model_abbr="m", path=path)
+    drill = row_drill(SimpleNamespace(label="m", dataset_abbr="ds", runs=[run]))  # type: ignore[arg-type]
+    assert all("g" not in q for q in drill["questions"])
