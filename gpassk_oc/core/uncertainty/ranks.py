@@ -71,10 +71,20 @@ def benchmark_draws(values: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
 def _share_not_above(draws: np.ndarray) -> np.ndarray:
     """S[i, j] = share of draws where row j is not above row i (ties count half); one row
     at a time, so memory stays B × R however many rows there are."""
-    out = np.empty((draws.shape[1], draws.shape[1]))
-    for i in range(draws.shape[1]):
+    b, r = draws.shape
+    out = np.empty((r, r))
+    if b == 0:
+        out.fill(np.nan)
+        return out
+    flag = np.empty((b, r), dtype=bool)
+    for i in range(r):
         mine = draws[:, i : i + 1]
-        out[i] = ((draws < mine) + 0.5 * (draws == mine)).mean(axis=0)
+        # counts of 0/1 and halves are exact in float, so this equals the mean of
+        # (lower + 0.5·tied) bit for bit, without B × R float temporaries
+        np.less(draws, mine, out=flag)
+        lower = np.count_nonzero(flag, axis=0)
+        np.equal(draws, mine, out=flag)
+        out[i] = (lower + 0.5 * np.count_nonzero(flag, axis=0)) / b
     return out
 
 
