@@ -76,15 +76,28 @@ def _share_not_above(draws: np.ndarray) -> np.ndarray:
     if b == 0:
         out.fill(np.nan)
         return out
+    if np.isnan(draws).any():
+        lo = hi = np.full(r, np.nan)  # NaN compares false: no shortcut below applies
+    else:
+        lo, hi = draws.min(axis=0), draws.max(axis=0)
     flag = np.empty((b, r), dtype=bool)
     for i in range(r):
+        # a row whose every draw lies strictly below (above) all of row i's draws is
+        # lower in every draw (share 1) or in none (share 0): only overlapping rows
+        # need counting, which keeps far-apart rows of a large grid cheap
+        out[i] = np.where(hi < lo[i], 1.0, 0.0)
+        near = np.flatnonzero(~((hi < lo[i]) | (lo > hi[i])))
+        cols = draws[:, near] if len(near) <= r // 2 else draws  # a copy only when small
+        if cols is draws:
+            near = np.arange(r)
         mine = draws[:, i : i + 1]
         # counts of 0/1 and halves are exact in float, so this equals the mean of
         # (lower + 0.5·tied) bit for bit, without B × R float temporaries
-        np.less(draws, mine, out=flag)
-        lower = np.count_nonzero(flag, axis=0)
-        np.equal(draws, mine, out=flag)
-        out[i] = (lower + 0.5 * np.count_nonzero(flag, axis=0)) / b
+        part = flag[:, : len(near)]
+        np.less(cols, mine, out=part)
+        lower = np.count_nonzero(part, axis=0)
+        np.equal(cols, mine, out=part)
+        out[i, near] = (lower + 0.5 * np.count_nonzero(part, axis=0)) / b
     return out
 
 
