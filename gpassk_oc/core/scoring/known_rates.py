@@ -53,8 +53,20 @@ def log_binomial_coefficients(n: int) -> np.ndarray:
 
 
 def metric_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
-    """Values of the metric for c = 0..n (shape (n+1,)), or None when k > n."""
-    spec = estimator_spec(spec)
+    """Values of the metric for c = 0..n (shape (n+1,), read-only: cached per (spec, n),
+    as a report asks for the same table once per row and split), or None when k > n."""
+    return _metric_per_c(estimator_spec(spec), int(n))
+
+
+@lru_cache(maxsize=1024)
+def _metric_per_c(spec: MetricSpec, n: int) -> np.ndarray | None:
+    out = _metric_table(spec, n)
+    if out is not None:
+        out.setflags(write=False)
+    return out
+
+
+def _metric_table(spec: MetricSpec, n: int) -> np.ndarray | None:
     if spec.k > n or n < 1:
         return None
     cs = np.arange(n + 1)
