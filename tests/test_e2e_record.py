@@ -179,7 +179,7 @@ def test_leaderboard_and_plot_take_temperature_from_the_record(record_run, capsy
     (curve,) = [c for c in mg_vs_temperature_curves(report, report.rows) if c["label"] == "alpha"]
     assert curve["x"] == [0.3, 1.0]
     expected = [mg([q[col] for q in QUESTIONS], report.k) for col in (6, 5)]
-    assert curve["y"] == pytest.approx(expected, abs=1e-6)
+    assert curve["y"] == pytest.approx(expected, abs=1e-4)  # figure data: 4 decimals
 
 
 def test_report_warns_with_exact_counts_and_marks_rows(record_run, capsys):

@@ -251,9 +251,15 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
         encoding="utf-8",
     )
     files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
-    # the leaderboard page, as `gpassk-oc report RUN_DIR --format html` writes it
+    # the leaderboard page, as `gpassk-oc report RUN_DIR --format html --out …` writes it:
+    # the page and, beside it, the per-row drill-down scripts it loads on a click
     from gpassk_oc.report.cli import render
+    from gpassk_oc.report.drilldown import drill_files, drill_folder
 
-    files[3].write_text(render(report, "html"), encoding="utf-8")
+    for path, body in drill_files(report, files[3]).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body)
+    page = render(report, "html", drill=drill_folder(files[3]).name)
+    files[3].write_text(page, encoding="utf-8")
     files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
     return rows_json, report, files
