@@ -21,7 +21,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-__version__ = "0.2.0"
+from gpassk_oc._version import __version__
 
 #: public name -> the module that defines it (one owner each)
 _API = {

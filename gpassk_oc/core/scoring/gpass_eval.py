@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from gpassk_oc import __version__
+from gpassk_oc._version import __version__
 from gpassk_oc.core.scoring.majority import Profile, judged_profile, maj_curve
 from gpassk_oc.core.scoring.metric_names import (
     PASS_AT_1,
