@@ -9,14 +9,11 @@ The truth of every report metric is computed in closed form from the binomial di
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
-from gpassk_oc.core.scoring.metrics import threshold_count
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.stats import rerun_se
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.sim_endpoint import ProbabilityResponder, SimQuestion, questions_from_records
@@ -117,46 +114,33 @@ class TemperatureResponder:
 
 
 # --------------------------------------------------------------------------- truth
-def _binom_tail(k: int, p: np.ndarray, m: int) -> np.ndarray:
-    """P(Binomial(k, p) ≥ m), by scipy (exact enough for k ≤ a few hundred)."""
-    from scipy.stats import binom
-
-    return binom.sf(m - 1, k, p)
-
-
 def true_metric(key: str | MetricSpec, p: Sequence[float] | np.ndarray) -> float:
     """True value (fraction) of a report metric for questions with success probabilities
-    *p*: the mean over questions of the per-question quantity for k i.i.d. samples.
+    *p*: the mean over questions of the per-question quantity for k i.i.d. samples (the
+    closed form of the metric's definition, ``MetricDef.expected``):
 
     ``G-Pass@k_τ``: P(X ≥ m), X ~ Binomial(k, p), m = max(⌈τk⌉, 1) on exact rationals;
     ``mG-Pass@k``: (2/k)·Σ_{i=⌈k/2⌉+1}^{k} P(X ≥ i) (the documented weights);
     ``pass@k``: 1 − (1−p)^k; ``gap@k``: pass@k − p^k.
     """
     spec = parse_metric(key)
-    k = spec.k
-    p = np.asarray(p, dtype=float)
-    per_q: Any
-    if spec.kind == "G":
-        assert spec.tau is not None
-        per_q = _binom_tail(k, p, threshold_count(k, spec.tau))
-    elif spec.kind == "mG":
-        per_q = 2 / k * sum(_binom_tail(k, p, i) for i in range(math.ceil(k / 2) + 1, k + 1))
-    elif spec.kind == "pass":
-        per_q = 1 - (1 - p) ** k
-    else:  # gap
-        per_q = (1 - (1 - p) ** k) - p**k
-    return float(np.mean(per_q))
+    expected = spec.definition.expected
+    if expected is None:
+        raise ValueError(f"{spec.key} has no closed form at known success rates")
+    return float(np.mean(expected(np.asarray(p, dtype=float), spec.k, spec.tau)))
 
 
 def true_metrics(
-    keys: Iterable[str], p: Sequence[float] | np.ndarray, n: int | Sequence[int] | np.ndarray
+    specs: Iterable[MetricSpec],
+    p: Sequence[float] | np.ndarray,
+    n: int | Sequence[int] | np.ndarray,
 ) -> dict[str, dict[str, float]]:
     """``{key: {"value", "rerun_se"}}`` in percent: the truth, and the standard error of
     the report's estimator around it for *n* samples per question (exact under the model)."""
-    keys = list(keys)
-    se = rerun_se(n, p, keys)
+    specs = list(specs)
+    se = rerun_se(n, p, specs)
     # unrounded: the leaderboard rounds once, when it writes the number
     return {
-        key: {"value": 100 * true_metric(key, p), "rerun_se": 100 * se[parse_metric(key).key]}
-        for key in keys
+        spec.key: {"value": 100 * true_metric(spec, p), "rerun_se": 100 * se[spec.key]}
+        for spec in specs
     }

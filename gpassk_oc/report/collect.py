@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.majority import maj_table
-from gpassk_oc.core.scoring.metric_names import MetricSpec, group_name, parse_result_key
+from gpassk_oc.core.scoring.metric_names import group_name
 from gpassk_oc.core.scoring.record import RunRecord
+from gpassk_oc.core.scoring.registry import MetricSpec
 from gpassk_oc.core.scoring.results import Results, ResultsError, read_results
 from gpassk_oc.core.scoring.scorer import metric_means
 from gpassk_oc.core.scoring.stats import summarize
@@ -310,7 +311,7 @@ def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict
     from the recorded counts; metrics the evaluator never writes (pass@k > 1, gap@k) by the
     report's statistics."""
     info = run.summary.info
-    ks = sorted({s.k for s in specs if s.kind in ("G", "mG")})
+    ks = sorted({s.k for s in specs if s.definition.opencompass})
     taus = sorted({s.tau for s in specs if s.tau is not None})
     n, c = run.n[mask].tolist(), run.c[mask].tolist()
     means = metric_means(info.n, n, c, ks, taus, info.mg_mode)
@@ -325,17 +326,16 @@ def cross_check(run: Run) -> list[str]:
     """Compare the file's top-level metrics (overall and per split × language group) with
     the recomputation from the details (one scorer call and one vote table per group)."""
     by_group = subset_masks(run.keys, overall="")  # result keys spell overall as no group
-    parsed = [(key, value, *parse_result_key(key)) for key, value in run.summary.metrics.items()]
-    parsed = [p for p in parsed if p[2] in by_group]
-    maj_ks = sorted({spec.k for *_, spec in parsed if spec.kind == "maj"})
+    parsed = [p for p in run.summary.metric_specs() if p[2] in by_group]
+    maj_ks = sorted({spec.k for *_, spec in parsed if spec.definition.needs_votes})
     votes = maj_values(run, maj_ks) if maj_ks else None
     mine_of: dict[str, dict[str, float]] = {}
     for group in {p[2] for p in parsed}:
-        specs = [spec for _, _, g, spec in parsed if g == group and spec.kind != "maj"]
+        specs = [spec for _, _, g, spec in parsed if g == group and not spec.definition.needs_votes]
         mine_of[group] = _recomputed(run, by_group[group], specs) if specs else {}
     out = []
     for key, value, group, spec in parsed:
-        if spec.kind == "maj":  # a vote needs the classes, not (n, c)
+        if spec.definition.needs_votes:  # a vote needs the classes, not (n, c)
             assert votes is not None
             values = votes[by_group[group], maj_ks.index(spec.k)]
             values = values[~np.isnan(values)]

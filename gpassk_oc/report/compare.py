@@ -22,12 +22,8 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.argtypes import path_text
-from gpassk_oc.core.scoring.metric_names import (
-    PASS_AT_1,
-    headline_metrics,
-    parse_metric,
-    pass_key,
-)
+from gpassk_oc.core.scoring.metric_names import pass_key
+from gpassk_oc.core.scoring.registry import PASS, MetricSpec, headline_specs, parse_metric
 from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.scoring.stats import compare as paired_compare
 from gpassk_oc.log import fail, logger
@@ -122,7 +118,7 @@ def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
 def compare_rows(
     a: Row,
     b: Row,
-    metrics: Sequence[str],
+    metrics: Sequence[MetricSpec],
     *,
     by_split: bool = False,
     n_boot: int = 10_000,
@@ -275,16 +271,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_error_arguments(parser)
 
 
-def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list[str]:
-    """Metric keys, parsed; CompareError (one line) for an unknown name or a k that a run's
-    samples per question cannot reach."""
+def check_metrics(
+    names: Sequence[str | MetricSpec], rows: Sequence[tuple[Row, str]]
+) -> list[MetricSpec]:
+    """Metric keys (``--metrics``, the CLI edge), parsed once into specs; CompareError (one
+    line) for an unknown name, a vote metric, or a k that a run's samples cannot reach."""
     keys = []
     for name in names:
         try:
             spec = parse_metric(name)
         except ValueError as exc:
             raise CompareError(f"--metrics: {exc}") from None
-        if spec.kind == "maj":
+        if spec.definition.needs_votes:
             raise CompareError(
                 f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
                 "answer classes; see maj@k in gpassk-oc report"
@@ -297,7 +295,7 @@ def check_metrics(names: Sequence[str], rows: Sequence[tuple[Row, str]]) -> list
                     f"samples per question of {side} ({row.label}); it cannot "
                     "be computed"
                 )
-        keys.append(spec.key)
+        keys.append(spec)
     return list(dict.fromkeys(keys))
 
 
@@ -313,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
         metrics = check_metrics(
-            args.metrics or (headline_metrics(k) + [pass_key(k), PASS_AT_1]), sides
+            args.metrics or (headline_specs(k) + [PASS.spec(k), PASS.spec(1)]), sides
         )
         result = compare_rows(
             a,
@@ -328,7 +326,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
-    probs = prob_a_greater(aligned(a, b), result["overall"], args.resamples, args.seed)
+    probs = prob_a_greater(aligned(a, b), result["overall"], metrics, args.resamples, args.seed)
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:

@@ -9,12 +9,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import parse_metric
+from gpassk_oc.core.scoring.registry import MetricSpec
 from gpassk_oc.core.scoring.stats import Difference
 from gpassk_oc.core.uncertainty.ranks import benchmark_draws, prob_greater
 from gpassk_oc.report.numbers import DASH, pct, pct_text
@@ -22,8 +23,7 @@ from gpassk_oc.report.numbers import DASH, pct, pct_text
 __all__ = ["corrected_lines", "prob_a_greater", "prob_lines"]
 
 
-def _values(n: np.ndarray, c: np.ndarray, key: str) -> np.ndarray:
-    spec = parse_metric(key)
+def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
     out = np.full(len(n), np.nan)
     for value in np.unique(n):
         per_c = metric_per_c(spec, int(value))
@@ -35,6 +35,7 @@ def _values(n: np.ndarray, c: np.ndarray, key: str) -> np.ndarray:
 def prob_a_greater(
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     diffs: dict[str, Difference],
+    specs: Sequence[MetricSpec],
     n_boot: int,
     seed: int,
 ) -> dict[str, dict[str, float | None]]:
@@ -43,7 +44,8 @@ def prob_a_greater(
 
     n_a, c_a, n_b, c_b = counts
     out: dict[str, dict[str, float | None]] = {}
-    for key, d in diffs.items():
+    for spec in specs:
+        key, d = spec.key, diffs[spec.key]
         rerun: float | None = None
         if d.rerun in ("ok", "posterior") and d.sampling_se > 0:
             rerun = float(ndtr(d.diff / d.sampling_se))
@@ -51,7 +53,7 @@ def prob_a_greater(
             rerun = 1.0 if d.diff > 0 else 0.0 if d.diff < 0 else 0.5
         bench: float | None = None
         if n_boot > 0:
-            both = np.stack([_values(n_a, c_a, key), _values(n_b, c_b, key)], axis=1)
+            both = np.stack([_values(n_a, c_a, spec), _values(n_b, c_b, spec)], axis=1)
             both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
             draws = benchmark_draws(both, n_boot, seed)
             bench = prob_greater(draws[:, 0], draws[:, 1])
@@ -79,7 +81,7 @@ def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
 def corrected_lines(
     sides: list[tuple[Any, str]],
     rates: Any,
-    metrics: list[str],
+    metrics: Sequence[MetricSpec],
     level: float,
     n_boot: int,
     seed: int,
@@ -90,7 +92,7 @@ def corrected_lines(
     from gpassk_oc.report.corrections import MAX_RANK_DRAWS, channel_questions, rate_arrays
 
     point, draws = rate_arrays(rates)
-    keys = [k for k in metrics if not k.startswith("maj@")]
+    keys = [m.key for m in metrics if m.definition.correctable]
     out = [
         "## Corrected for verdict error",
         "",
@@ -106,7 +108,7 @@ def corrected_lines(
         got = correct(
             channel_questions(row, list(rates.points)),
             point,
-            keys,
+            [m for m in metrics if m.definition.correctable],
             rate_draws=draws,
             level=level,
             n_boot=min(n_boot, MAX_RANK_DRAWS),

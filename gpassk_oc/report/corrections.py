@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1, headline_metrics, parse_metric, pass_key
+from gpassk_oc.core.scoring.registry import PASS, MetricSpec, headline_specs
 from gpassk_oc.core.uncertainty.channel import Question
 from gpassk_oc.core.uncertainty.corrected import Corrected, correct
 from gpassk_oc.core.uncertainty.ranks import (
@@ -94,9 +94,9 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
     return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
-def corrected_metrics(k: int) -> list[str]:
+def corrected_metrics(k: int) -> list[MetricSpec]:
     """The metrics corrected: the headline ones, pass@k and pass@1."""
-    return list(dict.fromkeys(headline_metrics(k) + [pass_key(k), PASS_AT_1]))
+    return list(dict.fromkeys(headline_specs(k) + [PASS.spec(k), PASS.spec(1)]))
 
 
 def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarray | None]:
@@ -136,11 +136,10 @@ def attach_corrections(report: Any, rates: ErrorRates) -> None:
     report.extras["rates"] = rates
 
 
-def _question_values(rows: Sequence[Row], key: str) -> np.ndarray:
+def _question_values(rows: Sequence[Row], spec: MetricSpec) -> np.ndarray:
     """(questions of the union × rows) per-question values, NaN where a row lacks one."""
     union = list(dict.fromkeys(q for r in rows for q in r.keys))
     where = {q: i for i, q in enumerate(union)}
-    spec = parse_metric(key)
     out = np.full((len(union), len(rows)), np.nan)
     tables: dict[int, np.ndarray | None] = {}
     for j, row in enumerate(rows):
@@ -167,7 +166,8 @@ def attach_ranks(report: Any) -> None:
         ]
         if len(rows) < 2:
             continue
-        for key in headline_metrics(report.k):
+        for spec in headline_specs(report.k):
+            key = spec.key
             ests = [report.cells[(r.label, dataset, "overall")].metrics[key] for r in rows]
             points = [e.value for e in ests]
             ranks = point_ranks(points)
@@ -177,7 +177,7 @@ def attach_ranks(report: Any) -> None:
                 kinds["rerun"] = rank_intervals(
                     points, rerun_draws(points, se, n_draws, report.seed), report.level
                 )
-                draws = benchmark_draws(_question_values(rows, key), n_draws, report.seed)
+                draws = benchmark_draws(_question_values(rows, spec), n_draws, report.seed)
                 kinds["benchmark"] = rank_intervals(points, draws, report.level)
             out[(dataset, key)] = {
                 r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})

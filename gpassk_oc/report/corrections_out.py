@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import headline_metrics
+from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.numbers import DASH, pct, pct_text

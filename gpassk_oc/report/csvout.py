@@ -14,7 +14,8 @@ import csv
 import io
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1, report_metrics
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1
+from gpassk_oc.core.scoring.registry import report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.corrections_out import csv_columns, csv_values
 from gpassk_oc.report.model import Report, sorted_rows

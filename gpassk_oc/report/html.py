@@ -14,8 +14,8 @@ import html
 import math
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import headline_metrics
 from gpassk_oc.core.scoring.record import value_text
+from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.audit import SHEET_COLUMNS
 from gpassk_oc.report.collect import Row

@@ -28,11 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import (
-    PASS_AT_1,
-    group_name,
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1, group_name
+from gpassk_oc.core.scoring.registry import (
+    PASS,
+    MetricSpec,
     headline_metrics,
-    report_metrics,
+    headline_specs,
+    report_specs,
 )
 from gpassk_oc.core.scoring.stats import (
     DEFAULT_LEVEL,
@@ -128,7 +130,7 @@ class Report:
     published: Any = None  # report.published.PublishedView with --published (None: off)
 
 
-def sensitivity(row: Row, metrics: Iterable[str]) -> Sensitivity:
+def sensitivity(row: Row, metrics: Iterable[str | MetricSpec]) -> Sensitivity:
     """The verdict sensitivity of *row* (see the module docstring)."""
     total = row.n + row.unjudged
     low = point_means(total, row.c, list(metrics))
@@ -231,8 +233,9 @@ def build_report(
         k = default_k(rows) or 1
     else:
         _check_k(rows, k)
-    specs = report_metrics(k)
-    headline = headline_metrics(k)
+    specs = report_specs(k)
+    headline = headline_specs(k)
+    pass1 = [PASS.spec(1)]
     cells: dict[tuple[str, str, str], Cell] = {}
     greedy_runs: dict[tuple[str, str], str | None] = {}
     subsets: dict[str, list[str]] = {}
@@ -266,16 +269,16 @@ def build_report(
                 if g_run is not None:
                     g_nc = np.array([g_lookup[q] for q, m in zip(row.keys, mask) if m])
                     g_est = summarize(
-                        g_nc[:, 0], g_nc[:, 1], [PASS_AT_1], n_boot=n_boot, level=level, seed=seed
+                        g_nc[:, 0], g_nc[:, 1], pass1, n_boot=n_boot, level=level, seed=seed
                     )[PASS_AT_1]
                 cell = Cell(int(mask.sum()), est, g_est)
                 if subset == "overall":
-                    cell.sensitivity = sensitivity(row, headline + [PASS_AT_1])
+                    cell.sensitivity = sensitivity(row, headline + pass1)
                 cells[(row.label, dataset_abbr, subset)] = cell
     greedy_cells = {
         (g.model_abbr, g.dataset_abbr): Cell(
             len(g.keys),
-            summarize(g.n, g.c, [PASS_AT_1], n_boot=n_boot, level=level, seed=seed),
+            summarize(g.n, g.c, pass1, n_boot=n_boot, level=level, seed=seed),
             None,
         )
         for g in greedy

@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.argtypes import path_text
-from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
 from gpassk_oc.core.scoring.planning import N_MAX, Difficulty, fit_beta, smallest_n, split
+from gpassk_oc.core.scoring.registry import MetricSpec, headline_specs, parse_metric
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, atoms_of, summarize
 from gpassk_oc.log import fail
 from gpassk_oc.report.collect import Row
@@ -110,9 +110,10 @@ def _difficulty(args: argparse.Namespace) -> tuple[Difficulty, Row | None]:
 def _pilot_check(plan: Plan, row: Row) -> None:
     """The pilot's own half-widths (its rerun and benchmark intervals) beside the model's."""
     est = summarize(row.n, row.c, plan.metrics, n_boot=4000, level=plan.level, seed=0)
-    for key in plan.metrics:
+    for spec in plan.metrics:
+        key = spec.key
         e = est[key]
-        model = split(key, plan.difficulty, plan.n)
+        model = split(spec, plan.difficulty, plan.n)
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
@@ -125,19 +126,22 @@ def _pilot_check(plan: Plan, row: Row) -> None:
 
 def _target(plan: Plan) -> None:
     assert plan.target is not None
-    for key in plan.metrics:
-        k = parse_metric(key).k
+    for spec in plan.metrics:
+        key = spec.key
         plan.smallest[key] = {}
         for kind in plan.kinds:
 
-            def ok(n: int, kind: str = kind, key: str = key, target: float = plan.target) -> bool:
+            def ok(
+                n: int, kind: str = kind, spec: MetricSpec = spec, target: float = plan.target
+            ) -> bool:
                 return (
-                    split(key, plan.difficulty, n).halfwidth(plan.questions, kind, plan.z) <= target
+                    split(spec, plan.difficulty, n).halfwidth(plan.questions, kind, plan.z)
+                    <= target
                 )
 
-            found = smallest_n(ok, k)
+            found = smallest_n(ok, spec.k)
             if found is None:
-                floor = split(key, plan.difficulty, N_MAX)
+                floor = split(spec, plan.difficulty, N_MAX)
                 if kind == "benchmark":
                     lowest = floor.halfwidth(plan.questions, kind, plan.z)
                     need = math.ceil((plan.z / plan.target) ** 2 * (floor.between + floor.within))
@@ -156,10 +160,10 @@ def _target(plan: Plan) -> None:
             plan.smallest[key][kind] = found
 
 
-def _per_question(key: str, n: np.ndarray, c: np.ndarray) -> np.ndarray:
+def _per_question(spec: MetricSpec, n: np.ndarray, c: np.ndarray) -> np.ndarray:
     """The metric's per-question estimates (NaN where k > n)."""
     atoms = atoms_of(n, c)
-    return atoms.values([parse_metric(key)])[atoms.inverse, 0]
+    return atoms.values([spec])[atoms.inverse, 0]
 
 
 def _resolve(plan: Plan, row_a: Row | None, row_b: Row | None) -> None:
@@ -168,15 +172,15 @@ def _resolve(plan: Plan, row_a: Row | None, row_b: Row | None) -> None:
     difference = plan.difference
     factor = plan.z + _normal_quantile(plan.power)
     diff_b = fit_beta(row_b.n, row_b.c, "pilot B") if row_b is not None else plan.difficulty
-    for key in plan.metrics:
-        k = parse_metric(key).k
+    for spec in plan.metrics:
+        key = spec.key
         between = None
         if row_a is not None and row_b is not None:
             n_a, c_a, n_b, c_b = aligned(row_a, row_b)
-            d = _per_question(key, n_a, c_a) - _per_question(key, n_b, c_b)
+            d = _per_question(spec, n_a, c_a) - _per_question(spec, n_b, c_b)
             d = d[~np.isnan(d)]
             n0a, n0b = int(np.median(n_a)), int(np.median(n_b))
-            sampling0 = split(key, plan.difficulty, n0a).within + split(key, diff_b, n0b).within
+            sampling0 = split(spec, plan.difficulty, n0a).within + split(spec, diff_b, n0b).within
             # the paired differences' spread at the pilot's n, less the sampling part
             between = max(float(np.var(d, ddof=1)) - sampling0, 0.0) if d.size > 1 else None
         plan.resolve[key] = {}
@@ -186,11 +190,13 @@ def _resolve(plan: Plan, row_a: Row | None, row_b: Row | None) -> None:
                 continue
             extra = between if kind == "benchmark" and between is not None else 0.0
 
-            def ok(n: int, extra: float = extra, key: str = key, diff: float = difference) -> bool:
-                var = extra + split(key, plan.difficulty, n).within + split(key, diff_b, n).within
+            def ok(
+                n: int, extra: float = extra, spec: MetricSpec = spec, diff: float = difference
+            ) -> bool:
+                var = extra + split(spec, plan.difficulty, n).within + split(spec, diff_b, n).within
                 return factor * math.sqrt(var / plan.questions) <= diff
 
-            plan.resolve[key][kind] = smallest_n(ok, k)
+            plan.resolve[key][kind] = smallest_n(ok, spec.k)
 
 
 def make_plan(args: argparse.Namespace) -> Plan:
@@ -207,16 +213,16 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise PlanError(f"--k {args.k}: k must be >= 1")
     k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
     try:
-        metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k))]
+        metrics = [parse_metric(m) for m in args.metrics] if args.metrics else headline_specs(k)
     except ValueError as exc:
         raise PlanError(f"--metrics: {exc}") from None
-    votes = [m for m in metrics if parse_metric(m).kind == "maj"]
+    votes = [m.key for m in metrics if m.definition.needs_votes]
     if votes:  # the Beta model gives counts (n, c); a vote needs the answer classes
         raise PlanError(
             f"--metrics {votes[0]}: the planner models correct counts, and a vote needs the "
             "answer classes; plan for pass@k / G-Pass@k, see maj@k in gpassk-oc report"
         )
-    too_big = [m for m in metrics if parse_metric(m).k > min(n, N_MAX)]
+    too_big = [m.key for m in metrics if m.k > min(n, N_MAX)]
     if too_big:
         raise PlanError(f"--metrics {too_big[0]}: k exceeds n = {n} samples per question")
     z = _normal_quantile(0.5 + level / 2)
@@ -225,7 +231,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
         if args.grid_questions
         else (sorted({max(2, questions // 2), questions, 2 * questions, 4 * questions}))
     )
-    kmax = max(parse_metric(m).k for m in metrics)
+    kmax = max(m.k for m in metrics)
     grid_n = (
         _int_list(args.grid_n, "--grid-n")
         if args.grid_n
@@ -254,12 +260,13 @@ def make_plan(args: argparse.Namespace) -> Plan:
         grid_q,
         grid_n,
     )
-    for key in metrics:
-        s = split(key, difficulty, n)
+    for spec in metrics:
+        key = spec.key
+        s = split(spec, difficulty, n)
         plan.split[key] = {"mean": s.mean, "between": s.between, "within": s.within}
         plan.grid[key] = {
             kind: [
-                [split(key, difficulty, m).halfwidth(q, kind, z) for m in grid_n] for q in grid_q
+                [split(spec, difficulty, m).halfwidth(q, kind, z) for m in grid_n] for q in grid_q
             ]
             for kind in plan.kinds
         }
@@ -295,6 +302,7 @@ def make_plan(args: argparse.Namespace) -> Plan:
 def to_json(plan: Plan) -> dict[str, Any]:
     out = {key: value for key, value in plan.__dict__.items() if key != "difficulty"}
     out["difficulty"] = plan.difficulty.__dict__
+    out["metrics"] = [spec.key for spec in plan.metrics]  # keys are written at the edge
     out["kinds"] = list(plan.kinds)
     return out
 

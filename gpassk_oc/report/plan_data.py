@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpassk_oc.core.scoring.planning import Difficulty
+from gpassk_oc.core.scoring.registry import MetricSpec
 
 __all__ = ["Plan"]
 
@@ -20,7 +21,7 @@ class Plan:
     difficulty: Difficulty
     questions: int
     n: int
-    metrics: list[str]
+    metrics: list[MetricSpec]  # parsed once, from --metrics or the headline ones
     assumptions: list[str]
     grid_questions: list[int]
     grid_n: list[int]

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import MetricSpec
 from gpassk_oc.core.scoring.record import value_text
+from gpassk_oc.core.scoring.registry import G_PASS, GAP, MG_PASS, MetricSpec
 from gpassk_oc.core.scoring.stats import Estimate, summarize
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import Report
@@ -79,7 +79,7 @@ def model_colors(report: Report) -> dict[str, Any]:
 
 def top_rows(report: Report, rows: Sequence[Row], n: int = TOP_N) -> tuple[list[Row], list[Row]]:
     """(the *n* rows with the highest overall mG-Pass@k, the rest), each in table order."""
-    key = f"mG-Pass@{report.k}"
+    key = MG_PASS.key(report.k)
 
     def value(row: Row) -> float:
         cell = report.cells.get((row.label, row.dataset_abbr, "overall"))
@@ -131,7 +131,7 @@ def _curve(
 def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     k = report.k
     taus = [Fraction(i, k) for i in range(k + 1)]
-    specs = [MetricSpec("G", k, tau) for tau in taus]
+    specs = [G_PASS.spec(k, tau) for tau in taus]
     labels = _labels(rows)
     return [
         _curve(report, row, labels[row.label], [float(t) for t in taus], specs)
@@ -163,7 +163,7 @@ def mg_vs_temperature_curves(report: Report, rows: Sequence[Row]) -> list[Curve]
     panels = {key: _panel(key) for key in groups}
     several = len(set(panels.values())) > 1
     curves = []
-    spec = MetricSpec("mG", k)
+    spec = MG_PASS.spec(k)
     for key, members in groups.items():
         members = sorted(members, key=_temperature)
         label = (
@@ -205,9 +205,7 @@ def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     for row in rows:
         top = min(report.k, int(row.n.max()))
         ks = list(range(1, top + 1))
-        curves.append(
-            _curve(report, row, labels[row.label], ks, [MetricSpec("gap", k) for k in ks])
-        )
+        curves.append(_curve(report, row, labels[row.label], ks, [GAP.spec(k) for k in ks]))
     return curves
 
 

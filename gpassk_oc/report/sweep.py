@@ -21,23 +21,16 @@ run, so votes of two runs cannot be added up without re-checking their answers
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import partial
 from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import (
-    HEADLINE_TAUS,
-    format_tau,
-    g_pass_key,
-    maj_key,
-    mg_pass_key,
-    pass_key,
-)
+from gpassk_oc.core.scoring.metric_names import HEADLINE_TAUS
 from gpassk_oc.core.scoring.metrics import as_fraction
+from gpassk_oc.core.scoring.registry import MetricDef, MetricSpec, any_k_defs
 from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
@@ -90,20 +83,33 @@ def parse_taus(text: str) -> list[Fraction]:
     return sorted(set(out))
 
 
+def _columns(taus: Sequence[Fraction]) -> list[tuple[MetricDef, Fraction | None]]:
+    """(definition, τ) per column of the sweep table, in the registry's any-k order."""
+    out: list[tuple[MetricDef, Fraction | None]] = []
+    for d in any_k_defs():
+        out += [(d, t) for t in taus] if d.has_tau else [(d, None)]
+    return out
+
+
 def sweep_columns(taus: Sequence[Fraction]) -> list[str]:
     """Column names of the sweep table (k-generic)."""
-    return ["pass@k"] + [f"G-Pass@k_{format_tau(t)}" for t in taus] + ["mG-Pass@k", "maj@k"]
+    return [d.column(t) for d, t in _columns(taus)]
+
+
+def sweep_specs(k: int, taus: Sequence[Fraction]) -> list[MetricSpec]:
+    """The metrics of :func:`sweep_columns` at one k."""
+    return [d.spec(k, t) for d, t in _columns(taus)]
 
 
 def sweep_keys(k: int, taus: Sequence[Fraction]) -> list[str]:
     """The metric keys of :func:`sweep_columns` at one k."""
-    return [pass_key(k)] + [g_pass_key(k, t) for t in taus] + [mg_pass_key(k), maj_key(k)]
+    return [s.key for s in sweep_specs(k, taus)]
 
 
 def _maj_estimates(
-    row: Row, ks: Sequence[int], n_boot: int, level: float, seed: int
+    row: Row, specs: Sequence[MetricSpec], n_boot: int, level: float, seed: int
 ) -> dict[str, Estimate]:
-    values = maj_values(row.runs[0], ks)
+    values = maj_values(row.runs[0], [s.k for s in specs])
     # identical per-question value vectors are one atom (NaN marked by a sentinel for unique)
     marked = np.where(np.isnan(values), -1.0, values)
     atoms, weight = np.unique(marked, axis=0, return_counts=True)
@@ -112,7 +118,7 @@ def _maj_estimates(
     flat = no_spread(weight, atoms)
     defined = weight @ ~np.isnan(atoms)
     return {
-        maj_key(k): Estimate(
+        spec.key: Estimate(
             float(point[j]),
             float(low[j]),
             float(high[j]),
@@ -120,7 +126,7 @@ def _maj_estimates(
             int(defined[j]),
             ci_status(n_boot, bool(defined[j]), bool(flat[j])),
         )
-        for j, k in enumerate(ks)
+        for j, spec in enumerate(specs)
     }
 
 
@@ -143,16 +149,17 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
     for row in report.rows:
-        keys = [key for k in ks for key in sweep_keys(k, taus)]
-        counted = [key for key in keys if not key.startswith("maj@")]
+        specs = [spec for k in ks for spec in sweep_specs(k, taus)]
+        counted = [spec for spec in specs if not spec.definition.needs_votes]
+        votes = [spec for spec in specs if spec.definition.needs_votes]
         est = summarize(
             row.n, row.c, counted, n_boot=report.n_boot, level=report.level, seed=report.seed
         )
         why = _maj_note(row)
         if why is None:
-            est.update(_maj_estimates(row, ks, report.n_boot, report.level, report.seed))
+            est.update(_maj_estimates(row, votes, report.n_boot, report.level, report.seed))
         else:
-            est.update({maj_key(k): nan for k in ks})
+            est.update({spec.key: nan for spec in votes})
             note = f"{row.label} on {row.dataset_abbr}: {why}"
             if note not in report.notes:
                 report.notes.append(note)
@@ -171,8 +178,9 @@ def sweep_table(
     kinds = INTERVAL_CHOICES[report.interval] if ci else ()
     vote_kinds = tuple(kind for kind in kinds if kind != "rerun")
     header = identity_columns(report) + ["k"]
-    for col in sweep_columns(sweep.taus):
-        shown = vote_kinds if col == "maj@k" else kinds
+    for d, tau in _columns(sweep.taus):
+        col = d.column(tau)
+        shown = kinds if d.rerun_variance else vote_kinds
         header.append(f"{col} {interval_header(report, shown)}" if shown else col)
     body = []
     for row in rows:
@@ -218,10 +226,6 @@ def sweep_json(report: Report, row: Row, to_json: Any) -> dict[str, Any] | None:
     }
 
 
-def _g_key(k: int, tau: Fraction) -> str:
-    return g_pass_key(k, tau)
-
-
 def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) -> list[dict]:
     """Curves of the ``metrics_vs_k`` figure: per row, pass@k, G-Pass@k_τ and maj@k
     against k (percent; the row's metrics share its colour)."""
@@ -232,12 +236,10 @@ def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) ->
         cells = sweep.cells.get((row.label, row.dataset_abbr))
         if cells is None:
             continue
-        series: list[tuple[str, Callable[[int], str]]] = [("pass@k", pass_key)]
-        for t in sweep.taus:
-            series.append((f"G-Pass@k_{format_tau(t)}", partial(_g_key, tau=t)))
-        series.append(("maj@k", maj_key))
-        for name, key_of in series:
-            values = [cells[key_of(k)] for k in sweep.ks]
+        series = [(d, t) for d, t in _columns(sweep.taus) if d.k_curve]
+        for d, tau in series:
+            name = d.column(tau)
+            values = [cells[d.key(k, tau)] for k in sweep.ks]
             if not any(np.isfinite(e.value) for e in values):
                 continue
             curves.append(

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1, headline_metrics
+from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
 from gpassk_oc.core.scoring.record import value_text
+from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.health import MARKER

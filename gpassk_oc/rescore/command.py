@@ -25,7 +25,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import ACCURACY, parse_metric
+from gpassk_oc.core.scoring.metric_names import ACCURACY
+from gpassk_oc.core.scoring.registry import parse_metric
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
@@ -183,11 +184,12 @@ def write_all(out: Path, files: dict[Path, bytes], force: bool) -> None:
 
 
 def _headline(metric: str) -> bool:
-    """G-Pass@k_τ, mG-Pass@k and (greedy) accuracy: the values a summary line shows."""
+    """G-Pass@k_τ, mG-Pass@k and (greedy) accuracy: the values a summary line shows (the
+    sidecar's metric names, as written to its JSON, parsed at this text edge)."""
     if metric == ACCURACY:
         return True
     try:
-        return parse_metric(metric).kind in ("G", "mG")
+        return parse_metric(metric).definition.opencompass
     except ValueError:
         return False
 

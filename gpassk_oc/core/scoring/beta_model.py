@@ -26,7 +26,7 @@ from gpassk_oc.core.scoring.known_rates import (
     log_binomial_coefficients,
     metric_per_c,
 )
-from gpassk_oc.core.scoring.metric_names import MetricSpec
+from gpassk_oc.core.scoring.registry import MetricSpec
 from gpassk_oc.core.scoring.unbiased import square_kernel
 
 __all__ = [

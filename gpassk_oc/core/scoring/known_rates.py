@@ -15,8 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
-from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
 
 __all__ = [
     "estimator_spec",
@@ -27,8 +26,6 @@ __all__ = [
     "se_from_variance",
 ]
 
-_PASS_AT_1 = parse_metric("pass@1")
-
 
 def estimator_spec(spec: str | MetricSpec) -> MetricSpec:
     """The spec whose per-count estimator a metric uses: avg@n is c/n, i.e. pass@1 (its n
@@ -36,9 +33,9 @@ def estimator_spec(spec: str | MetricSpec) -> MetricSpec:
     depends on k: definedness, n ≥ 2k, kernels). maj@k is refused (ValueError): a vote
     needs the answer classes, which (n, c) do not hold."""
     spec = parse_metric(spec)
-    if spec.kind == "maj":
+    if spec.definition.needs_votes:
         raise ValueError(f"{spec.key} needs per-sample votes: see gpassk_oc.core.scoring.majority")
-    return _PASS_AT_1 if spec.kind == "avg" else spec
+    return spec.estimator
 
 
 @lru_cache(maxsize=256)
@@ -67,17 +64,7 @@ def _metric_per_c(spec: MetricSpec, n: int) -> np.ndarray | None:
 
 
 def _metric_table(spec: MetricSpec, n: int) -> np.ndarray | None:
-    if spec.k > n or n < 1:
-        return None
-    cs = np.arange(n + 1)
-    if spec.kind == "G" and spec.tau is not None:
-        return np.asarray(g_pass_at_k(n, cs, spec.k, spec.tau), dtype=float)
-    if spec.kind == "mG":
-        return np.asarray(mg_pass_at_k(n, cs, spec.k), dtype=float)
-    passk = np.asarray(pass_at_k(n, cs, spec.k), dtype=float)
-    if spec.kind == "pass":
-        return passk
-    return passk - np.asarray(g_pass_at_k(n, cs, spec.k, 1), dtype=float)
+    return spec.per_c(n)  # the definition's per-question function of (n, c)
 
 
 def _binomial_pmf(n: int, p: np.ndarray) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""The one owner of metric names: how a metric key is spelled, and how it is parsed back.
+"""How metric keys and group names are spelled (what each metric *is*, and parsing a key
+back into a typed spec, belong to :mod:`gpassk_oc.core.scoring.registry`).
 
 Metric keys (what the results JSON, the report, ``compare`` and the demo all use)::
 
@@ -32,10 +33,8 @@ floats into exact Fractions is :func:`gpassk_oc.core.scoring.metrics.as_fraction
 
 from __future__ import annotations
 
-import operator
-import re
-from dataclasses import dataclass
 from fractions import Fraction
+from importlib import import_module
 
 __all__ = [
     "ACCURACY",
@@ -43,22 +42,17 @@ __all__ = [
     "GROUP_SEP",
     "PASS_AT_1",
     "HEADLINE_TAUS",
-    "KINDS",
-    "MetricSpec",
     "format_tau",
     "g_pass_key",
     "gap_key",
     "pass_key",
     "group_name",
-    "headline_metrics",
     "PASS_HAT_K",
     "avg_key",
     "legacy_group",
     "maj_key",
+    "metric_key",
     "mg_pass_key",
-    "parse_metric",
-    "parse_result_key",
-    "report_metrics",
     "result_key",
     "split_group",
 ]
@@ -67,20 +61,11 @@ GROUP_SEP = "/"
 ACCURACY = "accuracy"
 #: mean accuracy over judged samples; every results file has it
 PASS_AT_1 = "pass@1"  # pass_key(1)
-#: metric kinds: G-Pass@k_τ, mG-Pass@k, pass@k, stability gap, majority vote, avg@n
-KINDS = ("G", "mG", "pass", "gap", "maj", "avg")
 #: pass^k (τ-bench) is an alias, not a key: it is G-Pass@k at τ = 1
 PASS_HAT_K = "G-Pass@{k}_1.0"
 #: τ of the paper's tables (the headline columns) and every τ OpenCompass reports
 HEADLINE_TAUS = (Fraction(1, 2), Fraction(3, 4), Fraction(1))
 ALL_TAUS = (Fraction(0), Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1))
-
-_EXPECTED = "expected G-Pass@K_TAU, mG-Pass@K, pass@K, gap@K, maj@K or avg@N, e.g. G-Pass@16_0.75"
-_KEY_RE = re.compile(
-    r"^(?:G-Pass@(?P<gk>\d+)_(?P<tau>[0-9./]+)"
-    r"|(?P<kind>mG-Pass|pass|gap|maj|avg)@(?P<k>\d+))$"
-)
-_KIND_OF = {"mG-Pass": "mG", "pass": "pass", "gap": "gap", "maj": "maj", "avg": "avg"}
 
 
 def format_tau(tau: Fraction | int | str) -> str:
@@ -88,93 +73,42 @@ def format_tau(tau: Fraction | int | str) -> str:
     return repr(float(Fraction(tau)))
 
 
+def metric_key(prefix: str, k: int | str, tau: Fraction | int | str | None = None) -> str:
+    """The one spelling of a metric key: ``{prefix}@{k}``, plus ``_{τ}`` when the metric
+    has a threshold (the registry's definitions name the prefixes). *k* may be the text
+    ``"k"`` for a k-generic column name (``G-Pass@k_0.5``)."""
+    key = f"{prefix}@{k if isinstance(k, str) else int(k)}"
+    return key if tau is None else f"{key}_{format_tau(tau)}"
+
+
 def g_pass_key(k: int, tau: Fraction | int | str) -> str:
     """``G-Pass@{k}_{τ}``."""
-    return f"G-Pass@{int(k)}_{format_tau(tau)}"
+    return metric_key("G-Pass", k, tau)
 
 
 def mg_pass_key(k: int) -> str:
     """``mG-Pass@{k}``."""
-    return f"mG-Pass@{int(k)}"
+    return metric_key("mG-Pass", k)
 
 
 def pass_key(k: int) -> str:
     """``pass@{k}``: at least one of k samples correct (``pass@1`` is mean accuracy)."""
-    return f"pass@{int(k)}"
+    return metric_key("pass", k)
 
 
 def gap_key(k: int) -> str:
     """``gap@{k}``: the stability gap pass@k − G-Pass@k_1.0."""
-    return f"gap@{int(k)}"
+    return metric_key("gap", k)
 
 
 def maj_key(k: int) -> str:
     """``maj@{k}``: majority vote among k samples (ties split evenly)."""
-    return f"maj@{int(k)}"
+    return metric_key("maj", k)
 
 
 def avg_key(n: int) -> str:
     """``avg@{n}``: mean accuracy over the n samples of each question."""
-    return f"avg@{int(n)}"
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """One metric: ``kind`` in :data:`KINDS`, ``k``, and τ for kind "G" as an exact
-    Fraction (so grids like i/k never go through a float)."""
-
-    kind: str
-    k: int
-    tau: Fraction | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"metric kind must be one of {KINDS}, got {self.kind!r}")
-        try:
-            k = operator.index(self.k)  # ints and numpy integers, never bool/float
-        except TypeError:
-            k = 0
-        if isinstance(self.k, bool) or k < 1:
-            raise ValueError(f"metric k must be a positive integer, got {self.k!r}")
-        object.__setattr__(self, "k", k)
-        if (self.kind == "G") != (self.tau is not None):
-            raise ValueError("a threshold τ belongs to G-Pass@k_τ and only to it")
-        if self.tau is not None:
-            tau = Fraction(self.tau)
-            if not 0 <= tau <= 1:
-                raise ValueError(f"metric threshold must lie in [0, 1], got {self.tau}")
-            object.__setattr__(self, "tau", tau)
-
-    @property
-    def key(self) -> str:
-        """The metric's key (see the module docstring)."""
-        if self.kind == "G":
-            assert self.tau is not None  # a G-Pass spec always has its threshold
-            return g_pass_key(self.k, self.tau)
-        if self.kind == "mG":
-            return mg_pass_key(self.k)
-        return f"{self.kind}@{self.k}"
-
-
-def parse_metric(key: str | MetricSpec) -> MetricSpec:
-    """``"G-Pass@16_0.5"``, ``"mG-Pass@16"``, ``"pass@16"``, ``"gap@16"``, ``"maj@16"``,
-    ``"avg@48"`` → MetricSpec;
-    ``accuracy`` is ``pass@1``. ValueError (one line, naming the key) otherwise."""
-    if isinstance(key, MetricSpec):
-        return key
-    text = str(key).strip()
-    if text == ACCURACY:
-        return MetricSpec("pass", 1)
-    match = _KEY_RE.match(text)
-    if not match:
-        raise ValueError(f"unknown metric {key!r} ({_EXPECTED})")
-    try:
-        if match["gk"]:
-            tau = Fraction(match["tau"])
-            return MetricSpec("G", int(match["gk"]), tau)
-        return MetricSpec(_KIND_OF[match["kind"]], int(match["k"]))
-    except (ValueError, ZeroDivisionError) as exc:
-        raise ValueError(f"metric {key!r}: {exc}") from None
+    return metric_key("avg", n)
 
 
 def group_name(split: str, language: str) -> str:
@@ -198,29 +132,32 @@ def legacy_group(prefix: str) -> str:
     return group_name(split, language) if sep else prefix
 
 
-def result_key(metric: str | MetricSpec, group: str = "") -> str:
-    """The key of *metric* overall (``group=''``) or in one group: ``AMC/en/mG-Pass@16``."""
-    name = metric.key if isinstance(metric, MetricSpec) else str(metric)
+def result_key(metric: object, group: str = "") -> str:
+    """The key of *metric* (a key, or a spec: its ``.key``) overall (``group=''``) or in
+    one group: ``AMC/en/mG-Pass@16``."""
+    name = str(getattr(metric, "key", metric))
     return f"{group}{GROUP_SEP}{name}" if group else name
 
 
-def parse_result_key(key: str) -> tuple[str, MetricSpec]:
-    """``"AMC/en/G-Pass@4_0.5"`` → ``("AMC/en", spec)``; ``"pass@1"`` → ``("", spec)``.
-    ValueError when the part after the last ``/`` is not a metric."""
-    group, _, metric = key.rpartition(GROUP_SEP)
-    return group, parse_metric(metric)
+#: names that moved to the registry (0.1.0 imported them from here): read through, lazily
+#: (the registry imports this module, so an import at the top would run in a circle)
+_IN_REGISTRY = frozenset(
+    {
+        "KINDS",
+        "MetricSpec",
+        "headline_metrics",
+        "parse_metric",
+        "parse_result_key",
+        "report_metrics",
+    }
+)
 
 
-def headline_metrics(k: int) -> list[str]:
-    """The paper's table columns: G-Pass@k at τ = 0.5, 0.75, 1.0 and mG-Pass@k."""
-    return [g_pass_key(k, t) for t in HEADLINE_TAUS] + [mg_pass_key(k)]
+def __getattr__(name: str) -> object:
+    if name in _IN_REGISTRY:
+        return getattr(import_module("gpassk_oc.core.scoring.registry"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def report_metrics(k: int) -> list[str]:
-    """Every metric the report computes per table cell (tables show the headline ones)."""
-    return [g_pass_key(k, t) for t in ALL_TAUS] + [
-        mg_pass_key(k),
-        pass_key(k),
-        PASS_AT_1,
-        gap_key(k),
-    ]
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_IN_REGISTRY})

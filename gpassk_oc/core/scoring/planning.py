@@ -37,7 +37,7 @@ from gpassk_oc.core.scoring.beta_model import (
     fit_beta,
 )
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.unbiased import kernel, square_kernel
 
 __all__ = ["Difficulty", "N_MAX", "VarianceSplit", "fit_beta", "smallest_n", "split"]

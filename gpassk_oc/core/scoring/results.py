@@ -47,14 +47,9 @@ from typing import Any
 from gpassk_oc.core.answers.reasoning import ReadingRule
 from gpassk_oc.core.scoring.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.scoring.majority import judged_profile
-from gpassk_oc.core.scoring.metric_names import (
-    ACCURACY,
-    group_name,
-    legacy_group,
-    parse_result_key,
-    result_key,
-)
+from gpassk_oc.core.scoring.metric_names import ACCURACY, group_name, legacy_group, result_key
 from gpassk_oc.core.scoring.record import RecordError, RunRecord
+from gpassk_oc.core.scoring.registry import parse_result_key
 from gpassk_oc.core.scoring.scorer import count_verdicts
 from gpassk_oc.core.vocabulary import CheckMode, Found, Source
 

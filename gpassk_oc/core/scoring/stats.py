@@ -45,7 +45,7 @@ from gpassk_oc.core.scoring.known_rates import (
     rerun_se,
     rerun_variance,
 )
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.resampling import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,

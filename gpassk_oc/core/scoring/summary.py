@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.scoring.record import RecordError, RunRecord
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_result_key
 from gpassk_oc.core.scoring.results import Results, ResultsError, RunInfo
 
 __all__ = [
@@ -90,6 +91,11 @@ class RunSummary:
 
     def __len__(self) -> int:
         return len(self.c)
+
+    def metric_specs(self) -> list[tuple[str, float, str, MetricSpec]]:
+        """``(key, value, group, spec)`` per top-level metric: the file's keys parsed once,
+        here at the file edge (the reader kept only keys that parse)."""
+        return [(key, value, *parse_result_key(key)) for key, value in self.metrics.items()]
 
     def to_json(self) -> dict[str, Any]:
         return {

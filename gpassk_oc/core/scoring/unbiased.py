@@ -37,7 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import estimator_spec, metric_per_c
-from gpassk_oc.core.scoring.metric_names import MetricSpec
+from gpassk_oc.core.scoring.registry import MetricSpec
 
 __all__ = ["kernel", "square_kernel", "unbiased_variance_per_c"]
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from gpassk_oc.core.scoring.beta_model import Difficulty, beta_binomial_pmf
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import MetricSpec, parse_metric
+from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
 from gpassk_oc.core.scoring.resampling import DEFAULT_LEVEL, _bca_tails, resample_counts
 from gpassk_oc.core.scoring.unbiased import kernel, square_kernel
 from gpassk_oc.core.uncertainty.channel import (
@@ -106,7 +106,7 @@ def _moment_tables_cached(
     f = np.full((n + 1, len(specs)), np.nan)
     g1, g2 = f.copy(), f.copy()
     for j, spec in enumerate(specs):
-        per_t = None if spec.kind == "maj" else metric_per_c(spec, n)
+        per_t = metric_per_c(spec, n) if spec.definition.correctable else None
         if per_t is None:
             continue
         f[:, j] = per_t
@@ -162,7 +162,9 @@ def correct(
     b_low, b_high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
     out = {}
     for j, spec in enumerate(specs):
-        status = "not corrected" if spec.kind == "maj" else "ok" if q[j] else "undefined"
+        status = (
+            "not corrected" if not spec.definition.correctable else "ok" if q[j] else "undefined"
+        )
         out[spec.key] = Corrected(
             float(point[j]),
             float(r_low[j]),
