@@ -1,7 +1,9 @@
 """How metric keys and group names are spelled (what each metric *is*, and parsing a key
 back into a typed spec, belong to :mod:`gpassk_oc.core.scoring.registry`).
 
-Metric keys (what the results JSON, the report, ``compare`` and the demo all use)::
+Metric keys (what the results JSON, the report, ``compare`` and the demo all use) are
+``{prefix}@{k}``, plus ``_{τ}`` for a metric with a threshold (:func:`metric_key`); the
+prefixes and what each metric is: ``registry.METRICS``. The built-in ones::
 
     G-Pass@{k}_{τ}     G-Pass@k at threshold τ; τ printed as OpenCompass prints it
                        (``repr(float(τ))``: 0.0, 0.25, 0.5, 0.75, 1.0, 0.55 …)
