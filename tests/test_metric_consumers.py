@@ -178,3 +178,51 @@ def test_planner_models_counts_metrics_and_refuses_votes(d, capsys):
         kernel = [brute(d.name, k, i, k, spec.tau) for i in range(k + 1)]
         mean = float(sum(kernel, Fraction(0)) / (k + 1))
         assert json.loads(out)["split"][spec.key]["mean"] == pytest.approx(mean, abs=1e-9)
+
+
+class _ParseRecorder:
+    """Stands in for the registry's key pattern and records who asked to parse a key: the
+    first package frame outside the registry."""
+
+    def __init__(self, real):
+        self.real, self.callers = real, set()
+
+    def match(self, text):
+        import inspect
+
+        for frame in inspect.stack()[1:]:
+            path = frame.filename.replace("\\", "/")
+            if "/gpassk_oc/" in path and not path.endswith("core/scoring/registry.py"):
+                self.callers.add(path.split("/gpassk_oc/")[-1])
+                break
+        return self.real.match(text)
+
+
+#: where the report, compare and plan may turn text into specs: the results file (and its
+#: summary) and the --metrics flags
+EDGES = {
+    "core/scoring/results.py",
+    "core/scoring/summary.py",
+    "report/compare.py",
+    "report/plan.py",
+}
+
+
+def test_keys_are_parsed_only_at_the_edges(voted, monkeypatch, capsys, tmp_path):
+    """At run time, not only in the source: every parse of a key during a report, a
+    compare and a plan comes from the file or CLI edge; the layers between pass specs."""
+    from gpassk_oc.core.scoring import registry
+
+    root, _ = voted
+    recorder = _ParseRecorder(registry._KEY_RE)
+    monkeypatch.setattr(registry, "_KEY_RE", recorder)
+    runs = [
+        ["report", root, "--k", KS, "--format", "json", "--plots", tmp_path / "p"],
+        ["report", root, "--format", "csv", "--resamples", "50"],
+        ["compare", root, root, "--model-a", A, "--model-b", B, "--resamples", "50"],
+        ["plan", "--beta", "1,1", "--questions", "50", "--n", "8", "--metrics", "gap@4"],
+    ]
+    for argv in runs:
+        code, _, err = run_cli(capsys, *argv)
+        assert code == 0, err
+    assert recorder.callers and recorder.callers <= EDGES, recorder.callers
