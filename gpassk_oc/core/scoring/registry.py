@@ -63,9 +63,10 @@ PerCount = Callable[[int, np.ndarray, int, Fraction | None], np.ndarray]
 Expected = Callable[[np.ndarray, int, Fraction | None], np.ndarray]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MetricDef:
-    """One metric kind. Consumers read these fields; nobody compares kind names."""
+    """One metric kind. Consumers read these fields; nobody compares kind names. Each
+    definition is a single object (equality and hash by identity: specs hash it often)."""
 
     name: str  # the kind's id (``MetricSpec("G", 16, τ)``): G, mG, pass, gap, maj, avg, …
     prefix: str  # the key before ``@``: ``G-Pass@16_0.5``, ``pass@16``
@@ -84,12 +85,12 @@ class MetricDef:
     #: how a run's questions combine: the mean over the questions where it is defined
     aggregation: str = "mean over the questions with n ≥ k"
     headline: bool = False  # a column of the paper's tables (G at HEADLINE_TAUS, mG)
-    in_report: bool = False  # computed in every report cell (CSV, JSON, any-k table)
+    in_report: bool = False  # computed in every report cell (CSV, JSON; tables: headline)
     #: OpenCompass's G-Pass evaluator writes it (``metrics.g_pass_table``)
     opencompass: bool = False
     #: extra k values the report always adds (pass@1 beside pass@k)
     report_ks: tuple[int, ...] = ()
-    #: column position in the any-k table (``--sweep-k``); None: not in it
+    #: column position in the any-k table (``report --k`` with a list); None: not in it
     any_k: int | None = None
     #: drawn against k in the ``metrics_vs_k`` figure (mG-Pass@k has its own figures)
     k_curve: bool = False
