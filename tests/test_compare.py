@@ -78,7 +78,7 @@ def test_compare_refuses_metrics_it_cannot_compute(workdir, capsys):
         (
             "G-Pass@4",
             "error: --metrics: unknown metric 'G-Pass@4' (expected G-Pass@K_TAU, "
-            "mG-Pass@K, pass@K, gap@K, maj@K or avg@N, e.g. G-Pass@16_0.75)",
+            "mG-Pass@K, pass@K, gap@K, maj@K, avg@N or agree@K, e.g. G-Pass@16_0.75)",
         ),
         (
             "maj@4",

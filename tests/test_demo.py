@@ -58,6 +58,8 @@ def brute_truth(key: str, p: Fraction) -> Fraction:
         return Fraction(2, k) * sum(_tail_by_enumeration(k, p, i) for i in range(lo, k + 1))
     if kind == "pass":
         return _tail_by_enumeration(k, p, 1)
+    if kind == "agree":  # all k outcomes alike: none or every one a success
+        return 1 - _tail_by_enumeration(k, p, 1) + _tail_by_enumeration(k, p, k)
     assert kind == "gap"
     return _tail_by_enumeration(k, p, 1) - _tail_by_enumeration(k, p, k)
 

@@ -42,11 +42,13 @@ def _on_k_draws(name: str, k: int, i: int, tau: Fraction | None) -> Fraction:
         return Fraction(1 <= i < k)
     if name == "avg":
         return Fraction(i, k)
+    if name == "agree":  # every draw gets the same verdict
+        return Fraction(i in (0, k))
     raise KeyError(name)
 
 
-#: per kind: a brute-force oracle over k-subsets (None: needs votes, see test_majority)
-ORACLES: dict[str, bool] = {"G": True, "mG": True, "pass": True, "gap": True, "avg": True}
+#: the kinds :func:`_on_k_draws` defines (enumerated by :func:`brute`); vote kinds: test_majority
+ORACLES = {"G", "mG", "pass", "gap", "avg", "agree"}
 VOTE_KINDS = {"maj"}
 
 
@@ -138,6 +140,22 @@ def test_closed_form_at_known_rates(d):
             assert got == pytest.approx(pmf @ per_c, abs=1e-12), spec.key
 
 
+@pytest.mark.parametrize("d", [m for m in METRICS if m.rerun_variance], ids=lambda d: d.name)
+def test_rerun_variance_is_unbiased_for_every_counts_metric(d):
+    """The generic rerun machinery (kernel → unbiased V(c)) holds for every registered
+    counts metric: E[V(c)] = Var f(c) under c ~ Binomial(n, p), for n ≥ 2k."""
+    from gpassk_oc.core.scoring.unbiased import unbiased_variance_per_c
+
+    for k in (1, 2, 3):
+        for spec in specs_of(d, k):
+            n = 2 * spec.estimator.k + 1
+            f, v = spec.per_c(n), unbiased_variance_per_c(spec, n)
+            assert f is not None and v is not None
+            for q in (0.2, 0.7):
+                pmf = np.array([math.comb(n, c) * q**c * (1 - q) ** (n - c) for c in range(n + 1)])
+                assert pmf @ v == pytest.approx(pmf @ f**2 - (pmf @ f) ** 2, abs=1e-12), spec.key
+
+
 def test_vote_metrics_refuse_counts():
     for d in METRICS:
         if d.needs_votes:
@@ -225,3 +243,10 @@ def test_no_key_parses_away_from_the_edges():
         if rel not in PARSE_EDGES and (lines := key_parses(text))
     }
     assert hits == {}
+
+
+def test_the_metrics_page_lists_every_metric():
+    text = (PACKAGE.parent / "docs" / "metrics.md").read_text(encoding="utf-8")
+    for m in METRICS:
+        form = f"{m.prefix}@{'N' if m.sample_mean else 'K'}" + ("_TAU" if m.has_tau else "")
+        assert f"| `{form}` |" in text, form

@@ -37,6 +37,7 @@ from gpassk_oc.core.scoring.metric_names import (
 from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k, threshold_count
 
 __all__ = [
+    "AGREE",
     "AVG",
     "GAP",
     "G_PASS",
@@ -218,6 +219,13 @@ def _mg_expected(p: np.ndarray, k: int, tau: Fraction | None) -> np.ndarray:
     return np.asarray(2 / k * sum(tails, np.zeros_like(p)), dtype=float)
 
 
+def _agree(n: int, cs: np.ndarray, k: int, tau: Fraction | None) -> np.ndarray:
+    # all k drawn samples correct or all wrong: (C(c, k) + C(n − c, k)) / C(n, k), one
+    # integer ratio per count, rounded once
+    total = math.comb(n, k)
+    return np.array([(math.comb(c, k) + math.comb(n - c, k)) / total for c in map(int, cs)])
+
+
 def _maj(prof: Profile, k: int) -> float:
     return float(maj_at_k(prof, k))
 
@@ -288,8 +296,19 @@ AVG = MetricDef(
     sample_mean=True,
 )
 
+AGREE = MetricDef(
+    "agree",
+    "agree",
+    "agree@k",
+    "all k samples get the same verdict, all correct or all wrong (= 1 − gap@k): the "
+    "total agreement rate TAR@k of Atil et al. (2024) on verdicts",
+    per_count=_agree,
+    expected=lambda p, k, tau: p**k + (1 - p) ** k,
+    in_report=True,
+)
+
 #: every registered metric, in the order outputs list them
-METRICS: tuple[MetricDef, ...] = (G_PASS, MG_PASS, PASS, GAP, MAJ, AVG)
+METRICS: tuple[MetricDef, ...] = (G_PASS, MG_PASS, PASS, GAP, MAJ, AVG, AGREE)
 #: the kinds' ids (``MetricSpec.kind``)
 KINDS = tuple(m.name for m in METRICS)
 _BY_NAME = {m.name: m for m in METRICS}
