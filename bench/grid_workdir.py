@@ -32,6 +32,7 @@ import numpy as np
 from gpassk_oc.core.scoring.gpass_eval import build_results
 from gpassk_oc.core.scoring.health import group_names, run_health
 from gpassk_oc.core.scoring.record import RunRecord
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 TS = "20261125_000000"
 DATASET = "LiveMathBench-v202412-k4_8_16_32-r48"
@@ -146,8 +147,7 @@ def results_dict(
     )
     samples = questions * n
     return build_results(
-        n=n,
-        ks=ks,
+        spec=RunSpec.parse(ks).at_n(n),
         rows=rows,
         extracted=extracted,
         correct=correct,

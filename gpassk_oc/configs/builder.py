@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from mmengine.config.lazy import LazyObject
 
 from gpassk_oc.core.data.naming import dataset_abbr
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 #: where each class of a dataset config is imported from (as the literals wrote it)
 _CLASSES = {
@@ -57,7 +58,7 @@ def livemathbench_dataset(
         dataset_languages=list(languages),
         cot=True,
         k=k if isinstance(k, int) else ks,
-        n=replication * max(ks),
+        n=RunSpec.of_replication(ks, replication).n,
         reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
         infer_cfg=dict(
             prompt_template=dict(

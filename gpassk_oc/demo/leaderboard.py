@@ -19,7 +19,6 @@ from gpassk_oc.core.scoring.metric_names import (
     group_name,
     headline_metrics,
     pass_key,
-    report_metrics,
 )
 from gpassk_oc.demo.simulation import (
     SHAKY,
@@ -61,7 +60,7 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
     from gpassk_oc.report.collect import subset_masks
 
     by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
-    keys = report_metrics(report.k)
+    keys = report.computed_metrics()
     for entry in rows_json:
         row = by_label[(entry["model"], entry["dataset"])]
         p = _row_probabilities(row)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1, headline_metrics, parse_metric, pass_key
+from gpassk_oc.core.scoring.metric_names import PASS_AT_1, parse_metric, pass_key
 from gpassk_oc.core.uncertainty.channel import Question
 from gpassk_oc.core.uncertainty.corrected import Corrected, correct
 from gpassk_oc.core.uncertainty.ranks import (
@@ -94,9 +94,9 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
     return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
-def corrected_metrics(k: int) -> list[str]:
-    """The metrics corrected: the headline ones, pass@k and pass@1."""
-    return list(dict.fromkeys(headline_metrics(k) + [pass_key(k), PASS_AT_1]))
+def corrected_metrics(report: Any) -> list[str]:
+    """The metrics corrected: the report's headline ones, pass@k and pass@1."""
+    return list(dict.fromkeys(report.headline_metrics() + [pass_key(report.k), PASS_AT_1]))
 
 
 def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarray | None]:
@@ -124,7 +124,7 @@ def attach_corrections(report: Any, rates: ErrorRates) -> None:
             out[(row.label, row.dataset_abbr)] = correct(
                 questions,
                 point,
-                corrected_metrics(report.k),
+                corrected_metrics(report),
                 rate_draws=draws,
                 level=report.level,
                 n_boot=min(report.n_boot, MAX_RANK_DRAWS),
@@ -167,7 +167,7 @@ def attach_ranks(report: Any) -> None:
         ]
         if len(rows) < 2:
             continue
-        for key in headline_metrics(report.k):
+        for key in report.headline_metrics():
             ests = [report.cells[(r.label, dataset, "overall")].metrics[key] for r in rows]
             points = [e.value for e in ests]
             ranks = point_ranks(points)

@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import (
-    HEADLINE_TAUS,
     format_tau,
     g_pass_key,
     maj_key,
@@ -139,7 +138,7 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     """The sweep of every sampled row of *report* (overall), with its CI settings. A k
     above a row's samples is refused earlier (:func:`gpassk_oc.report.model.build_report`);
     questions with fewer judged samples than k are left out of that k, as in the tables."""
-    taus = list(taus) if taus else list(HEADLINE_TAUS)
+    taus = list(taus) if taus else list(report.taus)  # default: the runs' recorded τs
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
     for row in report.rows:

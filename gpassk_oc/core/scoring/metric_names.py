@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -211,14 +212,16 @@ def parse_result_key(key: str) -> tuple[str, MetricSpec]:
     return group, parse_metric(metric)
 
 
-def headline_metrics(k: int) -> list[str]:
-    """The paper's table columns: G-Pass@k at τ = 0.5, 0.75, 1.0 and mG-Pass@k."""
-    return [g_pass_key(k, t) for t in HEADLINE_TAUS] + [mg_pass_key(k)]
+def headline_metrics(k: int, taus: Sequence[Fraction] = HEADLINE_TAUS) -> list[str]:
+    """The table columns: G-Pass@k at *taus* (the paper's τ = 0.5, 0.75, 1.0, unless the
+    runs recorded others) and mG-Pass@k."""
+    return [g_pass_key(k, t) for t in taus] + [mg_pass_key(k)]
 
 
-def report_metrics(k: int) -> list[str]:
-    """Every metric the report computes per table cell (tables show the headline ones)."""
-    return [g_pass_key(k, t) for t in ALL_TAUS] + [
+def report_metrics(k: int, taus: Sequence[Fraction] = ALL_TAUS) -> list[str]:
+    """Every metric the report computes per table cell (tables show the headline ones):
+    G-Pass@k at *taus* (the τ lists the runs recorded) and the rest."""
+    return [g_pass_key(k, t) for t in taus] + [
         mg_pass_key(k),
         pass_key(k),
         PASS_AT_1,
