@@ -275,7 +275,7 @@ TEMPLATE_CASES = [
     tpl("t-replications-huge", ("replications", "10,000", "cap"), replications="[10**12]"),
     tpl("t-replications-float", ("replication", "1.5"), replications="[1.5]"),
     tpl("t-n-not-multiple", ("n", "multiple of max(k) = 8"), replications=None, n="12"),
-    tpl("t-n-below-k", ("n", "k = 8 > n = 4"), replications=None, n="4"),
+    tpl("t-n-below-k", ("n", "max(k) = 8 exceeds n = 4"), replications=None, n="4"),
     tpl("t-n-huge", ("n", "10,000", "cap"), replications=None, n="10**6"),
     tpl("t-n-and-replications", ("n", "not both"), n="16"),
     tpl("t-no-replications", ("replications", "missing"), replications=None),

@@ -119,7 +119,7 @@ def test_replica_order_is_verified(livemath_dir):
 
 def test_k_larger_than_n_is_refused(livemath_dir):
     test_set = replicated(livemath_dir, 2, 2)
-    with pytest.raises(ValueError, match="exceeds n=2"):
+    with pytest.raises(ValueError, match="max\\(k\\) = 4 exceeds n = 2"):
         run(GPassKEvaluator(k=[4]), test_set, ["x"] * len(test_set), 2, 2)
 
 
