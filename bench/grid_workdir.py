@@ -130,10 +130,6 @@ def results_dict(
         seed=42,
         max_out_len=8192,
         dataset_version="202412",
-        ks=tuple(k for k in KS if k <= n),
-        thresholds=(0.0, 0.25, 0.5, 0.75, 1.0),
-        replication=n,
-        n=n,
         check="rules",
         source="generator",
     )

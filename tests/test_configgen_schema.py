@@ -55,7 +55,10 @@ ERRORS = {
         "temperatures = [0.3, 0.30]\n",
         "temperatures: lists temperature 0.3 twice",
     ),
-    "k > n": ("n = 8\ndel replications\n", "n: max(k) = 16 exceeds n = 8 samples per question (n = replication x max(k))"),
+    "k > n": (
+        "n = 8\ndel replications\n",
+        "n: max(k) = 16 exceeds n = 8 samples per question (n = replication x max(k))",
+    ),
     "n not multiple": ("n = 40\ndel replications\n", "n: n = 40 is not a multiple of max(k) = 16"),
     "temperature 70": ("temperatures = [70]\n", "temperatures: temperature 70 is not in [0, 2]"),
     "negative temperature": (
