@@ -271,6 +271,8 @@ TEMPLATE_CASES = [
     tpl("t-ks-zero", ("ks", "0"), ks="[[0, 4]]"),
     tpl("t-ks-empty", ("ks", "empty"), ks="[]"),
     tpl("t-ks-float", ("ks", "4.5"), ks="[[4.5]]"),
+    tpl("t-thresholds-above-1", ("thresholds", "[0, 1]"), thresholds="[0.5, 1.5]"),
+    tpl("t-thresholds-empty", ("thresholds", "non-empty"), thresholds="[]"),
     tpl("t-replications-zero", ("replication", ">= 1"), replications="[0]"),
     tpl("t-replications-huge", ("replications", "10,000", "cap"), replications="[10**12]"),
     tpl("t-replications-float", ("replication", "1.5"), replications="[1.5]"),
@@ -446,7 +448,8 @@ RESULTS_CASES = [
     res("r-run-n-text", _v2(n="48"), "run.n", "integer"),
     res("r-run-n-bool", _v2(n=True), "run.n", "integer"),
     res("r-run-questions-zero", _v2(num_questions=0), "run.num_questions", ">= 1"),
-    res("r-run-ks-zero", _v2(ks=[0]), "run.ks", "positive"),
+    res("r-run-ks-zero", _v2(ks=[0]), "run.ks", ">= 1"),
+    res("r-run-thresholds-above-1", _v2(thresholds=[0.5, 1.5]), "run.thresholds", "[0, 1]"),
     res("r-accounting-list", {**_v2(), "accounting": []}, "accounting", "object"),
     res(
         "r-v1-n-negative",

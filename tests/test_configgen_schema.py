@@ -78,7 +78,7 @@ ERRORS = {
     "k not increasing": ("ks = [[8, 4]]\n", "ks: k-list [8, 4] must be strictly increasing"),
     "k-list of strings": (
         "ks = [['4']]\n",
-        "ks: need a positive integer or a non-empty list of them, got ['4']",
+        "ks: need an integer >= 1 or a non-empty list of them, got ['4']",
     ),
     "unknown split": (
         "dataset_splits = ['AMC', 'amcc']\n",

@@ -53,7 +53,7 @@ def parse_ks(value: Any, field: str = "k", *, increasing: bool = False) -> tuple
     values = list(value) if isinstance(value, (list, tuple)) else [value]
     if not values or not all(_is_count(k) for k in values):
         raise RunSpecError(
-            field, f"need a positive integer or a non-empty list of them, got {value!r}"
+            field, f"need an integer >= 1 or a non-empty list of them, got {value!r}"
         )
     if increasing and any(a >= b for a, b in zip(values, values[1:])):
         raise RunSpecError(field, f"k-list {values} must be strictly increasing")
