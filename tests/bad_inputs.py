@@ -272,7 +272,6 @@ TEMPLATE_CASES = [
     tpl("t-ks-empty", ("ks", "empty"), ks="[]"),
     tpl("t-ks-float", ("ks", "4.5"), ks="[[4.5]]"),
     tpl("t-thresholds-above-1", ("thresholds", "[0, 1]"), thresholds="[0.5, 1.5]"),
-    tpl("t-thresholds-empty", ("thresholds", "non-empty"), thresholds="[]"),
     tpl("t-replications-zero", ("replication", ">= 1"), replications="[0]"),
     tpl("t-replications-huge", ("replications", "10,000", "cap"), replications="[10**12]"),
     tpl("t-replications-float", ("replication", "1.5"), replications="[1.5]"),
