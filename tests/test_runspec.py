@@ -144,3 +144,13 @@ def test_schema_3_file_still_reads_its_spec_from_run():
     res = Results.from_json(data)
     assert res.info.spec == RunSpec((2,), (Fraction(1, 2), Fraction(1)), 2)
     assert "ks" not in res.to_json()["record"]  # written upgraded: the spec once, in run
+
+
+def test_a_0_2_0_run_record_with_replication_still_loads():
+    """0.2.0's generator wrote ``replication`` into ``run_record``: accepted, not kept (the
+    run spec derives it); the k list, τ list and n stay the evaluator's own."""
+    record = {"model_abbr": "m", "temperature": 0.7, "replication": 2}
+    evaluator = GPassKEvaluator(k=[4, 8], run_record=record)
+    assert evaluator.run_record == {"model_abbr": "m", "temperature": 0.7}
+    with pytest.raises(ValueError, match="run_record.ks: not a field the config sets"):
+        GPassKEvaluator(k=[4, 8], run_record={**record, "ks": [4, 8]})
