@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.argtypes import path_text
-from gpassk_oc.core.scoring.metric_names import headline_metrics, parse_metric
+from gpassk_oc.core.scoring.metric_names import HEADLINE_TAUS, headline_metrics, parse_metric
 from gpassk_oc.core.scoring.planning import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, atoms_of, summarize
 from gpassk_oc.log import fail
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.compare import CompareError, aligned, select_row
-from gpassk_oc.report.model import ReportError, default_k
+from gpassk_oc.report.model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.plan_data import Plan
 from gpassk_oc.report.plan_render import render_markdown
 
@@ -207,7 +207,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise PlanError(f"--k {args.k}: k must be >= 1")
     k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
     try:
-        metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k))]
+        taus = recorded_taus([row])[0] if row is not None else HEADLINE_TAUS
+        metrics = [parse_metric(m).key for m in (args.metrics or headline_metrics(k, taus))]
     except ValueError as exc:
         raise PlanError(f"--metrics: {exc}") from None
     votes = [m for m in metrics if parse_metric(m).kind == "maj"]
