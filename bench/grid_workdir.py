@@ -32,6 +32,7 @@ import numpy as np
 from gpassk_oc.core.scoring.gpass_eval import build_results
 from gpassk_oc.core.scoring.health import group_names, run_health
 from gpassk_oc.core.scoring.record import RunRecord
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 TS = "20261125_000000"
 DATASET = "LiveMathBench-v202412-k4_8_16_32-r48"
@@ -129,10 +130,6 @@ def results_dict(
         seed=42,
         max_out_len=8192,
         dataset_version="202412",
-        ks=tuple(k for k in KS if k <= n),
-        thresholds=(0.0, 0.25, 0.5, 0.75, 1.0),
-        replication=n,
-        n=n,
         check="rules",
         source="generator",
     )
@@ -146,8 +143,7 @@ def results_dict(
     )
     samples = questions * n
     return build_results(
-        n=n,
-        ks=ks,
+        spec=RunSpec.parse(ks).at_n(n),
         rows=rows,
         extracted=extracted,
         correct=correct,

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
-from gpassk_oc.core.data.livemath_data import COLUMNS, LiveMathDataError, load_records, validate_k_n
+from gpassk_oc.core.data.livemath_data import COLUMNS, LiveMathDataError, load_records
+from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
 
 try:
     from datasets import Dataset
@@ -55,7 +56,10 @@ class LiveMathBenchDataset(BaseDataset):
         n: int = 1,
         **kwargs: Any,
     ) -> None:
-        validate_k_n(k, n)  # before loading: BaseDataset only asserts, after loading
+        try:  # before loading: BaseDataset only asserts, after loading
+            RunSpec.parse(k, n=n)
+        except RunSpecError as exc:
+            raise LiveMathDataError(str(exc)) from None
         super().__init__(reader_cfg=dict(reader_cfg or _DEFAULT_READER_CFG), k=k, n=n, **kwargs)
 
     @staticmethod

@@ -49,7 +49,14 @@ from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
 from gpassk_oc.core.scoring.metric_names import ACCURACY
-from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, MG_MODES, as_fraction
+from gpassk_oc.core.scoring.metrics import MG_MODES
+from gpassk_oc.core.scoring.runspec import (
+    DEFAULT_THRESHOLDS,
+    RunSpec,
+    RunSpecError,
+    parse_ks,
+    parse_thresholds,
+)
 from gpassk_oc.core.vocabulary import CheckMode, plain
 from gpassk_oc.log import logger
 from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
@@ -91,13 +98,6 @@ def judge_identity(config: JudgeConfig) -> dict[str, Any]:
         "prompt_name": config.prompt_name,
         "prompt_versions": {lang: config.prompt_for(lang)[1] for lang in ("en", "cn")},
     }
-
-
-def _as_ks(k: int | Sequence[int]) -> list[int]:
-    ks: list[Any] = list(k) if isinstance(k, (list, tuple)) else [k]
-    if not ks or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in ks):
-        raise ValueError(f"k must be a positive int or a list of them, got {k!r}")
-    return [int(v) for v in ks]
 
 
 def opencompass_judge_prompts() -> dict[str, str]:
@@ -160,7 +160,8 @@ class GPassKEvaluator(BaseEvaluator):
 
     Args:
         k: ks to report; default: the dataset config's ``k``.
-        thresholds: τ values for ``G-Pass@k_τ`` (floats, strings like ``"3/4"``).
+        thresholds: τ values for ``G-Pass@k_τ`` (floats, strings like ``"3/4"``); the
+            results file records them and the report shows them (templates: ``thresholds``).
         check: ``'rules'``, ``'judge'`` or ``'cascade'`` (see :mod:`gpassk_oc.core.judging.grading`);
             default: ``'cascade'`` when *judge* is given, else ``'rules'``.
         judge: :class:`~gpassk_oc.core.judging.judge.JudgeConfig` fields as a dict (``urls`` and
@@ -194,7 +195,7 @@ class GPassKEvaluator(BaseEvaluator):
     def __init__(
         self,
         k: int | list[int] | None = None,
-        thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
+        thresholds: Sequence[Any] | None = DEFAULT_THRESHOLDS,
         check: CheckMode | str | None = None,
         judge: Mapping[str, Any] | None = None,
         max_unjudged: int | float = 0.0,
@@ -220,14 +221,14 @@ class GPassKEvaluator(BaseEvaluator):
                 "urls=['http://host:port/v1'], model='judge-model-name'))"
             )
         self.judge_config = validate_judge(judge) if judge is not None else None
-        self.k = None if k is None else _as_ks(k)
-        self.thresholds = (
-            tuple(as_fraction(t, "thresholds") for t in thresholds)
-            if thresholds is not None
-            else DEFAULT_THRESHOLDS
-        )
-        if not self.thresholds:
-            raise ValueError("thresholds must name at least one τ")
+        # the run spec of the kwargs, parsed once; evaluate() fixes its n (and, without k
+        # here, takes the dataset config's k)
+        try:
+            taus = DEFAULT_THRESHOLDS if thresholds is None else thresholds
+            self.thresholds = parse_thresholds(taus, "thresholds")
+            self.spec = None if k is None else RunSpec(parse_ks(k, "k"), self.thresholds)
+        except RunSpecError as exc:
+            raise ValueError(str(exc)) from None
         if (
             isinstance(max_unjudged, bool)
             or not isinstance(max_unjudged, (int, float))
@@ -330,12 +331,15 @@ class GPassKEvaluator(BaseEvaluator):
         if test_set is None:
             test_set = original_dataset
         references = score_kwargs.get("references")
-        n = int(n)
         if len(predictions) != len(test_set):
             raise ValueError(f"{len(predictions)} predictions for {len(test_set)} rows")
-        ks = [1] if n == 1 else (self.k or _as_ks(k))
-        if max(ks) > n:
-            raise ValueError(f"max(k)={max(ks)} exceeds n={n} samples per question")
+        # the run spec: the kwargs' (else the dataset's k) at the dataset's n, checked once
+        try:
+            spec = self.spec or RunSpec(parse_ks(k, "dataset k"), self.thresholds)
+            spec = spec.at_n(n, "dataset n")
+        except RunSpecError as exc:
+            raise ValueError(str(exc)) from None
+        n = int(n)
         if self.pred_postprocessor:
             predictions = self.pred_postprocess(predictions)
 
@@ -399,24 +403,24 @@ class GPassKEvaluator(BaseEvaluator):
         record = resolve_record(
             self.run_record,
             getattr(self, "_out_dir", None),
-            ks=ks,
-            thresholds=[float(t) for t in self.thresholds],
-            n=n,
             check=str(self.check),
             judge=judge,
         )
         health = run_health_of(
-            [item["responses"] for item in items], rows, graded, ks, record, self.length_truncation
+            [item["responses"] for item in items],
+            rows,
+            graded,
+            spec.ks,
+            record,
+            self.length_truncation,
         )
         return build_results(
-            n=n,
-            ks=ks,
+            spec=spec,
             rows=rows,
             extracted=graded.extracted,
             correct=graded.correct,
             source=plain(graded.source),
             found=plain(graded.found),
-            thresholds=self.thresholds,
             mg_mode=self.mg_mode,
             accounting=accounting,
             check=str(self.check),

@@ -10,8 +10,10 @@ Where the record's facts come from, first match wins:
    gets a record.
 3. Nothing: the sampling settings stay unknown (``None``), never guessed from names.
 
-The evaluator's own settings (k list, τ list, n, check mode, judge) and the versions of
-gpassk_oc and OpenCompass are filled in here.
+The evaluator's check mode and judge and the versions of gpassk_oc and OpenCompass are
+filled in here; its k list, τ list and n are the run spec
+(:class:`~gpassk_oc.core.scoring.runspec.RunSpec`), which the results file keeps once, in
+``run``.
 """
 
 from __future__ import annotations
@@ -23,16 +25,19 @@ from typing import Any
 
 from gpassk_oc import __version__
 from gpassk_oc.core.scoring.health import group_names, run_health
-from gpassk_oc.core.scoring.record import RecordError, RunRecord, dataset_facts, model_facts
+from gpassk_oc.core.scoring.record import (
+    LEGACY_SPEC_FIELDS,
+    RecordError,
+    RunRecord,
+    dataset_facts,
+    model_facts,
+)
 from gpassk_oc.workdir import find_pair, load_dumped_config, pair_of, run_dir_of
 
 __all__ = ["check_run_record", "resolve_record", "run_health_of", "token_counter"]
 
 #: fields the evaluator fills itself: a run_record kwarg may not set them
 _OWN = (
-    "ks",
-    "thresholds",
-    "n",
     "check",
     "judge_model",
     "judge_prompt",
@@ -49,10 +54,16 @@ def check_run_record(run_record: Any) -> dict[str, Any]:
         raise ValueError(f"run_record: need a dict of RunRecord fields, got {run_record!r}")
     fields = {f.name for f in dataclasses.fields(RunRecord)}
     for key in run_record:
+        if key == "replication":  # 0.2.0 configs wrote it; the run spec derives it now
+            continue
         if key not in fields or key in _OWN:
             allowed = ", ".join(sorted(fields - set(_OWN)))
             raise ValueError(f"run_record.{key}: not a field the config sets; allowed: {allowed}")
-    data = {k: (list(v) if isinstance(v, tuple) else v) for k, v in run_record.items()}
+    data = {
+        k: (list(v) if isinstance(v, tuple) else v)
+        for k, v in run_record.items()
+        if k not in LEGACY_SPEC_FIELDS
+    }
     try:
         RunRecord.from_json({"model_abbr": "", "dataset_abbr": "", **data}, "run_record")
     except RecordError as exc:
@@ -81,9 +92,6 @@ def resolve_record(
     run_record: Mapping[str, Any] | None,
     out_dir: str | None,
     *,
-    ks: Sequence[int],
-    thresholds: Sequence[float],
-    n: int,
     check: str,
     judge: Mapping[str, Any] | None,
 ) -> RunRecord:
@@ -107,9 +115,6 @@ def resolve_record(
     facts.setdefault("model_abbr", model_abbr or "")
     facts.setdefault("dataset_abbr", dataset_abbr or "")
     facts.update(
-        ks=list(ks),
-        thresholds=[float(t) for t in thresholds],
-        n=int(n),
         check=check,
         judge_model=judge.get("model") if judge else None,
         judge_prompt=_prompt_version(judge),

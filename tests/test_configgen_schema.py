@@ -55,7 +55,10 @@ ERRORS = {
         "temperatures = [0.3, 0.30]\n",
         "temperatures: lists temperature 0.3 twice",
     ),
-    "k > n": ("n = 8\ndel replications\n", "n: k = 16 > n = 8"),
+    "k > n": (
+        "n = 8\ndel replications\n",
+        "n: max(k) = 16 exceeds n = 8 samples per question (n = replication x max(k))",
+    ),
     "n not multiple": ("n = 40\ndel replications\n", "n: n = 40 is not a multiple of max(k) = 16"),
     "temperature 70": ("temperatures = [70]\n", "temperatures: temperature 70 is not in [0, 2]"),
     "negative temperature": (
@@ -75,7 +78,7 @@ ERRORS = {
     "k not increasing": ("ks = [[8, 4]]\n", "ks: k-list [8, 4] must be strictly increasing"),
     "k-list of strings": (
         "ks = [['4']]\n",
-        "ks: k-list ['4'] must be a non-empty list of positive integers",
+        "ks: need an integer >= 1 or a non-empty list of them, got ['4']",
     ),
     "unknown split": (
         "dataset_splits = ['AMC', 'amcc']\n",

@@ -15,6 +15,7 @@ MODEL_LISTS = ("llm_infos", "api_models")  # parsed into Settings.models
 #: documented as the template writes it; the check returns it as the field holds it
 AS_CHECKED = {
     "ks": ("list[list[int]]", "list[tuple[int, ...]]"),
+    "thresholds": ("list[float]", "tuple[Fraction, ...]"),  # exact τs (the run spec's)
     "reasoning": ("bool or 'auto'", "bool"),  # the field: bool | str ('auto')
 }
 
@@ -44,12 +45,14 @@ def test_validate_builds_a_frozen_object_with_filled_defaults() -> None:
     assert (s.temperatures, s.ks, s.replications, s.n) == ([0.3], [(4, 8)], [2], None)
     assert s.max_seq_len == 8192 + 4096 and s.top_ps == [1.0] and s.reasoning == "auto"
     assert [m.path for m in s.models] == ["org/m"]
+    # one run spec per k-list x replication, n = 2 x 8, the default τs
+    assert [(r.ks, r.n, r.replication) for r in s.specs] == [((4, 8), 16, 2)]
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.top_k = 1  # type: ignore[misc]
 
 
 def test_build_refuses_values_that_are_not_the_fields() -> None:
     values = {name: None for name in template_fields()}
-    Settings.build([], values, [])  # exactly the fields: fine
+    Settings.build([], values, [], [])  # exactly the fields: fine
     with pytest.raises(ValueError, match="'extra'"):
-        Settings.build([], {**values, "extra": 1}, [])
+        Settings.build([], {**values, "extra": 1}, [], [])

@@ -152,7 +152,7 @@ def test_unknown_selection(livemath_dir, kwargs, needle):
 
 
 def test_n_smaller_than_max_k_fails_before_loading(tmp_path):
-    with pytest.raises(LiveMathDataError, match=r"n=4 is smaller than max\(k\)=8"):
+    with pytest.raises(LiveMathDataError, match=r"n: max\(k\) = 8 exceeds n = 4"):
         LiveMathBenchDataset(
             path=str(tmp_path / "does-not-exist"), k=[4, 8], n=4, abbr="x", reader_cfg=READER
         )

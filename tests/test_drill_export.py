@@ -11,6 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from gpassk_oc.core.scoring.gpass_eval import build_results
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.report.drilldown import row_drill
 
 
@@ -26,8 +27,7 @@ def write(path: Path, indices: list[int], split: str) -> None:
         for i in range(2)
     ]
     data = build_results(
-        n=2,
-        ks=[1],
+        spec=RunSpec.parse([1]).at_n(2),
         rows=rows,
         extracted=[["1", "2"], ["1", "1"]],
         correct=[[True, False], [True, True]],

@@ -141,7 +141,7 @@ def mg(counts: list[int], k: int) -> float:
 def test_hand_written_config_records_its_settings(record_run):
     _, run_dir = record_run
     data = json.loads((run_dir / "results" / "alpha-cold" / f"{DATASET}.json").read_text())
-    assert data["schema"] == "gpassk_oc.results/3"
+    assert data["schema"] == "gpassk_oc.results/4"
     record = data["record"]
     assert record["source"] == "work-dir config"  # no run_record kwarg: read from the dump
     assert (record["model_abbr"], record["model_path"], record["engine"]) == (
@@ -150,12 +150,10 @@ def test_hand_written_config_records_its_settings(record_run):
         "openai-api",
     )
     assert (record["temperature"], record["top_p"], record["seed"]) == (0.3, 0.9, "not sent")
-    assert (record["max_out_len"], record["ks"], record["n"], record["replication"]) == (
-        512,
-        KS,
-        N,
-        1,
-    )
+    # the run spec is stored once, in run (replication = n / max(k) = 1)
+    assert record["max_out_len"] == 512
+    assert not {"ks", "thresholds", "n", "replication"} & set(record)
+    assert (data["run"]["ks"], data["run"]["n"], N // max(KS)) == (KS, N, 1)
     assert (record["splits"], record["languages"], record["dataset_version"]) == (
         ["AMC", "CCEE"],
         ["en"],

@@ -8,6 +8,7 @@ import pytest
 from conftest import E2E_QUESTIONS, brute_g_pass, brute_mg_pass
 from evaluator_support import READER, assert_json_plain, predictions_for, replicated, run
 
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.datasets import LiveMathBenchDataset
 from gpassk_oc.evaluators import GPassKEvaluator
 
@@ -118,7 +119,7 @@ def test_replica_order_is_verified(livemath_dir):
 
 def test_k_larger_than_n_is_refused(livemath_dir):
     test_set = replicated(livemath_dir, 2, 2)
-    with pytest.raises(ValueError, match="exceeds n=2"):
+    with pytest.raises(ValueError, match="max\\(k\\) = 4 exceeds n = 2"):
         run(GPassKEvaluator(k=[4]), test_set, ["x"] * len(test_set), 2, 2)
 
 
@@ -188,7 +189,9 @@ def test_core_results_match_brute_force_for_random_counts(data):
         dict(question_id=f"AMC_en_{i}", split="AMC", language="en", question="q", answer="1")
         for i in range(q)
     ]
-    result = build_results(n=n, ks=ks, rows=rows, extracted=[["1"] * n] * q, correct=correct)
+    result = build_results(
+        spec=RunSpec.parse(ks).at_n(n), rows=rows, extracted=[["1"] * n] * q, correct=correct
+    )
     for k in ks:
         for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):
             exact = sum(brute_g_pass(n, c, k, tau) for c in counts) / q

@@ -24,7 +24,7 @@ def test_bad_arguments():
         ValueError, match="check: 'vibes' is not one of 'rules', 'judge', 'cascade'"
     ):
         GPassKEvaluator(check="vibes")
-    with pytest.raises(ValueError, match="k must be"):
+    with pytest.raises(ValueError, match="k: need an integer >= 1"):
         GPassKEvaluator(k=[0])
     with pytest.raises(ValueError, match="thresholds"):
         GPassKEvaluator(thresholds=[1.5])

@@ -8,6 +8,7 @@ import pytest
 from gpassk_oc.core.scoring.health import approx_token_count, run_health
 from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import Results, RunInfo
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.report.health import health_warnings
 
 # q = 3 questions × n = 4 replies
@@ -64,7 +65,7 @@ def test_approximate_count():
 
 
 def _results(health: dict, temperature) -> Results:
-    info = RunInfo(n=4, num_questions=10, ks=[4], thresholds=[1.0])
+    info = RunInfo(spec=RunSpec.parse([4], [1.0], n=4), num_questions=10)
     record = RunRecord("m", "d", temperature=temperature)
     return Results(info, {}, {}, [], record=record, health=health)
 

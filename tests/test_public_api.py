@@ -21,6 +21,7 @@ def test_previous_release_config_loads_and_builds_its_evaluator(path):
     from mmengine.config import Config
 
     from gpassk_oc.core.scoring.record import dataset_facts, model_facts
+    from gpassk_oc.core.scoring.runspec import RunSpec
     from gpassk_oc.evaluators import GPassKEvaluator
 
     cfg = Config.fromfile(str(path))
@@ -32,7 +33,8 @@ def test_previous_release_config_loads_and_builds_its_evaluator(path):
         evaluator = GPassKEvaluator(**kwargs)
         assert evaluator.run_record is None  # the record comes from the work dir's dump
         facts = dataset_facts(dataset)
-        assert facts["dataset_version"] == "202412" and facts["replication"] >= 1
+        spec = RunSpec.parse(dataset["k"], n=dataset["n"])  # the run spec of its k and n
+        assert facts["dataset_version"] == "202412" and (spec.replication or 0) >= 1
     for model in cfg.models:
         facts = model_facts(model)
         assert facts["engine"] in ("turbomind", "openai-api")

@@ -17,6 +17,7 @@ from gpassk_oc.core.answers.reasoning import (
 )
 from gpassk_oc.core.scoring.gpass_eval import build_results
 from gpassk_oc.core.scoring.results import Results, ResultsError
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 FINISHED = "<think>maybe \\boxed{7}</think>So \\boxed{8}."
 R1 = "the prompt opened the thought; \\boxed{7}?</think>\\boxed{8}"  # DeepSeek-R1 distills
@@ -99,8 +100,7 @@ def test_a_setting_is_auto_true_or_false(value):
 def _results(reasoning):
     rows = [{"question_id": "q0", "split": "AMC", "language": "en", "question": "?", "answer": "8"}]
     return build_results(
-        n=2,
-        ks=[1, 2],
+        spec=RunSpec.parse([1, 2]).at_n(2),
         rows=rows,
         extracted=[["8", None]],
         correct=[[True, False]],

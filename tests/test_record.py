@@ -70,8 +70,7 @@ def test_dumped_config_gives_each_pairs_facts(tmp_path):
         "dataset_version": "202412",
         "splits": ["AMC", "CCEE"],
         "languages": ["en"],
-        "replication": 3,  # n = 12 = 3 × max(k)
-    }
+    }  # k and n: the run spec's (replication = n / max(k) there)
 
 
 def test_engine_kinds():
@@ -83,29 +82,20 @@ def test_engine_kinds():
 def test_evaluator_reads_the_dumped_config_for_a_hand_written_run(tmp_path):
     run_dir = _run_dir(tmp_path)
     out_dir = run_dir / "results" / "hot" / "my-data"
-    record = resolve_record(
-        None, str(out_dir), ks=[2, 4], thresholds=[0.5], n=12, check="rules", judge=None
-    )
+    record = resolve_record(None, str(out_dir), check="rules", judge=None)
     assert (record.model_abbr, record.temperature, record.source) == ("hot", 1.0, "work-dir config")
-    assert (record.base_model, record.ks, record.n, record.replication) == (
-        "My-Model",
-        (2, 4),
-        12,
-        3,
-    )
+    # the k list, τ list and n are the run spec's (results-file ``run``), not the record's
+    assert record.base_model == "My-Model"
+    assert not {"ks", "thresholds", "n", "replication"} & set(record.to_json())
     # a run_record kwarg for another model (a grid's shared dataset) is not used
     other = check_run_record({"model_abbr": "cold", "temperature": 0.1})
-    record = resolve_record(
-        other, str(out_dir), ks=[2], thresholds=[1.0], n=12, check="rules", judge=None
-    )
+    record = resolve_record(other, str(out_dir), check="rules", judge=None)
     assert record.temperature == 1.0
     mine = check_run_record({"model_abbr": "hot", "temperature": 0.25, "seed": NOT_SENT})
-    record = resolve_record(
-        mine, str(out_dir), ks=[2], thresholds=[1.0], n=12, check="rules", judge=None
-    )
+    record = resolve_record(mine, str(out_dir), check="rules", judge=None)
     assert (record.temperature, record.seed, record.source) == (0.25, NOT_SENT, "generator")
     # nowhere to read from: unknown, not guessed
-    record = resolve_record(None, None, ks=[2], thresholds=[1.0], n=4, check="rules", judge=None)
+    record = resolve_record(None, None, check="rules", judge=None)
     assert record.temperature is None and "temperature" in record.unknown()
 
 
@@ -125,7 +115,7 @@ def test_bad_run_record_kwarg_is_one_line(kwarg, message):
 
 
 def test_record_round_trips_and_bad_types_name_file_and_field(tmp_path):
-    record = RunRecord("a", "d", temperature=0.5, seed=NOT_SENT, ks=(4, 8), splits=("AMC",))
+    record = RunRecord("a", "d", temperature=0.5, seed=NOT_SENT, splits=("AMC",))
     assert RunRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
     path = tmp_path / "r.json"
     data = {

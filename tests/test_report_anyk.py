@@ -185,9 +185,9 @@ def test_files_without_votes_and_pooled_seeds_have_no_maj(tmp_path, capsys):
 @pytest.mark.parametrize(
     "flags, message",
     [
-        (["--k", "0,2"], "error: --k 0,2: k must be >= 1, got 0"),
-        (["--k", "-1"], "error: --k -1: k must be >= 1, got -1"),
-        (["--k", "2,x"], "error: --k 2,x: need a positive integer or a comma-separated list"),
+        (["--k", "0,2"], "error: --k 0,2: need an integer >= 1 or a non-empty list"),
+        (["--k", "-1"], "error: --k -1: need an integer >= 1 or a non-empty list"),
+        (["--k", "2,x"], "error: --k 2,x: need an integer >= 1 or a comma-separated list"),
         (["--k", "1,9"], "error: --k 9: "),
         (["--tau", "0.5,1.5"], "error: --tau 0.5,1.5: every τ must be a number in [0, 1]"),
         (["--tau", "-0.1"], "error: --tau -0.1: every τ must be a number in [0, 1]"),

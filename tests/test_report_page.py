@@ -21,6 +21,7 @@ from oracles import exact_mg_documented
 
 from gpassk_oc.cli import main
 from gpassk_oc.core.scoring.gpass_eval import build_results
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.log import use_cli_format
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,8 +56,7 @@ def write_model(root: Path, model: str, counts: list[int]) -> None:
         source.append([SOURCES[i % 3] for i in range(N)])
         found.append(["boxed"] * N)
     data = build_results(
-        n=N,
-        ks=KS,
+        spec=RunSpec.parse(KS).at_n(N),
         rows=rows,
         extracted=extracted,
         correct=correct,

@@ -29,7 +29,7 @@ from rescore_support import (
 )
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.scoring.results import read_results
+from gpassk_oc.core.scoring.results import SCHEMA_VERSION, read_results
 from gpassk_oc.rescore.sidecar import read_sidecar
 
 N = 4
@@ -100,7 +100,7 @@ def test_rescore_gives_brute_force_values_and_names_label_reuse(judged_run, tmp_
     assert _rescore(judged_run, out) == 0
     assert snapshot(judged_run) == before  # nothing written inside the work dir
     res = _results(out)
-    assert res.schema_version == 3 and res.info.writer.startswith("gpassk_oc ")
+    assert res.schema_version == SCHEMA_VERSION and res.info.writer.startswith("gpassk_oc ")
     assert [q.c for q in res.questions] == [sum(row) for row in PATTERN]
     for k in KS:
         for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):
@@ -285,7 +285,8 @@ def test_results_files_are_read_by_compare_and_plan(judged_run, tmp_path, capsys
     assert main(["compare", str(out), str(out), "--resamples", "200"]) == 0
     capsys.readouterr()
     data = json.loads((out / TS / "results" / MODEL / f"{ABBR}.json").read_text())
-    assert data["schema"] == "gpassk_oc.results/3" and data["run"]["n"] == N
+    assert data["schema"] == "gpassk_oc.results/4" and data["run"]["n"] == N
+    assert not {"ks", "thresholds", "n", "replication"} & set(data["record"])  # stored once
 
 
 def test_cascade_with_judge_url_uses_the_cache_under_out(tmp_path):

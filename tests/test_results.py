@@ -33,6 +33,7 @@ from gpassk_oc.core.scoring.results import (
     read_results,
     schema_tag,
 )
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import sensitivity
 
@@ -80,8 +81,7 @@ def _rows(groups):
 def test_written_schema_keeps_counts_out_of_the_summary():
     correct = [[True, False, None, True], [False, False, False, True]]
     result = build_results(
-        n=4,
-        ks=[2],
+        spec=RunSpec.parse([2]).at_n(4),
         rows=_rows([("AMC", "en"), ("CCEE", "cn")]),
         extracted=[["1", "2", "3", "1"], ["2", None, "5", "1"]],
         correct=correct,
@@ -117,7 +117,10 @@ def test_written_schema_keeps_counts_out_of_the_summary():
 
 def test_found_is_optional_and_must_match_the_samples():
     base = build_results(
-        n=2, ks=[2], rows=_rows([("AMC", "en")]), extracted=[["1", "1"]], correct=[[True, False]]
+        spec=RunSpec.parse([2]).at_n(2),
+        rows=_rows([("AMC", "en")]),
+        extracted=[["1", "1"]],
+        correct=[[True, False]],
     )
     assert "found" not in base["details"][0] and "source" not in base["details"][0]
     assert Results.from_json(base).questions[0].found is None
@@ -128,7 +131,10 @@ def test_found_is_optional_and_must_match_the_samples():
 
 def test_an_unknown_check_mode_is_refused_in_one_line():
     data = build_results(
-        n=2, ks=[2], rows=_rows([("AMC", "en")]), extracted=[["1", "1"]], correct=[[True, False]]
+        spec=RunSpec.parse([2]).at_n(2),
+        rows=_rows([("AMC", "en")]),
+        extracted=[["1", "1"]],
+        correct=[[True, False]],
     )
     data["run"]["check"] = "vibes"
     with pytest.raises(ResultsError, match=r"^mem: run\.check: 'vibes' is not one of 'rules', "):
@@ -274,8 +280,7 @@ def test_sensitivity_is_the_exact_range_over_every_assignment():
 
 def test_rules_mode_undecided_samples_are_read_from_source(tmp_path):
     result = build_results(
-        n=4,
-        ks=[2],
+        spec=RunSpec.parse([2]).at_n(4),
         rows=_rows([("AMC", "en")]),
         extracted=[["1", "x+y", "2", None]],
         correct=[[True, False, False, False]],

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.core.scoring.gpass_eval import build_results
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.core.scoring.scorer import count_verdicts, metric_means
 from gpassk_oc.core.scoring.stats import summarize
 
@@ -67,7 +68,10 @@ def test_evaluator_values_are_the_scorer_of_the_recorded_counts() -> None:
         for i, s in enumerate(["A", "A", "B"])
     ]
     out = build_results(
-        n=4, ks=[2], rows=rows, extracted=[["1"] * 4] * 3, correct=correct, thresholds=[0.5, 1]
+        spec=RunSpec.parse([2], [0.5, 1]).at_n(4),
+        rows=rows,
+        extracted=[["1"] * 4] * 3,
+        correct=correct,
     )
     ns = [d["n"] if "n" in d else count_verdicts(d["correct"]).n for d in out["details"]]
     cs = [d["c"] if "c" in d else count_verdicts(d["correct"]).c for d in out["details"]]

@@ -14,6 +14,7 @@ from oracles import brute_maj
 from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.scoring.gpass_eval import build_results
 from gpassk_oc.core.scoring.results import Results, ResultsError
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.evaluators import GPassKEvaluator
 
 
@@ -140,8 +141,7 @@ def test_unjudged_samples_leave_the_vote_population():
     assert got.votes == [[0, 0, 1, 1, None, None]]
     rows = [{"question_id": "q", "split": "AMC", "language": "en", "question": "?", "answer": "1"}]
     result = build_results(
-        n=6,
-        ks=[2, 4],
+        spec=RunSpec.parse([2, 4]).at_n(6),
         rows=rows,
         extracted=extracted,
         correct=correct,
@@ -166,8 +166,7 @@ def test_a_wrong_sample_with_a_correct_samples_answer_votes_for_nothing():
     # maj@k as if the two wrong "4"s abstained: the correct class never faces its own answer
     rows = [{"question_id": "q0", "split": "AMC", "language": "en", "question": "?", "answer": "4"}]
     result = build_results(
-        n=7,
-        ks=[3],
+        spec=RunSpec.parse([3]).at_n(7),
         rows=rows,
         extracted=extracted[:1],
         correct=correct[:1],

@@ -6,11 +6,13 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any
 
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.data.naming import format_value
 from gpassk_oc.core.judging import judge_checks
+from gpassk_oc.core.scoring.runspec import RunSpecError, parse_ks, parse_thresholds
 
 __all__ = [
     "TemplateError",
@@ -26,6 +28,7 @@ __all__ = [
     "urls",
     "k_list",
     "k_lists",
+    "thresholds",
     "version",
 ]
 
@@ -179,17 +182,23 @@ judge_prompt = _judge_check(judge_checks.prompt_name)
 
 
 def k_list(field: str, value: Any) -> tuple[int, ...]:
-    if (
-        not isinstance(value, (list, tuple))
-        or not value
-        or not all(_is_int(k) and k >= 1 for k in value)
-    ):
+    """One k-list of the template: a list, strictly increasing (read by the run spec)."""
+    if not isinstance(value, (list, tuple)):
         raise TemplateError(
             f"k-list {value!r} must be a non-empty list of positive integers", field
         )
-    if any(b <= a for a, b in zip(value, value[1:])):
-        raise TemplateError(f"k-list {list(value)} must be strictly increasing", field)
-    return tuple(value)
+    try:
+        return parse_ks(value, field, increasing=True)
+    except RunSpecError as exc:
+        raise TemplateError(exc.problem, field) from None
+
+
+def thresholds(field: str, value: Any) -> tuple[Fraction, ...]:
+    """The τ list, exact (read by the run spec)."""
+    try:
+        return parse_thresholds(value, field)
+    except RunSpecError as exc:
+        raise TemplateError(exc.problem, field) from None
 
 
 def k_lists(field: str, value: Any) -> list[tuple[int, ...]]:

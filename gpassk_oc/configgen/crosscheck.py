@@ -10,6 +10,7 @@ from typing import Any
 
 from gpassk_oc.configgen.checks import TemplateError, suggest
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
+from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
 
 __all__ = ["HUB_ID", "MAX_N", "cross_checks"]
 
@@ -23,33 +24,43 @@ HUB_ID = "opencompass/LiveMathBench"
 MAX_N = 10_000
 
 
-def _check_n_cap(v: dict[str, Any]) -> None:
-    top_k = max(max(ks) for ks in v["ks"])
-    planned = [("n", v["n"])] if v["n"] is not None else []
-    planned += [("replications", r * top_k) for r in v["replications"] or ()]
-    for field, n in planned:
-        if n > MAX_N:
-            shown = f"n = {n:,}" if field == "n" else f"n = replication x max(k) = {n:,}"
+def _run_specs(v: dict[str, Any]) -> list[RunSpec]:
+    """One run spec per k-list × replication (or the one n), checked here, once: n is a
+    multiple of every max(k) (the ``-r{r}`` of the names), within :data:`MAX_N`."""
+    n = v["n"]
+    if n is not None and v["replications"] is not None:
+        raise TemplateError("set either n or replications, not both", "n")
+    if n is None and v["replications"] is None:
+        raise TemplateError("missing variable 'replications' (or n)")
+    specs = []
+    for ks in v["ks"]:
+        base = RunSpec(ks, v["thresholds"])
+        try:
+            if n is not None:
+                specs.append(base.at_n(n, "n"))
+            else:
+                specs += [RunSpec.of_replication(ks, r, v["thresholds"]) for r in v["replications"]]
+        except RunSpecError as exc:
+            raise TemplateError(exc.problem, exc.field) from None
+    for spec in specs:
+        field = "n" if n is not None else "replications"
+        assert spec.n is not None  # every spec here has its n
+        if spec.n > MAX_N:
+            shown = f"n = {spec.n:,}" if n is not None else f"n = replication x max(k) = {spec.n:,}"
             raise TemplateError(
                 f"{shown} samples per question exceeds the cap of {MAX_N:,} (each question "
                 "is sent n times; the paper uses n = 48)",
                 field,
             )
+        if spec.replication is None:
+            raise TemplateError(f"n = {n} is not a multiple of max(k) = {spec.top_k}", "n")
+    return specs
 
 
-def cross_checks(v: dict[str, Any], notes: list[str]) -> None:
-    n = v["n"]
-    _check_n_cap(v)
-    if n is not None and v["replications"] is not None:
-        raise TemplateError("set either n or replications, not both", "n")
-    if n is None and v["replications"] is None:
-        raise TemplateError("missing variable 'replications' (or n)")
-    if n is not None:
-        for ks in v["ks"]:
-            if max(ks) > n:
-                raise TemplateError(f"k = {max(ks)} > n = {n}", "n")
-            if n % max(ks):
-                raise TemplateError(f"n = {n} is not a multiple of max(k) = {max(ks)}", "n")
+def cross_checks(v: dict[str, Any], notes: list[str]) -> list[RunSpec]:
+    """Check what no single variable's check can see, fill derived defaults, add notes;
+    the template's run specs (:func:`_run_specs`)."""
+    specs = _run_specs(v)
     if v["max_seq_len"] is None:
         v["max_seq_len"] = v["max_out_len"] + 4096
     elif v["max_seq_len"] <= v["max_out_len"]:
@@ -83,3 +94,4 @@ def cross_checks(v: dict[str, Any], notes: list[str]) -> None:
             f"DIR/{v['version']}/{{split}}_{{lang}}.jsonl and set data_path = '/abs/DIR' "
             '(docs/data.md: "A local LiveMathBench copy")'
         )
+    return specs

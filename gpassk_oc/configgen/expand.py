@@ -16,6 +16,7 @@ from gpassk_oc.configgen.render import Ref, plain, render_file
 from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
 from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
 from gpassk_oc.core.scoring.record import dataset_facts, model_facts
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 __all__ = ["GridPoint", "ConfigData", "expand", "point_config", "grid_config", "grid_stem"]
 
@@ -41,16 +42,23 @@ class GridPoint:
     model: ModelSpec
     temperature: float
     top_p: float
-    ks: tuple[int, ...]
-    replication: int
+    spec: RunSpec  # k list, τ list, n (replication = n / max(k))
 
     @property
     def greedy(self) -> bool:
         return self.temperature == 0
 
     @property
+    def ks(self) -> tuple[int, ...]:
+        return self.spec.ks
+
+    @property
     def n(self) -> int:
-        return self.replication * max(self.ks)
+        return int(self.spec.n or 0)
+
+    @property
+    def replication(self) -> int:
+        return int(self.spec.replication or 0)
 
 
 @dataclass(frozen=True)
@@ -89,17 +97,15 @@ def expand(s: Settings) -> list[GridPoint]:
     """Grid points in template order. Temperature 0 is greedy: one point per model with
     k=[1], n=1 (the paper's "Greedy" column), named with the first top_p."""
 
-    def replications(ks: Sequence[int]) -> list[int]:  # validate() set exactly one of the two
-        return [s.n // max(ks)] if s.n is not None else list(s.replications or ())
-
+    greedy = RunSpec((1,), s.thresholds, 1)  # the paper's "Greedy" column: k = 1, n = 1
     points = []
-    for spec in s.models:
+    for model in s.models:
         for t in s.temperatures:
             if t == 0:
-                points.append(GridPoint(spec, t, s.top_ps[0], (1,), 1))
+                points.append(GridPoint(model, t, s.top_ps[0], greedy))
                 continue
-            for p, ks in itertools.product(s.top_ps, s.ks):
-                points += [GridPoint(spec, t, p, ks, r) for r in replications(ks)]
+            for p, spec in itertools.product(s.top_ps, s.specs):
+                points.append(GridPoint(model, t, p, spec))
     return points
 
 
@@ -194,6 +200,8 @@ def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
 
 def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
     evaluator: dict[str, Any] = dict(type=EVALUATOR, k=list(point.ks))
+    if not point.spec.default_thresholds:  # configs of the default τ list stay as they were
+        evaluator["thresholds"] = point.spec.threshold_values()
     if s.eval_urls:
         evaluator["judge"] = dict(urls=list(s.eval_urls), model=s.eval_model_name)
         if s.eval_prompt != "auto":

@@ -29,6 +29,7 @@ from gpassk_oc.configgen.checks import (
     optional,
     suggest,
     text,
+    thresholds,
     urls,
     version,
 )
@@ -37,6 +38,7 @@ from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_lis
 from gpassk_oc.configgen.reasoning import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
+from gpassk_oc.core.scoring.runspec import DEFAULT_THRESHOLDS
 
 __all__ = [
     "TemplateError",
@@ -119,6 +121,16 @@ VARIABLES: tuple[Var, ...] = (
         "list of k-lists, e.g. `[[4, 8, 16]]`; each strictly increasing",
         k_lists,
         alias="k",
+    ),
+    Var(
+        "thresholds",
+        "list[float]",
+        DEFAULT_THRESHOLDS,  # already exact, as the check returns it
+        "τ values of `G-Pass@k_τ`, each in [0, 1] (floats or exact `'1/3'` strings); the "
+        "evaluator records them and the report's columns follow them (the default list "
+        "shows the paper's τ = 0.5, 0.75, 1.0)",
+        thresholds,
+        default_doc="`[0.0, 0.25, 0.5, 0.75, 1.0]`",
     ),
     Var(
         "replications",
@@ -293,8 +305,8 @@ def validate(variables: Mapping[str, Any]) -> Settings:
             values[var.name] = var.check(picked[0], picked[1])
     values.update(validate_reasoning(variables))
     notes: list[str] = []
-    cross_checks(values, notes)
-    return Settings.build(models, values, notes)
+    specs = cross_checks(values, notes)
+    return Settings.build(models, values, notes, specs)
 
 
 # ------------------------------------------------------------------------- docs

@@ -14,22 +14,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from fractions import Fraction
 from typing import Any
 
 from gpassk_oc.configgen.model_specs import ModelSpec
+from gpassk_oc.core.scoring.runspec import RunSpec
 
 __all__ = ["Settings", "template_fields"]
 
 
 @dataclass(frozen=True)
 class Settings:
-    """A validated template: its models, its notes and every variable (defaults filled)."""
+    """A validated template: its models, its notes, its run specs (one per k-list ×
+    replication, in grid order, built once by the cross-field rules) and every variable
+    (defaults filled)."""
 
     models: list[ModelSpec]
     notes: list[str]
+    specs: list[RunSpec]
     temperatures: list[float]
     top_ps: list[float]
     ks: list[tuple[int, ...]]  # each k-list strictly increasing
+    thresholds: tuple[Fraction, ...]  # exact τs
     replications: list[int] | None  # exactly one of replications / n is set
     n: int | None
     top_k: int
@@ -53,7 +59,11 @@ class Settings:
 
     @classmethod
     def build(
-        cls, models: list[ModelSpec], values: Mapping[str, Any], notes: list[str]
+        cls,
+        models: list[ModelSpec],
+        values: Mapping[str, Any],
+        notes: list[str],
+        specs: list[RunSpec],
     ) -> Settings:
         """From the checked variable values (every template field present, no other)."""
         names = template_fields()
@@ -61,9 +71,11 @@ class Settings:
             raise ValueError(
                 f"Settings fields and template variables differ: {sorted(set(values) ^ set(names))}"
             )
-        return cls(models=models, notes=notes, **{name: values[name] for name in names})
+        return cls(
+            models=models, notes=notes, specs=specs, **{name: values[name] for name in names}
+        )
 
 
 def template_fields() -> list[str]:
-    """The template variables among the fields (all but ``models`` and ``notes``)."""
-    return [f.name for f in fields(Settings) if f.name not in ("models", "notes")]
+    """The template variables among the fields (all but ``models``, ``notes``, ``specs``)."""
+    return [f.name for f in fields(Settings) if f.name not in ("models", "notes", "specs")]

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from mmengine.config.lazy import LazyObject
 
 from gpassk_oc.core.data.naming import dataset_abbr
+from gpassk_oc.core.scoring.runspec import RunSpec, parse_ks
 
 #: where each class of a dataset config is imported from (as the literals wrote it)
 _CLASSES = {
@@ -47,7 +48,8 @@ def livemathbench_dataset(
 
     *k* is kept as given (an int or a list), since OpenCompass configs write both.
     """
-    ks = [k] if isinstance(k, int) else list(k)
+    spec = RunSpec.of_replication(parse_ks(k), replication)  # n = replication · max(k)
+    ks = list(spec.ks)
     return dict(
         type=_lazy("LiveMathBenchDataset"),
         abbr=dataset_abbr(version, ks, replication, name=name),
@@ -57,7 +59,7 @@ def livemathbench_dataset(
         dataset_languages=list(languages),
         cot=True,
         k=k if isinstance(k, int) else ks,
-        n=replication * max(ks),
+        n=spec.n,
         reader_cfg=dict(input_columns=["prompt"], output_column="answer"),
         infer_cfg=dict(
             prompt_template=dict(

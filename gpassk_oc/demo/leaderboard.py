@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.metric_names import PASS_AT_1, gap_key, group_name, pass_key
-from gpassk_oc.core.scoring.registry import headline_metrics, report_specs
+from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.demo.simulation import (
     SHAKY,
     STEADY,
@@ -55,7 +55,7 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
     from gpassk_oc.report.collect import subset_masks
 
     by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
-    keys = report_specs(report.k)
+    keys = report.computed_specs()
     for entry in rows_json:
         row = by_label[(entry["model"], entry["dataset"])]
         p = _row_probabilities(row)

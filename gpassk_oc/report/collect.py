@@ -81,7 +81,9 @@ class Run:
         if bool(len(self.n)) and int((self.n + self.unjudged).max()) <= 1:
             return True
         return (
-            self.setting is not None and self.setting.temperature == 0 and self.setting.ks == (1,)
+            self.setting is not None
+            and self.setting.temperature == 0
+            and self.summary.info.ks == [1]
         )
 
 

@@ -39,7 +39,7 @@ from gpassk_oc.report.cli import (
 from gpassk_oc.report.collect import Row, collect, describe_key_difference, subset_masks
 from gpassk_oc.report.compare_extras import corrected_lines, prob_a_greater, prob_lines
 from gpassk_oc.report.corrections import load_rates
-from gpassk_oc.report.model import ReportError, default_k
+from gpassk_oc.report.model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 
 #: what ``--format`` (or the suffix of ``--out``) may choose
@@ -311,7 +311,9 @@ def run(args: argparse.Namespace) -> int:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
         metrics = check_metrics(
-            args.metrics or (headline_specs(k) + [PASS.spec(k), PASS.spec(1)]), sides
+            args.metrics
+            or (headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]),
+            sides,
         )
         result = compare_rows(
             a,

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.registry import PASS, MetricSpec, headline_specs
+from gpassk_oc.core.scoring.registry import PASS, MetricSpec
 from gpassk_oc.core.uncertainty.channel import Question
 from gpassk_oc.core.uncertainty.corrected import Corrected, correct
 from gpassk_oc.core.uncertainty.ranks import (
@@ -94,9 +94,9 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
     return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
-def corrected_metrics(k: int) -> list[MetricSpec]:
-    """The metrics corrected: the headline ones, pass@k and pass@1."""
-    return list(dict.fromkeys(headline_specs(k) + [PASS.spec(k), PASS.spec(1)]))
+def corrected_metrics(report: Any) -> list[MetricSpec]:
+    """The metrics corrected: the report's headline ones, pass@k and pass@1."""
+    return list(dict.fromkeys(report.headline_specs() + [PASS.spec(report.k), PASS.spec(1)]))
 
 
 def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarray | None]:
@@ -124,7 +124,7 @@ def attach_corrections(report: Any, rates: ErrorRates) -> None:
             out[(row.label, row.dataset_abbr)] = correct(
                 questions,
                 point,
-                corrected_metrics(report.k),
+                corrected_metrics(report),
                 rate_draws=draws,
                 level=report.level,
                 n_boot=min(report.n_boot, MAX_RANK_DRAWS),
@@ -166,7 +166,7 @@ def attach_ranks(report: Any) -> None:
         ]
         if len(rows) < 2:
             continue
-        for spec in headline_specs(report.k):
+        for spec in report.headline_specs():
             key = spec.key
             ests = [report.cells[(r.label, dataset, "overall")].metrics[key] for r in rows]
             points = [e.value for e in ests]

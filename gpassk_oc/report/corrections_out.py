@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.numbers import DASH, pct, pct_text
@@ -94,7 +93,7 @@ def sections(report: Any) -> list[tuple[str, str, list[str], list[list[str]]]]:
     """(title, note, header, body) of the rank tables (one per dataset) and the corrected
     table — the data every text format renders."""
     out = []
-    metrics = headline_metrics(report.k)
+    metrics = report.headline_metrics()
     ranks = report.extras.get("ranks", {})
     kinds = _kinds(report)
     for dataset in report.subsets:
@@ -149,7 +148,7 @@ def csv_columns(report: Any) -> list[str]:
     corrected metric the corrected value and both intervals (filled on overall lines)."""
     cols = []
     if report.extras.get("ranks"):
-        for key in headline_metrics(report.k):
+        for key in report.headline_metrics():
             cols += [f"{key} rank"] + [
                 f"{key} rank_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
             ]
@@ -173,7 +172,7 @@ def csv_values(report: Any, label: str, dataset: str, subset: str) -> list[Any]:
     out: list[Any] = []
     ranks = report.extras.get("ranks")
     if ranks:
-        for key in headline_metrics(report.k):
+        for key in report.headline_metrics():
             cell = ranks.get((dataset, key), {}).get(label)
             out.append(cell.rank if cell else "")
             for kind in INTERVAL_KINDS:
@@ -201,7 +200,7 @@ def json_extras(report: Any, label: str, dataset: str) -> dict[str, Any]:
                 "rank": cell.rank,
                 **{k: list(v) if v else None for k, v in cell.intervals.items()},
             }
-            for key in headline_metrics(report.k)
+            for key in report.headline_metrics()
             if (cell := ranks.get((dataset, key), {}).get(label)) is not None
         }
     values = report.extras.get("corrected", {}).get((label, dataset))

@@ -15,7 +15,6 @@ import io
 from typing import Any
 
 from gpassk_oc.core.scoring.metric_names import PASS_AT_1
-from gpassk_oc.core.scoring.registry import report_metrics
 from gpassk_oc.core.scoring.stats import Estimate
 from gpassk_oc.report.corrections_out import csv_columns, csv_values
 from gpassk_oc.report.model import Report, sorted_rows
@@ -61,7 +60,7 @@ def _setting(s: Any, seeds: list[Any]) -> list[Any]:
 
 
 def render_csv(report: Report, descending: bool = False) -> str:
-    metrics = ["Greedy"] + report_metrics(report.k)
+    metrics = ["Greedy"] + report.computed_metrics()
     extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]
     header.append("warnings")  # run-health warnings of the row (report.health)

@@ -15,7 +15,6 @@ import math
 from typing import Any
 
 from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.audit import SHEET_COLUMNS
 from gpassk_oc.report.collect import Row
@@ -62,7 +61,7 @@ def _estimate(est: Any, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | No
 
 
 def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ...]) -> dict:
-    columns = ["Greedy"] + headline_metrics(report.k)
+    columns = ["Greedy"] + report.headline_metrics()
     cells = {}
     for subset in report.subsets[row.dataset_abbr]:
         cell = report.cells.get((row.label, row.dataset_abbr, subset))
@@ -104,7 +103,7 @@ def page_data(
         "title": f"G-Pass@{report.k} leaderboard",
         "k": report.k,
         "level": report.level,
-        "columns": ["Greedy"] + headline_metrics(report.k),
+        "columns": ["Greedy"] + report.headline_metrics(),
         "identity": identity_columns(report),
         "datasets": [
             {"name": name, "subsets": list(report.subsets[name]), "rows": rows}

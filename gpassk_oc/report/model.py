@@ -23,16 +23,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1, group_name
+from gpassk_oc.core.scoring.metric_names import ALL_TAUS, HEADLINE_TAUS, PASS_AT_1, group_name
 from gpassk_oc.core.scoring.registry import (
     PASS,
     MetricSpec,
-    headline_metrics,
     headline_specs,
     report_specs,
 )
@@ -63,6 +63,7 @@ __all__ = [
     "accounting",
     "build_report",
     "default_k",
+    "recorded_taus",
     "sensitivity",
     "sorted_rows",
 ]
@@ -128,6 +129,37 @@ class Report:
     #: (record field, header) of the knobs that tell rows apart (report.identity)
     identity: list[tuple[str, str]] = field(default_factory=list)
     published: Any = None  # report.published.PublishedView with --published (None: off)
+    #: the τ columns (:func:`recorded_taus`) and every τ computed per cell
+    taus: tuple[Fraction, ...] = HEADLINE_TAUS
+    thresholds: tuple[Fraction, ...] = ALL_TAUS
+
+    def headline_specs(self) -> list[MetricSpec]:
+        """The table columns at the report's k: G-Pass@k at :attr:`taus`, mG-Pass@k."""
+        return headline_specs(self.k, self.taus)
+
+    def headline_metrics(self) -> list[str]:
+        """The keys of :meth:`headline_specs`."""
+        return [spec.key for spec in self.headline_specs()]
+
+    def computed_specs(self) -> list[MetricSpec]:
+        """Every metric computed per cell at the report's k (τs: :attr:`thresholds`)."""
+        return report_specs(self.k, self.thresholds)
+
+    def computed_metrics(self) -> list[str]:
+        """The keys of :meth:`computed_specs`."""
+        return [spec.key for spec in self.computed_specs()]
+
+
+def recorded_taus(rows: Sequence[Row]) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+    """(headline τs, every τ) of the runs' recorded τ lists: a run of the default list
+    shows the paper's columns, one that set its own shows those
+    (:meth:`~gpassk_oc.core.scoring.runspec.RunSpec.headline_taus`); each in order."""
+    specs = [run.summary.info.spec for row in rows for run in row.runs]
+    if not specs:
+        return HEADLINE_TAUS, ALL_TAUS
+    headline = sorted({t for spec in specs for t in spec.headline_taus()})
+    every = sorted({t for spec in specs for t in spec.thresholds} | set(headline))
+    return tuple(headline), tuple(every)
 
 
 def sensitivity(row: Row, metrics: Iterable[str | MetricSpec]) -> Sensitivity:
@@ -157,8 +189,7 @@ def accounting(row: Row) -> dict[str, object]:
 
 
 def default_k(rows: Sequence[Row]) -> int | None:
-    """The headline k: the largest k the rows' datasets declare (``run.ks``, else the run
-    record) that is below every row's samples per question n — at k = n every question has
+    """The headline k: the largest k the rows' run specs declare (``run.ks``) that is below every row's samples per question n — at k = n every question has
     n < 2k, so every rerun interval would be approximate —; else the largest declared k
     that every row reaches; else the smallest n. None without rows."""
     if not rows:
@@ -166,8 +197,7 @@ def default_k(rows: Sequence[Row]) -> int | None:
     declared: set[int] = set()
     for row in rows:
         for run in row.runs:
-            recorded = run.setting.ks if run.setting is not None else None
-            declared.update(run.summary.info.ks or recorded or ())
+            declared.update(run.summary.info.ks)
     n = min(int((row.n + row.unjudged).max()) for row in rows)
     below = [k for k in declared if k < n]
     if below:
@@ -233,8 +263,9 @@ def build_report(
         k = default_k(rows) or 1
     else:
         _check_k(rows, k)
-    specs = report_specs(k)
-    headline = headline_specs(k)
+    taus, thresholds = recorded_taus(rows)
+    specs = report_specs(k, thresholds)
+    headline = headline_specs(k, taus)
     pass1 = [PASS.spec(1)]
     cells: dict[tuple[str, str, str], Cell] = {}
     greedy_runs: dict[tuple[str, str], str | None] = {}
@@ -310,6 +341,8 @@ def build_report(
         sorted(greedy, key=lambda g: (g.dataset_abbr, g.model_abbr)),
         greedy_cells,
         identity=identity_fields(rows),
+        taus=taus,
+        thresholds=thresholds,
     )
 
 
@@ -318,7 +351,7 @@ def sorted_rows(
 ) -> list[Row]:
     """Rows of a dataset ordered by mG-Pass@k (ascending, like the paper); rows without
     a value go last."""
-    key = headline_metrics(report.k)[-1]
+    key = report.headline_metrics()[-1]
     members = [
         r
         for r in report.rows

@@ -28,13 +28,14 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.argtypes import path_text
+from gpassk_oc.core.scoring.metric_names import HEADLINE_TAUS
 from gpassk_oc.core.scoring.planning import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.core.scoring.registry import MetricSpec, headline_specs, parse_metric
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, atoms_of, summarize
 from gpassk_oc.log import fail
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.compare import CompareError, aligned, select_row
-from gpassk_oc.report.model import ReportError, default_k
+from gpassk_oc.report.model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.plan_data import Plan
 from gpassk_oc.report.plan_render import render_markdown
 
@@ -213,7 +214,10 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise PlanError(f"--k {args.k}: k must be >= 1")
     k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
     try:
-        metrics = [parse_metric(m) for m in args.metrics] if args.metrics else headline_specs(k)
+        taus = recorded_taus([row])[0] if row is not None else HEADLINE_TAUS
+        metrics = (
+            [parse_metric(m) for m in args.metrics] if args.metrics else headline_specs(k, taus)
+        )
     except ValueError as exc:
         raise PlanError(f"--metrics: {exc}") from None
     votes = [m.key for m in metrics if m.definition.needs_votes]

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import HEADLINE_TAUS
-from gpassk_oc.core.scoring.metrics import as_fraction
 from gpassk_oc.core.scoring.registry import MetricDef, MetricSpec, any_k_defs
+from gpassk_oc.core.scoring.runspec import RunSpecError, parse_thresholds
+from gpassk_oc.core.scoring.runspec import parse_ks as parse_ks_once
 from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
@@ -56,31 +56,29 @@ class Sweep:
 
 
 def parse_ks(text: str) -> list[int]:
-    """``"1,2,4"`` → ``[1, 2, 4]`` (sorted, deduplicated); :class:`ReportError` names the
-    flag for anything but positive integers."""
+    """``"1,2,4"`` → ``[1, 2, 4]`` (sorted, deduplicated), read by the run spec;
+    :class:`ReportError` names the flag for anything but positive integers."""
     try:
-        ks = [int(part) for part in str(text).split(",")]
+        values = [int(part) for part in str(text).split(",")]
     except ValueError:
         raise ReportError(
-            f"--k {text}: need a positive integer or a comma-separated list, e.g. 1,2,4,8"
+            f"--k {text}: need an integer >= 1 or a comma-separated list, e.g. 1,2,4,8"
         ) from None
-    bad = [k for k in ks if k < 1]
-    if bad:
-        raise ReportError(f"--k {text}: k must be >= 1, got {bad[0]}")
-    return sorted(set(ks))
+    try:
+        return sorted(parse_ks_once(values, "--k"))
+    except RunSpecError as exc:
+        raise ReportError(f"--k {text}: {exc.problem}") from None
 
 
 def parse_taus(text: str) -> list[Fraction]:
-    """``"0.5,1.0"`` → exact thresholds; :class:`ReportError` for a τ outside [0, 1]."""
-    out = []
-    for part in str(text).split(","):
-        try:
-            out.append(as_fraction(part.strip(), "τ"))
-        except ValueError:
-            raise ReportError(
-                f"--tau {text}: every τ must be a number in [0, 1] (e.g. 0.5,1.0), got {part!r}"
-            ) from None
-    return sorted(set(out))
+    """``"0.5,1.0"`` → exact thresholds, read by the run spec; :class:`ReportError` for a τ
+    outside [0, 1]."""
+    try:
+        return sorted(parse_thresholds([p.strip() for p in str(text).split(",")], "--tau"))
+    except RunSpecError as exc:
+        raise ReportError(
+            f"--tau {text}: every τ must be a number in [0, 1] (e.g. 0.5,1.0); {exc.problem}"
+        ) from None
 
 
 def _columns(taus: Sequence[Fraction]) -> list[tuple[MetricDef, Fraction | None]]:
@@ -145,7 +143,7 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     """The sweep of every sampled row of *report* (overall), with its CI settings. A k
     above a row's samples is refused earlier (:func:`gpassk_oc.report.model.build_report`);
     questions with fewer judged samples than k are left out of that k, as in the tables."""
-    taus = list(taus) if taus else list(HEADLINE_TAUS)
+    taus = list(taus) if taus else list(report.taus)  # default: the runs' recorded τs
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
     for row in report.rows:

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
 from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.registry import headline_metrics
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.health import MARKER
@@ -81,11 +80,6 @@ def identity_columns(report: Report) -> list[str]:
     return identity_header(report.identity)
 
 
-def table_columns(k: int) -> list[str]:
-    """The paper's columns: Greedy, G-Pass@k at τ = 0.5, 0.75, 1.0, mG-Pass@k."""
-    return ["Greedy"] + headline_metrics(k)
-
-
 def interval_header(report: Report, kinds: Sequence[str] | None = None) -> str:
     """The bracket the table header names: ``[rerun 95%]``, ``[benchmark 95%]``…"""
     kinds = INTERVAL_CHOICES[report.interval] if kinds is None else kinds
@@ -102,7 +96,7 @@ def table_rows(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and string cells of one table; with *ci* every metric column names the
     interval kind(s) its brackets show."""
-    columns = table_columns(report.k)
+    columns = ["Greedy"] + report.headline_metrics()
     kinds = INTERVAL_CHOICES[report.interval]
     suffix = f" {interval_header(report)}" if ci else ""
     greedy = greedy_kinds(report)
@@ -146,7 +140,7 @@ def sensitivity_rows(
     report: Report, dataset_abbr: str, descending: bool = False
 ) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
-    metrics = headline_metrics(report.k) + [PASS_AT_1]
+    metrics = report.headline_metrics() + [PASS_AT_1]
     header = identity_columns(report) + ["undecided", "unjudged"] + metrics
     body = []
     for row in sorted_rows(report, dataset_abbr, "overall", descending):

@@ -19,7 +19,6 @@ from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, grade
 from gpassk_oc.core.judging.judge import JudgeConfig
 from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
-from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS
 from gpassk_oc.core.scoring.record import RunRecord, dataset_facts, model_facts
 from gpassk_oc.core.vocabulary import CheckMode, plain
 from gpassk_oc.recording import run_health_of
@@ -71,13 +70,10 @@ def _versions() -> str | None:
         return None
 
 
-def _record(task: OCTask, ks: Sequence[int], n: int, opts: Options) -> RunRecord:
+def _record(task: OCTask, opts: Options) -> RunRecord:
     facts: dict[str, Any] = {**model_facts(task.model), **dataset_facts(task.dataset)}
     judge = opts.judge_identity
     facts.update(
-        ks=list(ks),
-        thresholds=[float(t) for t in DEFAULT_THRESHOLDS],
-        n=n,
         check=str(opts.check),
         judge_model=judge.get("model") if judge else None,
         judge_prompt=None if not judge else str(judge.get("prompt_name") or judge.get("prompt")),
@@ -92,8 +88,8 @@ def regrade(
     task: OCTask, samples: Samples, rows: Sequence[dict[str, Any]], opts: Options
 ) -> Regraded:
     """Grade every sample of *task* (*rows*: the question rows of replica 0)."""
+    spec = task.spec
     n = task.n
-    ks = [1] if n == 1 else task.ks
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
     grouped = group_replicas(samples.replies, n)
     rule = reasoning_flag(opts.reasoning, samples.replies)
@@ -120,17 +116,15 @@ def regrade(
     graded = grade(items, policy)
     # maj@k: the same checker groups the answers into vote classes
     classes, accounting = votes_and_accounting(graded, opts.check, opts.rule_timeout)
-    record = _record(task, ks, n, opts)
-    health = run_health_of(grouped, rows, graded, ks, record, None)
+    record = _record(task, opts)
+    health = run_health_of(grouped, rows, graded, spec.ks, record, None)
     results = build_results(
-        n=n,
-        ks=ks,
+        spec=spec,
         rows=rows,
         extracted=graded.extracted,
         correct=graded.correct,
         source=plain(graded.source),
         found=plain(graded.found),
-        thresholds=DEFAULT_THRESHOLDS,
         accounting=accounting,
         check=str(opts.check),
         judge=opts.judge_identity if opts.check != CheckMode.RULES else None,

@@ -20,6 +20,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
 from gpassk_oc.workdir import (
     CONFIGS_DIR,
     PREDICTIONS_DIR,
@@ -93,14 +94,17 @@ class OCTask:
         return _positive(self.dataset.get("n", 1), f"{self.config_path}: {self.dataset_abbr}.n")
 
     @property
-    def ks(self) -> list[int]:
-        k = self.dataset.get("k", 1)
-        values = list(k) if isinstance(k, (list, tuple)) else [k]
-        where = f"{self.config_path}: {self.dataset_abbr}.k"
-        ks = [_positive(v, where) for v in values]
-        if not ks or max(ks) > self.n:
-            raise RescoreError(f"{where}: {k!r} needs 1 <= k <= n={self.n}")
-        return ks
+    def spec(self) -> RunSpec:
+        """The task's run spec from its dataset config (``k``, ``n``; the default τs),
+        checked once; k = 1 when n = 1."""
+        try:
+            return RunSpec.parse(
+                self.dataset.get("k", 1),
+                n=self.n,
+                where=f"{self.config_path}: {self.dataset_abbr}.",
+            )
+        except RunSpecError as exc:
+            raise RescoreError(str(exc)) from None
 
     @property
     def evaluator(self) -> Mapping[str, Any]:

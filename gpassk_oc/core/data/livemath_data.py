@@ -33,7 +33,6 @@ __all__ = [
     "probe_hub",
     "read_jsonl",
     "resolve_path",
-    "validate_k_n",
 ]
 
 #: version -> (splits, languages) published for that version.
@@ -113,20 +112,6 @@ def check_selection(
                 f"unknown language {lang!r} for version {version}; known: {list(known_langs)}"
             )
     return version, splits, languages
-
-
-def validate_k_n(k: Any, n: Any) -> tuple[list[int], int]:
-    """ks as a list and n, checked: positive ints and max(k) <= n."""
-    ks = list(k) if isinstance(k, (list, tuple)) else [k]
-    for value in ks + [n]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise LiveMathDataError(f"k and n must be positive integers, got k={k!r}, n={n!r}")
-    if max(ks) > n:
-        raise LiveMathDataError(
-            f"n={n} is smaller than max(k)={max(ks)}: every question needs at least "
-            f"max(k) samples (n = replication x max(k))"
-        )
-    return ks, n
 
 
 # --------------------------------------------------------------------------- paths

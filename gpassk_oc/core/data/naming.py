@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpassk_oc.core.scoring.runspec import RunSpec
+
 Number = int | float
 
 _MODEL_RE = re.compile(
@@ -114,7 +116,8 @@ class DatasetSetting:
 
     @property
     def n(self) -> int:
-        return self.replication * max(self.ks)
+        """Samples per question (the run spec derives it: replication · max(k))."""
+        return int(RunSpec.of_replication(self.ks, self.replication).n or 0)
 
 
 def parse_model_abbr(abbr: str) -> ModelSetting | None:

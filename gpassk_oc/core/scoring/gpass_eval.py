@@ -33,9 +33,9 @@ from gpassk_oc.core.scoring.metric_names import (
     maj_key,
     result_key,
 )
-from gpassk_oc.core.scoring.metrics import DEFAULT_THRESHOLDS, format_threshold
 from gpassk_oc.core.scoring.record import RunRecord
 from gpassk_oc.core.scoring.results import QuestionResult, Results, RunInfo
+from gpassk_oc.core.scoring.runspec import RunSpec
 from gpassk_oc.core.scoring.scorer import count_verdicts, metric_means
 from gpassk_oc.core.scoring.scorer import excluded_questions as scorer_excluded
 
@@ -147,12 +147,10 @@ def _per_sample(
 
 def build_results(
     *,
-    n: int,
-    ks: Sequence[int],
+    spec: RunSpec,
     rows: Sequence[dict],
     extracted: Sequence[Sequence[str | None]],
     correct: Sequence[Sequence[bool | None]],
-    thresholds: Sequence[Any] = DEFAULT_THRESHOLDS,
     mg_mode: str = "documented",
     source: Sequence[Sequence[str]] | None = None,
     found: Sequence[Sequence[str]] | None = None,
@@ -168,6 +166,7 @@ def build_results(
 ) -> dict[str, Any]:
     """The evaluator's result dict, in the results-file schema of :mod:`.results`.
 
+    *spec* is the run spec, its n set (:meth:`~.runspec.RunSpec.at_n`: k = 1 at n = 1);
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
     ``question_type``, ``question``, ``answer``); *extracted*/*correct* (and the optional
     *source*, who decided each sample, and *found*, how its answer was located) are q lists
@@ -179,12 +178,15 @@ def build_results(
     (``accuracy`` and ``pass@1`` when n = 1), and the same per split × language group as
     ``{split}/{lang}/{metric}``; with *votes* and *vote_correct* (per question, from
     :func:`gpassk_oc.core.judging.voting.vote_classes`) also ``maj@{k}``, and ``avg@{n}``
-    when n > 1. ``run`` holds n, ks, thresholds, mg_mode and the *check*
+    when n > 1. ``run`` holds the spec (n, ks, thresholds), mg_mode and the *check*
     mode, the *judge* identity and the *reasoning* rule applied
     (:meth:`gpassk_oc.core.answers.reasoning.ReadingRule.to_json`); ``accounting`` the *accounting* items plus ``unjudged`` and
     ``excluded_questions`` (per k); ``details`` one entry per question. Plain Python types
     only, so the result is JSON-serialisable.
     """
+    if spec.n is None:
+        raise ValueError("build_results needs the run spec at its n (RunSpec.at_n)")
+    n, ks, thresholds = spec.n, spec.ks, spec.thresholds
     q = len(rows)
     if not (len(extracted) == len(correct) == q) or q == 0:
         raise ValueError(
@@ -195,7 +197,6 @@ def build_results(
         raise ValueError(f"every question needs n={n} extracted answers and verdicts")
     source = _per_sample("source", source, q, n)
     found = _per_sample("found", found, q, n)
-    ks = [int(k) for k in ks] if n > 1 else [1]
     if votes is not None and (
         vote_correct is None
         or len(votes) != q
@@ -221,10 +222,8 @@ def build_results(
         ).items():
             metrics[result_key(metric, group)] = value
     info = RunInfo(
-        n=int(n),
+        spec=spec,
         num_questions=q,
-        ks=ks,
-        thresholds=[float(format_threshold(t)) for t in thresholds],
         mg_mode=mg_mode,
         check=check,
         judge=dict(judge) if judge else None,

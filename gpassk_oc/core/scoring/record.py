@@ -2,7 +2,8 @@
 
 A results file of schema 3 carries ``record`` (see :class:`RunRecord`): what the model was
 asked with (engine kind, every sampling setting actually sent, the output budget), what it
-was asked on (dataset version, splits, languages, k list, τ list, replication, n) and how
+was asked on (dataset version, splits, languages; the k list, τ list and n are the run
+spec, kept once in the file's ``run``) and how
 the answers were checked (check mode, judge model and prompt version), plus the plugin and
 OpenCompass versions. The report and its plots read settings from here only; names are never
 parsed for settings.
@@ -25,6 +26,7 @@ from typing import Any, Literal
 
 __all__ = [
     "ENGINES",
+    "LEGACY_SPEC_FIELDS",
     "NOT_SENT",
     "RecordError",
     "RunRecord",
@@ -65,10 +67,6 @@ class RunRecord:
     dataset_version: str | None = None
     splits: tuple[str, ...] | None = None
     languages: tuple[str, ...] | None = None
-    ks: tuple[int, ...] | None = None
-    thresholds: tuple[float, ...] | None = None
-    replication: int | None = None
-    n: int | None = None
     check: str | None = None
     judge_model: str | None = None
     judge_prompt: str | None = None
@@ -115,7 +113,7 @@ class RunRecord:
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
-        for name in ("splits", "languages", "ks", "thresholds"):
+        for name in ("splits", "languages"):
             if out[name] is not None:
                 out[name] = list(out[name])
         return out
@@ -150,7 +148,10 @@ _STR = {
     "opencompass_version",
     "source",
 }
-_INT = {"max_out_len", "replication", "n"}
+_INT = {"max_out_len"}
+#: schema-3 record fields that repeated the run spec (``run.n``, ``run.ks``,
+#: ``run.thresholds``; replication = n / max(k)): read past, never kept
+LEGACY_SPEC_FIELDS = ("ks", "thresholds", "replication", "n")
 
 
 def _is_number(value: Any) -> bool:
@@ -172,12 +173,6 @@ def _checked(name: str, value: Any, where: str) -> Any:
     if name in ("splits", "languages") and isinstance(value, (list, tuple)):
         if all(isinstance(v, str) for v in value):
             return tuple(value)
-    if name == "ks" and isinstance(value, (list, tuple)):
-        if all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value):
-            return tuple(value)
-    if name == "thresholds" and isinstance(value, (list, tuple)):
-        if all(_is_number(v) for v in value):
-            return tuple(float(v) for v in value)
     allowed = (
         f"one of {', '.join(ENGINES)}"
         if name == "engine"
@@ -186,7 +181,7 @@ def _checked(name: str, value: Any, where: str) -> Any:
         else "a non-negative integer"
         if name in _INT
         else "a list"
-        if name in ("splits", "languages", "ks", "thresholds")
+        if name in ("splits", "languages")
         else "a string"
     )
     raise RecordError(f"{where}: need {allowed} or null, got {value!r}")
@@ -280,14 +275,9 @@ def model_facts(model: Mapping[str, Any]) -> dict[str, Any]:
 
 def dataset_facts(dataset: Mapping[str, Any]) -> dict[str, Any]:
     """Record fields read from one OpenCompass dataset config: abbr, version, splits,
-    languages, the replication implied by its ``k`` and ``n``, and ``max_out_len`` when its
-    inferencer sets one (merge these over :func:`model_facts`)."""
-    k = dataset.get("k")
-    ks = list(k) if isinstance(k, (list, tuple)) else [k] if isinstance(k, int) else None
-    n = dataset.get("n")
-    replication = None
-    if ks and isinstance(n, int) and all(isinstance(v, int) for v in ks) and n % max(ks) == 0:
-        replication = n // max(ks)
+    languages, and ``max_out_len`` when its inferencer sets one (merge these over
+    :func:`model_facts`). Its ``k`` and ``n`` are the run spec's
+    (:mod:`gpassk_oc.core.scoring.runspec`), which the evaluator records itself."""
 
     def strings(value: Any) -> list[str] | None:
         return [str(v) for v in value] if isinstance(value, (list, tuple)) else None
@@ -298,7 +288,6 @@ def dataset_facts(dataset: Mapping[str, Any]) -> dict[str, Any]:
         "dataset_version": None if version is None else str(version),
         "splits": strings(dataset.get("dataset_splits")),
         "languages": strings(dataset.get("dataset_languages")),
-        "replication": replication,
     }
     # OpenCompass's infer task gives the inferencer the model's max_out_len only when the
     # dataset's inferencer sets none: the dataset's wins

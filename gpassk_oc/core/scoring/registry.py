@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -358,21 +358,23 @@ def parse_result_key(key: str) -> tuple[str, MetricSpec]:
     return group, parse_metric(metric)
 
 
-def headline_specs(k: int) -> list[MetricSpec]:
-    """The paper's table columns: G-Pass@k at τ = 0.5, 0.75, 1.0 and mG-Pass@k."""
+def headline_specs(k: int, taus: Sequence[Fraction] = HEADLINE_TAUS) -> list[MetricSpec]:
+    """The table columns: G-Pass@k at *taus* (the paper's τ = 0.5, 0.75, 1.0, unless the
+    runs recorded others) and mG-Pass@k."""
     out: list[MetricSpec] = []
     for m in METRICS:
         if m.headline:
-            out += [m.spec(k, t) for t in HEADLINE_TAUS] if m.has_tau else [m.spec(k)]
+            out += [m.spec(k, t) for t in taus] if m.has_tau else [m.spec(k)]
     return out
 
 
-def report_specs(k: int) -> list[MetricSpec]:
-    """Every metric the report computes per table cell (tables show the headline ones)."""
+def report_specs(k: int, taus: Sequence[Fraction] = ALL_TAUS) -> list[MetricSpec]:
+    """Every metric the report computes per table cell (tables show the headline ones);
+    G-Pass@k at *taus* (the τ lists the runs recorded)."""
     out: list[MetricSpec] = []
     for m in METRICS:
         if m.in_report:
-            out += [m.spec(k, t) for t in ALL_TAUS] if m.has_tau else [m.spec(k)]
+            out += [m.spec(k, t) for t in taus] if m.has_tau else [m.spec(k)]
             out += [m.spec(extra) for extra in m.report_ks]
     return out
 
@@ -382,11 +384,11 @@ def any_k_defs() -> list[MetricDef]:
     return sorted((m for m in METRICS if m.any_k is not None), key=lambda m: m.any_k or 0)
 
 
-def headline_metrics(k: int) -> list[str]:
+def headline_metrics(k: int, taus: Sequence[Fraction] = HEADLINE_TAUS) -> list[str]:
     """The keys of :func:`headline_specs`."""
-    return [s.key for s in headline_specs(k)]
+    return [s.key for s in headline_specs(k, taus)]
 
 
-def report_metrics(k: int) -> list[str]:
+def report_metrics(k: int, taus: Sequence[Fraction] = ALL_TAUS) -> list[str]:
     """The keys of :func:`report_specs`."""
-    return [s.key for s in report_specs(k)]
+    return [s.key for s in report_specs(k, taus)]

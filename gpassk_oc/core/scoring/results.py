@@ -1,13 +1,13 @@
 """The results-file schema: what ``GPassKEvaluator`` writes and every reader reads.
 
 One file per (model, dataset), ``{work_dir}/{timestamp}/results/{model}/{dataset}.json``.
-Schema 3 (this release)::
+Schema 4 (this release)::
 
     {
-      "schema": "gpassk_oc.results/3",          # a string: OpenCompass's summary skips it
+      "schema": "gpassk_oc.results/4",          # a string: OpenCompass's summary skips it
       "G-Pass@16_0.5": 41.2, "mG-Pass@16": 30.1, "pass@1": 52.0, ...   # percent
       "AMC/en/G-Pass@16_0.5": 38.0, ...          # per split × language group
-      "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],
+      "run": {"n": 48, "num_questions": 100, "ks": [4, 8, 16],    # the run spec, once
               "thresholds": [0.0, 0.25, 0.5, 0.75, 1.0], "mg_mode": "documented",
               "check": "cascade", "judge": {"model": "...", "prompt": "..."} | null,
               "undecided_marked": false, "writer": "gpassk_oc 0.1.0",
@@ -21,7 +21,7 @@ Schema 3 (this release)::
                    "found": ["boxed", "statement", ...],              # optional
                    "vote": [0, 1, null, ...], "vote_correct": 0,      # optional
                    "c": 1, "n": 2}, ...],
-      "record": {...},   # the run's settings: see gpassk_oc.core.scoring.record.RunRecord
+      "record": {...},   # the run's other settings: gpassk_oc.core.scoring.record.RunRecord
       "health": {...}    # truncated / empty / identical replies: see .health
     }
 
@@ -30,7 +30,8 @@ live at the top level, because OpenCompass's summarizer shows every top-level nu
 metric row; counts and run metadata are nested dicts, which it skips. ``correct`` ``null``
 means unjudged: excluded from ``n``, never scored wrong.
 
-Schemas 1 and 2 are still read; a newer schema is refused with one line naming its
+Schemas 1, 2 and 3 are still read (schema 3 repeated ``ks``, ``thresholds``, ``n`` and
+``replication`` in ``record``: read past; ``run`` holds the spec); a newer schema is refused with one line naming its
 version, and a file without this package's marker (OpenCompass's own results, another
 tool's, an unmarked one) with one line saying what it is (:mod:`.file_kind`).
 Pure core: no third-party imports.
@@ -50,6 +51,8 @@ from gpassk_oc.core.scoring.majority import judged_profile
 from gpassk_oc.core.scoring.metric_names import ACCURACY, group_name, legacy_group, result_key
 from gpassk_oc.core.scoring.record import RecordError, RunRecord
 from gpassk_oc.core.scoring.registry import parse_result_key
+from gpassk_oc.core.scoring.run_info import RunInfo
+from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
 from gpassk_oc.core.scoring.scorer import count_verdicts
 from gpassk_oc.core.vocabulary import CheckMode, Found, Source
 
@@ -66,7 +69,7 @@ __all__ = [
     "schema_tag",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: who decided a sample (``source``); ``rule_undecided`` only in rules mode
 SOURCES = Source.values()
 #: how the answer was found in the response (``found``)
@@ -171,40 +174,6 @@ class QuestionResult:
 
 
 @dataclass
-class RunInfo:
-    """Run metadata: samples per question, the k and τ grid, how samples were checked."""
-
-    n: int
-    num_questions: int
-    ks: list[int]
-    thresholds: list[float]
-    mg_mode: str = "documented"
-    check: CheckMode | str | None = None  # a CheckMode when read; None: not recorded
-    judge: dict[str, Any] | None = None  # e.g. {"model": ..., "prompt": ...}
-    #: the grader marks rules-mode samples no rule could decide as ``rule_undecided``
-    undecided_marked: bool = False
-    writer: str | None = None  # e.g. "gpassk_oc 0.1.0"
-    #: how replies were read: {"setting", "applied", "why"}; None: not recorded (older files)
-    reasoning: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "n": self.n,
-            "num_questions": self.num_questions,
-            "ks": list(self.ks),
-            "thresholds": list(self.thresholds),
-            "mg_mode": self.mg_mode,
-            "check": self.check,
-            "judge": self.judge,
-            "undecided_marked": self.undecided_marked,
-            "writer": self.writer,
-        }
-        if self.reasoning is not None:  # absent, not null: older readers never see it
-            out["reasoning"] = dict(self.reasoning)
-        return out
-
-
-@dataclass
 class Results:
     """A results file as data. ``metrics`` maps result keys (``G-Pass@16_0.5``,
     ``AMC/en/mG-Pass@16``) to percent values; ``notes`` are the reader's remarks."""
@@ -253,7 +222,8 @@ class Results:
 
     @classmethod
     def from_json(cls, data: Any, where: str = "results") -> Results:
-        """Read schema 3, 2 or 1; :class:`ResultsError` (naming *where* and the field) else."""
+        """Read schema 4, 3, 2 or 1; :class:`ResultsError` (naming *where* and the field)
+        else. The run spec is read once, from ``run`` (schema 1: the top level)."""
         if not isinstance(data, Mapping):
             raise ResultsError(f"{where}: not a JSON object")
         version = identify(data)  # the marker: schema (+ writer), or schema 1's shape
@@ -394,17 +364,19 @@ def _metric_items(items: Any, legacy: bool) -> dict[str, float]:
 def _v1_top(
     data: Mapping[str, Any], questions: Sequence[QuestionResult], where: str = "results"
 ) -> tuple[RunInfo, dict[str, float], dict[str, Any]]:
-    ks = data.get("ks")
-    thresholds = data.get("thresholds")
     n = data.get("n")
     if n is not None and not (_count(n) and n >= 1):
         raise ResultsError(f"{where}: n: need an integer >= 1, got {n!r}")
+    ks = data.get("ks")
+    recorded = {
+        "n": n if isinstance(n, int) else max(len(q.correct) for q in questions),
+        "ks": [k for k in ks if isinstance(k, int)] if isinstance(ks, list) else None,
+        "thresholds": data.get("thresholds"),
+    }
     given = data.get("num_questions")
     info = RunInfo(
-        n=n if isinstance(n, int) else max(len(q.correct) for q in questions),
+        spec=_spec(recorded, f"{where}: ", lenient=True),
         num_questions=given if isinstance(given, int) else len(questions),
-        ks=[k for k in ks if isinstance(k, int)] if isinstance(ks, list) else [],
-        thresholds=list(thresholds) if isinstance(thresholds, list) else [],
         check=CheckMode.recorded(data.get("check"), f"{where}: check", ResultsError),
         judge={"model": data["judge_model"]} if isinstance(data.get("judge_model"), str) else None,
     )
@@ -431,19 +403,14 @@ def _v2_top(
         value = run.get(name)
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ResultsError(f"{where}: run.{name}: need an integer >= {least}, got {value!r}")
-    ks = run.get("ks")
-    if not isinstance(ks, list) or not all(isinstance(k, int) and k >= 1 for k in ks):
-        raise ResultsError(f"{where}: run.ks: need a list of positive integers, got {ks!r}")
     judge = run.get("judge")
     try:  # how replies were read; absent in older files
         rule = ReadingRule.from_json(run.get("reasoning"), f"{where}: run.reasoning")
     except ValueError as exc:
         raise ResultsError(str(exc)) from None
     info = RunInfo(
-        n=run["n"],
+        spec=_spec(run, f"{where}: run."),
         num_questions=run["num_questions"],
-        ks=list(ks),
-        thresholds=list(run.get("thresholds") or []),
         mg_mode=str(run.get("mg_mode") or "documented"),
         check=CheckMode.recorded(run.get("check"), f"{where}: run.check", ResultsError),
         judge=dict(judge) if isinstance(judge, Mapping) else None,
@@ -455,6 +422,14 @@ def _v2_top(
     if accounting is not None and not isinstance(accounting, Mapping):
         raise ResultsError(f"{where}: accounting: need an object")
     return info, _metric_items(data.items(), legacy=False), dict(accounting or {})
+
+
+def _spec(run: Mapping[str, Any], where: str, lenient: bool = False) -> RunSpec:
+    """The file's run spec (``n``, ``ks``, ``thresholds``), read once here."""
+    try:
+        return RunSpec.from_json(run, where, lenient=lenient)
+    except RunSpecError as exc:
+        raise ResultsError(str(exc)) from None
 
 
 def _v3_parts(

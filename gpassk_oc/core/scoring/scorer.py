@@ -20,7 +20,7 @@ from fractions import Fraction
 from typing import Any, NamedTuple
 
 from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1, avg_key
-from gpassk_oc.core.scoring.metrics import as_fraction, g_pass_key, g_pass_table, mg_pass_key
+from gpassk_oc.core.scoring.metrics import g_pass_key, g_pass_table, mg_pass_key
 
 __all__ = [
     "QuestionCounts",
@@ -84,7 +84,7 @@ def question_values(
 def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     keys = []
     for k in dict.fromkeys(ks):
-        keys += [g_pass_key(k, as_fraction(t, "thresholds")) for t in dict.fromkeys(thresholds)]
+        keys += [g_pass_key(k, t) for t in dict.fromkeys(thresholds)]  # g_pass_key reads τ
         keys.append(mg_pass_key(k))
     return keys
 

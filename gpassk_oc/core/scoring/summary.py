@@ -39,7 +39,7 @@ __all__ = [
     "summary_path",
 ]
 
-SUMMARY_SCHEMA = "gpassk_oc.summary/1"
+SUMMARY_SCHEMA = "gpassk_oc.summary/2"  # 2: the run spec lives in info only
 SUMMARY_SUFFIX = ".summary"
 Profile = tuple[int, tuple[int, ...], int]
 
@@ -134,7 +134,7 @@ class RunSummary:
         except RecordError as exc:
             raise ValueError(str(exc)) from None
         return cls(
-            info=RunInfo(**info),
+            info=RunInfo.from_json(info),
             metrics=dict(data["metrics"]),
             accounting=dict(data["accounting"]),
             record=record,
@@ -218,7 +218,10 @@ def save_summary(path: Path | str, summary: RunSummary) -> bool:
     if summary.source is None:
         return False
     try:
-        if target.exists() and _loads(target.read_bytes()).get("schema") != SUMMARY_SCHEMA:
+        # ours (any summary schema: an older one is replaced), never another file
+        if target.exists() and not str(_loads(target.read_bytes()).get("schema")).startswith(
+            SUMMARY_SCHEMA.split("/")[0] + "/"
+        ):
             return False
     except (OSError, ValueError, AttributeError):
         return False
