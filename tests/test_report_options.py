@@ -133,7 +133,7 @@ def test_bad_flag_values_are_one_line_too(workdir, capsys):
     assert (code, out, err) == (
         2,
         "",
-        "error: --k sixteen: need a positive integer or a comma-separated list, e.g. 1,2,4,8\n",
+        "error: --k sixteen: need an integer >= 1 or a comma-separated list, e.g. 1,2,4,8\n",
     )
     with pytest.raises(SystemExit) as info:
         run_cli(capsys, "compare", root, root, "--k", "sixteen")
