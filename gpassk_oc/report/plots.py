@@ -265,7 +265,9 @@ def _figure(
             drawstyle="steps-pre" if steps else "default",
         )
         if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
-            ax.errorbar(x, y, yerr=[y - lo, hi - y], color=color, capsize=4, linestyle="none")
+            # a (2, N) array: a list of two arrays makes matplotlib test an array as a scalar
+            yerr = np.vstack([y - lo, hi - y])
+            ax.errorbar(x, y, yerr=yerr, color=color, capsize=4, linestyle="none")
         elif np.isfinite(lo).any():
             ax.fill_between(
                 x,
