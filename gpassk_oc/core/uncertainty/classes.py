@@ -36,8 +36,8 @@ class j counts with weight ``V_j(k)``: a stratum's rate is the ratio
 uniformly at random within the stratum, the corrected mean is then the ratio estimator of
 ``Σ_j [j is the gold] · V_j(k)`` over the run's classes: consistent whether or not errors
 go with the chance to win. The rates' uncertainty is the Jeffreys posterior
-Beta(x + ½, m − x + ½) at the audit's effective size ``m = (Σ V)² / Σ V²`` (Kish) with
-``x = m · rate``; a stratum (source × verdict) with no audited class is taken as it is
+Beta(x + ½, m − x + ½) at the audit's effective size m — the size at which a plain share
+would have the ratio's (linearised) variance — with ``x = m · rate``; a stratum (source × verdict) with no audited class is taken as it is
 (rate 0), as an unaudited source is.
 
 The corrected mean's benchmark interval (new questions) bootstraps the per-question values
@@ -81,12 +81,20 @@ Labelled = tuple[float, bool]
 
 
 def _share(labelled: Sequence[Labelled]) -> tuple[float, float]:
-    """(weighted share of mis-graded classes, Kish effective size); (0, 0) when empty."""
+    """(weighted share R of mis-graded classes, effective audit size m); (0, 0) when
+    empty. m matches the ratio estimator's linearised variance,
+    ``Var R ≈ n/(n−1) · Σ w²(y − R)² / (Σ w)² = R(1 − R)/m``; with no error found (or
+    only errors) that variance is 0 and m is Kish's ``(Σ w)² / Σ w²``."""
     w = np.array([x for x, _ in labelled], dtype=float)
     if not w.size or w.sum() <= 0:
         return 0.0, 0.0
-    bad = np.array([e for _, e in labelled], dtype=bool)
-    return float(w[bad].sum() / w.sum()), float(w.sum() ** 2 / (w * w).sum())
+    y = np.array([e for _, e in labelled], dtype=float)
+    rate = float(w @ y / w.sum())
+    n = len(w)
+    var = n / max(n - 1, 1) * float((w * w) @ (y - rate) ** 2) / float(w.sum()) ** 2
+    if var > 0:
+        return rate, rate * (1 - rate) / var
+    return rate, float(w.sum() ** 2 / (w * w).sum())
 
 
 @dataclass(frozen=True)
@@ -162,8 +170,30 @@ def corrected_maj_value(
     return total
 
 
-def _values(atoms: Sequence[ClassQuestion], rates: ClassRates, k: int) -> np.ndarray:
-    return np.array([[float(corrected_maj_value(q, rates, k))] for q in atoms])
+def _coefficients(
+    atoms: Sequence[ClassQuestion], channels: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(A, B), atoms × channels: the summed chances to win V_j(k) of the classes graded
+    correct (A) and graded wrong (B) per channel, so that an atom's corrected value at
+    rates (e1, e0) is ``A @ (1 − e1) + B @ e0`` — linear in the rates, one matrix product
+    per draw of them. NaN rows where k exceeds the question's samples."""
+    a = np.zeros((len(atoms), channels))
+    b = np.zeros_like(a)
+    for i, (classes, abstain) in enumerate(atoms):
+        sizes = [size for size, _, _ in classes]
+        if k > sum(sizes) + abstain:
+            a[i] = b[i] = np.nan
+            continue
+        for j, (size, graded_correct, channel) in enumerate(classes):
+            others = tuple(x for m, x in enumerate(sizes) if m != j)
+            win = float(maj_curve((size, others, abstain))[k - 1])
+            (a if graded_correct else b)[i, channel] += win
+    return a, b
+
+
+def _values(coef: tuple[np.ndarray, np.ndarray], rates: ClassRates) -> np.ndarray:
+    r = np.asarray(rates, dtype=float).reshape(-1, 2)
+    return (coef[0] @ (1 - r[:, 0]) + coef[1] @ r[:, 1])[:, None]
 
 
 def correct_maj(
@@ -185,7 +215,8 @@ def correct_maj(
     inverse = [index.setdefault(q, len(index)) for q in questions]
     atoms = list(index)
     weight = np.bincount(np.array(inverse, dtype=np.int64), minlength=len(atoms))
-    values = _values(atoms, rates, k)
+    coef = _coefficients(atoms, len(rates), k)
+    values = _values(coef, rates)
     valid = ~np.isnan(values[:, 0])
     if not valid.any():
         nan = math.nan
@@ -193,6 +224,6 @@ def correct_maj(
     point = np.array([weight[valid] @ values[valid, 0] / weight[valid].sum()])
     draws = []
     for draw in [] if rate_draws is None else rate_draws:
-        draws.append(_values(atoms, [(float(x[0]), float(x[1])) for x in draw], k))
+        draws.append(_values(coef, draw))
     low, high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
     return Corrected(float(point[0]), math.nan, math.nan, float(low[0]), float(high[0]))
