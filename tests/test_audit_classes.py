@@ -119,6 +119,9 @@ def _bad(kind: str, rows: list[dict]) -> list[dict]:
     elif kind == "too-few":
         for row in rows[15:]:
             row["label"] = ""
+    elif kind == "inverted":  # every class mis-graded: e1 = e0 = 1
+        for row in rows:
+            row["label"] = "no" if row["verdict"] == "correct" else "yes"
     return rows
 
 
@@ -126,6 +129,7 @@ BAD = [
     ("unknown-id", ("class_id", "nosuch/model/0/class1")),
     ("bad-label", ("line 5", "yes, no, 1 or 0")),
     ("too-few", ("15 audited classes", "at least 20")),
+    ("inverted", ("source 'judge'", "[0, 1)")),
 ]
 
 

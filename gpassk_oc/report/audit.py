@@ -14,6 +14,8 @@ the question, the gold answer, the extracted answer, the reply's last part
 ``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
 correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`.audit_sheet`).
 The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`).
+
+``--by class`` audits answer classes instead, for maj@k (:mod:`.audit_classes`).
 """
 
 from __future__ import annotations

@@ -92,7 +92,10 @@ def load_rates(runs: Sequence[Any], audit: Path | None, stated: Sequence[str]) -
         from gpassk_oc.report.audit_sheet import audits_of, read_labels
 
         audits = audits_of(runs, read_labels(audit), audit)
-        points, draws = rates_from_audit(audits, RATE_DRAWS)
+        try:
+            points, draws = rates_from_audit(audits, RATE_DRAWS)
+        except ValueError as exc:  # rates out of bounds: name the sheet they came from
+            raise ValueError(f"--audit {audit}: {exc}") from None
         skipped = [a.source for a in audits if a.one_verdict]
         return ErrorRates(points, draws, f"audit {audit}", skipped)
     if stated:
@@ -191,7 +194,12 @@ def attach_vote_corrections(
         from gpassk_oc.report.audit_sheet import class_audits_of
 
         runs = [run for row in report.rows for run in row.runs] + list(report.greedy)
-        points, draws = class_rates(class_audits_of(runs, class_sheet, k), RATE_DRAWS, 0)
+        try:
+            points, draws = class_rates(class_audits_of(runs, class_sheet, k), RATE_DRAWS, 0)
+        except ValueError as exc:
+            if str(exc).startswith("--audit-classes"):
+                raise
+            raise ValueError(f"--audit-classes {class_sheet}: {exc}") from None
         report.extras["class_rates"] = ClassRates(points, draws, f"class audit {class_sheet}")
     sources = list(points)
     point = [(0.0, 0.0)] + [points[s] for s in sources]
