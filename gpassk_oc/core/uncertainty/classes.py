@@ -21,24 +21,25 @@ vote of its gold class,
 where ``V_j(k)`` is the exact chance that class j wins the k-sample vote (ties as maj@k
 counts them; :func:`gpassk_oc.core.scoring.majority.maj_curve` with j as the correct
 class); no gold class scores 0. The value is linear in the chances, so only each class's
-marginal chance matters, not how the errors of one question's classes go together (at
-most one class is the gold: the value stays in [0, 1], since a draw's win shares add up to
-at most 1 over the classes). With every rate 0 the graded-correct class is the gold and
+marginal chance matters, not how the errors of one question's classes go together; the
+value stays in [0, 1], since a draw's win shares add up to at most 1 over the classes
+(at most one class wins). With every rate 0 the graded-correct class is the gold and
 the value is the raw maj@k, exactly.
 
 **Rates weighted by the chance to win.** Errors do not fall evenly on classes: the gold
 class a checker misses is most often the question's largest class (the one that wins the
 vote), and the wrong class it lets through is most often a small one. A plain share of
 mis-graded classes would spread a missed gold class's weight over every wrong class,
-mostly small ones that win nothing, and correct maj@k the wrong way. So each audited
+mostly small ones that win nothing, and barely correct maj@k at all. So each audited
 class j counts with weight ``V_j(k)``: a stratum's rate is the ratio
 ``Σ V_j · [j mis-graded] / Σ V_j`` over its audited classes. With classes audited
 uniformly at random within the stratum, the corrected mean is then the ratio estimator of
 ``Σ_j [j is the gold] · V_j(k)`` over the run's classes: consistent whether or not errors
 go with the chance to win. The rates' uncertainty is the Jeffreys posterior
 Beta(x + ½, m − x + ½) at the audit's effective size m — the size at which a plain share
-would have the ratio's (linearised) variance — with ``x = m · rate``; a stratum (source × verdict) with no audited class is taken as it is
-(rate 0), as an unaudited source is.
+would have the ratio's (linearised) variance — with ``x = m · rate``; a stratum
+(source × verdict) with no audited class is taken as it is (rate 0), as an unaudited
+source is.
 
 The corrected mean's benchmark interval (new questions) bootstraps the per-question values
 and shifts each resample by one draw of the rates (:func:`.corrected._bootstrap`); there
