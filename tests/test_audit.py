@@ -184,6 +184,9 @@ def _bad_sheet(kind: str, rows: list[dict]) -> list[dict]:
     elif kind == "too-few":
         for row in rows[15:]:
             row["label"] = ""
+    elif kind == "inverted":  # every verdict wrong: fp = 1, the rates invert the verdicts
+        for row in rows:
+            row["label"] = "no" if row["verdict"] == "correct" else "yes"
     return rows
 
 
@@ -191,6 +194,7 @@ BAD = [
     ("unknown-id", ("--audit", "{sheet}"), ("{sheet}", "sample_id", "nosuch/model/0/0")),
     ("bad-label", ("--audit", "{sheet}"), ("{sheet}", "line 5", "yes, no, 1 or 0")),
     ("too-few", ("--audit", "{sheet}"), ("{sheet}", "15 audited", "at least 20")),
+    ("inverted", ("--audit", "{sheet}"), ("--audit {sheet}", "fp=1", "[0, 1)")),
     ("fp-fn-sum", ("--verdict-error", "fp=0.5,fn=0.5"), ("--verdict-error", ">= 1")),
     ("rate-above", ("--verdict-error", "fp=1.2,fn=0"), ("--verdict-error", "fp=1.2", "[0, 1)")),
     ("rate-negative", ("--verdict-error", "fp=0,fn=-0.1"), ("fn=-0.1", "[0, 1)")),

@@ -14,6 +14,8 @@ the question, the gold answer, the extracted answer, the reply's last part
 ``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
 correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`.audit_sheet`).
 The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`).
+
+``--by class`` audits answer classes instead, for maj@k (:mod:`.audit_classes`).
 """
 
 from __future__ import annotations
@@ -25,12 +27,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from gpassk_oc.argtypes import seed_number
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
 from gpassk_oc.report.collect import Run, find_result_files, load_run, run_results
+from gpassk_oc.report.strata import allocate, draw_stratified
 from gpassk_oc.workdir import PREDICTIONS_DIR
 
 __all__ = ["SHEET_COLUMNS", "Verdict", "allocate", "collect_verdicts", "draw_sample"]
@@ -85,37 +86,11 @@ def collect_verdicts(runs: list[Run]) -> list[Verdict]:
     return out
 
 
-def allocate(sizes: dict[tuple[str, bool], int], total: int) -> dict[tuple[str, bool], int]:
-    """Split *total* over strata as evenly as their sizes allow (water-filling)."""
-    take = dict.fromkeys(sizes, 0)
-    left = min(total, sum(sizes.values()))
-    open_ = sorted(k for k, v in sizes.items() if v > 0)
-    while left > 0 and open_:
-        share = max(left // len(open_), 1)
-        for key in list(open_):
-            if left == 0:
-                break
-            add = min(share, sizes[key] - take[key], left)
-            take[key] += add
-            left -= add
-            if take[key] == sizes[key]:
-                open_.remove(key)
-    return take
-
-
 def draw_sample(verdicts: list[Verdict], size: int, seed: int) -> list[Verdict]:
     """The stratified sample (see the module docstring), ordered by stratum then id."""
-    strata: dict[tuple[str, bool], list[Verdict]] = {}
-    for v in verdicts:
-        strata.setdefault((v.source, v.correct), []).append(v)
-    take = allocate({k: len(v) for k, v in strata.items()}, size)
-    rng = np.random.default_rng(seed)
-    out = []
-    for key in sorted(strata):
-        members = strata[key]
-        picked = rng.choice(len(members), size=take[key], replace=False)
-        out += sorted((members[i] for i in picked), key=lambda v: v.sample_id)
-    return out
+    return draw_stratified(
+        verdicts, lambda v: (v.source, v.correct), lambda v: v.sample_id, size, seed
+    )
 
 
 def _replies(run: Run) -> dict[str, str]:
@@ -192,6 +167,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, required=True, help="verdicts to sample")
     parser.add_argument("--seed", type=seed_number, default=0, help="sampling seed (default 0)")
     parser.add_argument(
+        "--by",
+        choices=("sample", "class"),
+        default="sample",
+        help="what one line audits: a sample's verdict (default; report --audit), or an "
+        "answer class of a question (report --audit-classes: corrects maj@k)",
+    )
+    parser.add_argument(
         "-o",
         "--out",
         type=Path,
@@ -213,21 +195,50 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"-o {args.out}: is a folder; need a file name")
     files, notes = find_result_files([args.work_dir])
     runs = [r for r in (load_run(p)[0] for p in files) if r is not None]
+    if args.by == "class":
+        return _run_classes(args, runs)
     verdicts = collect_verdicts(runs)
     if not verdicts:
         why = f": {notes[0]}" if notes else ""
         return fail(f"{args.work_dir}: no judged verdicts to audit{why}")
     sample = draw_sample(verdicts, args.size, args.seed)
+    return _write(
+        args,
+        render_sheet(sample),
+        [(v.source, v.correct) for v in sample],
+        len(verdicts),
+        "verdicts",
+    )
+
+
+def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
+    """``--by class``: a stratified sample of the runs' answer classes."""
+    from gpassk_oc.report.audit_classes import collect_classes, draw_classes, render_class_sheet
+
+    classes = collect_classes(runs)
+    if not classes:
+        return fail(
+            f"{args.work_dir}: no answer classes to audit (the results files record no "
+            "votes: maj@k's classes; rescore them to add votes)"
+        )
+    sample = draw_classes(classes, args.size, args.seed)
+    strata = [(c.source, c.correct) for c in sample]
+    return _write(args, render_class_sheet(sample), strata, len(classes), "classes")
+
+
+def _write(
+    args: argparse.Namespace, text: str, strata: list[tuple[str, bool]], total: int, what: str
+) -> int:
     try:
-        write_files({args.out: render_sheet(sample).encode("utf-8")}, args.force, "-o")
+        write_files({args.out: text.encode("utf-8")}, args.force, "-o")
     except Refused as exc:
         return fail(exc.lines[-1])
     except OSError as exc:
         return fail(f"-o {args.out}: {exc.strerror or exc}")
     counts: dict[tuple[str, str], int] = {}
-    for v in sample:
-        key = (v.source, "correct" if v.correct else "wrong")
+    for source, correct in strata:
+        key = (source, "correct" if correct else "wrong")
         counts[key] = counts.get(key, 0) + 1
-    strata = ", ".join(f"{s} {w}: {n}" for (s, w), n in sorted(counts.items()))
-    logger.info(f"wrote {args.out}: {len(sample)} of {len(verdicts)} verdicts ({strata})")
+    shown = ", ".join(f"{s} {w}: {n}" for (s, w), n in sorted(counts.items()))
+    logger.info(f"wrote {args.out}: {len(strata)} of {total} {what} ({shown})")
     return 0

@@ -1,4 +1,5 @@
-"""Reading a filled-in audit sheet (:mod:`.audit`) into per-source audit counts.
+"""Reading a filled-in audit sheet (:mod:`.audit`) into per-source audit counts, and a
+class sheet (``audit --by class``, :mod:`.audit_classes`) into per-source class audits.
 
 A line with an empty ``label`` was not audited. ``yes``/``1`` means the reply is truly
 correct, ``no``/``0`` truly wrong (any case). The verdict and source of each line are
@@ -15,11 +16,13 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpassk_oc.core.uncertainty.classes import ClassAudit
 from gpassk_oc.core.uncertainty.rates import MIN_AUDITED, SourceAudit
 from gpassk_oc.report.audit import Verdict, collect_verdicts
+from gpassk_oc.report.audit_classes import collect_classes
 from gpassk_oc.report.collect import Run
 
-__all__ = ["AuditError", "audits_of", "read_labels"]
+__all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]
 
 _YES, _NO = ("yes", "1"), ("no", "0")
 
@@ -28,21 +31,24 @@ class AuditError(ValueError):
     """A sheet that cannot be used; the message is one line naming sheet and field."""
 
 
-def read_labels(path: Path) -> dict[str, bool]:
-    """{sample id: truly correct} for the labelled lines of the sheet at *path*."""
+def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit") -> dict[str, bool]:
+    """{id: truly correct} for the labelled lines of the sheet at *path* (*id_column*:
+    ``sample_id``, or ``class_id`` for a class sheet; *flag* names the option in errors)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise AuditError(
-            f"--audit {path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
+            f"{flag} {path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
         ) from None
     reader = csv.DictReader(
         line for line in text.splitlines() if not line.startswith("# gpassk-oc")
     )
-    missing = {"sample_id", "label"} - set(reader.fieldnames or ())
+    missing = {id_column, "label"} - set(reader.fieldnames or ())
     if missing:
+        by = " --by class" if id_column == "class_id" else ""
         raise AuditError(
-            f"--audit {path}: no {' or '.join(sorted(missing))} column (an audit sheet of `gpassk-oc audit`)"
+            f"{flag} {path}: no {' or '.join(sorted(missing))} column (an audit sheet of "
+            f"`gpassk-oc audit{by}`)"
         )
     out: dict[str, bool] = {}
     for line_no, line in enumerate(reader, start=2):
@@ -51,9 +57,9 @@ def read_labels(path: Path) -> dict[str, bool]:
             continue
         if label not in _YES + _NO:
             raise AuditError(
-                f"--audit {path}: line {line_no}: label {line['label']!r} is not yes, no, 1 or 0"
+                f"{flag} {path}: line {line_no}: label {line['label']!r} is not yes, no, 1 or 0"
             )
-        out[(line.get("sample_id") or "").strip()] = label in _YES
+        out[(line.get(id_column) or "").strip()] = label in _YES
     return out
 
 
@@ -90,4 +96,35 @@ def audits_of(runs: Sequence[Run], labels: dict[str, bool], path: Path) -> list[
                 "clear its labels)"
             )
         out.append(SourceAudit(source, *c))
+    return out
+
+
+def class_audits_of(runs: Sequence[Run], path: Path, k: int) -> list[ClassAudit]:
+    """Per source: the labelled classes of the sheet at *path*, each with its weight (its
+    chance to win a k-sample vote). AuditError (one line) for a bad label, an unknown
+    class id, or a source with fewer than :data:`MIN_AUDITED` labels."""
+    flag = "--audit-classes"
+    labels = read_labels(path, id_column="class_id", flag=flag)
+    by_id = {c.class_id: c for c in collect_classes(runs)}
+    unknown = [cid for cid in labels if cid not in by_id]
+    if unknown:
+        raise AuditError(
+            f"{flag} {path}: class_id {unknown[0]!r} is not a class of the runs reported"
+            + (f" (+{len(unknown) - 1} more)" if len(unknown) > 1 else "")
+        )
+    per_source: dict[str, tuple[list[tuple[float, bool]], list[tuple[float, bool]]]] = {}
+    for cid, is_gold in labels.items():
+        c = by_id[cid]
+        graded_correct, graded_wrong = per_source.setdefault(c.source, ([], []))
+        # mis-graded: graded correct but not the gold, or graded wrong but the gold
+        (graded_correct if c.correct else graded_wrong).append((c.win(k), c.correct != is_gold))
+    out = []
+    for source, (right, wrong) in sorted(per_source.items()):
+        if len(right) + len(wrong) < MIN_AUDITED:
+            raise AuditError(
+                f"{flag} {path}: source {source!r} has only {len(right) + len(wrong)} "
+                f"audited classes; need at least {MIN_AUDITED} to correct maj@k with its "
+                "class rates (audit more, or clear its labels)"
+            )
+        out.append(ClassAudit(source, tuple(right), tuple(wrong)))
     return out

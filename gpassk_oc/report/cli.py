@@ -201,6 +201,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_common_arguments(parser, k_list=True)
     add_error_arguments(parser)
+    parser.add_argument(
+        "--audit-classes",
+        type=Path,
+        default=None,
+        metavar="SHEET.csv",
+        help="a filled-in audit sheet by answer class (gpassk-oc audit --by class): "
+        "class-level error rates; adds maj@k corrected for them beside the raw value",
+    )
 
 
 def add_error_arguments(parser: argparse.ArgumentParser) -> None:
@@ -233,8 +241,9 @@ def apply_extras(report: Report, args: argparse.Namespace) -> None:
     try:
         runs = [r for row in report.rows for r in row.runs] + list(report.greedy)
         rates = load_rates(runs, args.audit, args.verdict_error)
-        if rates is not None:
-            attach_corrections(report, rates)
+        classes = getattr(args, "audit_classes", None)
+        if rates is not None or classes is not None:
+            attach_corrections(report, rates, classes)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     attach_ranks(report)

@@ -4,8 +4,10 @@
 * :func:`load_rates` — rates from a filled-in audit sheet (``--audit``, with their
   posterior draws) or stated (``--verdict-error``, known exactly).
 * :func:`attach_corrections` — per row (overall), the headline metrics, pass@k and pass@1
-  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected`); the raw
-  estimates are left as they are.
+  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected`), and maj@k
+  corrected for class rates from an audit by class (``--audit-classes``,
+  :mod:`gpassk_oc.core.uncertainty.classes`) — without one, maj@k is listed as not
+  corrected; the raw estimates are left as they are.
 * :func:`attach_ranks` — per dataset and headline metric, every row's rank and its
   interval under both kinds (:mod:`gpassk_oc.core.uncertainty.ranks`).
 """
@@ -20,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.registry import PASS, MetricSpec
+from gpassk_oc.core.scoring.registry import MAJ, PASS, MetricSpec
 from gpassk_oc.core.uncertainty.channel import Question
+from gpassk_oc.core.uncertainty.classes import class_rates, correct_maj
 from gpassk_oc.core.uncertainty.corrected import Corrected, correct
 from gpassk_oc.core.uncertainty.ranks import (
     benchmark_draws,
@@ -32,7 +35,15 @@ from gpassk_oc.core.uncertainty.ranks import (
 from gpassk_oc.core.uncertainty.rates import ALL_SOURCES, parse_verdict_error, rates_from_audit
 from gpassk_oc.report.collect import Row, question_key, run_results
 
-__all__ = ["ErrorRates", "RankCell", "attach_corrections", "attach_ranks", "load_rates"]
+__all__ = [
+    "ClassRates",
+    "ErrorRates",
+    "RankCell",
+    "attach_corrections",
+    "attach_ranks",
+    "load_rates",
+    "vote_metric",
+]
 
 #: rank and corrected intervals need fewer draws than a bootstrap CI: their tails are wider
 MAX_RANK_DRAWS = 4000
@@ -50,6 +61,17 @@ class ErrorRates:
     skipped: list[str] = field(default_factory=list)
 
 
+@dataclass
+class ClassRates:
+    """Class-level verdict error rates per source from an audit by class: (e1, e0) =
+    (graded correct but not the gold, graded wrong but the gold), weighted by each
+    class's chance to win (:mod:`gpassk_oc.core.uncertainty.classes`)."""
+
+    points: dict[str, tuple[float, float]]
+    draws: dict[str, np.ndarray]  # posterior draws (R × 2) per source
+    origin: str  # "class audit SHEET"
+
+
 @dataclass(frozen=True)
 class RankCell:
     """A row's rank by one metric and its interval under each kind (None: not given)."""
@@ -64,7 +86,10 @@ def load_rates(runs: Sequence[Any], audit: Path | None, stated: Sequence[str]) -
         from gpassk_oc.report.audit_sheet import audits_of, read_labels
 
         audits = audits_of(runs, read_labels(audit), audit)
-        points, draws = rates_from_audit(audits, RATE_DRAWS)
+        try:
+            points, draws = rates_from_audit(audits, RATE_DRAWS)
+        except ValueError as exc:  # rates out of bounds: name the sheet they came from
+            raise ValueError(f"--audit {audit}: {exc}") from None
         skipped = [a.source for a in audits if a.one_verdict]
         return ErrorRates(points, draws, f"audit {audit}", skipped)
     if stated:
@@ -113,27 +138,87 @@ def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarra
     return point, draws
 
 
-def attach_corrections(report: Any, rates: ErrorRates) -> None:
-    """``report.extras['corrected'][(label, dataset)]`` = {metric: Corrected}."""
-    sources = list(rates.points)
-    point, draws = rate_arrays(rates)
+def vote_metric(k: int) -> str:
+    """The vote metric the corrections table shows at the report's k: maj@k. The one
+    place this module picks a metric by kind (class rates correct it, sample rates not)."""
+    return MAJ.spec(k).key
+
+
+def attach_corrections(
+    report: Any, rates: ErrorRates | None, class_sheet: Path | None = None
+) -> None:
+    """``report.extras['corrected'][(label, dataset)]`` = {metric: Corrected}: the sample
+    rates' corrections (*rates*), then maj@k (:func:`attach_vote_corrections`)."""
     out: dict[tuple[str, str], dict[str, Corrected]] = {}
-    for row in report.rows:
-        questions = channel_questions(row, sources)
+    if rates is not None:
+        sources = list(rates.points)
+        point, draws = rate_arrays(rates)
+        for row in report.rows:
+            questions = channel_questions(row, sources)
+            try:
+                out[(row.label, row.dataset_abbr)] = correct(
+                    questions,
+                    point,
+                    corrected_metrics(report),
+                    rate_draws=draws,
+                    level=report.level,
+                    n_boot=min(report.n_boot, MAX_RANK_DRAWS),
+                    seed=report.seed,
+                )
+            except ValueError as exc:  # too few questions to fit the difficulty prior
+                report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
+    report.extras["rates"] = rates
+    attach_vote_corrections(report, out, class_sheet)
+    report.extras["corrected"] = out
+
+
+def attach_vote_corrections(
+    report: Any, out: dict[tuple[str, str], dict[str, Corrected]], class_sheet: Path | None
+) -> None:
+    """maj@k of each row with votes (one run: class ids are per run): corrected with the
+    class rates of *class_sheet*, else marked "not corrected" (sample rates do not
+    determine which class is the gold). Its raw value goes to ``extras['raw_votes']``."""
+    from gpassk_oc.report.audit_classes import class_questions, mean_raw
+
+    rows = [r for r in report.rows if len(r.runs) == 1 and r.runs[0].summary.has_votes]
+    key, k = vote_metric(report.k), report.k
+    points: dict[str, tuple[float, float]] = {}
+    draws: dict[str, np.ndarray] = {}
+    if class_sheet is not None:
+        from gpassk_oc.report.audit_sheet import class_audits_of
+
+        runs = [run for row in report.rows for run in row.runs] + list(report.greedy)
         try:
-            out[(row.label, row.dataset_abbr)] = correct(
+            points, draws = class_rates(class_audits_of(runs, class_sheet, k), RATE_DRAWS, 0)
+        except ValueError as exc:
+            if str(exc).startswith("--audit-classes"):
+                raise
+            raise ValueError(f"--audit-classes {class_sheet}: {exc}") from None
+        report.extras["class_rates"] = ClassRates(points, draws, f"class audit {class_sheet}")
+    sources = list(points)
+    point = [(0.0, 0.0)] + [points[s] for s in sources]
+    stacked = None
+    if sources:
+        stacked = np.stack([np.zeros((RATE_DRAWS, 2))] + [draws[s] for s in sources], axis=1)
+    raws: dict[tuple[str, str], float] = {}
+    for row in rows:
+        questions = class_questions(row.runs[0], row.keys, sources)
+        raws[(row.label, row.dataset_abbr)] = mean_raw(questions, k)
+        if class_sheet is None:
+            nan = float("nan")
+            fixed = Corrected(nan, nan, nan, nan, nan, "not corrected")
+        else:
+            fixed = correct_maj(
                 questions,
                 point,
-                corrected_metrics(report),
-                rate_draws=draws,
+                k,
+                rate_draws=stacked,
                 level=report.level,
                 n_boot=min(report.n_boot, MAX_RANK_DRAWS),
                 seed=report.seed,
             )
-        except ValueError as exc:  # too few questions to fit the difficulty prior
-            report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
-    report.extras["corrected"] = out
-    report.extras["rates"] = rates
+        out.setdefault((row.label, row.dataset_abbr), {})[key] = fixed
+    report.extras["raw_votes"] = raws
 
 
 def _question_values(rows: Sequence[Row], spec: MetricSpec) -> np.ndarray:

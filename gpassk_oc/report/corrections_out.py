@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_oc.core.scoring.registry import MAJ
 from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
 from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.numbers import DASH, pct, pct_text
@@ -65,19 +66,68 @@ def _rate_text(name: str, value: float, span: list[float] | None) -> str:
 
 
 def _corrected_note(report: Any) -> str:
-    rates = report.extras["rates"]
+    rates = report.extras.get("rates")
+    parts = []
+    if rates is not None:
+        parts = [
+            f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
+            f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
+            for s, r in rate_intervals(rates, report.level).items()
+        ]
+        how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+        parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
+        head = f"Raw values and values corrected for verdict error ({rates.origin}; "
+        head += f"{'; '.join(parts)}; {how})."
+    else:
+        head = "Raw values and values corrected for verdict error."
+    return f"{head}{_vote_note(report)} Brackets: the corrected value's rerun and benchmark intervals at {100 * report.level:g}%."
+
+
+def _vote_note(report: Any) -> str:
+    """What the maj@k column rests on: the class rates, or the flag that would give them."""
+    if not report.extras.get("raw_votes"):
+        return ""
+    classes = report.extras.get("class_rates")
+    if classes is None:
+        return (
+            " maj@k is not corrected: sample rates do not say which answer class is the "
+            "gold; an audit by class would (gpassk-oc audit --by class, then "
+            "--audit-classes SHEET)."
+        )
     parts = [
-        f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
-        f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
-        for s, r in rate_intervals(rates, report.level).items()
+        f"{s}: {_rate_text('e1', r['fp'], r['fp_interval'])}, "
+        f"{_rate_text('e0', r['fn'], r['fn_interval'])}"
+        for s, r in rate_intervals(classes, report.level).items()
     ]
-    how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
-    parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
     return (
-        f"Raw values and values corrected for verdict error ({rates.origin}; "
-        f"{'; '.join(parts)}; {how}). Brackets: the corrected value's rerun and "
-        f"benchmark intervals at {100 * report.level:g}%."
+        f" maj@k is corrected with class rates ({classes.origin}; e1: graded correct but "
+        f"not the gold, e0: graded wrong but the gold, weighted by the chance to win; "
+        f"{'; '.join(parts) or 'no class labelled'}); it has no rerun interval (—), as "
+        "the raw maj@k."
     )
+
+
+def _cell_text(est: Any) -> str:
+    if est is None:
+        return DASH
+    if est.status == "not corrected":
+        return "not corrected (--audit-classes)"
+    bounds = (est.rerun_low, est.rerun_high, est.ci_low, est.ci_high)
+    if not any(np.isfinite(bounds)):  # maj@k without a benchmark interval computed
+        return pct_text(est.value)
+    return (
+        f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
+        f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]"
+    )
+
+
+def _raw(report: Any, label: str, dataset: str, key: str) -> float | None:
+    cell = report.cells.get((label, dataset, "overall"))
+    if cell and key in cell.metrics:
+        return float(cell.metrics[key].value)
+    if key == MAJ.spec(report.k).key:  # the vote's raw value, over the same questions
+        return report.extras.get("raw_votes", {}).get((label, dataset))
+    return None
 
 
 def _who(report: Any, label: str, dataset: str) -> list[str]:
@@ -114,20 +164,14 @@ def sections(report: Any) -> list[tuple[str, str, list[str], list[list[str]]]]:
         out.append((f"Ranks — {dataset}", note, header, body))
     corrected = report.extras.get("corrected")
     if corrected:
-        keys = list(next(iter(corrected.values())))
+        keys = _corrected_keys(report)
         header = identity_header(report.identity) + ["Dataset"]
         header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
         body = []
         for (label, dataset), values in corrected.items():
-            cell = report.cells.get((label, dataset, "overall"))
             line = _who(report, label, dataset) + [dataset]
-            for key, est in values.items():
-                raw = cell.metrics[key].value if cell and key in cell.metrics else None
-                line += [
-                    pct_text(raw),
-                    f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
-                    f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]",
-                ]
+            for key in keys:
+                line += [pct_text(_raw(report, label, dataset, key)), _cell_text(values.get(key))]
             body.append(line)
         out.append(("Corrected for verdict error", _corrected_note(report), header, body))
     return out
@@ -160,8 +204,10 @@ def csv_columns(report: Any) -> list[str]:
 
 
 def _corrected_keys(report: Any) -> list[str]:
-    corrected = report.extras.get("corrected")
-    return list(next(iter(corrected.values())).keys()) if corrected else []
+    """Every corrected metric of any row, in first-seen order (maj@k only on rows with
+    votes)."""
+    corrected = report.extras.get("corrected") or {}
+    return list(dict.fromkeys(key for values in corrected.values() for key in values))
 
 
 def csv_values(report: Any, label: str, dataset: str, subset: str) -> list[Any]:
@@ -205,10 +251,12 @@ def json_extras(report: Any, label: str, dataset: str) -> dict[str, Any]:
         }
     values = report.extras.get("corrected", {}).get((label, dataset))
     if values:
-        rates = report.extras["rates"]
+        rates = report.extras.get("rates")
+        classes = report.extras.get("class_rates")
         out["corrected"] = {
-            "rates": rate_intervals(rates, report.level),
-            "origin": rates.origin,
+            "rates": rate_intervals(rates, report.level) if rates is not None else {},
+            "origin": rates.origin if rates is not None else None,
+            **({"class_rates": _class_json(classes, report.level)} if classes else {}),
             "metrics": {
                 key: {
                     "value": pct(e.value),
@@ -222,3 +270,20 @@ def json_extras(report: Any, label: str, dataset: str) -> dict[str, Any]:
             },
         }
     return out
+
+
+def _class_json(classes: Any, level: float) -> dict[str, Any]:
+    """The class rates of a JSON row: origin, and e1/e0 with their intervals per source."""
+    spans = rate_intervals(classes, level)
+    return {
+        "origin": classes.origin,
+        "by_source": {
+            s: {
+                "e1": r["fp"],
+                "e0": r["fn"],
+                "e1_interval": r["fp_interval"],
+                "e0_interval": r["fn_interval"],
+            }
+            for s, r in spans.items()
+        },
+    }

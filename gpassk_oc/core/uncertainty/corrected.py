@@ -18,9 +18,10 @@ Intervals, both kinds of :mod:`gpassk_oc.core.scoring.stats`:
   corrected mean; BCa percentiles as the raw benchmark interval
   (:mod:`gpassk_oc.core.scoring.intervals`), their tails from the point-rate resamples.
 
-maj@k needs the true vote profile, which the sample-level rates do not determine (the
-classes are built from the verdicts, and errors within a class are correlated by an
-unmeasured amount; docs/verdict-error-and-ranks.md): it is not corrected here (NaN).
+maj@k needs to know which answer class is the gold, which the sample-level rates do not
+determine (the classes are built from the verdicts, and errors within a class go
+together; docs/verdict-error-and-ranks.md): it is not corrected here (NaN) but with class
+rates from an audit by class (:mod:`.classes`).
 """
 
 from __future__ import annotations
