@@ -71,3 +71,19 @@ def test_a_file_of_an_earlier_release_still_reads(tmp_path, capsys):
     rows, err = report_json(capsys, tmp_path)
     assert "no run record" in err
     assert rows[0]["metrics"]["pass@1"]["value"] == round(_pass1(cs), 4)
+
+
+def test_a_sidecar_without_checks_is_checked_once_and_saved_with_them(tmp_path, capsys):
+    """A sidecar an earlier writer left without the cross-check's result is checked on the
+    next report and saved again, so later reports skip the check."""
+    path, cs = _work(tmp_path)
+    report_json(capsys, tmp_path)
+    side = summary_path(path)
+    body = json.loads(side.read_text())
+    body["summary"]["checks"] = None
+    side.write_text(json.dumps(body))
+    assert read_summary(path).checks is None
+    rows, _ = report_json(capsys, tmp_path)
+    assert rows[0]["metrics"]["pass@1"]["value"] == round(_pass1(cs), 4)
+    again = read_summary(path)
+    assert again.from_sidecar and again.checks is not None

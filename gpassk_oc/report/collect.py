@@ -282,6 +282,9 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
     )
     if summary.checks is None:  # a fresh read: checked once, kept by keep_summaries
         summary.checks = cross_check(run)
+        # a sidecar without checks (an older writer's) is saved again with them, or
+        # every later report would check that file anew
+        summary.from_sidecar = False
     return run, []
 
 
