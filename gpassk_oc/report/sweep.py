@@ -38,7 +38,13 @@ from gpassk_oc.core.scoring.metric_names import (
     pass_key,
 )
 from gpassk_oc.core.scoring.metrics import as_fraction
-from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
+from gpassk_oc.core.scoring.stats import (
+    Estimate,
+    bootstrap,
+    ci_status,
+    no_spread,
+    summarize_many,
+)
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
 from gpassk_oc.report.numbers import pct
@@ -142,12 +148,16 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     taus = list(taus) if taus else list(HEADLINE_TAUS)
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
-    for row in report.rows:
-        keys = [key for k in ks for key in sweep_keys(k, taus)]
-        counted = [key for key in keys if not key.startswith("maj@")]
-        est = summarize(
-            row.n, row.c, counted, n_boot=report.n_boot, level=report.level, seed=report.seed
-        )
+    keys = [key for k in ks for key in sweep_keys(k, taus)]
+    counted = [key for key in keys if not key.startswith("maj@")]
+    every = summarize_many(
+        [(row.n, row.c) for row in report.rows],
+        counted,
+        n_boot=report.n_boot,
+        level=report.level,
+        seed=report.seed,
+    )
+    for row, est in zip(report.rows, every):
         why = _maj_note(row)
         if why is None:
             est.update(_maj_estimates(row, ks, report.n_boot, report.level, report.seed))
