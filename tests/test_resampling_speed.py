@@ -69,3 +69,21 @@ def test_rank_shares_equal_the_draw_by_draw_count():
                 lower = sum(d[k, j] < d[k, i] for k in range(b))
                 tied = sum(d[k, j] == d[k, i] for k in range(b))
                 assert got[i, j] == (lower + 0.5 * tied) / b
+
+
+@pytest.mark.parametrize("shape", ["normal", "skewed", "ties"])
+def test_long_column_quantiles_equal_numpy_quantile(shape):
+    """Long columns, extreme and middle tails, skewed values and ties: the same numbers
+    as np.quantile."""
+    rng = np.random.default_rng(12)
+    b, m = 3000, 12
+    x = {
+        "normal": rng.standard_normal((b, m)),
+        "skewed": rng.exponential(size=(b, m)) ** 3,
+        "ties": rng.integers(0, 30, (b, m)) / 29,
+    }[shape]
+    lo = np.concatenate([[0.0, 1e-4, 0.5], rng.random(m - 3) * 0.1])
+    hi = np.concatenate([[1.0, 1 - 1e-4, 0.5], 0.9 + rng.random(m - 3) * 0.1])
+    low, high = resampling._percentiles(x, 0.95, lo, hi)
+    for j in range(m):
+        assert [low[j], high[j]] == list(np.quantile(x[:, j], [lo[j], hi[j]])), j
