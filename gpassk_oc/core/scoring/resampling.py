@@ -28,8 +28,9 @@ __all__ = [
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_LEVEL = 0.95
 #: the question-level sampler (:func:`question_counts`) holds resamples × questions counts;
-#: above this many (128 MB) a cell is resampled on its atoms instead (:func:`bootstrap`)
-JOINT_MAX_ENTRIES = 2**24
+#: above this many (64 MB; its cache keeps up to 4 such draws) a cell is resampled on its
+#: atoms instead (:func:`bootstrap`)
+JOINT_MAX_ENTRIES = 2**23
 #: resample means computed per block of columns: resamples × this ≤ 2**22 floats (32 MB)
 _BLOCK_ENTRIES = 2**22
 
