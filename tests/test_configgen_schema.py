@@ -195,9 +195,9 @@ def test_unreadable_template(tmp_path):
 
 
 # ------------------------------------------------------------------------- notes
-#: every template that does not send its seed says so once (issue 25)
+#: a template that sets a seed of its own but does not send it says so once (issue 25)
 SEED_NOTE = (
-    "random_seed: 42 is in the config names (rs42) but sent to no model (send_random_seed = "
+    "random_seed: 7 is in the config names (rs7) but sent to no model (send_random_seed = "
     "False: one fixed seed would make the n samples identical)"
 )
 
@@ -211,7 +211,6 @@ def test_judge_name_without_urls_is_rule_based_with_a_note(tmp_path, capsys):
         "eval_model_name: 'Qwen/Qwen2.5-72B-Instruct' set but eval_urls is "
         "empty: rule-based checking (as in GPassK); set eval_urls to use "
         "the judge",
-        SEED_NOTE,
     ]
     (config,) = plan.configs
     assert config.name == "deepseek-math-7b-rl" + TAIL  # no -judge- part
@@ -229,10 +228,19 @@ def test_gated_hub_id_as_data_path_gets_a_note_on_the_local_copy(tmp_path):
         "access and a Hugging Face token, and offline runs a local copy; lay it out as "
         "DIR/202412/{split}_{lang}.jsonl and set data_path = '/abs/DIR' (docs/data.md: \"A local "
         'LiveMathBench copy")',
-        SEED_NOTE,
     ]
-    assert build(write(tmp_path, BASE, "local.py")).notes == [SEED_NOTE]
-    sent = build(write(tmp_path, BASE + "send_random_seed = True\n", "seeded.py"))
+
+
+def test_seed_note_only_for_a_seed_the_user_chose_and_does_not_send(tmp_path, capsys):
+    """The default seed (42, absent or written out as the shipped templates do) is only
+    the names' slot: no note. A seed of one's own that is not sent: one note, printed."""
+    assert build(write(tmp_path, BASE, "local.py")).notes == []
+    assert build(write(tmp_path, BASE + "random_seed = 42\n", "shipped.py")).notes == []
+    own = write(tmp_path, BASE + "random_seed = 7\n", "own.py")
+    assert build(own).notes == [SEED_NOTE]
+    assert configgen.main(["-tc", str(own), "-o", str(tmp_path / "o")]) == 0
+    assert capsys.readouterr().err.splitlines() == [f"note: own.py: {SEED_NOTE}"]
+    sent = build(write(tmp_path, BASE + "random_seed = 7\nsend_random_seed = True\n", "s.py"))
     assert sent.notes == []
 
 

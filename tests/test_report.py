@@ -207,13 +207,13 @@ def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch
     import gpassk_oc.report.plots as plots_module
 
     asked: list[str] = []
-    real = plots_module.summarize
+    real = plots_module.summarize_many
 
-    def counting(n, c, metrics, **kw):
+    def counting(cells, metrics, **kw):
         asked.extend(m.key for m in metrics)
-        return real(n, c, metrics, **kw)
+        return real(cells, metrics, **kw)
 
-    monkeypatch.setattr(plots_module, "summarize", counting)
+    monkeypatch.setattr(plots_module, "summarize_many", counting)
     root, _ = workdir
     args = ("report", root, "--resamples", "200", "--format", "json", "--k", "8,16")
     code, out, err = run_cli(capsys, *args, "--plots", tmp_path)

@@ -38,7 +38,9 @@ MODELS = {"model-strong": [8, 7, 8, 6], "model-weak": [2, 0, 5, 1], "model-mid":
 SOURCES = ("rule", "judge", "cache")
 
 
-def write_model(root: Path, model: str, counts: list[int]) -> None:
+def write_model(
+    root: Path, model: str, counts: list[int], dataset: str = "LiveMathBench-k4_8-r1"
+) -> None:
     rows, extracted, correct, source, found = [], [], [], [], []
     for (split, lang, qid, gold, right), c in zip(QUESTIONS, counts):
         rows.append(
@@ -64,7 +66,7 @@ def write_model(root: Path, model: str, counts: list[int]) -> None:
         found=found,
         check="cascade",
     )
-    out = root / "20261123_000000" / "results" / model / "LiveMathBench-k4_8-r1.json"
+    out = root / "20261123_000000" / "results" / model / f"{dataset}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data))
 
@@ -335,3 +337,35 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "corrected" in out.lower()
+
+
+def test_dataset_filter_only_with_several_datasets(browser, page, tmp_path):
+    """One dataset: no dataset filter (nothing to choose). Two: a filter listing both, and
+    picking one shows that dataset's rows only (the second has two of the three models)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    assert browser.find_elements(By.ID, "filter-dataset") == []
+    work = tmp_path / "work"
+    for model, counts in MODELS.items():
+        write_model(work, model, counts)
+    second = {m: MODELS[m] for m in ("model-strong", "model-weak")}
+    for model, counts in second.items():
+        write_model(work, model, counts, dataset="LiveMathBench-k4_8-r2")
+    out = tmp_path / "two.html"
+    try:
+        code = main(["report", str(work), "--format", "html", "--out", str(out), "--k", "8"])
+    finally:
+        use_cli_format(sys.__stderr__)
+    assert code == 0
+    browser.get(out.as_uri())
+    try:
+        pick = Select(browser.find_element(By.ID, "filter-dataset"))
+        assert [o.text for o in pick.options] == ["LiveMathBench-k4_8-r1", "LiveMathBench-k4_8-r2"]
+        assert sorted(models_in_order(browser)) == sorted(MODELS)
+        pick.select_by_visible_text("LiveMathBench-k4_8-r2")
+        assert sorted(models_in_order(browser)) == sorted(second)
+        Select(browser.find_element(By.ID, "filter-dataset")).select_by_index(0)
+        assert sorted(models_in_order(browser)) == sorted(MODELS)
+    finally:
+        browser.get(page.as_uri())

@@ -71,3 +71,40 @@ def test_a_file_of_an_earlier_release_still_reads(tmp_path, capsys):
     rows, err = report_json(capsys, tmp_path)
     assert "no run record" in err
     assert rows[0]["metrics"]["pass@1"]["value"] == round(_pass1(cs), 4)
+
+
+def test_a_sidecar_without_checks_is_checked_once_and_saved_with_them(tmp_path, capsys):
+    """A sidecar an earlier writer left without the cross-check's result is checked on the
+    next report and saved again, so later reports skip the check."""
+    path, cs = _work(tmp_path)
+    report_json(capsys, tmp_path)
+    side = summary_path(path)
+    body = json.loads(side.read_text())
+    body["summary"]["checks"] = None
+    side.write_text(json.dumps(body))
+    assert read_summary(path).checks is None
+    rows, _ = report_json(capsys, tmp_path)
+    assert rows[0]["metrics"]["pass@1"]["value"] == round(_pass1(cs), 4)
+    again = read_summary(path)
+    assert again.from_sidecar and again.checks is not None
+
+
+def test_an_unchanged_file_is_known_by_size_and_mtime_a_touched_one_by_its_hash(tmp_path, capsys):
+    """The sidecar records the file's mtime: the next read trusts size + mtime without
+    reading the file. A file rewritten with the same bytes (new mtime) is recognised by
+    its SHA-256, and its sidecar takes the new mtime after the next report."""
+    import os
+
+    path, cs = _work(tmp_path)
+    report_json(capsys, tmp_path)
+    recorded = json.loads(summary_path(path).read_text())["results_file"]
+    assert recorded["mtime_ns"] == path.stat().st_mtime_ns
+    assert read_summary(path).from_sidecar
+    stamp = path.stat().st_mtime_ns + 5_000_000_000
+    os.utime(path, ns=(stamp, stamp))  # same bytes, another mtime
+    again = read_summary(path)
+    assert again.from_sidecar and again.resave  # by the hash
+    rows, _ = report_json(capsys, tmp_path)
+    assert rows[0]["metrics"]["pass@1"]["value"] == round(_pass1(cs), 4)
+    assert json.loads(summary_path(path).read_text())["results_file"]["mtime_ns"] == stamp
+    assert not read_summary(path).resave  # quick again

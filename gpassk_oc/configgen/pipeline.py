@@ -11,7 +11,7 @@ from typing import Any
 from gpassk_oc.configgen import gpassk
 from gpassk_oc.configgen.expand import ConfigData, GridPoint, expand, grid_config, point_config
 from gpassk_oc.configgen.loader import is_gpassk_style, read_variables
-from gpassk_oc.configgen.schema import Settings, TemplateError, validate
+from gpassk_oc.configgen.schema import BY_NAME, Settings, TemplateError, validate
 
 __all__ = ["Plan", "template_variables", "load_template", "build", "generate"]
 
@@ -127,7 +127,9 @@ def unsent_notes(
                 f"OpenAI-compatible config does not send {'it' if len(knobs) == 1 else 'them'} "
                 f"({why})"
             )
-    if seed_unsent:
+    # the default seed is only the names' slot (docs/configgen.md says it is not sent); a
+    # seed the user changed may be meant to act, so only then is its not being sent news
+    if seed_unsent and settings.random_seed != BY_NAME["random_seed"].default:
         notes.append(
             f"random_seed: {settings.random_seed} is in the config names (rs"
             f"{settings.random_seed}) but sent to no model (send_random_seed = False: one "

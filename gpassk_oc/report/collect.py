@@ -285,6 +285,9 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
     )
     if summary.checks is None:  # a fresh read: checked once, kept by keep_summaries
         summary.checks = cross_check(run)
+        # a sidecar without checks (an older writer's) is saved again with them, or
+        # every later report would check that file anew
+        summary.resave = True
     return run, []
 
 
@@ -293,7 +296,11 @@ def keep_summaries(runs: Iterable[Run]) -> int:
     (:func:`~gpassk_oc.core.scoring.summary.save_summary`), so the next report reads the
     summaries. Called after a command succeeded: a refused command writes nothing.
     Returns how many were written."""
-    return sum(save_summary(run.path, run.summary) for run in runs if not run.summary.from_sidecar)
+    return sum(
+        save_summary(run.path, run.summary)
+        for run in runs
+        if not run.summary.from_sidecar or run.summary.resave
+    )
 
 
 def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:

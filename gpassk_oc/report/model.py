@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ from gpassk_oc.core.scoring.stats import (
     DEFAULT_RESAMPLES,
     Estimate,
     point_means,
-    summarize,
+    summarize_many,
 )
 from gpassk_oc.report.collect import (
     QuestionKey,
@@ -270,10 +271,15 @@ def build_report(
     cells: dict[tuple[str, str, str], Cell] = {}
     greedy_runs: dict[tuple[str, str], str | None] = {}
     subsets: dict[str, list[str]] = {}
+    sens: dict[tuple[str, str, str], Sensitivity] = {}
 
     by_dataset: dict[str, list[Row]] = {}
     for row in rows:
         by_dataset.setdefault(row.dataset_abbr, []).append(row)
+    # every cell's (n, c) first, then one batched call per metric set: cells of the same
+    # size share their bootstrap resamples (summarize_many)
+    wanted: list[tuple[tuple[str, str, str], int, tuple[np.ndarray, np.ndarray]]] = []
+    greedy_wanted: list[tuple[tuple[str, str, str], tuple[np.ndarray, np.ndarray]]] = []
     for dataset_abbr, members in by_dataset.items():
         union = set().union(*(set(r.keys) for r in members))
         for row in members:
@@ -293,26 +299,22 @@ def build_report(
                 mask = masks.get(subset)
                 if mask is None or not mask.any():
                     continue
-                est = summarize(
-                    row.n[mask], row.c[mask], specs, n_boot=n_boot, level=level, seed=seed
-                )
-                g_est = None
+                where = (row.label, dataset_abbr, subset)
+                wanted.append((where, int(mask.sum()), (row.n[mask], row.c[mask])))
                 if g_run is not None:
                     g_nc = np.array([g_lookup[q] for q, m in zip(row.keys, mask) if m])
-                    g_est = summarize(
-                        g_nc[:, 0], g_nc[:, 1], pass1, n_boot=n_boot, level=level, seed=seed
-                    )[PASS_AT_1]
-                cell = Cell(int(mask.sum()), est, g_est)
+                    greedy_wanted.append((where, (g_nc[:, 0], g_nc[:, 1])))
                 if subset == "overall":
-                    cell.sensitivity = sensitivity(row, headline + pass1)
-                cells[(row.label, dataset_abbr, subset)] = cell
+                    sens[where] = sensitivity(row, headline + pass1)
+    many = partial(summarize_many, n_boot=n_boot, level=level, seed=seed)
+    estimates = many([nc for *_, nc in wanted], specs)
+    greedy_est = many([nc for _, nc in greedy_wanted], pass1)
+    greedy_of = {where: est[PASS_AT_1] for (where, _), est in zip(greedy_wanted, greedy_est)}
+    for (where, size, _), est in zip(wanted, estimates):
+        cells[where] = Cell(size, est, greedy_of.get(where), sens.get(where))
     greedy_cells = {
-        (g.model_abbr, g.dataset_abbr): Cell(
-            len(g.keys),
-            summarize(g.n, g.c, pass1, n_boot=n_boot, level=level, seed=seed),
-            None,
-        )
-        for g in greedy
+        (g.model_abbr, g.dataset_abbr): Cell(len(g.keys), est, None)
+        for g, est in zip(greedy, many([(g.n, g.c) for g in greedy], pass1))
     }
     used_greedy = set(greedy_runs.values())
     for g in greedy:

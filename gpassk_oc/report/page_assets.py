@@ -102,17 +102,22 @@ PAGE_SCRIPT = r"""
   function renderControls() {
     var box = document.getElementById("controls");
     box.textContent = "";
-    var ds = el("select", {id: "dataset"});
-    data.datasets.forEach(function (d, i) {
-      var o = el("option", {value: String(i), text: d.name});
-      if (i === state.dataset) { o.selected = true; }
-      ds.appendChild(o);
-    });
-    ds.onchange = function () {
-      state.dataset = +ds.value; state.subset = "overall";
-      state.filters = {model: "", temperature: "", top_p: ""};
-      render();
-    };
+    // the dataset filter, like the others, only where it can choose (> 1 dataset); a
+    // dataset's rows have their own question subsets, so it picks one at a time
+    if (data.datasets.length > 1) {
+      var ds = el("select", {id: "filter-dataset"});
+      data.datasets.forEach(function (d, i) {
+        var o = el("option", {value: String(i), text: d.name});
+        if (i === state.dataset) { o.selected = true; }
+        ds.appendChild(o);
+      });
+      ds.onchange = function () {
+        state.dataset = +ds.value; state.subset = "overall";
+        state.filters = {model: "", temperature: "", top_p: ""};
+        render();
+      };
+      box.appendChild(el("label", {text: "dataset "}, [ds]));
+    }
     var sub = el("select", {id: "subset"});
     dataset().subsets.forEach(function (s) {
       var o = el("option", {value: s, text: s});
@@ -120,7 +125,6 @@ PAGE_SCRIPT = r"""
       sub.appendChild(o);
     });
     sub.onchange = function () { state.subset = sub.value; render(); };
-    box.appendChild(el("label", {text: "Dataset "}, [ds]));
     box.appendChild(el("label", {text: "Questions "}, [sub]));
     ["model", "temperature", "top_p"].forEach(function (name) {
       var values = [];

@@ -31,6 +31,7 @@ import json
 import re
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,7 @@ import numpy as np
 
 from gpassk_oc.core.scoring.record import value_text
 from gpassk_oc.core.scoring.registry import G_PASS, GAP, MG_PASS, MetricSpec
-from gpassk_oc.core.scoring.stats import Estimate, summarize
+from gpassk_oc.core.scoring.stats import Estimate, summarize_many
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.model import Report
 from gpassk_oc.report.numbers import pct
@@ -95,20 +96,39 @@ def _estimates(report: Report, row: Row, specs: Sequence[MetricSpec]) -> dict[st
     bootstrapped are reused, only the others are computed. Same bands either way: a
     metric's bootstrap depends only on the questions' (n, c), the resamples, level and
     seed, never on which other metrics share the call."""
+    if any(s.key not in _known(report, row) for s in specs):
+        _prefetch(report, [row], specs)
+    return _known(report, row)
+
+
+def _known(report: Report, row: Row) -> dict[str, Estimate]:
     known: dict[str, Estimate] = {}
     cell = report.cells.get((row.label, row.dataset_abbr, "overall"))
     if cell is not None:
         known.update(cell.metrics)
     if report.sweep is not None:
         known.update(report.sweep.cells.get((row.label, row.dataset_abbr), {}))
-    missing = [s for s in specs if s.key not in known]
-    if missing:
-        known.update(
-            summarize(
-                row.n, row.c, missing, n_boot=report.n_boot, level=report.level, seed=report.seed
-            )
-        )
+    known.update(report.extras.get("plot_estimates", {}).get((row.label, row.dataset_abbr), {}))
     return known
+
+
+def _prefetch(report: Report, rows: Sequence[Row], specs: Sequence[MetricSpec]) -> None:
+    """The estimates of *specs* that the rows do not have yet, in one batched call per set
+    of missing metrics (rows of the same size share their resamples:
+    :func:`~gpassk_oc.core.scoring.stats.summarize_many`), kept in
+    ``report.extras['plot_estimates']`` for :func:`_estimates`."""
+    store = report.extras.setdefault("plot_estimates", {})
+    many = partial(summarize_many, n_boot=report.n_boot, level=report.level, seed=report.seed)
+    wanted: dict[tuple[MetricSpec, ...], list[Row]] = {}
+    for row in rows:
+        known = _known(report, row)
+        missing = tuple(s for s in specs if s.key not in known)
+        if missing:
+            wanted.setdefault(missing, []).append(row)
+    for missing, members in wanted.items():
+        every = many([(r.n, r.c) for r in members], missing)
+        for row, est in zip(members, every):
+            store.setdefault((row.label, row.dataset_abbr), {}).update(est)
 
 
 def _curve(
@@ -133,11 +153,9 @@ def gpass_vs_tau_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     taus = [Fraction(i, k) for i in range(k + 1)]
     specs = [G_PASS.spec(k, tau) for tau in taus]
     labels = _labels(rows)
-    return [
-        _curve(report, row, labels[row.label], [float(t) for t in taus], specs)
-        for row in rows
-        if int(row.n.max()) >= k
-    ]
+    rows = [row for row in rows if int(row.n.max()) >= k]
+    _prefetch(report, rows, specs)
+    return [_curve(report, row, labels[row.label], [float(t) for t in taus], specs) for row in rows]
 
 
 def _temperature(row: Row) -> float:
@@ -201,6 +219,11 @@ def _panel(key: tuple) -> str:
 
 def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     labels = _labels(rows)
+    tops: dict[int, list[Row]] = {}
+    for row in rows:
+        tops.setdefault(min(report.k, int(row.n.max())), []).append(row)
+    for top, members in tops.items():
+        _prefetch(report, members, [GAP.spec(k) for k in range(1, top + 1)])
     curves = []
     for row in rows:
         top = min(report.k, int(row.n.max()))

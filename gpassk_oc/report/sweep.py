@@ -31,7 +31,13 @@ import numpy as np
 from gpassk_oc.core.scoring.registry import MetricDef, MetricSpec, any_k_defs
 from gpassk_oc.core.scoring.runspec import RunSpecError, parse_thresholds
 from gpassk_oc.core.scoring.runspec import parse_ks as parse_ks_once
-from gpassk_oc.core.scoring.stats import Estimate, bootstrap, ci_status, no_spread, summarize
+from gpassk_oc.core.scoring.stats import (
+    Estimate,
+    bootstrap,
+    ci_status,
+    no_spread,
+    summarize_many,
+)
 from gpassk_oc.report.collect import Row, maj_values
 from gpassk_oc.report.model import Report, ReportError, sorted_rows
 from gpassk_oc.report.numbers import pct
@@ -146,13 +152,17 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     taus = list(taus) if taus else list(report.taus)  # default: the runs' recorded τs
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
-    for row in report.rows:
-        specs = [spec for k in ks for spec in sweep_specs(k, taus)]
-        counted = [spec for spec in specs if not spec.definition.needs_votes]
-        votes = [spec for spec in specs if spec.definition.needs_votes]
-        est = summarize(
-            row.n, row.c, counted, n_boot=report.n_boot, level=report.level, seed=report.seed
-        )
+    specs = [spec for k in ks for spec in sweep_specs(k, taus)]
+    counted = [spec for spec in specs if not spec.definition.needs_votes]
+    votes = [spec for spec in specs if spec.definition.needs_votes]
+    every = summarize_many(
+        [(row.n, row.c) for row in report.rows],
+        counted,
+        n_boot=report.n_boot,
+        level=report.level,
+        seed=report.seed,
+    )
+    for row, est in zip(report.rows, every):
         why = _maj_note(row)
         if why is None:
             est.update(_maj_estimates(row, votes, report.n_boot, report.level, report.seed))

@@ -94,7 +94,6 @@ def fit_beta(
     (:data:`LOG_S_BOUNDS`), so data without extra-binomial spread give a large s at the
     mean rate, not a Beta centred on 1/2.
     """
-    from scipy.optimize import minimize
     from scipy.special import betaln
 
     n = np.broadcast_to(np.asarray(n, dtype=float), np.shape(c))
@@ -117,6 +116,7 @@ def fit_beta(
     fast = _newton_fit(n, c, w, mean * total, (1 - mean) * total)
     if fast is not None:
         return Difficulty(fast[0], fast[1], source)
+    from scipy.optimize import minimize  # only here: importing it costs ~1 s
 
     def nll(x: np.ndarray) -> float:
         mu = 1.0 / (1.0 + math.exp(-x[0]))
@@ -233,12 +233,24 @@ def _posterior_pmf(n: int, size: int, a: float, b: float) -> np.ndarray:
     """(n+1) × (size+1): row c is P(j) of Binomial(size, p), p ~ Beta(a + c, b + n − c)
     (:func:`beta_binomial_pmf` for every c at once; cached: a report's metrics share it)."""
     c = np.arange(n + 1)[:, None]
-    post_a, post_b = a + c, b + n - c
     j = np.arange(size + 1)[None, :]
-    out = np.exp(
-        log_binomial_coefficients(size)[None, :]
-        + _log_beta(post_a + j, post_b + size - j)
-        - _log_beta(post_a, post_b)
-    )
+    if a + b + n + size < _LGAMMA_TABLE_LIMIT:
+        # log B(x, y) = lgamma(x) + lgamma(y) − lgamma(x + y), with every lgamma the grid
+        # needs from two tables of n + size + 1 values (instead of 2·(n+1)·(size+1) betaln
+        # calls); for small a + b the tables lose no precision worth keeping
+        from scipy.special import gammaln
+
+        ga, gb = gammaln(a + np.arange(n + size + 1)), gammaln(b + np.arange(n + size + 1))
+        log_b = gammaln(a + b + n) - gammaln(a + b + n + size)
+        logs = ga[c + j] + gb[n - c + size - j] - ga[c] - gb[n - c] + log_b
+    else:
+        post_a, post_b = a + c, b + n - c
+        logs = _log_beta(post_a + j, post_b + size - j) - _log_beta(post_a, post_b)
+    out = np.exp(log_binomial_coefficients(size)[None, :] + logs)
     out.setflags(write=False)
     return out
+
+
+#: above this a + b + n + size, lgamma values are large enough (≳ 10⁴·ln 10⁴) that their
+#: differences lose digits: the posterior grid uses betaln there
+_LGAMMA_TABLE_LIMIT = 1e4

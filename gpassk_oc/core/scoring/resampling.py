@@ -10,12 +10,29 @@ product. The interval is read from the resampled means with BCa percentiles (see
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-__all__ = ["bca_p_value", "bootstrap", "ci_status", "no_spread", "resample_counts"]
+__all__ = [
+    "bca_p_value",
+    "bootstrap",
+    "bootstrap_questions",
+    "ci_status",
+    "joint_sampler_fits",
+    "no_spread",
+    "question_counts",
+    "resample_counts",
+]
 
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_LEVEL = 0.95
+#: the question-level sampler (:func:`question_counts`) holds resamples × questions counts;
+#: above this many (64 MB; its cache keeps up to 4 such draws) a cell is resampled on its
+#: atoms instead (:func:`bootstrap`)
+JOINT_MAX_ENTRIES = 2**23
+#: resample means computed per block of columns: resamples × this ≤ 2**22 floats (32 MB)
+_BLOCK_ENTRIES = 2**22
 
 
 def resample_counts(
@@ -50,6 +67,65 @@ def resample_counts(
     return out
 
 
+def joint_sampler_fits(questions: int, n_boot: int) -> bool:
+    """Whether :func:`question_counts` may hold *n_boot* × *questions* counts."""
+    return questions * n_boot <= JOINT_MAX_ENTRIES
+
+
+@lru_cache(maxsize=4)
+def question_counts(questions: int, n_boot: int, seed: int) -> np.ndarray:
+    """(n_boot × questions) counts, read-only: row b says how often each question (by
+    position) appears in bootstrap resample b — Multinomial(Q, 1/Q each), drawn as Q
+    uniform indices per resample and counted.
+
+    It depends only on (Q, resamples, seed), so every cell of Q questions shares it (one
+    draw for a whole grid instead of one per cell; cells whose questions are in the same
+    order are resampled jointly, question by question). Summed over the questions of an
+    atom it is exactly the atoms' Multinomial(Q, w/Q) of :func:`resample_counts`."""
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, questions))
+    chunk = max(1, 2**21 // max(questions, 1))
+    for start in range(0, n_boot, chunk):
+        b = min(chunk, n_boot - start)
+        idx = rng.integers(0, questions, size=(b, questions))
+        idx += (np.arange(b) * questions)[:, None]
+        out[start : start + b] = np.bincount(idx.ravel(), minlength=b * questions).reshape(
+            b, questions
+        )
+    out.setflags(write=False)
+    return out
+
+
+def bootstrap_questions(
+    values: np.ndarray, point: np.ndarray, *, n_boot: int, level: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """BCa percentile bounds ``(low, high)`` of the mean of each column of *values*
+    (Q × C per-question values, NaN = skip) whose point means are *point*, from the shared
+    question-level resamples (:func:`question_counts`; needs :func:`joint_sampler_fits`).
+    Many cells' columns side by side cost one matrix product per block of columns.
+    Not yet :func:`_contain`-ed."""
+    q, m = values.shape
+    counts = question_counts(q, n_boot, seed)
+    ones = np.ones(q, dtype=np.int64)
+    valid = ~np.isnan(values)
+    filled = np.where(valid, values, 0.0)
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    step = max(1, _BLOCK_ENTRIES // max(n_boot, 1))
+    for s in range(0, m, step):
+        cols = slice(s, min(m, s + step))
+        # computed as (columns × resamples) so that each column's resample means are
+        # contiguous for the quantiles; ``.T`` hands the usual (resamples × columns) on
+        means = filled[:, cols].T @ counts.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if valid[:, cols].all():
+                means /= q  # every resample has Q questions
+            else:
+                means /= valid[:, cols].T.astype(float) @ counts.T
+        tails = _bca_tails(ones, values[:, cols], point[cols], means.T, level)
+        low[cols], high[cols] = _percentiles(means.T, level, *tails)
+    return low, high
+
+
 def _bootstrap_means(
     weight: np.ndarray, values: np.ndarray, n_boot: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -71,21 +147,42 @@ def _percentiles(
     upper: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per column, the resample means' quantiles at *lower*/*upper* (per-column tail
-    probabilities; the plain percentile interval's α/2 and 1 − α/2 when None)."""
+    probabilities; the plain percentile interval's α/2 and 1 − α/2 when None).
+
+    The same numbers as ``np.quantile`` (linear interpolation) over the column's non-NaN
+    entries, but each column is only partitioned at the four order statistics it needs
+    instead of sorted: O(B) per column, not O(B log B)."""
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    m = means.shape[1]
+    b, m = means.shape
     low, high = np.full(m, np.nan), np.full(m, np.nan)
-    if means.shape[0] == 0:
+    if b == 0:
         return low, high
     alpha = (1 - level) / 2
-    lower = np.full(m, alpha) if lower is None else lower
-    upper = np.full(m, 1 - alpha) if upper is None else upper
+    lower = np.full(m, alpha) if lower is None else np.asarray(lower, dtype=float)
+    upper = np.full(m, 1 - alpha) if upper is None else np.asarray(upper, dtype=float)
+    columns = np.ascontiguousarray(means.T)
+    missing = np.isnan(columns).any(axis=1)
     for j in range(m):
-        column = means[:, j][~np.isnan(means[:, j])]  # resamples where the metric exists
-        if column.size and np.isfinite(lower[j]) and np.isfinite(upper[j]):
-            low[j], high[j] = np.quantile(column, [lower[j], upper[j]])
+        if not (np.isfinite(lower[j]) and np.isfinite(upper[j])):
+            continue
+        column = columns[j][~np.isnan(columns[j])] if missing[j] else columns[j]
+        if column.size:
+            low[j], high[j] = _order_quantiles(column, lower[j], upper[j])
     return low, high
+
+
+def _order_quantiles(column: np.ndarray, lower: float, upper: float) -> tuple[float, float]:
+    """``np.quantile(column, [lower, upper])`` (its default linear method) by partition."""
+    last = column.size - 1
+    h = np.array([lower, upper]) * last
+    f = np.floor(h).astype(np.int64)
+    c = np.minimum(f + 1, last)
+    part = np.partition(column, np.unique(np.concatenate([f, c])))
+    a, b, t = part[f], part[c], h - f
+    # numpy's lerp: from the nearer end, so that t = 0 and t = 1 give the order statistic
+    out = np.where(t >= 0.5, b - (b - a) * (1 - t), a + (b - a) * t)
+    return float(out[0]), float(out[1])
 
 
 def _bca_tails(
@@ -149,12 +246,23 @@ def _bca_constants(
     small = q < 3  # too few questions for a jackknife: plain percentiles
     if means.shape[0] == 0:
         return np.zeros(len(point)), accel, small
-    present = ~np.isnan(means)
-    count = np.maximum(present.sum(axis=0), 1)
-    with np.errstate(invalid="ignore"):
-        below = ((means < point) + 0.5 * (means == point)).sum(axis=0) / count
+    below, count = _share_below(means, point)
     z0 = ndtri(np.clip(below, 1 / (2 * count), 1 - 1 / (2 * count)))
     return z0, accel, small
+
+
+def _share_below(means: np.ndarray, point: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column: the share of (non-NaN) resample means below *point*, ties counting
+    half, and how many there are (at least 1)."""
+    b = means.shape[0]
+    count = np.full(means.shape[1], b)
+    if np.isnan(means).any():
+        count = np.count_nonzero(~np.isnan(means), axis=0)
+    count = np.maximum(count, 1)
+    with np.errstate(invalid="ignore"):
+        less = np.count_nonzero(means < point, axis=0)
+        tied = np.count_nonzero(means == point, axis=0)
+    return (less + 0.5 * tied) / count, count
 
 
 def bootstrap(

@@ -55,7 +55,9 @@ from gpassk_oc.core.scoring.resampling import (
     _percentiles,
     bca_p_value,
     bootstrap,
+    bootstrap_questions,
     ci_status,
+    joint_sampler_fits,
     no_spread,
     resample_counts,
 )
@@ -80,6 +82,7 @@ __all__ = [
     "resample_counts",
     "sampling_se",
     "summarize",
+    "summarize_many",
 ]
 
 #: the interval kinds, in the order the outputs list them
@@ -295,10 +298,75 @@ def summarize(
 
     Metrics undefined for every question (k > n) are returned with NaN values.
     """
+    return summarize_many([(n, c)], metrics, n_boot=n_boot, level=level, seed=seed)[0]
+
+
+Cell = tuple["int | Sequence[int] | np.ndarray", "Sequence[int] | np.ndarray"]
+
+
+def summarize_many(
+    cells: Sequence[Cell],
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> list[dict[str, Estimate]]:
+    """:func:`summarize` of every ``(n, c)`` cell, in order; the same numbers as one call
+    per cell (up to rounding in the last bit), much faster for many cells: the benchmark
+    interval's resamples depend only on (Q, resamples, seed) (:func:`.resampling.
+    question_counts`), so cells with the same number of questions share one draw and
+    one matrix product per block of columns."""
     specs = _specs(metrics)
-    atoms = atoms_of(n, c)
-    values = atoms.values(specs)
-    point, low, high = bootstrap(atoms.weight, values, n_boot=n_boot, level=level, seed=seed)
+    atoms = [atoms_of(n, c) for n, c in cells]
+    values = [a.values(specs) for a in atoms]
+    bounds = _benchmark_bounds(atoms, values, n_boot, level, seed)
+    return [_estimates(specs, a, v, b, n_boot, level) for a, v, b in zip(atoms, values, bounds)]
+
+
+Bounds = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _benchmark_bounds(
+    atoms: Sequence[Atoms], values: Sequence[np.ndarray], n_boot: int, level: float, seed: int
+) -> list[Bounds]:
+    """Per cell ``(point, low, high)`` of the benchmark interval (:func:`bootstrap`'s)."""
+    out: list[Bounds | None] = [None] * len(atoms)
+    groups: dict[int, list[int]] = {}
+    for i, a in enumerate(atoms):
+        q = int(a.weight.sum())
+        if n_boot > 0 and joint_sampler_fits(q, n_boot):
+            groups.setdefault(q, []).append(i)
+        else:  # no resamples, or too many questions to hold their counts: on atoms
+            out[i] = bootstrap(a.weight, values[i], n_boot=n_boot, level=level, seed=seed)
+    for members in groups.values():
+        points = [_bootstrap_means(atoms[i].weight, values[i], 0, seed)[0] for i in members]
+        low, high = bootstrap_questions(
+            np.hstack([values[i][atoms[i].inverse] for i in members]),
+            np.concatenate(points),
+            n_boot=n_boot,
+            level=level,
+            seed=seed,
+        )
+        at = 0
+        for i, point in zip(members, points):
+            cols = slice(at, at + len(point))
+            flat = no_spread(atoms[i].weight, values[i])
+            out[i] = (point, *_contain(point, low[cols], high[cols], flat))
+            at += len(point)
+    return [b for b in out if b is not None]
+
+
+def _estimates(
+    specs: Sequence[MetricSpec],
+    atoms: Atoms,
+    values: np.ndarray,
+    bounds: Bounds,
+    n_boot: int,
+    level: float,
+) -> dict[str, Estimate]:
+    """One cell's estimates: its benchmark *bounds* and its rerun interval."""
+    point, low, high = bounds
     short = atoms.short(specs)
     prior = atoms.prior() if short.any() else None
     r_low, r_high, se, r_status = rerun_interval(

@@ -78,26 +78,40 @@ def _share_not_above(draws: np.ndarray) -> np.ndarray:
         return out
     if np.isnan(draws).any():
         lo = hi = np.full(r, np.nan)  # NaN compares false: no shortcut below applies
+        cols = np.ascontiguousarray(draws.T)
     else:
         lo, hi = draws.min(axis=0), draws.max(axis=0)
-    flag = np.empty((b, r), dtype=bool)
+        # only the order within each draw matters: compare small integer ranks (ties
+        # kept) instead of floats, a quarter of the memory traffic per comparison
+        cols = np.ascontiguousarray(_dense_ranks(draws).T)  # R × B: a row's draws contiguous
     for i in range(r):
         # a row whose every draw lies strictly below (above) all of row i's draws is
         # lower in every draw (share 1) or in none (share 0): only overlapping rows
         # need counting, which keeps far-apart rows of a large grid cheap
         out[i] = np.where(hi < lo[i], 1.0, 0.0)
         near = np.flatnonzero(~((hi < lo[i]) | (lo > hi[i])))
-        cols = draws[:, near] if len(near) <= r // 2 else draws  # a copy only when small
-        if cols is draws:
+        rows = cols[near] if len(near) <= r // 2 else cols  # a copy only when small
+        if rows is cols:
             near = np.arange(r)
-        mine = draws[:, i : i + 1]
-        # counts of 0/1 and halves are exact in float, so this equals the mean of
-        # (lower + 0.5·tied) bit for bit, without B × R float temporaries
-        part = flag[:, : len(near)]
-        np.less(cols, mine, out=part)
-        lower = np.count_nonzero(part, axis=0)
-        np.equal(cols, mine, out=part)
-        out[i, near] = (lower + 0.5 * np.count_nonzero(part, axis=0)) / b
+        mine = cols[i]
+        # lower + tied/2 = (below + not above)/2: integer counts, so the share is exact
+        lt = (rows < mine).view(np.uint8).sum(axis=1, dtype=np.int64)
+        le = (rows <= mine).view(np.uint8).sum(axis=1, dtype=np.int64)
+        out[i, near] = (lt + le) / (2 * b)
+    return out
+
+
+def _dense_ranks(draws: np.ndarray) -> np.ndarray:
+    """Per draw (row), each value's rank among that draw's values, equal values sharing
+    one (0 = lowest); int16 while the rows fit, so ``<`` and ``==`` between two columns
+    give what they give on the values."""
+    b, r = draws.shape
+    order = np.argsort(draws, axis=1, kind="stable")
+    ordered = np.take_along_axis(draws, order, axis=1)
+    dense = np.zeros((b, r), dtype=np.int16 if r < 2**15 else np.int64)
+    np.cumsum(ordered[:, 1:] != ordered[:, :-1], axis=1, out=dense[:, 1:])
+    out = np.empty_like(dense)
+    np.put_along_axis(out, order, dense, axis=1)
     return out
 
 
