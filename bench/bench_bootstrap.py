@@ -1,6 +1,6 @@
 """Benchmark: percentile bootstrap, 10,000 resamples × 1,000 questions (n = 48 samples).
 
-Times ``gpassk_oc.core.scoring.stats.bootstrap`` on the paper's metric set for k = 16 (G-Pass@16
+Times ``gpassk_oc.core.uncertainty.metric_intervals.bootstrap`` on the paper's metric set for k = 16 (G-Pass@16
 at five thresholds, mG-Pass@16, pass@16, pass@1): resampling questions as multinomial
 counts over the distinct c values, then one (10000 × atoms) @ (atoms × metrics) product
 and the percentiles. Per-c metric tables are built once before timing (they are cached
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from gpassk_oc.core.scoring import stats
+from gpassk_oc.core.uncertainty import metric_intervals as stats
 
 QUESTIONS, N, RESAMPLES = 1000, 48, 10_000
 METRICS = [f"G-Pass@16_{t}" for t in ("0.0", "0.25", "0.5", "0.75", "1.0")] + [

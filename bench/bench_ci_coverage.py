@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import betaln
 
-from gpassk_oc.core.scoring import stats
-from gpassk_oc.core.scoring.unbiased import kernel
+from gpassk_oc.core.uncertainty import metric_intervals as stats
+from gpassk_oc.core.uncertainty.rerun_variance import kernel
 
 BETA = (0.6, 0.6)
 CELLS = [

@@ -1,4 +1,4 @@
-"""Benchmark: gpassk_oc.core.scoring.metrics.g_pass_table vs OpenCompass's per-question G-Pass@k.
+"""Benchmark: gpassk_oc.core.metrics.gpass_exact.g_pass_table vs OpenCompass's per-question G-Pass@k.
 
 Workload: Q questions, n = 48 samples each, c ~ Uniform{0..n} (seeded), every
 G-Pass@k_τ for k ∈ {4, 8, 16}, τ ∈ {0, .25, .5, .75, 1}, plus mG-Pass@k.
@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from gpassk_oc.core.scoring import metrics  # noqa: E402
-from gpassk_oc.core.scoring.metrics import g_pass_table  # noqa: E402
+from gpassk_oc.core.metrics import gpass_exact as metrics
+from gpassk_oc.core.metrics.gpass_exact import g_pass_table  # noqa: E402
 
 N = 48
 KS = (4, 8, 16)

@@ -66,7 +66,7 @@ def measure(files: list[Path], extra: list[str], pythonpath: str | None = None) 
 
 
 def drop_sidecars(files: list[Path]) -> None:
-    from gpassk_oc.core.scoring.summary import summary_path
+    from gpassk_oc.core.runs.results_summary import summary_path
 
     for path in files:
         summary_path(path).unlink(missing_ok=True)

@@ -38,14 +38,14 @@ import time
 
 import numpy as np
 
-from gpassk_oc.core.scoring.beta_model import Difficulty, beta_moment
-from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.majority import maj_at_k
-from gpassk_oc.core.scoring.stats import summarize
-from gpassk_oc.core.uncertainty.classes import ClassAudit, class_rates, correct_maj
-from gpassk_oc.core.uncertainty.corrected import correct
-from gpassk_oc.core.uncertainty.ranks import benchmark_draws, rank_intervals, rerun_draws
-from gpassk_oc.core.uncertainty.rates import SourceAudit
+from gpassk_oc.core.metrics.majority_vote import maj_at_k
+from gpassk_oc.core.uncertainty.corrected_estimates import correct
+from gpassk_oc.core.uncertainty.corrected_majority import ClassAudit, class_rates, correct_maj
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, beta_moment
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.metric_intervals import summarize
+from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, rank_intervals, rerun_draws
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
 
 KEY = "G-Pass@16_1.0"
 N, Q, FP, FN = 48, 200, 0.005, 0.02

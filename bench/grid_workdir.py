@@ -4,7 +4,7 @@ the page's browser test.
 Shape (defaults): 20 models × 4 temperatures × 3 top_p = 240 runs, each 280 questions ×
 n = 48 samples, one results file per run at
 ``{root}/{TS}/results/{model_abbr}/{DATASET}.json``. Every file goes through the
-evaluator's own writer (:func:`gpassk_oc.core.scoring.gpass_eval.build_results`, with a
+evaluator's own writer (:func:`gpassk_oc.core.runs.run_scoring.build_results`, with a
 run record and run health), and is dumped the way OpenCompass dumps an evaluator's result
 (``json.dump(..., ensure_ascii=False, indent=4)``), so its size is a real file's.
 
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.health import group_names, run_health
-from gpassk_oc.core.scoring.record import RunRecord
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_health import group_names, run_health
+from gpassk_oc.core.runs.run_record import RunRecord
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 
 TS = "20261125_000000"
 DATASET = "LiveMathBench-v202412-k4_8_16_32-r48"

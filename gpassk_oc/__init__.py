@@ -25,21 +25,21 @@ from gpassk_oc._version import __version__
 
 #: public name -> the module that defines it (one owner each)
 _API = {
-    "g_pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "mg_pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "g_pass_table": "gpassk_oc.core.scoring.metrics",
-    "GPassTable": "gpassk_oc.core.scoring.metrics",
-    "maj_at_k": "gpassk_oc.core.scoring.majority",
-    "profile": "gpassk_oc.core.scoring.majority",
+    "g_pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "mg_pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "g_pass_table": "gpassk_oc.core.metrics.gpass_exact",
+    "GPassTable": "gpassk_oc.core.metrics.gpass_exact",
+    "maj_at_k": "gpassk_oc.core.metrics.majority_vote",
+    "profile": "gpassk_oc.core.metrics.majority_vote",
     "grade": "gpassk_oc.core.judging.grading",
     "GradingPolicy": "gpassk_oc.core.judging.grading",
     "GradeResult": "gpassk_oc.core.judging.grading",
     "UnjudgedError": "gpassk_oc.core.judging.grading",
     "JudgeConfig": "gpassk_oc.core.judging.judge",
-    "read_results": "gpassk_oc.core.scoring.results",
-    "Results": "gpassk_oc.core.scoring.results",
-    "summarize": "gpassk_oc.core.scoring.stats",
+    "read_results": "gpassk_oc.core.runs.results_file",
+    "Results": "gpassk_oc.core.runs.results_file",
+    "summarize": "gpassk_oc.core.uncertainty.metric_intervals",
 }
 
 __all__ = [  # a literal, for linters and type checkers; test_api checks it matches _API
@@ -64,16 +64,16 @@ __all__ = [  # a literal, for linters and type checkers; test_api checks it matc
 if TYPE_CHECKING:  # the static view of what __getattr__ provides
     from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, UnjudgedError, grade
     from gpassk_oc.core.judging.judge import JudgeConfig
-    from gpassk_oc.core.scoring.majority import maj_at_k, profile
-    from gpassk_oc.core.scoring.metrics import (
+    from gpassk_oc.core.metrics.gpass_exact import (
         GPassTable,
         g_pass_at_k,
         g_pass_table,
         mg_pass_at_k,
         pass_at_k,
     )
-    from gpassk_oc.core.scoring.results import Results, read_results
-    from gpassk_oc.core.scoring.stats import summarize
+    from gpassk_oc.core.metrics.majority_vote import maj_at_k, profile
+    from gpassk_oc.core.runs.results_file import Results, read_results
+    from gpassk_oc.core.uncertainty.metric_intervals import summarize
 
 
 def __getattr__(name: str) -> object:

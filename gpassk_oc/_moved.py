@@ -2,7 +2,7 @@
 
 A module that moved keeps a tiny shim at its old path::
 
-    __getattr__, __dir__ = forward(__name__, "gpassk_oc.core.scoring.metrics")
+    __getattr__, __dir__ = forward(__name__, "gpassk_oc.core.metrics.gpass_exact")
 
 Every name read through the shim (``from gpassk_oc.metrics import g_pass_at_k``, or
 ``gpassk_oc.metrics.g_pass_at_k``) is the very object of the new module, and each read

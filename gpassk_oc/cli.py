@@ -14,23 +14,23 @@ from gpassk_oc.log import OneLineParser, fail, use_cli_format
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
     "report": (
-        "gpassk_oc.report.cli",
+        "gpassk_oc.report.report_command",
         "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs",
     ),
     "compare": (
-        "gpassk_oc.report.compare",
+        "gpassk_oc.report.compare_command",
         "paired comparison of two runs on the same questions (difference with CI)",
     ),
     "audit": (
-        "gpassk_oc.report.audit",
+        "gpassk_oc.report.audit_command",
         "a stratified random sample of verdicts as an audit sheet (CSV) to label by hand",
     ),
     "plan": (
-        "gpassk_oc.report.plan",
+        "gpassk_oc.report.plan_command",
         "sample-size planner: questions and samples a precision needs",
     ),
     "rescore": (
-        "gpassk_oc.rescore.command",
+        "gpassk_oc.rescore.rescore_command",
         "re-grade a work dir of OpenCompass's own LiveMathBench configs into gpassk_oc results",
     ),
     "demo": (

@@ -20,7 +20,7 @@ from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
 from gpassk_oc.core.data.livemath_data import COLUMNS, LiveMathDataError, load_records
-from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
+from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 
 try:
     from datasets import Dataset

@@ -7,7 +7,7 @@ questions by ``subdivision`` + ``idx`` and groups per-subdivision rows by
 Here replicas are grouped by position (checked against ``question_id``), every sample is
 graded by the core pipeline (:func:`gpassk_oc.core.judging.grading.grade`: rules, then the cached
 LLM judge) in one call, and every metric comes from the exact core
-(:func:`gpassk_oc.core.scoring.metrics.g_pass_table`). This module only adapts OpenCompass's calling
+(:func:`gpassk_oc.core.metrics.gpass_exact.g_pass_table`). This module only adapts OpenCompass's calling
 convention and locates the judgement cache under the work dir.
 
 Config::
@@ -47,10 +47,10 @@ from gpassk_oc.core.judging.grading import (
 )
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import votes_and_accounting
-from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
-from gpassk_oc.core.scoring.metric_names import ACCURACY
-from gpassk_oc.core.scoring.metrics import MG_MODES
-from gpassk_oc.core.scoring.runspec import (
+from gpassk_oc.core.metrics.gpass_exact import MG_MODES
+from gpassk_oc.core.metrics.metric_keys import ACCURACY
+from gpassk_oc.core.runs.run_scoring import build_results, group_replicas
+from gpassk_oc.core.runs.run_spec import (
     DEFAULT_THRESHOLDS,
     RunSpec,
     RunSpecError,
@@ -58,8 +58,8 @@ from gpassk_oc.core.scoring.runspec import (
     parse_thresholds,
 )
 from gpassk_oc.core.vocabulary import CheckMode, plain
+from gpassk_oc.evaluator_record import check_run_record, resolve_record, run_health_of
 from gpassk_oc.log import logger
-from gpassk_oc.recording import check_run_record, resolve_record, run_health_of
 from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location
 
 try:
@@ -185,9 +185,9 @@ class GPassKEvaluator(BaseEvaluator):
         think_tags: the (opening, closing) thinking markers.
         pred_postprocessor: OpenCompass postprocessor applied before extraction; leave
             it unset: extraction of ``\\boxed{}`` answers is done by the grader.
-        run_record: the run's settings as :class:`~gpassk_oc.core.scoring.record.RunRecord`
+        run_record: the run's settings as :class:`~gpassk_oc.core.runs.run_record.RunRecord`
             fields (plain dict; ``gpassk-oc dump`` writes it); unset: read from the config
-            OpenCompass dumped into the work dir (see :mod:`gpassk_oc.recording`).
+            OpenCompass dumped into the work dir (see :mod:`gpassk_oc.evaluator_record`).
         length_truncation: count replies whose length reaches the run's ``max_out_len`` as
             truncated in ``health``; None (default): when max_out_len is known.
     """

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
-from gpassk_oc.core.scoring.health import approx_token_count  # one owner: run health counts too
+from gpassk_oc.core.runs.run_health import approx_token_count  # one owner: run health counts too
 
 try:
     from opencompass.models import OpenAISDK

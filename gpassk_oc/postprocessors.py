@@ -18,7 +18,7 @@ from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
 from gpassk_oc.core.judging.verdict import parse_verdict
-from gpassk_oc.core.scoring.metric_names import ACCURACY
+from gpassk_oc.core.metrics.metric_keys import ACCURACY
 
 try:
     from opencompass.registry import DICT_POSTPROCESSORS, TEXT_POSTPROCESSORS

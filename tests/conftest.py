@@ -105,7 +105,7 @@ def livemath_dir(tmp_path: Path) -> Path:
     return write_layout(tmp_path / "LiveMathBench", E2E_QUESTIONS)
 
 
-# --------------------------------------------------------------------------- oracle (independent of gpassk_oc.core.scoring.metrics)
+# --------------------------------------------------------------------------- oracle (independent of gpassk_oc.core.metrics.gpass_exact)
 def brute_g_pass(n: int, c: int, k: int, tau: str) -> Fraction:
     """P(at least max(ceil(τk), 1) correct among k of n drawn without replacement)."""
     m = max(math.ceil(Fraction(tau) * k), 1)

@@ -10,7 +10,7 @@ from oracles import (
     load_opencompass_g_pass,
 )
 
-from gpassk_oc.core.scoring import metrics
+from gpassk_oc.core.metrics import gpass_exact as metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 #: 0.1.0 path -> (path now, names 0.1.0's README showed from it)
 OLD_PATHS = {
     "gpassk_oc.metrics": (
-        "gpassk_oc.core.scoring.metrics",
+        "gpassk_oc.core.metrics.gpass_exact",
         ["g_pass_at_k", "mg_pass_at_k", "pass_at_k", "g_pass_table"],
     ),
     "gpassk_oc.metric_names": (
-        "gpassk_oc.core.scoring.metric_names",
+        "gpassk_oc.core.metrics.metric_keys",
         ["parse_metric", "MetricSpec", "g_pass_key", "group_name", "result_key"],
     ),
-    "gpassk_oc.compare": ("gpassk_oc.report.compare", []),
+    "gpassk_oc.compare": ("gpassk_oc.report.compare_command", []),
     "gpassk_oc.core.grading": (
         "gpassk_oc.core.judging.grading",
         ["GradingPolicy", "UnjudgedError", "grade"],
@@ -38,14 +38,14 @@ OLD_PATHS = {
     "gpassk_oc.core.judge_cache": ("gpassk_oc.core.judging.judge_cache", ["JudgeCache"]),
     "gpassk_oc.core.verdict": ("gpassk_oc.core.judging.verdict", ["parse_verdict"]),
     "gpassk_oc.core.results": (
-        "gpassk_oc.core.scoring.results",
+        "gpassk_oc.core.runs.results_file",
         ["read_results", "Results", "RunInfo", "QuestionResult", "SCHEMA_VERSION"],
     ),
     "gpassk_oc.core.stats": (
-        "gpassk_oc.core.scoring.stats",
+        "gpassk_oc.core.uncertainty.metric_intervals",
         ["summarize", "compare", "atoms_of", "Estimate", "Difference"],
     ),
-    "gpassk_oc.core.gpass_eval": ("gpassk_oc.core.scoring.gpass_eval", []),
+    "gpassk_oc.core.gpass_eval": ("gpassk_oc.core.runs.run_scoring", []),
     "gpassk_oc.core.naming": ("gpassk_oc.core.data.naming", ["dataset_abbr"]),
     "gpassk_oc.core.livemath_data": ("gpassk_oc.core.data.livemath_data", []),
     "gpassk_oc.core.extraction": ("gpassk_oc.core.answers.extraction", ["extract_answer"]),
@@ -104,14 +104,14 @@ def test_every_shim_is_listed():
 
 
 API = {
-    "g_pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "mg_pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "pass_at_k": "gpassk_oc.core.scoring.metrics",
-    "maj_at_k": "gpassk_oc.core.scoring.majority",
+    "g_pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "mg_pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "pass_at_k": "gpassk_oc.core.metrics.gpass_exact",
+    "maj_at_k": "gpassk_oc.core.metrics.majority_vote",
     "grade": "gpassk_oc.core.judging.grading",
     "GradingPolicy": "gpassk_oc.core.judging.grading",
     "JudgeConfig": "gpassk_oc.core.judging.judge",
-    "read_results": "gpassk_oc.core.scoring.results",
+    "read_results": "gpassk_oc.core.runs.results_file",
 }
 
 

@@ -16,8 +16,8 @@ from gpassk_oc.core.answers import (
     check_answers,
     extract_final_answer,
 )
-from gpassk_oc.core.scoring.majority import maj_at_k
-from gpassk_oc.core.scoring.metrics import g_pass_at_k, mg_pass_at_k, pass_at_k, threshold_count
+from gpassk_oc.core.metrics.gpass_exact import g_pass_at_k, mg_pass_at_k, pass_at_k, threshold_count
+from gpassk_oc.core.metrics.majority_vote import maj_at_k
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpassk_oc.core.scoring.stats import compare
+from gpassk_oc.core.uncertainty.metric_intervals import compare
 
 METRICS = ["G-Pass@4_1.0", "G-Pass@4_0.5", "pass@4", "mG-Pass@4", "pass@1"]
 

@@ -13,7 +13,7 @@ import pytest
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen import TemplateError, generate
-from gpassk_oc.configgen.reasoning import reasoning_table
+from gpassk_oc.configgen.reasoning_settings import reasoning_table
 from gpassk_oc.evaluators import GPassKEvaluator
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from gpassk_oc.configgen.reasoning import REASONING_VARIABLES
+from gpassk_oc.configgen.reasoning_settings import REASONING_VARIABLES
 from gpassk_oc.configgen.schema import VARIABLES, validate
 from gpassk_oc.configgen.settings import Settings, template_fields
 

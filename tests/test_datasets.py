@@ -361,7 +361,7 @@ def test_core_modules_never_import_opencompass():
     import sys
 
     code = (
-        "import sys; import gpassk_oc.core.data.livemath_data, gpassk_oc.core.scoring.gpass_eval, "
+        "import sys; import gpassk_oc.core.data.livemath_data, gpassk_oc.core.runs.run_scoring, "
         "gpassk_oc.demo.sim_endpoint; "
         "print([m for m in sys.modules if m.split('.')[0] == 'opencompass'])"
     )

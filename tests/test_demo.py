@@ -22,7 +22,7 @@ import pytest
 from conftest import offline_env
 
 from gpassk_oc import configgen
-from gpassk_oc.core.scoring.metric_names import report_metrics as metric_keys
+from gpassk_oc.core.metrics.metric_keys import report_metrics as metric_keys
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
 from gpassk_oc.log import use_cli_format
@@ -82,7 +82,7 @@ def test_estimators_are_unbiased_for_the_truth(n, k):
     truth: the report's hypergeometric estimators and the demo's truth agree."""
     from scipy.stats import binom
 
-    from gpassk_oc.core.scoring.stats import metric_per_c
+    from gpassk_oc.core.uncertainty.metric_intervals import metric_per_c
 
     ps = [0.03, 0.35, 0.5, 0.9295]
     for key in metric_keys(k):

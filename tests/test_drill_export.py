@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.report.drilldown import row_drill
 
 

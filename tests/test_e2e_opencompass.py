@@ -1,7 +1,7 @@
 """End to end through the real ``opencompass`` CLI (LocalRunner task subprocesses), offline.
 
 Expected values are computed here by brute force over every k-subset of the n samples
-with exact fractions — independently of ``gpassk_oc.core.scoring.metrics``.
+with exact fractions — independently of ``gpassk_oc.core.metrics.gpass_exact``.
 """
 
 from __future__ import annotations

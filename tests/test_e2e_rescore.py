@@ -27,7 +27,7 @@ from conftest import brute_g_pass, offline_env, run_cli, write_layout
 from judge_server import JudgeServer
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.scoring.results import read_results
+from gpassk_oc.core.runs.results_file import read_results
 from gpassk_oc.demo.sim_endpoint import WRONG_ANSWER, ExactCountsResponder, SimEndpoint, SimQuestion
 from gpassk_oc.rescore.sidecar import read_sidecar
 

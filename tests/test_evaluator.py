@@ -8,7 +8,7 @@ import pytest
 from conftest import E2E_QUESTIONS, brute_g_pass, brute_mg_pass
 from evaluator_support import READER, assert_json_plain, predictions_for, replicated, run
 
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.datasets import LiveMathBenchDataset
 from gpassk_oc.evaluators import GPassKEvaluator
 
@@ -171,7 +171,7 @@ def test_mmengine_swallows_plain_import_errors(tmp_path, monkeypatch):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas  # noqa: E402
+from gpassk_oc.core.runs.run_scoring import build_results, group_replicas  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)

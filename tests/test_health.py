@@ -1,15 +1,15 @@
-"""Run health (core/scoring/health.py) and its report warnings (report/health.py); the
+"""Run health (core/runs/run_health.py) and its report warnings (report/health_warnings.py); the
 expected figures are counted by hand from the constructed replies."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpassk_oc.core.scoring.health import approx_token_count, run_health
-from gpassk_oc.core.scoring.record import RunRecord
-from gpassk_oc.core.scoring.results import Results, RunInfo
-from gpassk_oc.core.scoring.runspec import RunSpec
-from gpassk_oc.report.health import health_warnings
+from gpassk_oc.core.runs.results_file import Results, RunInfo
+from gpassk_oc.core.runs.run_health import approx_token_count, run_health
+from gpassk_oc.core.runs.run_record import RunRecord
+from gpassk_oc.core.runs.run_spec import RunSpec
+from gpassk_oc.report.health_warnings import health_warnings
 
 # q = 3 questions × n = 4 replies
 REPLIES = [

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from oracles import exact_g_tau, exact_mg_documented, exact_pass
 
-from gpassk_oc.core.scoring import stats
-from gpassk_oc.core.scoring.beta_model import Difficulty, posterior_variance_per_c
-from gpassk_oc.core.scoring.unbiased import unbiased_variance_per_c
+from gpassk_oc.core.uncertainty import metric_intervals as stats
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, posterior_variance_per_c
+from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 
 
 def _oracle(key: str, n: int, c: int) -> Fraction:

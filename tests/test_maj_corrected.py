@@ -1,8 +1,8 @@
-"""maj@k corrected for class-level verdict error (gpassk_oc.core.uncertainty.classes).
+"""maj@k corrected for class-level verdict error (gpassk_oc.core.uncertainty.corrected_majority).
 
 The oracle enumerates which class (if any) holds the gold, each with its chance from the
 class rates, and scores each case by brute force over every k-subset of the samples with
-exact Fractions — never through gpassk_oc.core.scoring.majority."""
+exact Fractions — never through gpassk_oc.core.metrics.majority_vote."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpassk_oc.core.uncertainty.classes import (
+from gpassk_oc.core.uncertainty.corrected_majority import (
     ClassAudit,
     class_rates,
     correct_maj,

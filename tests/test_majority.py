@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from oracles import brute_maj
 
-from gpassk_oc.core.scoring.majority import (
+from gpassk_oc.core.metrics.majority_vote import (
     FLOAT_EXACT_N_MAX,
     maj_at_k,
     maj_curve,
@@ -135,8 +135,8 @@ def test_bad_k_fails(k):
 def test_judged_profile_leaves_unjudged_samples_out():
     """Class sizes counted by hand: the unjudged sample (verdict None) is out, an unjudged
     question has no profile, and a results file's vote_profile is the same profile."""
-    from gpassk_oc.core.scoring.majority import judged_profile
-    from gpassk_oc.core.scoring.results import QuestionResult
+    from gpassk_oc.core.metrics.majority_vote import judged_profile
+    from gpassk_oc.core.runs.results_file import QuestionResult
 
     votes = [1, 1, None, 2, 0, None, 3]
     verdicts = [False, False, None, False, True, False, False]

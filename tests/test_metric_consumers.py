@@ -18,7 +18,7 @@ from report_support import abbr, run_cli
 from test_metric_registry import brute
 from test_report_anyk import DATASET, N, labels_for, write_run
 
-from gpassk_oc.core.scoring.registry import METRICS, MetricDef, MetricSpec
+from gpassk_oc.core.metrics.registry import METRICS, MetricDef, MetricSpec
 
 K = 4
 KS = "2,4"
@@ -54,7 +54,7 @@ def specs(d: MetricDef, k: int, taus=TAUS) -> list[MetricSpec]:
 
 def report_specs_of(d: MetricDef) -> list[MetricSpec]:
     """What the report computes per cell for *d* (its flags say which)."""
-    from gpassk_oc.core.scoring.metric_names import ALL_TAUS
+    from gpassk_oc.core.metrics.metric_keys import ALL_TAUS
 
     if not d.in_report:
         return []
@@ -194,7 +194,7 @@ class _ParseRecorder:
 
         for frame in inspect.stack()[1:]:
             path = frame.filename.replace("\\", "/")
-            if "/gpassk_oc/" in path and not path.endswith("core/scoring/registry.py"):
+            if "/gpassk_oc/" in path and not path.endswith("core/metrics/registry.py"):
                 self.callers.add(path.split("/gpassk_oc/")[-1])
                 break
         return self.real.match(text)
@@ -203,17 +203,17 @@ class _ParseRecorder:
 #: where the report, compare and plan may turn text into specs: the results file (and its
 #: summary) and the --metrics flags
 EDGES = {
-    "core/scoring/results.py",
-    "core/scoring/summary.py",
-    "report/compare.py",
-    "report/plan.py",
+    "core/runs/results_file.py",
+    "core/runs/results_summary.py",
+    "report/compare_command.py",
+    "report/plan_command.py",
 }
 
 
 def test_keys_are_parsed_only_at_the_edges(voted, monkeypatch, capsys, tmp_path):
     """At run time, not only in the source: every parse of a key during a report, a
     compare and a plan comes from the file or CLI edge; the layers between pass specs."""
-    from gpassk_oc.core.scoring import registry
+    from gpassk_oc.core.metrics import registry
 
     root, _ = voted
     recorder = _ParseRecorder(registry._KEY_RE)

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpassk_oc.core.scoring import metric_names
-from gpassk_oc.core.scoring.registry import (
+from gpassk_oc.core.metrics import metric_keys as metric_names
+from gpassk_oc.core.metrics.registry import (
     KINDS,
     METRICS,
     MetricDef,
@@ -144,7 +144,7 @@ def test_closed_form_at_known_rates(d):
 def test_rerun_variance_is_unbiased_for_every_counts_metric(d):
     """The generic rerun machinery (kernel → unbiased V(c)) holds for every registered
     counts metric: E[V(c)] = Var f(c) under c ~ Binomial(n, p), for n ≥ 2k."""
-    from gpassk_oc.core.scoring.unbiased import unbiased_variance_per_c
+    from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 
     for k in (1, 2, 3):
         for spec in specs_of(d, k):
@@ -170,17 +170,17 @@ def test_vote_metrics_refuse_counts():
 #: sidecar text rescore prints; the Python API functions that accept a user's key
 #: (stats, known_rates, planning, corrected, the demo's truth) parse it on entry
 PARSE_EDGES = {
-    "core/scoring/registry.py",
-    "core/scoring/results.py",
-    "core/scoring/summary.py",
-    "report/compare.py",
-    "report/plan.py",
+    "core/metrics/registry.py",
+    "core/runs/results_file.py",
+    "core/runs/results_summary.py",
+    "report/compare_command.py",
+    "report/plan_command.py",
     "rescore/reported.py",
-    "rescore/command.py",
-    "core/scoring/stats.py",
-    "core/scoring/known_rates.py",
-    "core/scoring/planning.py",
-    "core/uncertainty/corrected.py",
+    "rescore/rescore_command.py",
+    "core/uncertainty/metric_intervals.py",
+    "core/uncertainty/known_rates.py",
+    "core/uncertainty/sample_size.py",
+    "core/uncertainty/corrected_estimates.py",
     "demo/simulation.py",
 }
 
@@ -231,7 +231,7 @@ def test_no_kind_compares_outside_the_registry():
     hits = {
         rel: lines
         for rel, text in _package_files().items()
-        if rel != "core/scoring/registry.py" and (lines := kind_compares(text))
+        if rel != "core/metrics/registry.py" and (lines := kind_compares(text))
     }
     assert hits == {}
 

@@ -1,4 +1,4 @@
-"""Tests for gpassk_oc.core.scoring.metrics against independent oracles (tests/oracles.py).
+"""Tests for gpassk_oc.core.metrics.gpass_exact against independent oracles (tests/oracles.py).
 
 Expected values come from enumeration, exact Fractions, OpenCompass's own functions or
 published numbers — never from the code under test."""
@@ -22,8 +22,8 @@ from oracles import (
     threshold_m,
 )
 
-from gpassk_oc.core.scoring import metrics
-from gpassk_oc.core.scoring.metrics import (
+from gpassk_oc.core.metrics import gpass_exact as metrics
+from gpassk_oc.core.metrics.gpass_exact import (
     EXACT_N_MAX,
     g_pass_at_k,
     g_pass_table,

@@ -1,4 +1,4 @@
-"""Tests for gpassk_oc.core.scoring.metrics against independent oracles (tests/oracles.py).
+"""Tests for gpassk_oc.core.metrics.gpass_exact against independent oracles (tests/oracles.py).
 
 Expected values come from enumeration, exact Fractions, OpenCompass's own functions or
 published numbers — never from the code under test."""
@@ -27,8 +27,8 @@ from oracles import (
     threshold_m,
 )
 
-from gpassk_oc.core.scoring import metrics
-from gpassk_oc.core.scoring.metrics import (
+from gpassk_oc.core.metrics import gpass_exact as metrics
+from gpassk_oc.core.metrics.gpass_exact import (
     DEFAULT_THRESHOLDS,
     g_pass_at_k,
     g_pass_table,
@@ -283,7 +283,7 @@ def test_import_is_light_and_does_not_import_opencompass():
     code = (
         "import json, sys, time\n"
         "t = time.perf_counter()\n"
-        "import gpassk_oc.core.scoring.metrics\n"
+        "import gpassk_oc.core.metrics.gpass_exact\n"
         "dt = time.perf_counter() - t\n"
         "oc = sorted(m for m in sys.modules if m.split('.')[0] == 'opencompass')\n"
         "print(json.dumps({'seconds': dt, 'opencompass': oc}))\n"

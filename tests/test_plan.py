@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from report_support import abbr, run_cli, write_run
 
-from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.planning import Difficulty, fit_beta, split
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.sample_size import Difficulty, fit_beta, split
 
 Z95 = 1.959963984540054
 RUNS = 300

@@ -20,8 +20,8 @@ def test_there_are_fixture_configs():
 def test_previous_release_config_loads_and_builds_its_evaluator(path):
     from mmengine.config import Config
 
-    from gpassk_oc.core.scoring.record import dataset_facts, model_facts
-    from gpassk_oc.core.scoring.runspec import RunSpec
+    from gpassk_oc.core.runs.run_record import dataset_facts, model_facts
+    from gpassk_oc.core.runs.run_spec import RunSpec
     from gpassk_oc.evaluators import GPassKEvaluator
 
     cfg = Config.fromfile(str(path))

@@ -15,9 +15,9 @@ from gpassk_oc.core.answers.reasoning import (
     reading_rule,
     split_reply,
 )
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.results import Results, ResultsError
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.results_file import Results, ResultsError
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 
 FINISHED = "<think>maybe \\boxed{7}</think>So \\boxed{8}."
 R1 = "the prompt opened the thought; \\boxed{7}?</think>\\boxed{8}"  # DeepSeek-R1 distills

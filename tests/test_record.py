@@ -1,5 +1,5 @@
-"""The run record (core/scoring/record.py), reading OpenCompass's dumped config
-(gpassk_oc/workdir.py) and the evaluator's record sources (gpassk_oc/recording.py)."""
+"""The run record (core/runs/run_record.py), reading OpenCompass's dumped config
+(gpassk_oc/workdir.py) and the evaluator's record sources (gpassk_oc/evaluator_record.py)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from gpassk_oc.core.scoring.record import (
+from gpassk_oc.core.runs.results_file import ResultsError, read_results
+from gpassk_oc.core.runs.run_record import (
     NOT_SENT,
     RunRecord,
     dataset_facts,
     engine_kind,
     model_facts,
 )
-from gpassk_oc.core.scoring.results import ResultsError, read_results
-from gpassk_oc.recording import check_run_record, resolve_record
+from gpassk_oc.evaluator_record import check_run_record, resolve_record
 from gpassk_oc.workdir import find_pair, load_dumped_config, missing_results
 
 # a config as OpenCompass 0.5.4 dumps it: nested dicts as dict(...) calls, classes as strings

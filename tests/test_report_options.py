@@ -103,7 +103,7 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
     )
     assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
     # the demo's leaderboard writes estimates with the report's own cell text
-    from gpassk_oc.core.scoring.stats import Estimate
+    from gpassk_oc.core.uncertainty.metric_intervals import Estimate
     from gpassk_oc.report.tables import estimate_text
 
     est = Estimate(value=0.2125, ci_low=0.2125, ci_high=0.2135, sampling_se=0.0, n_questions=20)

@@ -20,8 +20,8 @@ from browser import requests, start_browser, stop_browser
 from oracles import exact_mg_documented
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.log import use_cli_format
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -287,7 +287,7 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from gpassk_oc.report.audit import SHEET_COLUMNS
+    from gpassk_oc.report.audit_command import SHEET_COLUMNS
 
     downloads = tmp_path / "downloads"
     downloads.mkdir()

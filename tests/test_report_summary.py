@@ -10,7 +10,7 @@ from fractions import Fraction
 
 from report_support import DATASET, N, abbr, questions, report_json, write_run
 
-from gpassk_oc.core.scoring.summary import SUMMARY_SCHEMA, read_summary, summary_path
+from gpassk_oc.core.runs.results_summary import SUMMARY_SCHEMA, read_summary, summary_path
 
 
 def _work(tmp_path, record: bool = True):

@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpassk_oc.core.scoring import resampling, stats
-from gpassk_oc.core.uncertainty.ranks import _share_not_above
+from gpassk_oc.core.uncertainty import bootstrap as resampling
+from gpassk_oc.core.uncertainty import metric_intervals as stats
+from gpassk_oc.core.uncertainty.rank_intervals import _share_not_above
 
 
 def test_partition_quantiles_equal_numpy_quantile():

@@ -29,7 +29,7 @@ from rescore_support import (
 )
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.scoring.results import SCHEMA_VERSION, read_results
+from gpassk_oc.core.runs.results_file import SCHEMA_VERSION, read_results
 from gpassk_oc.rescore.sidecar import read_sidecar
 
 N = 4

@@ -16,8 +16,7 @@ import pytest
 from conftest import brute_g_pass, brute_mg_pass
 from test_report import run_cli
 
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.metric_names import (
+from gpassk_oc.core.metrics.metric_keys import (
     MetricSpec,
     group_name,
     legacy_group,
@@ -26,16 +25,17 @@ from gpassk_oc.core.scoring.metric_names import (
     result_key,
     split_group,
 )
-from gpassk_oc.core.scoring.results import (
+from gpassk_oc.core.runs.results_file import (
     SCHEMA_VERSION,
     Results,
     ResultsError,
     read_results,
     schema_tag,
 )
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.report.collect import Row
-from gpassk_oc.report.model import sensitivity
+from gpassk_oc.report.report_model import sensitivity
 
 FIXTURE = Path(__file__).parent / "fixtures" / "results_schema1"
 OLD_MODEL = "m_t0-7_p0-95_k-1_rp1-0_rs0_l512"

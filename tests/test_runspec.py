@@ -16,11 +16,11 @@ from evaluator_support import predictions_for, replicated, run
 
 from gpassk_oc.configgen.pipeline import build
 from gpassk_oc.configgen.schema import TemplateError
-from gpassk_oc.core.scoring.metric_names import ALL_TAUS, HEADLINE_TAUS
-from gpassk_oc.core.scoring.results import Results, read_results
-from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
+from gpassk_oc.core.metrics.metric_keys import ALL_TAUS, HEADLINE_TAUS
+from gpassk_oc.core.runs.results_file import Results, read_results
+from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 from gpassk_oc.evaluators import GPassKEvaluator
-from gpassk_oc.report.model import build_report
+from gpassk_oc.report.report_model import build_report
 
 TEMPLATE = """
 llm_infos = [('org/m', 1, 8)]

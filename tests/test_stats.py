@@ -1,4 +1,4 @@
-"""gpassk_oc.core.scoring.stats: expected values come from independent oracles (Fraction sums,
+"""gpassk_oc.core.uncertainty.metric_intervals: expected values come from independent oracles (Fraction sums,
 brute-force enumeration, scipy's binomial tail, plain simulation), never from the code
 under test."""
 
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from gpassk_oc.core.scoring import stats
+from gpassk_oc.core.uncertainty import metric_intervals as stats
 
 
 # --------------------------------------------------------------------------- oracles
@@ -284,7 +284,7 @@ def test_compare_rejects_misaligned_inputs():
 # --------------------------------------------------------------------------- hygiene
 def test_core_import_is_pure_and_fast():
     code = (
-        "import sys, time; t = time.perf_counter(); import gpassk_oc.core.scoring.stats; "
+        "import sys, time; t = time.perf_counter(); import gpassk_oc.core.uncertainty.metric_intervals; "
         "d = time.perf_counter() - t; "
         "assert 'opencompass' not in sys.modules and 'scipy' not in sys.modules and "
         "'matplotlib' not in sys.modules, sorted(m for m in sys.modules if m.split('.')[0] "

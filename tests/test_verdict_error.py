@@ -11,11 +11,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from gpassk_oc.core.scoring.beta_model import Difficulty
-from gpassk_oc.core.scoring.stats import summarize
-from gpassk_oc.core.uncertainty.channel import channel_matrix, true_count_posterior
-from gpassk_oc.core.uncertainty.corrected import correct
-from gpassk_oc.core.uncertainty.rates import SourceAudit, parse_verdict_error
+from gpassk_oc.core.uncertainty.corrected_estimates import correct
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty
+from gpassk_oc.core.uncertainty.metric_intervals import summarize
+from gpassk_oc.core.uncertainty.verdict_channel import channel_matrix, true_count_posterior
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit, parse_verdict_error
 
 
 def _beta_int(a: int, b: int) -> Fraction:
@@ -132,7 +132,7 @@ def test_verdict_error_by_source() -> None:
 def test_rank_intervals_simple_cases() -> None:
     """Far-apart rows get their exact ranks; identical rows span every rank; a row's
     interval always holds its point rank (tied rows share the better one)."""
-    from gpassk_oc.core.uncertainty.ranks import point_ranks, rank_intervals
+    from gpassk_oc.core.uncertainty.rank_intervals import point_ranks, rank_intervals
 
     rng = np.random.default_rng(0)
     apart = np.array([0.1, 0.5, 0.9])

@@ -12,9 +12,9 @@ from evaluator_support import replicated, run
 from oracles import brute_maj
 
 from gpassk_oc.core.judging.voting import vote_classes
-from gpassk_oc.core.scoring.gpass_eval import build_results
-from gpassk_oc.core.scoring.results import Results, ResultsError
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.results_file import Results, ResultsError
+from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.evaluators import GPassKEvaluator
 
 

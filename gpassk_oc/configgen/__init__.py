@@ -9,7 +9,7 @@ The pipeline, one module per step:
 2. :mod:`.schema` validates every variable (one-line ``<field>: <problem>`` errors);
 3. :mod:`.expand` turns the grid into config *data* (:class:`ConfigData`), one per grid
    point, plus one grid config running them all;
-4. :mod:`.render` writes deterministic Python text; :mod:`.command` writes files and is
+4. :mod:`.render` writes deterministic Python text; :mod:`.dump_command` writes files and is
    the CLI (``gpassk-oc dump``, ``dump_opencompass_configs.py``).
 
 Importing this package does not import OpenCompass (GPassK-style templates need mmengine).
@@ -17,7 +17,7 @@ Importing this package does not import OpenCompass (GPassK-style templates need 
 
 from __future__ import annotations
 
-from gpassk_oc.configgen.command import add_arguments, main, run, write_configs
+from gpassk_oc.configgen.dump_command import add_arguments, main, run, write_configs
 from gpassk_oc.configgen.expand import ConfigData, GridPoint, expand, grid_config, grid_stem
 from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template, templates_dir
 from gpassk_oc.configgen.pipeline import Plan, build, generate, load_template, template_variables

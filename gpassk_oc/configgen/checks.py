@@ -12,7 +12,7 @@ from typing import Any
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.data.naming import format_value
 from gpassk_oc.core.judging import judge_checks
-from gpassk_oc.core.scoring.runspec import RunSpecError, parse_ks, parse_thresholds
+from gpassk_oc.core.runs.run_spec import RunSpecError, parse_ks, parse_thresholds
 
 __all__ = [
     "TemplateError",

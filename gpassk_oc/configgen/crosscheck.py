@@ -10,7 +10,7 @@ from typing import Any
 
 from gpassk_oc.configgen.checks import TemplateError, suggest
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
-from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
+from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 
 __all__ = ["HUB_ID", "MAX_N", "cross_checks"]
 

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpassk_oc.configgen.reasoning import API_KEY, api_model_settings, evaluator_settings
+from gpassk_oc.configgen.reasoning_settings import API_KEY, api_model_settings, evaluator_settings
 from gpassk_oc.configgen.render import Ref, plain, render_file
 from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
 from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
-from gpassk_oc.core.scoring.record import dataset_facts, model_facts
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_record import dataset_facts, model_facts
+from gpassk_oc.core.runs.run_spec import RunSpec
 
 __all__ = ["GridPoint", "ConfigData", "expand", "point_config", "grid_config", "grid_stem"]
 

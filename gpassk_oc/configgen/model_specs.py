@@ -22,7 +22,7 @@ from gpassk_oc.configgen.checks import (
     text,
     urls,
 )
-from gpassk_oc.configgen.reasoning import API_KEY, check_api_reasoning
+from gpassk_oc.configgen.reasoning_settings import API_KEY, check_api_reasoning
 
 __all__ = ["API_MODEL_KEYS", "ModelSpec", "model_list", "parse_models"]
 

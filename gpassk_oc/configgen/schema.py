@@ -35,10 +35,10 @@ from gpassk_oc.configgen.checks import (
 )
 from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
 from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_list, parse_models
-from gpassk_oc.configgen.reasoning import REASONING_VARIABLES, validate_reasoning
+from gpassk_oc.configgen.reasoning_settings import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
-from gpassk_oc.core.scoring.runspec import DEFAULT_THRESHOLDS
+from gpassk_oc.core.runs.run_spec import DEFAULT_THRESHOLDS
 
 __all__ = [
     "TemplateError",
@@ -262,7 +262,9 @@ ALIASES: dict[str, str] = {v.alias: v.name for v in VARIABLES if v.alias}
 KNOWN_VARIABLES: dict[str, str] = {
     **{v.name: v.doc for v in VARIABLES},
     **{a: f"alias: one item of {p}" for a, p in ALIASES.items()},
-    **{name: spec[2] for name, spec in REASONING_VARIABLES.items()},  # configgen/reasoning.py
+    **{
+        name: spec[2] for name, spec in REASONING_VARIABLES.items()
+    },  # configgen/reasoning_settings.py
 }
 
 # ------------------------------------------------------------------------- validate

@@ -5,7 +5,7 @@ after every variable passed its check and the cross-field rules filled the deriv
 defaults; the generator (:mod:`.expand`) reads its attributes, never a dict by string.
 The fields are the template variables — :data:`~gpassk_oc.configgen.schema.VARIABLES`
 (minus the two model lists, parsed into ``models``) and
-:data:`~gpassk_oc.configgen.reasoning.REASONING_VARIABLES` — which stay the one source of
+:data:`~gpassk_oc.configgen.reasoning_settings.REASONING_VARIABLES` — which stay the one source of
 names, docs and checks; a test holds the two in step. Lists keep the exact values the
 checks returned (the rendered configs print them), so treat them as read-only.
 """
@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from gpassk_oc.configgen.model_specs import ModelSpec
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_spec import RunSpec
 
 __all__ = ["Settings", "template_fields"]
 

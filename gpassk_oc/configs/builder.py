@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from mmengine.config.lazy import LazyObject
 
 from gpassk_oc.core.data.naming import dataset_abbr
-from gpassk_oc.core.scoring.runspec import RunSpec, parse_ks
+from gpassk_oc.core.runs.run_spec import RunSpec, parse_ks
 
 #: where each class of a dataset config is imported from (as the literals wrote it)
 _CLASSES = {

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1, gap_key, group_name, pass_key
-from gpassk_oc.core.scoring.registry import headline_metrics
+from gpassk_oc.core.metrics.metric_keys import PASS_AT_1, gap_key, group_name, pass_key
+from gpassk_oc.core.metrics.registry import headline_metrics
 from gpassk_oc.demo.simulation import (
     SHAKY,
     STEADY,
@@ -193,7 +193,7 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
     from gpassk_oc.report import plots
 
     report = report_mod.build_report([run_dir], seed=seed)
-    from gpassk_oc.report.health import report_warnings
+    from gpassk_oc.report.health_warnings import report_warnings
 
     for line in report_warnings(report, [run_dir]):  # run health, as `gpassk-oc report` says it
         print(f"warning: {line}", flush=True)
@@ -247,8 +247,8 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
     files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
     # the leaderboard page, as `gpassk-oc report RUN_DIR --format html --out …` writes it:
     # the page and, beside it, the per-row drill-down scripts it loads on a click
-    from gpassk_oc.report.cli import render
     from gpassk_oc.report.drilldown import drill_files, drill_folder
+    from gpassk_oc.report.report_command import render
 
     for path, body in drill_files(report, files[3]).items():
         path.parent.mkdir(parents=True, exist_ok=True)

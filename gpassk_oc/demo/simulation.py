@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from gpassk_oc.core.scoring.registry import MetricSpec, parse_metric
-from gpassk_oc.core.scoring.stats import rerun_se
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.uncertainty.metric_intervals import rerun_se
 from gpassk_oc.demo import problems
 from gpassk_oc.demo.sim_endpoint import ProbabilityResponder, SimQuestion, questions_from_records
 

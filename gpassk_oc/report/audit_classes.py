@@ -7,7 +7,7 @@ stratified by (source, verdict) — a class's source is the one most of its samp
 from — and each sheet line shows the class's answer (its most frequent extracted answer),
 its size and the gold. The labeller says whether that answer is the gold (``yes``/``no``,
 ``1``/``0``). ``report --audit-classes SHEET`` turns the labels into class rates
-(:mod:`gpassk_oc.core.uncertainty.classes`) and corrects maj@k.
+(:mod:`gpassk_oc.core.uncertainty.corrected_majority`) and corrects maj@k.
 
 A class's id is ``model/dataset/[group/]index/class{vote}``. Only runs whose results file
 records votes have classes.
@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.majority import maj_curve
-from gpassk_oc.core.uncertainty.classes import ClassQuestion
+from gpassk_oc.core.metrics.majority_vote import maj_curve
+from gpassk_oc.core.uncertainty.corrected_majority import ClassQuestion
+from gpassk_oc.report.audit_strata import draw_stratified
 from gpassk_oc.report.collect import Run, question_key, run_results
-from gpassk_oc.report.strata import draw_stratified
 
 __all__ = [
     "CLASS_COLUMNS",

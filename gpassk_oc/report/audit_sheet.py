@@ -1,4 +1,4 @@
-"""Reading a filled-in audit sheet (:mod:`.audit`) into per-source audit counts, and a
+"""Reading a filled-in audit sheet (:mod:`.audit_command`) into per-source audit counts, and a
 class sheet (``audit --by class``, :mod:`.audit_classes`) into per-source class audits.
 
 A line with an empty ``label`` was not audited. ``yes``/``1`` means the reply is truly
@@ -6,7 +6,7 @@ correct, ``no``/``0`` truly wrong (any case). The verdict and source of each lin
 taken from the results files, not from the sheet, so an edited ``verdict`` cell cannot
 skew the rates. Every failure is one line naming the sheet and the field: an unreadable
 file, missing columns, a label that is not yes/no/1/0, a sample id that none of the
-report's runs has, and a source with fewer than :data:`~gpassk_oc.core.uncertainty.rates.
+report's runs has, and a source with fewer than :data:`~gpassk_oc.core.uncertainty.verdict_rates.
 MIN_AUDITED` audited verdicts (too few to correct with).
 """
 
@@ -16,10 +16,10 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
-from gpassk_oc.core.uncertainty.classes import ClassAudit
-from gpassk_oc.core.uncertainty.rates import MIN_AUDITED, SourceAudit
-from gpassk_oc.report.audit import Verdict, collect_verdicts
+from gpassk_oc.core.uncertainty.corrected_majority import ClassAudit
+from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED, SourceAudit
 from gpassk_oc.report.audit_classes import collect_classes
+from gpassk_oc.report.audit_command import Verdict, collect_verdicts
 from gpassk_oc.report.collect import Run
 
 __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]

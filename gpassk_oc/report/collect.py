@@ -1,10 +1,10 @@
 """Collecting runs for ``report`` and ``compare``: find results files, read them through
-the typed schema (:mod:`gpassk_oc.core.scoring.results`), cross-check them, and group them.
+the typed schema (:mod:`gpassk_oc.core.runs.results_file`), cross-check them, and group them.
 
 Reading: ``{work_dir}/{timestamp}/results/{model_abbr}/{dataset_abbr}.json``. Any of a
 work dir, a timestamp dir, a ``results`` dir or a results JSON may be given.
 
-Settings come only from each file's run record (:class:`~gpassk_oc.core.scoring.record.
+Settings come only from each file's run record (:class:`~gpassk_oc.core.runs.run_record.
 RunRecord`, results schema 3), never from names: a file without a record (schema 1 or 2)
 has unknown settings (a note says so) and is a row of its own.
 
@@ -27,15 +27,15 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.majority import maj_table
-from gpassk_oc.core.scoring.metric_names import group_name
-from gpassk_oc.core.scoring.record import RunRecord
-from gpassk_oc.core.scoring.registry import MetricSpec
-from gpassk_oc.core.scoring.results import Results, ResultsError, read_results
-from gpassk_oc.core.scoring.scorer import metric_means
-from gpassk_oc.core.scoring.stats import summarize
-from gpassk_oc.core.scoring.summary import RunSummary, read_summary, save_summary
-from gpassk_oc.report.health import health_warnings
+from gpassk_oc.core.metrics.majority_vote import maj_table
+from gpassk_oc.core.metrics.metric_keys import group_name
+from gpassk_oc.core.metrics.question_scorer import metric_means
+from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.runs.results_file import Results, ResultsError, read_results
+from gpassk_oc.core.runs.results_summary import RunSummary, read_summary, save_summary
+from gpassk_oc.core.runs.run_record import RunRecord
+from gpassk_oc.core.uncertainty.metric_intervals import summarize
+from gpassk_oc.report.health_warnings import health_warnings
 from gpassk_oc.workdir import CONFIGS_DIR, PREDICTIONS_DIR, RESULTS_DIR, results_file
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
@@ -62,7 +62,7 @@ class Run:
     unjudged: np.ndarray
     summary: RunSummary
     notes: list[str] = field(default_factory=list)
-    #: run-health warnings (see :mod:`gpassk_oc.report.health`)
+    #: run-health warnings (see :mod:`gpassk_oc.report.health_warnings`)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -231,7 +231,7 @@ def _missing_results(path: Path) -> list[str]:
 
 
 def load_run(path: Path) -> tuple[Run | None, list[str]]:
-    """Read one results file's summary (:func:`~gpassk_oc.core.scoring.summary.read_summary`:
+    """Read one results file's summary (:func:`~gpassk_oc.core.runs.results_summary.read_summary`:
     from its sidecar when that matches the file, else parsed and cross-checked; see
     :func:`keep_summaries`); None (with a one-line note) when it cannot be used."""
     model_abbr, dataset_abbr = path.parent.name, path.stem
@@ -293,7 +293,7 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
 
 def keep_summaries(runs: Iterable[Run]) -> int:
     """Write the sidecar of every run read from its results file this time
-    (:func:`~gpassk_oc.core.scoring.summary.save_summary`), so the next report reads the
+    (:func:`~gpassk_oc.core.runs.results_summary.save_summary`), so the next report reads the
     summaries. Called after a command succeeded: a refused command writes nothing.
     Returns how many were written."""
     return sum(
@@ -316,7 +316,7 @@ def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:
 
 def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict[str, float]:
     """The percent values of *specs* over the masked questions, by the evaluator's own
-    scorer (:func:`~gpassk_oc.core.scoring.scorer.metric_means`, all ks and τs in one call)
+    scorer (:func:`~gpassk_oc.core.metrics.question_scorer.metric_means`, all ks and τs in one call)
     from the recorded counts; metrics the evaluator never writes (pass@k > 1, gap@k) by the
     report's statistics."""
     info = run.summary.info

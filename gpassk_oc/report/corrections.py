@@ -1,15 +1,15 @@
 """The report's verdict-error corrections and rank intervals, as data (renderers read
-:attr:`Report.extras <gpassk_oc.report.model.Report>`; nothing here renders text).
+:attr:`Report.extras <gpassk_oc.report.report_model.Report>`; nothing here renders text).
 
 * :func:`load_rates` — rates from a filled-in audit sheet (``--audit``, with their
   posterior draws) or stated (``--verdict-error``, known exactly).
 * :func:`attach_corrections` — per row (overall), the headline metrics, pass@k and pass@1
-  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected`), and maj@k
+  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected_estimates`), and maj@k
   corrected for class rates from an audit by class (``--audit-classes``,
-  :mod:`gpassk_oc.core.uncertainty.classes`) — without one, maj@k is listed as not
+  :mod:`gpassk_oc.core.uncertainty.corrected_majority`) — without one, maj@k is listed as not
   corrected; the raw estimates are left as they are.
 * :func:`attach_ranks` — per dataset and headline metric, every row's rank and its
-  interval under both kinds (:mod:`gpassk_oc.core.uncertainty.ranks`).
+  interval under both kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
 """
 
 from __future__ import annotations
@@ -21,18 +21,22 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.known_rates import metric_per_c
-from gpassk_oc.core.scoring.registry import MAJ, PASS, MetricSpec
-from gpassk_oc.core.uncertainty.channel import Question
-from gpassk_oc.core.uncertainty.classes import class_rates, correct_maj
-from gpassk_oc.core.uncertainty.corrected import Corrected, correct
-from gpassk_oc.core.uncertainty.ranks import (
+from gpassk_oc.core.metrics.registry import MAJ, PASS, MetricSpec
+from gpassk_oc.core.uncertainty.corrected_estimates import Corrected, correct
+from gpassk_oc.core.uncertainty.corrected_majority import class_rates, correct_maj
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.rank_intervals import (
     benchmark_draws,
     point_ranks,
     rank_intervals,
     rerun_draws,
 )
-from gpassk_oc.core.uncertainty.rates import ALL_SOURCES, parse_verdict_error, rates_from_audit
+from gpassk_oc.core.uncertainty.verdict_channel import Question
+from gpassk_oc.core.uncertainty.verdict_rates import (
+    ALL_SOURCES,
+    parse_verdict_error,
+    rates_from_audit,
+)
 from gpassk_oc.report.collect import Row, question_key, run_results
 
 __all__ = [
@@ -65,7 +69,7 @@ class ErrorRates:
 class ClassRates:
     """Class-level verdict error rates per source from an audit by class: (e1, e0) =
     (graded correct but not the gold, graded wrong but the gold), weighted by each
-    class's chance to win (:mod:`gpassk_oc.core.uncertainty.classes`)."""
+    class's chance to win (:mod:`gpassk_oc.core.uncertainty.corrected_majority`)."""
 
     points: dict[str, tuple[float, float]]
     draws: dict[str, np.ndarray]  # posterior draws (R × 2) per source

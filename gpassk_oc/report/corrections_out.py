@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.registry import MAJ
-from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
+from gpassk_oc.core.metrics.registry import MAJ
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
 from gpassk_oc.report.identity import identity, identity_header
 from gpassk_oc.report.numbers import DASH, pct, pct_text
 

@@ -14,13 +14,13 @@ import csv
 import io
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import PASS_AT_1
-from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.core.metrics.metric_keys import PASS_AT_1
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.corrections_out import csv_columns, csv_values
-from gpassk_oc.report.model import Report, sorted_rows
 from gpassk_oc.report.numbers import pct
-from gpassk_oc.report.published import csv_columns as published_cells
-from gpassk_oc.report.published import csv_header as published_header
+from gpassk_oc.report.published_section import csv_columns as published_cells
+from gpassk_oc.report.published_section import csv_header as published_header
+from gpassk_oc.report.report_model import Report, sorted_rows
 from gpassk_oc.report.sweep import sweep_csv_keys, sweep_estimate
 
 _SETTING = ["temperature", "top_p", "top_k", "repetition_penalty", "seeds", "max_out_len"]

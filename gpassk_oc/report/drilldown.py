@@ -12,8 +12,8 @@ Per question: identity, ``c`` / ``n`` over the pooled runs, and every sample as
 ``codes`` (short arrays keep a row's file small). Samples are read from the results files
 one row at a time, so memory holds one row's samples, not the grid's.
 
-For the drill-down's audit-sheet export (the columns of :data:`.audit.SHEET_COLUMNS`,
-sample ids as :attr:`.audit.Verdict.sample_id` builds them) each question also carries its
+For the drill-down's audit-sheet export (the columns of :data:`.audit_command.SHEET_COLUMNS`,
+sample ids as :attr:`.audit_command.Verdict.sample_id` builds them) each question also carries its
 index in the file ``ix`` (``ixr``: {run code: index} for a run whose index differs), its
 split × language group ``g`` (absent when the file names none), and the row its
 ``dataset``; a sample's replica is its position among the question's samples of its run.
@@ -28,9 +28,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.scoring.results import ResultsError, read_results
+from gpassk_oc.core.runs.results_file import ResultsError, read_results
 from gpassk_oc.report.collect import Row, subset_name
-from gpassk_oc.report.model import Report, sorted_rows
+from gpassk_oc.report.report_model import Report, sorted_rows
 
 __all__ = ["MAX_ANSWER_CHARS", "drill_files", "drill_folder", "page_rows", "row_drill"]
 

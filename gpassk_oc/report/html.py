@@ -1,6 +1,6 @@
 """The leaderboard page of ``gpassk-oc report --format html``: data first, text last.
 
-:func:`page_data` turns a :class:`~gpassk_oc.report.model.Report` into plain JSON-able data
+:func:`page_data` turns a :class:`~gpassk_oc.report.report_model.Report` into plain JSON-able data
 (every row's identity, estimates and intervals per question subset, warnings);
 :func:`render_html` embeds that data, the figures as inline SVG, a style sheet and a small
 script into one file. The only files it loads are its rows' drill-down scripts
@@ -14,14 +14,14 @@ import html
 import math
 from typing import Any
 
-from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.stats import INTERVAL_KINDS
-from gpassk_oc.report.audit import SHEET_COLUMNS
+from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
+from gpassk_oc.report.audit_command import SHEET_COLUMNS
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.corrections_out import sections
 from gpassk_oc.report.drilldown import page_rows, script_json
-from gpassk_oc.report.model import Report
 from gpassk_oc.report.page_assets import PAGE_SCRIPT, PAGE_STYLE
+from gpassk_oc.report.report_model import Report
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,

@@ -5,7 +5,7 @@ take a row's identity from here, so a temperature grid never shows two rows that
 alike. The identity is the model plus each knob whose value differs between the report's
 sampled rows (temperature, top_p, top_k, repetition_penalty, max_out_len, seed — pooled
 seeds as one list —, check mode, judge model), read from the run record
-(:class:`~gpassk_oc.core.scoring.record.RunRecord`), never from names. When rows would
+(:class:`~gpassk_oc.core.runs.run_record.RunRecord`), never from names. When rows would
 still look alike (no record, or they differ only in something not listed), the row label
 (the run's model abbr) is added.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpassk_oc.core.scoring.record import value_text
+from gpassk_oc.core.runs.run_record import value_text
 from gpassk_oc.report.collect import Row
 
 __all__ = ["IDENTITY_FIELDS", "identity", "identity_fields", "identity_header", "identity_text"]

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
-from gpassk_oc.core.scoring.stats import Estimate
+from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.corrections_out import json_extras
 from gpassk_oc.report.identity import identity
-from gpassk_oc.report.model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.numbers import pct
-from gpassk_oc.report.published import cell_json
+from gpassk_oc.report.published_section import cell_json
+from gpassk_oc.report.report_model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.sweep import sweep_json
 
 

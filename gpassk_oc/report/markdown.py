@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from gpassk_oc.report.corrections_out import markdown_sections
-from gpassk_oc.report.model import Report
-from gpassk_oc.report.published import add_column, notes_lines
+from gpassk_oc.report.published_section import add_column, notes_lines
+from gpassk_oc.report.report_model import Report
 from gpassk_oc.report.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.tables import (
     accounting_rows,

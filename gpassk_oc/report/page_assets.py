@@ -5,7 +5,7 @@ leaderboard for the chosen dataset and question subset (overall or one split × 
 draws every interval as a bar on a 0–100 scale, lists warnings, and opens a per-question
 drill-down showing each sample's extracted answer, how it was found, the verdict and who
 decided it; the drill-down exports its judged samples as an audit sheet (the columns of
-``gpassk-oc audit``, :data:`.audit.SHEET_COLUMNS`, carried in the page data).
+``gpassk-oc audit``, :data:`.audit_command.SHEET_COLUMNS`, carried in the page data).
 """
 
 PAGE_STYLE = """

@@ -37,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.registry import G_PASS, GAP, MG_PASS, MetricSpec
-from gpassk_oc.core.scoring.stats import Estimate, summarize_many
+from gpassk_oc.core.metrics.registry import G_PASS, GAP, MG_PASS, MetricSpec
+from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate, summarize_many
 from gpassk_oc.report.collect import Row
-from gpassk_oc.report.model import Report
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.report_model import Report
 
 Curve = dict[str, Any]
 #: curves per figure at most: the rows with the highest mG-Pass@k
@@ -115,7 +115,7 @@ def _known(report: Report, row: Row) -> dict[str, Estimate]:
 def _prefetch(report: Report, rows: Sequence[Row], specs: Sequence[MetricSpec]) -> None:
     """The estimates of *specs* that the rows do not have yet, in one batched call per set
     of missing metrics (rows of the same size share their resamples:
-    :func:`~gpassk_oc.core.scoring.stats.summarize_many`), kept in
+    :func:`~gpassk_oc.core.uncertainty.metric_intervals.summarize_many`), kept in
     ``report.extras['plot_estimates']`` for :func:`_estimates`."""
     store = report.extras.setdefault("plot_estimates", {})
     many = partial(summarize_many, n_boot=report.n_boot, level=report.level, seed=report.seed)

@@ -2,14 +2,14 @@
 
 Every metric is a function of saved per-question data — G-Pass@k_τ, mG-Pass@k and
 pass@k of the counts ``(n, c)``, maj@k of the vote classes
-(:meth:`~gpassk_oc.core.scoring.results.QuestionResult.vote_profile`) — so a results file
+(:meth:`~gpassk_oc.core.runs.results_file.QuestionResult.vote_profile`) — so a results file
 answers for every k ≤ n, not only the ks the run was configured with. For each row
 (overall) and each k this computes pass@k, G-Pass@k_τ for every ``--tau`` (default 0.5,
 0.75, 1.0), mG-Pass@k and maj@k, with the report's intervals:
 
-* counts metrics through :func:`gpassk_oc.core.scoring.stats.summarize` (bootstrap CI over
+* counts metrics through :func:`gpassk_oc.core.uncertainty.metric_intervals.summarize` (bootstrap CI over
   questions and rerun SE), all ks in one call;
-* maj@k through :func:`gpassk_oc.core.scoring.stats.bootstrap` on the per-question values
+* maj@k through :func:`gpassk_oc.core.uncertainty.metric_intervals.bootstrap` on the per-question values
   (same resampling, level and seed); its rerun SE is not estimated (NaN): a rerun of a vote
   depends on the class probabilities, which the plug-in model of ``stats`` does not carry.
 
@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.scoring.registry import MetricDef, MetricSpec, any_k_defs
-from gpassk_oc.core.scoring.runspec import RunSpecError, parse_thresholds
-from gpassk_oc.core.scoring.runspec import parse_ks as parse_ks_once
-from gpassk_oc.core.scoring.stats import (
+from gpassk_oc.core.metrics.registry import MetricDef, MetricSpec, any_k_defs
+from gpassk_oc.core.runs.run_spec import RunSpecError, parse_thresholds
+from gpassk_oc.core.runs.run_spec import parse_ks as parse_ks_once
+from gpassk_oc.core.uncertainty.metric_intervals import (
     Estimate,
     bootstrap,
     ci_status,
@@ -39,8 +39,8 @@ from gpassk_oc.core.scoring.stats import (
     summarize_many,
 )
 from gpassk_oc.report.collect import Row, maj_values
-from gpassk_oc.report.model import Report, ReportError, sorted_rows
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.report_model import Report, ReportError, sorted_rows
 from gpassk_oc.report.tables import (
     INTERVAL_CHOICES,
     estimate_text,
@@ -147,7 +147,7 @@ def _maj_note(row: Row) -> str | None:
 
 def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | None) -> Sweep:
     """The sweep of every sampled row of *report* (overall), with its CI settings. A k
-    above a row's samples is refused earlier (:func:`gpassk_oc.report.model.build_report`);
+    above a row's samples is refused earlier (:func:`gpassk_oc.report.report_model.build_report`);
     questions with fewer judged samples than k are left out of that k, as in the tables."""
     taus = list(taus) if taus else list(report.taus)  # default: the runs' recorded τs
     sweep = Sweep(list(ks), taus)

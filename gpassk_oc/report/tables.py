@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
-from gpassk_oc.core.scoring.record import value_text
-from gpassk_oc.core.scoring.stats import INTERVAL_KINDS, Estimate
+from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
+from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.collect import Row
-from gpassk_oc.report.health import MARKER
+from gpassk_oc.report.health_warnings import MARKER
 from gpassk_oc.report.identity import identity, identity_header
-from gpassk_oc.report.model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 from gpassk_oc.report.numbers import DASH, pct_text
+from gpassk_oc.report.report_model import ACCOUNTING_COLUMNS, Cell, Report, accounting, sorted_rows
 
 NO_WIDTH = "no width"
 SHORT_N = "n<2k"

@@ -5,5 +5,5 @@ dir and reads their predictions (layout: :mod:`gpassk_oc.workdir`), :mod:`.repor
 OpenCompass's own results files, :mod:`.questions` recovers split × language,
 :mod:`.regrade` grades every sample with this package's checker into a results file of the
 current schema, :mod:`.reasons` names why OpenCompass's numbers differ, and
-:mod:`.command` is the CLI. See ``docs/rescore.md``.
+:mod:`.rescore_command` is the CLI. See ``docs/rescore.md``.
 """

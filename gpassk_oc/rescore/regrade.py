@@ -2,7 +2,7 @@
 
 The samples go through the same pipeline as ``GPassKEvaluator``: one
 :func:`~gpassk_oc.core.judging.grading.grade` call (rules, or rules then the cached judge),
-vote classes for maj@k, run health, and :func:`~gpassk_oc.core.scoring.gpass_eval.build_results`
+vote classes for maj@k, run health, and :func:`~gpassk_oc.core.runs.run_scoring.build_results`
 for a results file of the current schema whose run record says where its facts came from.
 """
 
@@ -18,10 +18,10 @@ from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
 from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, grade
 from gpassk_oc.core.judging.judge import JudgeConfig
 from gpassk_oc.core.judging.voting import votes_and_accounting
-from gpassk_oc.core.scoring.gpass_eval import build_results, group_replicas
-from gpassk_oc.core.scoring.record import RunRecord, dataset_facts, model_facts
+from gpassk_oc.core.runs.run_record import RunRecord, dataset_facts, model_facts
+from gpassk_oc.core.runs.run_scoring import build_results, group_replicas
 from gpassk_oc.core.vocabulary import CheckMode, plain
-from gpassk_oc.recording import run_health_of
+from gpassk_oc.evaluator_record import run_health_of
 from gpassk_oc.rescore.source import OCTask, Samples
 
 __all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade"]

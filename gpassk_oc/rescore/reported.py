@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.scoring.metric_names import ACCURACY, PASS_AT_1
-from gpassk_oc.core.scoring.registry import parse_result_key
+from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
+from gpassk_oc.core.metrics.registry import parse_result_key
 
 __all__ = ["Reported", "read_reported"]
 

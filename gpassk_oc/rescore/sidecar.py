@@ -17,7 +17,7 @@
      "notes": ["..."]}
 
 The folder name is not ``results``, so report/compare/plan never take it for a results
-file. This module owns the format; :mod:`gpassk_oc.report.rescored` renders it.
+file. This module owns the format; :mod:`gpassk_oc.report.rescored_section` renders it.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.scoring.runspec import RunSpec, RunSpecError
+from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 from gpassk_oc.workdir import (
     CONFIGS_DIR,
     PREDICTIONS_DIR,

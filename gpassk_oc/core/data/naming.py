@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpassk_oc.core.scoring.runspec import RunSpec
+from gpassk_oc.core.runs.run_spec import RunSpec
 
 Number = int | float
 

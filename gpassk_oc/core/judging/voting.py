@@ -1,6 +1,6 @@
 """Vote classes: which samples of a question cast the same vote (pure core).
 
-maj@k (:mod:`gpassk_oc.core.scoring.majority`) needs, per question, the samples grouped
+maj@k (:mod:`gpassk_oc.core.metrics.majority_vote`) needs, per question, the samples grouped
 into answers that count as one vote — ``1/2``, ``2^{-1}`` and ``\\frac12`` are one answer.
 The grouping uses the checker that grades (:mod:`gpassk_oc.core.answers.rules`, with
 math-verify for what the fast rules leave open), so a vote and a verdict never disagree

@@ -1,3 +1,3 @@
 """Uncertainty beyond sampling noise (pure core): verdict error rates and what they do to
-the estimates (:mod:`.rates`, :mod:`.channel`, :mod:`.corrected`), and rank intervals
-(:mod:`.ranks`)."""
+the estimates (:mod:`.verdict_rates`, :mod:`.verdict_channel`, :mod:`.corrected_estimates`), and rank intervals
+(:mod:`.rank_intervals`)."""

@@ -1,0 +1,128 @@
+"""The one per-question scorer: verdicts → counts → metric values (pure core).
+
+Every place that turns a question's verdicts into ``(c_q, n_q)`` or counts into G-Pass
+values goes through here: the evaluator (:mod:`gpassk_oc.core.runs.run_scoring`) when it writes a results
+file, the results reader (:mod:`gpassk_oc.core.runs.results_file`) when it checks a file's ``c``/``n`` fields, and
+the report (:mod:`gpassk_oc.report.collect`) when it cross-checks the file's top-level
+values against the recorded verdicts — so that cross-check compares the same code, not two.
+
+A verdict is ``True`` (correct), ``False`` (wrong) or ``None`` (unjudged: excluded from
+``n_q``, never counted as wrong). A metric at k is defined only for questions with
+``n_q >= k``; means are summed as exact Fractions of the per-question doubles and rounded
+once (an exact mean of 3/5 is 60.0, not 59.999999999999986).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from gpassk_oc.core.metrics.gpass_exact import g_pass_key, g_pass_table, mg_pass_key
+from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1, avg_key
+
+__all__ = [
+    "QuestionCounts",
+    "count_verdicts",
+    "excluded_questions",
+    "metric_means",
+    "question_values",
+]
+
+Verdict = bool | None
+
+
+class QuestionCounts(NamedTuple):
+    """One question's verdict counts: ``c`` correct of ``n`` judged, ``unjudged`` without
+    a verdict."""
+
+    c: int
+    n: int
+    unjudged: int
+
+
+def count_verdicts(verdicts: Sequence[Verdict]) -> QuestionCounts:
+    """``(c, n, unjudged)`` of one question's verdicts (only ``True`` counts as correct)."""
+    c = sum(1 for v in verdicts if v is True)
+    unjudged = sum(1 for v in verdicts if v is None)
+    return QuestionCounts(c, len(verdicts) - unjudged, unjudged)
+
+
+def excluded_questions(ks: Sequence[int], ns: Sequence[int]) -> dict[str, int]:
+    """Per k (as a string key): questions with fewer than k judged samples (*ns*), left out
+    of that k's G-Pass means."""
+    return {str(k): sum(1 for nq in ns if nq < k) for k in ks}
+
+
+def question_values(
+    ns: Sequence[int],
+    cs: Sequence[int],
+    ks: Sequence[int],
+    thresholds: Sequence[Any],
+    mg_mode: str,
+) -> dict[str, list[tuple[int, float]]]:
+    """metric key → [(question position, value in [0, 1])] for every question with
+    ``n_q >= k``; one exact table per distinct ``n_q`` (vectorised per distinct n)."""
+    by_n: dict[int, list[int]] = {}
+    for i, nq in enumerate(ns):
+        if nq >= 1:
+            by_n.setdefault(nq, []).append(i)
+    values: dict[str, list[tuple[int, float]]] = {}
+    for nq, members in sorted(by_n.items()):
+        eligible = [k for k in ks if k <= nq]
+        if not eligible:
+            continue
+        table = g_pass_table(
+            nq, [cs[i] for i in members], ks=eligible, thresholds=thresholds, mg_mode=mg_mode
+        )
+        for key, column in table.per_question.items():
+            values.setdefault(key, []).extend(zip(members, (float(v) for v in column)))
+    return values
+
+
+def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
+    keys = []
+    for k in dict.fromkeys(ks):
+        keys += [g_pass_key(k, t) for t in dict.fromkeys(thresholds)]  # g_pass_key reads τ
+        keys.append(mg_pass_key(k))
+    return keys
+
+
+def _exact_sum(values: Iterable[float | Fraction]) -> Fraction:
+    """The exact sum of *values*; each distinct value is converted once (questions share
+    values: at most n + 1 per metric), so a big run costs no more than a small one."""
+    return sum((Fraction(v) * m for v, m in Counter(values).items()), Fraction(0))
+
+
+def metric_means(
+    n: int,
+    ns: Sequence[int],
+    cs: Sequence[int],
+    ks: Sequence[int],
+    thresholds: Sequence[Any],
+    mg_mode: str,
+) -> dict[str, float]:
+    """Percent means of one question group from its counts (*ns* judged, *cs* correct).
+
+    ``pass@1`` is the mean of ``c_q / n_q`` over questions with ``n_q >= 1``; with *n*
+    (samples per question) 1 it is also ``accuracy``, otherwise ``avg@n`` and every
+    ``G-Pass@k_τ``/``mG-Pass@k`` over the questions with ``n_q >= k`` (a key is absent
+    when no question qualifies). Empty when no question has a judged sample.
+    """
+    judged = [i for i, nq in enumerate(ns) if nq]
+    out: dict[str, float] = {}
+    if not judged:
+        return out
+    pass1 = _exact_sum(Fraction(cs[i], ns[i]) for i in judged) * 100 / len(judged)
+    if n == 1:
+        out[ACCURACY] = float(pass1)
+    else:
+        values = question_values(ns, cs, ks, thresholds, mg_mode)
+        for key in _metric_keys(ks, thresholds):
+            if values.get(key):
+                total = _exact_sum(v for _, v in values[key])
+                out[key] = float(total * 100 / len(values[key]))
+        out[avg_key(n)] = float(pass1)
+    out[PASS_AT_1] = float(pass1)
+    return out

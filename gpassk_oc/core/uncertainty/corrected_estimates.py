@@ -1,0 +1,231 @@
+"""Estimates corrected for verdict error, with intervals that carry the rates' uncertainty.
+
+Per question the posterior over the true count t (:mod:`.verdict_channel`) turns the per-count
+estimator f (the one the raw table uses) into the corrected per-question value
+``h(c) = E[f(t) | c]``; the corrected mean is the average of h over questions. Only the
+distinct observed count tuples are computed (atoms), so the cost does not grow with the
+number of questions. Without error (every rate 0) the posterior is a point mass and
+``h(c) = f(c)`` exactly.
+
+Intervals, both kinds of :mod:`gpassk_oc.core.uncertainty.metric_intervals`:
+
+* **rerun** (these questions): the posterior mean squared error of h around each
+  question's true value g(p), ``E[(g(p) − h(c))² | c]``, summed over questions, plus the
+  spread of the corrected mean over draws of the rates from their posterior: the
+  quantiles of ``mean(rates drawn) + SE · Z`` (a normal interval when the rates are known).
+* **benchmark** (new questions): the bootstrap over questions of the per-question values
+  at the point rates, each resample shifted by how far one draw of the rates moves the
+  corrected mean; BCa percentiles as the raw benchmark interval
+  (:mod:`gpassk_oc.core.uncertainty.interval_kinds`), their tails from the point-rate resamples.
+
+maj@k needs to know which answer class is the gold, which the sample-level rates do not
+determine (the classes are built from the verdicts, and errors within a class go
+together; docs/verdict-error-and-ranks.md): it is not corrected here (NaN) but with class
+rates from an audit by class (:mod:`.corrected_majority`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL, _bca_tails, resample_counts
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, beta_binomial_pmf
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.rerun_variance import kernel, square_kernel
+from gpassk_oc.core.uncertainty.verdict_channel import (
+    Question,
+    check_rates,
+    fit_prior,
+    true_count_posterior,
+)
+
+__all__ = ["Corrected", "corrected_values", "correct"]
+
+Rates = Sequence[tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A metric corrected for verdict error (fractions); NaN bounds when not available."""
+
+    value: float
+    rerun_low: float
+    rerun_high: float
+    ci_low: float
+    ci_high: float
+    status: str = "ok"  # 'ok', 'not corrected' (maj@k), 'undefined' (k > n everywhere)
+
+
+def _atoms(questions: Sequence[Question]) -> tuple[list[Question], np.ndarray, np.ndarray]:
+    index: dict[Question, int] = {}
+    inverse = np.array([index.setdefault(tuple(q), len(index)) for q in questions], dtype=np.int64)
+    weight = np.bincount(inverse, minlength=len(index))
+    return list(index), weight, inverse
+
+
+def _total_n(q: Question) -> int:
+    return sum(n for n, _ in q)
+
+
+def corrected_values(
+    atoms: Sequence[Question], rates: Rates, prior: Difficulty, specs: Sequence[MetricSpec]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per atom and metric: ``h = E[f(t) | c]`` and the posterior MSE ``E[(g(p) − h)² | c]``
+    (A × M each; NaN where k > n or the metric is maj@k)."""
+    values = np.full((len(atoms), len(specs)), np.nan)
+    mse = np.full_like(values, np.nan)
+    moments: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for i, q in enumerate(atoms):
+        n = _total_n(q)
+        if n not in moments:
+            moments[n] = _moment_tables(n, prior, specs)
+        f, g1, g2 = moments[n]
+        post = true_count_posterior(q, rates, prior)
+        h = post @ f
+        values[i] = h
+        mse[i] = np.maximum(post @ g2 - 2 * h * (post @ g1) + h * h, 0.0)
+    return values, mse
+
+
+def _moment_tables(
+    n: int, prior: Difficulty, specs: Sequence[MetricSpec]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return _moment_tables_cached(n, prior.a, prior.b, tuple(specs))
+
+
+@lru_cache(maxsize=64)
+def _moment_tables_cached(
+    n: int, a: float, b: float, specs: tuple[MetricSpec, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """((n+1) × M) tables over the true count t: f(t), E[g(p) | t], E[g(p)² | t] with
+    p | t ~ Beta(a + t, b + n − t) (NaN columns where undefined)."""
+    f = np.full((n + 1, len(specs)), np.nan)
+    g1, g2 = f.copy(), f.copy()
+    for j, spec in enumerate(specs):
+        per_t = metric_per_c(spec, n) if spec.definition.correctable else None
+        if per_t is None:
+            continue
+        f[:, j] = per_t
+        k1 = np.array([float(x) for x in kernel(spec)])
+        k2 = np.array([float(x) for x in square_kernel(spec)])
+        for t in range(n + 1):
+            post = Difficulty(a + t, b + n - t, "posterior")
+            g1[t, j] = beta_binomial_pmf(len(k1) - 1, post) @ k1
+            g2[t, j] = beta_binomial_pmf(len(k2) - 1, post) @ k2
+    return f, g1, g2
+
+
+def _mean(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (weight @ np.where(valid, values, 0.0)) / (weight @ valid)
+
+
+def correct(
+    questions: Sequence[Question],
+    rates: Rates,
+    metrics: Sequence[str | MetricSpec],
+    *,
+    rate_draws: np.ndarray | None = None,
+    prior: Difficulty | None = None,
+    level: float = DEFAULT_LEVEL,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict[str, Corrected]:
+    """Every metric's corrected mean over *questions* with both intervals.
+
+    *rates* are the point rates ``(fp, fn)`` per channel (the order of each question's
+    tuples); *rate_draws* (R × S × 2) are draws from the rates' posterior (None: the rates
+    are known exactly). *prior* defaults to the Beta fitted through the channel."""
+    specs = [parse_metric(m) for m in metrics]
+    for s, (fp, fn) in enumerate(rates):
+        check_rates(fp, fn, f"channel {s}")
+    atoms, weight, _ = _atoms(questions)
+    if prior is None:
+        prior = fit_prior(atoms, weight, rates)
+    values, mse = corrected_values(atoms, rates, prior, specs)
+    point = _mean(weight, values)
+    valid = ~np.isnan(values)
+    q = weight @ valid
+    draws: list[np.ndarray] = []
+    for r in range(0 if rate_draws is None else len(rate_draws)):
+        assert rate_draws is not None
+        draw = [(float(x[0]), float(x[1])) for x in rate_draws[r]]
+        draws.append(corrected_values(atoms, draw, prior, specs)[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2)  # these rates' error
+    r_low, r_high = _rerun_bounds(point, se, [_mean(weight, v) for v in draws], level, seed)
+    b_low, b_high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
+    out = {}
+    for j, spec in enumerate(specs):
+        status = (
+            "not corrected" if not spec.definition.correctable else "ok" if q[j] else "undefined"
+        )
+        out[spec.key] = Corrected(
+            float(point[j]),
+            float(r_low[j]),
+            float(r_high[j]),
+            float(b_low[j]),
+            float(b_high[j]),
+            status,
+        )
+    return out
+
+
+def _rerun_bounds(
+    point: np.ndarray, se: np.ndarray, means: list[np.ndarray], level: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rerun interval: normal around *point* when the rates are known; else the
+    quantiles of the mixture ``mean_r + se · Z`` over the rate draws, so that a skewed rate
+    posterior (few errors found in an audit) gives a skewed interval."""
+    from scipy.special import ndtri
+
+    if len(means) < 2:
+        z = float(ndtri(0.5 + level / 2))
+        return np.clip(point - z * se, 0, 1), np.clip(point + z * se, 0, 1)
+    per_draw = max(1, 4000 // len(means))
+    centres = np.repeat(np.array(means), per_draw, axis=0)  # (R·per_draw) × M
+    noise = np.random.default_rng(seed).standard_normal(centres.shape) * se
+    mix = centres + noise
+    alpha = (1 - level) / 2
+    low, high = np.nanquantile(mix, alpha, axis=0), np.nanquantile(mix, 1 - alpha, axis=0)
+    low, high = np.minimum(low, point), np.maximum(high, point)
+    return np.clip(low, 0, 1), np.clip(high, 0, 1)
+
+
+def _bootstrap(
+    weight: np.ndarray,
+    values: np.ndarray,
+    draws: list[np.ndarray],
+    point: np.ndarray,
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The benchmark interval: resampled means at the point rates, each shifted by how far
+    one draw of the rates moves the corrected mean (resample b, draw b mod R); BCa tails
+    from the point-rate resamples alone, so that the rate draws' own skew is not read as
+    the estimator's bias."""
+    m = values.shape[1]
+    if n_boot <= 0:
+        return np.full(m, np.nan), np.full(m, np.nan)
+    counts = resample_counts(weight, n_boot, np.random.default_rng(seed)).astype(float)
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (counts @ np.where(valid, values, 0.0)) / (counts @ valid)
+    lower, upper = _bca_tails(weight, values, point, means, level)
+    if draws:
+        shifts = np.array([_mean(weight, table) for table in draws]) - point  # R × M
+        means = means + shifts[np.arange(n_boot) % len(draws)]
+    low, high = np.full(m, np.nan), np.full(m, np.nan)
+    for j in range(m):
+        col = means[:, j][~np.isnan(means[:, j])]
+        if col.size and np.isfinite(point[j]) and np.isfinite(lower[j]) and np.isfinite(upper[j]):
+            low[j], high[j] = np.quantile(col, [lower[j], upper[j]])
+            low[j], high[j] = min(low[j], point[j]), max(high[j], point[j])
+    return low, high

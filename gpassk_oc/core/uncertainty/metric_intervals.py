@@ -1,0 +1,499 @@
+"""Uncertainty for G-Pass@k tables: the two named intervals, paired comparison (pure core:
+numpy, and scipy.special for t quantiles; never imports OpenCompass).
+
+Every value carries two intervals, because a reader asks one of two questions:
+
+* **rerun** — "if I sampled this model again on these questions, how much would the
+  number move?" Questions fixed, sampling noise only: the point ± t × the rerun SE built
+  from an *unbiased* per-question variance estimate (:mod:`.rerun_variance`, :mod:`.interval_kinds`).
+  Where a question has n < 2k no unbiased estimate exists; its variance is then the
+  posterior expectation under a Beta fitted to the questions (:mod:`.difficulty_model`), and
+  the interval is marked ``rerun='posterior'``.
+* **benchmark** — "how would the model do on new questions like these?" Questions are a
+  sample too: a BCa bootstrap over questions (``ci_low``/``ci_high``).
+
+A question's value depends only on its ``(n, c)``, so questions collapse into *atoms*
+(distinct (n, c) with multiplicities); the bootstrap over atoms is in :mod:`.bootstrap`.
+
+Interval rules (every table and summary): a percentile interval that misses the point
+estimate (possible when the resample distribution is skewed) is widened to reach it, so a
+CI never excludes its own estimate; when every question has the same value of a metric
+(e.g. all 0 on a handful of questions) resampling questions cannot produce a width, and the
+interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]``; likewise
+a rerun interval whose variance estimate is 0 (``rerun='no width'``).
+
+Metric values are fractions in [0, 1]; the report layer converts to percent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.uncertainty.bootstrap import (
+    DEFAULT_LEVEL,
+    DEFAULT_RESAMPLES,
+    _bca_tails,
+    _bootstrap_means,
+    _contain,
+    _percentiles,
+    bca_p_value,
+    bootstrap,
+    bootstrap_questions,
+    ci_status,
+    joint_sampler_fits,
+    no_spread,
+    resample_counts,
+)
+from gpassk_oc.core.uncertainty.difficulty_model import (
+    Difficulty,
+    fit_beta,
+    posterior_variance_per_c,
+)
+from gpassk_oc.core.uncertainty.interval_kinds import (
+    rerun_df,
+    t_quantile,
+    t_two_sided_p,
+)
+from gpassk_oc.core.uncertainty.known_rates import (
+    estimator_spec,
+    metric_per_c,
+    rerun_se,
+    rerun_variance,
+)
+from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
+
+__all__ = [
+    "Atoms",
+    "Difference",
+    "Estimate",
+    "MetricSpec",
+    "atoms_of",
+    "bootstrap",
+    "ci_status",
+    "compare",
+    "metric_per_c",
+    "no_spread",
+    "parse_metric",
+    "point_means",
+    "rerun_interval",
+    "rerun_se",
+    "rerun_variance",
+    "resample_counts",
+    "sampling_se",
+    "summarize",
+    "summarize_many",
+]
+
+#: the interval kinds, in the order the outputs list them
+INTERVAL_KINDS = ("rerun", "benchmark")
+
+
+# MetricSpec and parse_metric live in the metric-name module (one owner of the key format),
+# metric_per_c / rerun_variance / rerun_se (known p) in known_rates; they are re-exported
+# here because every statistic takes metrics by spec or key.
+
+
+# --------------------------------------------------------------------------- atoms
+@dataclass(frozen=True)
+class Atoms:
+    """Distinct per-question (n, c) pairs, their multiplicities, and each question's atom."""
+
+    n: np.ndarray  # (A,)
+    c: np.ndarray  # (A,)
+    weight: np.ndarray  # (A,) questions per atom
+    inverse: np.ndarray  # (Q,) atom of each question
+
+    def values(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(A × M) per-atom metric values; NaN where the metric is undefined (k > n)."""
+        out = np.full((len(self.n), len(specs)), np.nan)
+        for n in np.unique(self.n):
+            rows = np.flatnonzero(self.n == n)
+            for j, spec in enumerate(specs):
+                per_c = metric_per_c(spec, int(n))
+                if per_c is not None:
+                    out[rows, j] = per_c[self.c[rows]]
+        return out
+
+    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
+        """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
+        where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
+        (:func:`.difficulty_model.posterior_variance_per_c`), or NaN without a prior; NaN
+        where the metric is undefined."""
+        out = np.full((len(self.n), len(specs)), np.nan)
+        for n in np.unique(self.n):
+            rows = np.flatnonzero(self.n == n)
+            for j, spec in enumerate(map(estimator_spec, specs)):
+                if spec.k > n:
+                    continue
+                per_c = unbiased_variance_per_c(spec, int(n))
+                if per_c is None and prior is not None:
+                    per_c = posterior_variance_per_c(spec, int(n), prior)
+                if per_c is not None:
+                    out[rows, j] = per_c[self.c[rows]]
+        return out
+
+    def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
+        the estimator, so avg@n counts as pass@1)."""
+        ks = [estimator_spec(s).k for s in specs]
+        return np.array([bool(np.any((self.n >= k) & (self.n < 2 * k))) for k in ks])
+
+    def prior(self) -> Difficulty | None:
+        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
+        cannot be (fewer than 2 questions, or some question has n < 2)."""
+        key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
+        weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
+        return _fitted_prior(key[0], key[1], weight)
+
+
+@lru_cache(maxsize=64)
+def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
+    """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    try:
+        return fit_beta(
+            np.frombuffer(n, dtype=np.int64),
+            np.frombuffer(c, dtype=np.int64),
+            "the run's questions",
+            weight=np.frombuffer(weight, dtype=np.int64),
+        )
+    except ValueError:
+        return None
+
+
+def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
+    """Collapse questions into atoms. *n* is per question or one int for all."""
+    c = np.asarray(c, dtype=np.int64).ravel()
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), c.shape)
+    if c.size == 0:
+        raise ValueError("no questions")
+    if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
+        raise ValueError("every question needs 0 <= c <= n")
+    pairs, inverse, weight = np.unique(
+        np.stack([n, c], axis=1), axis=0, return_inverse=True, return_counts=True
+    )
+    return Atoms(pairs[:, 0], pairs[:, 1], weight, inverse.ravel())
+
+
+# --------------------------------------------------------------------------- rerun
+def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
+    """Rerun standard error of each metric's mean, ``sqrt(Σ_q V_q) / Q`` from the unbiased
+    per-question variance estimates; NaN where some question has n < 2k (the posterior
+    variances :func:`summarize` uses there need a prior fitted to the questions)."""
+    return rerun_interval(atoms.weight, atoms.values(specs), atoms.variances(specs))[2]
+
+
+def rerun_interval(
+    weight: np.ndarray,
+    values: np.ndarray,
+    variances: np.ndarray,
+    *,
+    level: float = DEFAULT_LEVEL,
+    clip: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The *rerun* interval of the mean of each column of *values* (A × M, NaN = metric
+    undefined), from per-question unbiased variance estimates *variances* (A × M, NaN
+    where none exists). Works for any metric that supplies both arrays.
+
+    Returns ``(low, high, se, status)``: status per column is 'ok', 'undefined', 'n < 2k'
+    (some question where the metric is defined has no variance estimate) or 'no width'
+    (Σ V ≤ 0). With *clip*, bounds are clipped to [0, 1] (where a metric's truth lies);
+    pass ``clip=False`` for differences.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    weight = np.asarray(weight, dtype=np.int64)
+    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
+    variances = np.asarray(variances, dtype=float).reshape(values.shape)
+    defined = ~np.isnan(values)
+    q = weight @ defined
+    missing = weight @ (defined & np.isnan(variances)) > 0
+    v = np.where(defined & ~np.isnan(variances), variances, 0.0)
+    var_sum, sq_sum = weight @ v, weight @ (v * v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = (weight @ np.where(defined, values, 0.0)) / q
+        se = np.sqrt(np.maximum(var_sum, 0.0)) / q
+        half = t_quantile(level, rerun_df(var_sum, sq_sum)) * se
+    status = [
+        "undefined"
+        if not q[j]
+        else "n < 2k"
+        if missing[j]
+        else "ok"
+        if var_sum[j] > 0
+        else "no width"
+        for j in range(values.shape[1])
+    ]
+    ok = np.array([s == "ok" for s in status])
+    low, high = point - half, point + half
+    if clip:
+        low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
+    se = np.where(ok | (np.array(status) == "no width"), se, np.nan)
+    return np.where(ok, low, np.nan), np.where(ok, high, np.nan), se, status
+
+
+# --------------------------------------------------------------------------- high level
+@dataclass(frozen=True)
+class Estimate:
+    """A metric's mean over questions (fraction) with its two intervals: *benchmark*
+    (``ci_low``/``ci_high``, status ``ci``) and *rerun* (``rerun_low``/``rerun_high``,
+    status ``rerun``; ``sampling_se`` is its standard error)."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+    sampling_se: float  # rerun SE (NaN when the rerun interval is not given)
+    n_questions: int  # questions for which the metric is defined (k <= n)
+    ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
+    rerun_low: float = float("nan")
+    rerun_high: float = float("nan")
+    # 'ok', 'posterior' (n < 2k somewhere: posterior variances), 'undefined', 'n < 2k'
+    # (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
+    rerun: str = "off"
+
+    def interval(self, kind: str) -> tuple[float, float, str]:
+        """``(low, high, status)`` of the interval *kind* (one of INTERVAL_KINDS)."""
+        if kind == "rerun":
+            return self.rerun_low, self.rerun_high, self.rerun
+        if kind == "benchmark":
+            return self.ci_low, self.ci_high, self.ci
+        raise ValueError(f"interval kind must be one of {INTERVAL_KINDS}, got {kind!r}")
+
+
+def _mark_posterior(status: list[str], short: np.ndarray) -> list[str]:
+    """'posterior' for an interval that used posterior variances (n < 2k somewhere)."""
+    return ["posterior" if s == "ok" and short[j] else s for j, s in enumerate(status)]
+
+
+def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
+    return [parse_metric(m) for m in metrics]
+
+
+def point_means(
+    n: int | Sequence[int] | np.ndarray,
+    c: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+) -> dict[str, float]:
+    """Every metric's mean over the questions where it is defined (NaN where none is):
+    :func:`summarize`'s values without any interval, for callers that need only those."""
+    specs = _specs(metrics)
+    atoms = atoms_of(n, c)
+    values = atoms.values(specs)
+    valid = ~np.isnan(values)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = (atoms.weight @ np.where(valid, values, 0.0)) / (atoms.weight @ valid)
+    return {spec.key: float(m) for spec, m in zip(specs, means)}
+
+
+def summarize(
+    n: int | Sequence[int] | np.ndarray,
+    c: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> dict[str, Estimate]:
+    """Every metric's mean with its benchmark and rerun intervals, keyed by metric key.
+
+    Metrics undefined for every question (k > n) are returned with NaN values.
+    """
+    return summarize_many([(n, c)], metrics, n_boot=n_boot, level=level, seed=seed)[0]
+
+
+Cell = tuple["int | Sequence[int] | np.ndarray", "Sequence[int] | np.ndarray"]
+
+
+def summarize_many(
+    cells: Sequence[Cell],
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> list[dict[str, Estimate]]:
+    """:func:`summarize` of every ``(n, c)`` cell, in order; the same numbers as one call
+    per cell (up to rounding in the last bit), much faster for many cells: the benchmark
+    interval's resamples depend only on (Q, resamples, seed) (:func:`.bootstrap.
+    question_counts`), so cells with the same number of questions share one draw and
+    one matrix product per block of columns."""
+    specs = _specs(metrics)
+    atoms = [atoms_of(n, c) for n, c in cells]
+    values = [a.values(specs) for a in atoms]
+    bounds = _benchmark_bounds(atoms, values, n_boot, level, seed)
+    return [_estimates(specs, a, v, b, n_boot, level) for a, v, b in zip(atoms, values, bounds)]
+
+
+Bounds = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _benchmark_bounds(
+    atoms: Sequence[Atoms], values: Sequence[np.ndarray], n_boot: int, level: float, seed: int
+) -> list[Bounds]:
+    """Per cell ``(point, low, high)`` of the benchmark interval (:func:`bootstrap`'s)."""
+    out: list[Bounds | None] = [None] * len(atoms)
+    groups: dict[int, list[int]] = {}
+    for i, a in enumerate(atoms):
+        q = int(a.weight.sum())
+        if n_boot > 0 and joint_sampler_fits(q, n_boot):
+            groups.setdefault(q, []).append(i)
+        else:  # no resamples, or too many questions to hold their counts: on atoms
+            out[i] = bootstrap(a.weight, values[i], n_boot=n_boot, level=level, seed=seed)
+    for members in groups.values():
+        points = [_bootstrap_means(atoms[i].weight, values[i], 0, seed)[0] for i in members]
+        low, high = bootstrap_questions(
+            np.hstack([values[i][atoms[i].inverse] for i in members]),
+            np.concatenate(points),
+            n_boot=n_boot,
+            level=level,
+            seed=seed,
+        )
+        at = 0
+        for i, point in zip(members, points):
+            cols = slice(at, at + len(point))
+            flat = no_spread(atoms[i].weight, values[i])
+            out[i] = (point, *_contain(point, low[cols], high[cols], flat))
+            at += len(point)
+    return [b for b in out if b is not None]
+
+
+def _estimates(
+    specs: Sequence[MetricSpec],
+    atoms: Atoms,
+    values: np.ndarray,
+    bounds: Bounds,
+    n_boot: int,
+    level: float,
+) -> dict[str, Estimate]:
+    """One cell's estimates: its benchmark *bounds* and its rerun interval."""
+    point, low, high = bounds
+    short = atoms.short(specs)
+    prior = atoms.prior() if short.any() else None
+    r_low, r_high, se, r_status = rerun_interval(
+        atoms.weight, values, atoms.variances(specs, prior), level=level
+    )
+    r_status = _mark_posterior(r_status, short)
+    defined = atoms.weight @ ~np.isnan(values)
+    flat = no_spread(atoms.weight, values)
+    return {
+        s.key: Estimate(
+            float(point[j]),
+            float(low[j]),
+            float(high[j]),
+            float(se[j]),
+            int(defined[j]),
+            ci_status(n_boot, bool(defined[j]), bool(flat[j])),
+            float(r_low[j]),
+            float(r_high[j]),
+            r_status[j],
+        )
+        for j, s in enumerate(specs)
+    }
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Paired difference A − B over the same questions (fractions)."""
+
+    a: float
+    b: float
+    diff: float
+    ci_low: float
+    ci_high: float
+    sampling_se: float  # rerun SE of the difference, independent reruns of A and B
+    p_value: float  # benchmark kind: two-sided p for diff == 0 from inverting the BCa interval
+    n_questions: int
+    ci: str = "ok"  # as Estimate.ci
+    rerun_low: float = float("nan")
+    rerun_high: float = float("nan")
+    rerun_p: float = float("nan")  # rerun kind: two-sided t-test p for diff == 0
+    rerun: str = "off"  # as Estimate.rerun
+
+
+def compare(
+    n_a: int | Sequence[int] | np.ndarray,
+    c_a: Sequence[int] | np.ndarray,
+    n_b: int | Sequence[int] | np.ndarray,
+    c_b: Sequence[int] | np.ndarray,
+    metrics: Iterable[str | MetricSpec],
+    *,
+    n_boot: int = DEFAULT_RESAMPLES,
+    level: float = DEFAULT_LEVEL,
+    seed: int = 0,
+) -> dict[str, Difference]:
+    """A − B on the same questions, with both interval kinds.
+
+    Benchmark kind: paired bootstrap — questions are resampled *jointly* (question q of A
+    is question q of B), which removes the between-question variance the two share.
+    Rerun kind: A and B are resampled independently on fixed questions, so per question
+    the unbiased variance estimates add; t interval and t-test p as in
+    :func:`rerun_interval`.
+
+    The caller aligns the questions; lengths must match. Atoms here are distinct
+    (atom of A, atom of B) pairs, so the same counts-matrix product applies.
+    """
+    specs = _specs(metrics)
+    c_a = np.asarray(c_a).ravel()
+    c_b = np.asarray(c_b).ravel()
+    if c_a.shape != c_b.shape:
+        raise ValueError(f"paired comparison needs the same questions: {c_a.size} vs {c_b.size}")
+    atoms_a, atoms_b = atoms_of(n_a, c_a), atoms_of(n_b, c_b)
+    pairs, inverse, weight = np.unique(
+        np.stack([atoms_a.inverse, atoms_b.inverse], axis=1),
+        axis=0,
+        return_inverse=True,
+        return_counts=True,
+    )
+    va = atoms_a.values(specs)[pairs[:, 0]]
+    vb = atoms_b.values(specs)[pairs[:, 1]]
+    # a question counts only where the metric is defined for both runs
+    both = ~(np.isnan(va) | np.isnan(vb))
+    va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
+    diff_values = va - vb
+    point, means = _bootstrap_means(weight, diff_values, n_boot, seed)
+    flat = no_spread(weight, diff_values)
+    q_both = weight @ both
+    tails = _bca_tails(weight, diff_values, point, means, level)
+    low, high = _contain(point, *_percentiles(means, level, *tails), flat)
+    # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
+    # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
+    # re-centred bootstrap, can disagree with the interval printed beside it)
+    p_value = bca_p_value(weight, diff_values, point, means)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
+        mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
+    # reruns of A and B are independent, so the variances add per question
+    short_a, short_b = atoms_a.short(specs), atoms_b.short(specs)
+    prior_a = atoms_a.prior() if short_a.any() else None
+    prior_b = atoms_b.prior() if short_b.any() else None
+    var = (
+        atoms_a.variances(specs, prior_a)[pairs[:, 0]]
+        + atoms_b.variances(specs, prior_b)[pairs[:, 1]]
+    )
+    r_low, r_high, se, r_status = rerun_interval(weight, diff_values, var, level=level, clip=False)
+    r_status = _mark_posterior(r_status, short_a | short_b)
+    v = np.where(both & ~np.isnan(var), var, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
+    return {
+        s.key: Difference(
+            float(mean_a[j]),
+            float(mean_b[j]),
+            float(point[j]),
+            float(low[j]),
+            float(high[j]),
+            float(se[j]),
+            float(p_value[j]),
+            int(q_both[j]),
+            ci_status(n_boot, bool(q_both[j]), bool(flat[j])),
+            float(r_low[j]),
+            float(r_high[j]),
+            float(r_p[j]) if r_status[j] in ("ok", "posterior") else float("nan"),
+            r_status[j],
+        )
+        for j, s in enumerate(specs)
+    }

@@ -1,0 +1,196 @@
+"""The verdict-error channel and the posterior over a question's true correct counts.
+
+A checker that keeps a truly correct sample with probability ``1 − fn`` and lets a wrong
+one through with probability ``fp`` turns a true count t of n into an observed count
+``c = Bin(t, 1 − fn) + Bin(n − t, fp)``: :func:`channel_matrix` is ``K[c, t] = P(c | t)``.
+
+Samples settled by different checkers (rules, judge, …) pass different channels. A
+question is then a tuple of ``(n_s, c_s)`` per channel s. With the question-difficulty
+prior ``p ~ Beta(a, b)`` of the rerun interval and i.i.d. true verdicts given p,
+
+    P(t_1..t_S, c) ∝ Π_s C(n_s, t_s) K_s[c_s, t_s] · B(a + t, b + n − t),  t = Σ t_s,
+
+so the posterior over the true total t is a convolution over channels times a beta
+function (:func:`true_count_posterior`). With every rate 0 each K_s is the identity and
+the posterior is a point mass on t = c, exactly. The prior is fitted to the observed
+counts *through the channel* (:func:`fit_prior`), the same Beta-binomial model the rerun
+interval fits, so the contaminated counts do not bias it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from gpassk_oc.core.uncertainty.difficulty_model import LOG_S_BOUNDS, LOGIT_MU_BOUNDS, Difficulty
+
+__all__ = [
+    "Question",
+    "channel_matrix",
+    "check_rates",
+    "fit_prior",
+    "likelihood_weights",
+    "true_count_posterior",
+]
+
+#: one question: ``((n_s, c_s), …)`` per channel, in the order of the rates it is given with
+Question = tuple[tuple[int, int], ...]
+
+
+def check_rates(fp: float, fn: float, where: str = "rates") -> None:
+    """ValueError (one line naming *where*) unless 0 ≤ fp, fn < 1 and fp + fn < 1: at
+    fp + fn = 1 a verdict says nothing about the truth and no correction exists."""
+    for name, value in (("fp", fp), ("fn", fn)):
+        if not (math.isfinite(value) and 0 <= value < 1):
+            raise ValueError(f"{where}: {name}={value:g} must lie in [0, 1)")
+    if fp + fn >= 1:
+        raise ValueError(
+            f"{where}: fp + fn = {fp + fn:g} >= 1: the verdicts then carry no information "
+            "about the truth (nothing to correct)"
+        )
+
+
+def _binom_rows(sizes: np.ndarray, p: float, width: int) -> np.ndarray:
+    """Row i: the Bin(sizes[i], p) pmf over 0..width−1 (zero beyond sizes[i]); exact point
+    masses at p = 0 and p = 1, so a rate of 0 changes nothing."""
+    from scipy.special import gammaln
+
+    j = np.arange(width)[None, :]
+    m = sizes[:, None]
+    if p in (0.0, 1.0):
+        at = m if p == 1.0 else np.zeros_like(m)
+        return (j == at).astype(float)
+    inside = j <= m
+    jj = np.where(inside, j, 0)
+    log_pmf = (
+        gammaln(m + 1)
+        - gammaln(jj + 1)
+        - gammaln(m - jj + 1)
+        + jj * np.log(p)
+        + (m - jj) * np.log1p(-p)
+    )
+    return np.where(inside, np.exp(log_pmf), 0.0)
+
+
+@lru_cache(maxsize=512)
+def channel_matrix(n: int, fp: float, fn: float) -> np.ndarray:
+    """``K[c, t] = P(observed c | true t)`` for c, t = 0..n (columns sum to 1)."""
+    t = np.arange(n + 1)
+    kept = _binom_rows(t, 1.0 - fn, n + 1)  # true-correct samples still marked correct
+    let_through = _binom_rows(n - t, fp, n + 1)  # wrong samples marked correct
+    k = np.empty((n + 1, n + 1))
+    for i in range(n + 1):
+        k[:, i] = np.convolve(kept[i], let_through[i])[: n + 1]
+    k.setflags(write=False)
+    return k
+
+
+@lru_cache(maxsize=512)
+def _log_binom(n: int) -> np.ndarray:
+    return np.array(
+        [math.lgamma(n + 1) - math.lgamma(j + 1) - math.lgamma(n - j + 1) for j in range(n + 1)]
+    )
+
+
+def likelihood_weights(question: Question, rates: Sequence[tuple[float, float]]) -> np.ndarray:
+    """``w(t) ∝ Σ_{Σ t_s = t} Π_s C(n_s, t_s) K_s[c_s, t_s]`` for t = 0..n, scaled to max 1
+    (the scale is the same for every t, so it cancels in the posterior)."""
+    out = np.ones(1)
+    for (n_s, c_s), (fp, fn) in zip(question, rates, strict=True):
+        row = channel_matrix(n_s, float(fp), float(fn))[c_s]
+        with np.errstate(divide="ignore"):
+            log_h = np.log(row) + _log_binom(n_s)
+        h = np.exp(log_h - np.max(log_h))
+        out = np.convolve(out, h)
+        out /= out.max()
+    return out
+
+
+def _log_beta_terms(n: int, prior: Difficulty) -> np.ndarray:
+    return _log_beta_cached(n, prior.a, prior.b)
+
+
+@lru_cache(maxsize=256)
+def _log_beta_cached(n: int, a: float, b: float) -> np.ndarray:
+    from scipy.special import betaln
+
+    t = np.arange(n + 1)
+    out = np.asarray(betaln(a + t, b + n - t), dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+def true_count_posterior(
+    question: Question, rates: Sequence[tuple[float, float]], prior: Difficulty
+) -> np.ndarray:
+    """P(true correct count = t | the observed counts) for t = 0..n (sums to 1)."""
+    w = likelihood_weights(question, rates)
+    n = len(w) - 1
+    log_b = _log_beta_terms(n, prior)
+    post = w * np.exp(log_b - log_b[w > 0].max())
+    return post / post.sum()
+
+
+def fit_prior(
+    questions: Sequence[Question],
+    weight: Sequence[int] | np.ndarray,
+    rates: Sequence[tuple[float, float]],
+    start: Difficulty | None = None,
+) -> Difficulty:
+    """Maximum-likelihood Beta(a, b) of the *true* success rates from the observed counts
+    through the channel: ``Σ_q weight_q · log Σ_t w_q(t) B(a + t, b + n_q − t) / B(a, b)``,
+    searched on (logit μ, log s) within the bounds of :func:`.beta_model.fit_beta`.
+    ValueError with fewer than 2 questions or when the optimiser fails."""
+    from scipy.optimize import minimize
+    from scipy.special import betaln
+
+    wq = np.asarray(weight, dtype=float)
+    if wq.sum() < 2:
+        raise ValueError(f"fitting a Beta needs at least 2 questions, got {wq.sum():g}")
+    by_n: dict[int, tuple[list[np.ndarray], list[float]]] = {}
+    for q, w in zip(questions, wq):
+        lw = likelihood_weights(q, rates)
+        by_n.setdefault(len(lw) - 1, ([], []))[0].append(lw)
+        by_n[len(lw) - 1][1].append(w)
+    blocks = [(n, np.array(rows), np.array(ws), np.arange(n + 1)) for n, (rows, ws) in by_n.items()]
+    if start is None:
+        start = Difficulty(1.0, 1.0, "start")
+
+    def nll(x: np.ndarray) -> float:
+        mu = 1.0 / (1.0 + math.exp(-x[0]))
+        s = math.exp(x[1])
+        a, b = mu * s, (1 - mu) * s
+        total = 0.0
+        for n, rows, ws, t in blocks:
+            lb = betaln(a + t, b + n - t) - betaln(a, b)
+            top = lb.max()
+            total += float(ws @ (np.log(rows @ np.exp(lb - top)) + top))
+        return -total
+
+    mu0 = min(max(start.mean, 1e-4), 1 - 1e-4)
+    x0 = np.array(
+        [
+            min(max(math.log(mu0 / (1 - mu0)), LOGIT_MU_BOUNDS[0]), LOGIT_MU_BOUNDS[1]),
+            min(max(math.log(start.a + start.b), LOG_S_BOUNDS[0]), LOG_S_BOUNDS[1]),
+        ]
+    )
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = minimize(
+            nll,
+            x0,
+            method="Nelder-Mead",
+            bounds=[LOGIT_MU_BOUNDS, LOG_S_BOUNDS],
+            options={"xatol": 1e-6, "fatol": 1e-9, "maxiter": 4000},
+        )
+    if not res.success or not np.all(np.isfinite(res.x)):
+        raise ValueError(
+            f"the Beta fit through the verdict channel did not converge: {res.message}"
+        )
+    mu = 1.0 / (1.0 + math.exp(-float(res.x[0])))
+    s = math.exp(float(res.x[1]))
+    return Difficulty(mu * s, (1 - mu) * s, "fitted through the verdict channel")

@@ -1,0 +1,144 @@
+"""Verdict error rates: stated ones, and ones measured by an audit, with their uncertainty.
+
+An audit labels a stratified sample of verdicts (:mod:`gpassk_oc.report.audit_command`): per
+source, some verdicts "correct" (of the N1 the source gave) and some "wrong" (of its N0).
+Among the audited "correct" ones a share e1 is truly wrong; among the audited "wrong" ones
+a share e0 is truly correct. The population of the source then holds N1·e1 let-through
+wrong samples among N1·e1 + N0·(1 − e0) truly wrong ones, and N0·e0 rejected correct
+samples among N1·(1 − e1) + N0·e0 truly correct ones:
+
+    fp = N1·e1 / (N1·e1 + N0·(1 − e0)),   fn = N0·e0 / (N1·(1 − e1) + N0·e0).
+
+Each e gets the Jeffreys posterior Beta(x + ½, m − x + ½) from x errors in m audited
+verdicts; draws of (e1, e0) become draws of (fp, fn) — the rates' uncertainty, which the
+corrected intervals carry. The point rates use the observed shares x/m.
+Stated rates (``--verdict-error fp=…,fn=…``) are taken as known exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from gpassk_oc.core.uncertainty.verdict_channel import check_rates
+
+__all__ = [
+    "ALL_SOURCES",
+    "MIN_AUDITED",
+    "SourceAudit",
+    "parse_verdict_error",
+    "rates_from_audit",
+]
+
+#: the key of rates that apply to every source
+ALL_SOURCES = "*"
+#: fewer audited verdicts than this in a source give rates too vague to correct with
+MIN_AUDITED = 20
+
+
+@dataclass(frozen=True)
+class SourceAudit:
+    """One source's verdict counts in the run and its audit counts."""
+
+    source: str
+    n_correct: int  # N1: verdicts "correct" the source gave in the run
+    n_wrong: int  # N0: verdicts "wrong"
+    audited_correct: int  # m1: audited among the "correct" verdicts
+    false_correct: int  # x1: of those, truly wrong
+    audited_wrong: int  # m0: audited among the "wrong" verdicts
+    false_wrong: int  # x0: of those, truly correct
+
+    @property
+    def audited(self) -> int:
+        return self.audited_correct + self.audited_wrong
+
+    def rates_of(self, e1: np.ndarray, e0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(fp, fn) from the shares e1 = P(wrong | "correct"), e0 = P(correct | "wrong")."""
+        n1, n0 = float(self.n_correct), float(self.n_wrong)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wrong, right = n1 * e1 + n0 * (1 - e0), n1 * (1 - e1) + n0 * e0
+            fp = np.where(wrong > 0, n1 * e1 / np.where(wrong > 0, wrong, 1), 0.0)
+            fn = np.where(right > 0, n0 * e0 / np.where(right > 0, right, 1), 0.0)
+        return fp, fn
+
+    @property
+    def one_verdict(self) -> bool:
+        """The source gave only one verdict (rules mode's ``rule_undecided`` is always
+        "wrong"): its verdicts say nothing about the truth, so this model cannot correct
+        them (the report's verdict sensitivity bounds them instead)."""
+        return self.n_correct == 0 or self.n_wrong == 0
+
+    def point(self) -> tuple[float, float]:
+        """The rates at the observed shares e1 = x1/m1 and e0 = x0/m0 (unbiased; an audit
+        that finds no error gives rate 0, and only the interval widens)."""
+        e1 = self.false_correct / self.audited_correct if self.audited_correct else 0.0
+        e0 = self.false_wrong / self.audited_wrong if self.audited_wrong else 0.0
+        fp, fn = self.rates_of(np.array(e1), np.array(e0))
+        return float(fp), float(fn)
+
+    def draws(self, size: int, rng: np.random.Generator) -> np.ndarray:
+        """(size × 2) draws of (fp, fn) from the posterior."""
+        e1 = rng.beta(
+            self.false_correct + 0.5, self.audited_correct - self.false_correct + 0.5, size
+        )
+        e0 = rng.beta(self.false_wrong + 0.5, self.audited_wrong - self.false_wrong + 0.5, size)
+        fp, fn = self.rates_of(e1, e0)
+        return np.stack([fp, fn], axis=1)
+
+
+def rates_from_audit(
+    audits: Iterable[SourceAudit], n_draws: int = 200, seed: int = 0
+) -> tuple[dict[str, tuple[float, float]], dict[str, np.ndarray]]:
+    """Point rates and (n_draws × 2) posterior draws per audited source (a source that
+    gives one verdict only is left out: :attr:`SourceAudit.one_verdict`). ValueError (one
+    line) for a source with fewer than :data:`MIN_AUDITED` audited verdicts."""
+    rng = np.random.default_rng(seed)
+    points: dict[str, tuple[float, float]] = {}
+    draws: dict[str, np.ndarray] = {}
+    for audit in audits:
+        if audit.audited < MIN_AUDITED:
+            raise ValueError(
+                f"source {audit.source!r}: only {audit.audited} audited verdicts; need at "
+                f"least {MIN_AUDITED} to correct with its rates"
+            )
+        if audit.one_verdict:
+            continue
+        points[audit.source] = audit.point()
+        check_rates(*points[audit.source], where=f"source {audit.source!r}")
+        draws[audit.source] = audit.draws(n_draws, rng)
+    return points, draws
+
+
+def _rate(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {text!r} is not a number") from None
+    return value
+
+
+def parse_verdict_error(specs: Iterable[str]) -> dict[str, tuple[float, float]]:
+    """``fp=0.01,fn=0.02[,by=judge]`` (one per source; without ``by`` for every source)
+    → {source or :data:`ALL_SOURCES`: (fp, fn)}. ValueError, one line, on anything else."""
+    out: Mapping[str, tuple[float, float]] = {}
+    result: dict[str, tuple[float, float]] = dict(out)
+    for spec in specs:
+        where = f"--verdict-error {spec}"
+        fields: dict[str, str] = {}
+        for part in spec.split(","):
+            key, sep, value = part.partition("=")
+            key = key.strip()
+            if not sep or key not in ("fp", "fn", "by") or key in fields:
+                raise ValueError(f"{where}: need fp=RATE,fn=RATE[,by=SOURCE], got {part!r}")
+            fields[key] = value.strip()
+        if "fp" not in fields or "fn" not in fields:
+            raise ValueError(f"{where}: need both fp= and fn=")
+        fp, fn = _rate(fields["fp"], where), _rate(fields["fn"], where)
+        check_rates(fp, fn, where)
+        source = fields.get("by", ALL_SOURCES) or ALL_SOURCES
+        if source in result:
+            raise ValueError(f"{where}: rates for {source!r} given twice")
+        result[source] = (fp, fn)
+    return result

@@ -1,0 +1,35 @@
+"""The sample-size plan as data: what ``gpassk-oc plan`` computes (:mod:`.plan_command`) and its
+renderer prints (:mod:`.plan_markdown`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.uncertainty.sample_size import Difficulty
+
+__all__ = ["Plan"]
+
+
+@dataclass
+class Plan:
+    """Everything the planner prints (fractions; the renderers convert to points)."""
+
+    level: float
+    z: float
+    kinds: tuple[str, ...]
+    difficulty: Difficulty
+    questions: int
+    n: int
+    metrics: list[MetricSpec]  # parsed once, from --metrics or the headline ones
+    assumptions: list[str]
+    grid_questions: list[int]
+    grid_n: list[int]
+    split: dict[str, dict[str, float]] = field(default_factory=dict)
+    pilot: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    grid: dict[str, dict[str, list[list[float]]]] = field(default_factory=dict)
+    target: float | None = None
+    smallest: dict[str, dict[str, int | None]] = field(default_factory=dict)
+    difference: float | None = None
+    power: float = 0.8
+    resolve: dict[str, dict[str, int | str | None]] = field(default_factory=dict)
