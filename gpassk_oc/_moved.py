@@ -1,4 +1,4 @@
-"""Old import paths (release 0.1.0) that forward to where their names live now.
+"""Old import paths (releases 0.1.0 and 0.2.0) that forward to where their names live now.
 
 A module that moved keeps a tiny shim at its old path::
 
@@ -19,11 +19,12 @@ from importlib import import_module
 
 
 def forward(
-    old: str, new: str, elsewhere: Mapping[str, str] | None = None
+    old: str, new: str, elsewhere: Mapping[str, str] | None = None, since: str = "0.2.0"
 ) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` of the shim at *old* for the module now at *new*.
 
-    *elsewhere* maps a name that moved on to another module to that module's path.
+    *elsewhere* maps a name that moved on to another module to that module's path;
+    *since* is the release that moved it (0.2.0 for 0.1.0's paths, 0.3.0 for 0.2.0's).
     """
     moved = dict(elsewhere or {})
 
@@ -33,7 +34,7 @@ def forward(
         home = moved.get(name, new)
         value = getattr(import_module(home), name)  # AttributeError: no such name, as before
         warnings.warn(
-            f"{old} is deprecated since gpassk_oc 0.2.0: import {name} from {home}",
+            f"{old} is deprecated since gpassk_oc {since}: import {name} from {home}",
             DeprecationWarning,
             stacklevel=2,
         )
