@@ -143,7 +143,7 @@ def fit_prior(
 ) -> Difficulty:
     """Maximum-likelihood Beta(a, b) of the *true* success rates from the observed counts
     through the channel: ``Σ_q weight_q · log Σ_t w_q(t) B(a + t, b + n_q − t) / B(a, b)``,
-    searched on (logit μ, log s) within the bounds of :func:`.beta_model.fit_beta`.
+    searched on (logit μ, log s) within the bounds of :func:`.difficulty_model.fit_beta`.
     ValueError with fewer than 2 questions or when the optimiser fails."""
     from scipy.optimize import minimize
     from scipy.special import betaln
