@@ -22,7 +22,7 @@ import pytest
 from conftest import offline_env
 
 from gpassk_oc import configgen
-from gpassk_oc.core.metrics.metric_keys import report_metrics as metric_keys
+from gpassk_oc.core.metrics.registry import report_metrics as metric_keys
 from gpassk_oc.demo import problems
 from gpassk_oc.demo import run as demo
 from gpassk_oc.log import use_cli_format

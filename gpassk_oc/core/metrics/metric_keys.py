@@ -36,7 +36,6 @@ floats into exact Fractions is :func:`gpassk_oc.core.metrics.gpass_exact.as_frac
 from __future__ import annotations
 
 from fractions import Fraction
-from importlib import import_module
 
 __all__ = [
     "ACCURACY",
@@ -139,27 +138,3 @@ def result_key(metric: object, group: str = "") -> str:
     one group: ``AMC/en/mG-Pass@16``."""
     name = str(getattr(metric, "key", metric))
     return f"{group}{GROUP_SEP}{name}" if group else name
-
-
-#: names that moved to the registry (0.1.0 imported them from here): read through, lazily
-#: (the registry imports this module, so an import at the top would run in a circle)
-_IN_REGISTRY = frozenset(
-    {
-        "KINDS",
-        "MetricSpec",
-        "headline_metrics",
-        "parse_metric",
-        "parse_result_key",
-        "report_metrics",
-    }
-)
-
-
-def __getattr__(name: str) -> object:
-    if name in _IN_REGISTRY:
-        return getattr(import_module("gpassk_oc.core.metrics.registry"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_IN_REGISTRY})
