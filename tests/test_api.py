@@ -67,6 +67,20 @@ def _public(module) -> list[str]:
     return [n for n in names if not n.startswith("_")]
 
 
+#: names that moved on from metric_names to the metric registry
+MOVED_ON = dict.fromkeys(
+    [
+        "KINDS",
+        "MetricSpec",
+        "headline_metrics",
+        "parse_metric",
+        "parse_result_key",
+        "report_metrics",
+    ],
+    "gpassk_oc.core.metrics.registry",
+)
+
+
 @pytest.mark.parametrize("old", sorted(OLD_PATHS))
 def test_old_path_forwards_with_a_warning(old):
     new, documented = OLD_PATHS[old]
@@ -76,10 +90,13 @@ def test_old_path_forwards_with_a_warning(old):
     for name in names:
         with pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated")) as seen:
             value = getattr(shim, name)
-        assert value is getattr(target, name), name
-        assert new in str(seen[0].message) and seen[0].filename == __file__
+        home = str(seen[0].message).rsplit(" from ", 1)[1]
+        # a name may have moved on again (the metric spec and its parsers: the registry)
+        assert home == new or MOVED_ON.get(name) == home, (name, home)
+        assert value is getattr(importlib.import_module(home), name), name
+        assert home in str(seen[0].message) and seen[0].filename == __file__
     with pytest.warns(DeprecationWarning, match=re.escape(new)):
-        exec(f"from {old} import {names[0]}", {})
+        exec(f"from {old} import {next(n for n in names if n not in MOVED_ON)}", {})
     with pytest.raises(AttributeError):
         shim.no_such_name  # noqa: B018
     assert set(names) <= set(dir(shim))

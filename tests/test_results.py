@@ -17,14 +17,12 @@ from conftest import brute_g_pass, brute_mg_pass
 from test_report import run_cli
 
 from gpassk_oc.core.metrics.metric_keys import (
-    MetricSpec,
     group_name,
     legacy_group,
-    parse_metric,
-    parse_result_key,
     result_key,
     split_group,
 )
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric, parse_result_key
 from gpassk_oc.core.runs.results_file import (
     SCHEMA_VERSION,
     Results,
