@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from moved_paths import assert_forwards
 
 import gpassk_oc
 
@@ -58,48 +59,11 @@ OLD_PATHS = {
 }
 
 
-def _public(module) -> list[str]:
-    names = getattr(module, "__all__", None)
-    if names is None:
-        names = [
-            n for n, v in vars(module).items() if getattr(v, "__module__", None) == module.__name__
-        ]
-    return [n for n in names if not n.startswith("_")]
-
-
-#: names that moved on from metric_names to the metric registry
-MOVED_ON = dict.fromkeys(
-    [
-        "KINDS",
-        "MetricSpec",
-        "headline_metrics",
-        "parse_metric",
-        "parse_result_key",
-        "report_metrics",
-    ],
-    "gpassk_oc.core.metrics.registry",
-)
-
-
 @pytest.mark.parametrize("old", sorted(OLD_PATHS))
 def test_old_path_forwards_with_a_warning(old):
     new, documented = OLD_PATHS[old]
-    shim, target = importlib.import_module(old), importlib.import_module(new)
-    names = sorted({*documented, *_public(target)})
-    assert names, new
-    for name in names:
-        with pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated")) as seen:
-            value = getattr(shim, name)
-        home = str(seen[0].message).rsplit(" from ", 1)[1]
-        # a name may have moved on again (the metric spec and its parsers: the registry)
-        assert home == new or MOVED_ON.get(name) == home, (name, home)
-        assert value is getattr(importlib.import_module(home), name), name
-        assert home in str(seen[0].message) and seen[0].filename == __file__
-    with pytest.warns(DeprecationWarning, match=re.escape(new)):
-        exec(f"from {old} import {next(n for n in names if n not in MOVED_ON)}", {})
-    with pytest.raises(AttributeError):
-        shim.no_such_name  # noqa: B018
-    assert set(names) <= set(dir(shim))
+    names = assert_forwards(old, new, documented, since="0.2.0")
+    assert set(names) <= set(dir(importlib.import_module(old)))
 
 
 def test_rules_names_that_moved_on_to_checking():

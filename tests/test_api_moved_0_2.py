@@ -6,11 +6,10 @@ script leaves this file's old paths alone.)"""
 
 from __future__ import annotations
 
-import importlib
-import re
 from pathlib import Path
 
 import pytest
+from moved_paths import assert_forwards
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,48 +36,10 @@ OLD_PATHS_0_2 = {
 }
 
 
-def _public(module) -> list[str]:
-    return [
-        n
-        for n, v in vars(module).items()
-        if getattr(v, "__module__", None) == module.__name__ and not n.startswith("_")
-    ]
-
-
-#: names that moved on from metric_names to the metric registry
-MOVED_ON = dict.fromkeys(
-    [
-        "KINDS",
-        "MetricSpec",
-        "headline_metrics",
-        "parse_metric",
-        "parse_result_key",
-        "report_metrics",
-    ],
-    "gpassk_oc.core.metrics.registry",
-)
-
-
 @pytest.mark.parametrize("old", sorted(OLD_PATHS_0_2))
 def test_0_2_path_forwards_with_a_warning(old):
     new, documented = OLD_PATHS_0_2[old]
-    shim, target = importlib.import_module(old), importlib.import_module(new)
-    names = sorted({*documented, *_public(target)})
-    assert names, new
-    for name in names:
-        with pytest.warns(DeprecationWarning, match=re.escape(f"{old} is deprecated")) as seen:
-            value = getattr(shim, name)
-        home = str(seen[0].message).rsplit(" from ", 1)[1]
-        # a name may have moved on again (the metric spec and its parsers: the registry)
-        assert home == new or MOVED_ON.get(name) == home, (name, home)
-        assert value is getattr(importlib.import_module(home), name), name
-        message = str(seen[0].message)
-        assert "since gpassk_oc 0.3.0" in message
-        assert seen[0].filename == __file__
-    with pytest.warns(DeprecationWarning, match=re.escape(new)):
-        exec(f"from {old} import {next(n for n in names if n not in MOVED_ON)}", {})
-    with pytest.raises(AttributeError):
-        shim.no_such_name  # noqa: B018
+    assert_forwards(old, new, documented, since="0.3.0")
 
 
 def test_0_2_paths_are_shims_and_the_old_folder_holds_nothing_else():
