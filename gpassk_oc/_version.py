@@ -2,4 +2,4 @@
 pyproject (read statically by setuptools) take it from here. A leaf module, so the pure
 core can name its writer without importing the package's API module."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

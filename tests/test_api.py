@@ -137,7 +137,7 @@ def test_adapters_resolve_by_the_dotted_paths_configs_name():
 def test_one_version_in_package_metadata_and_changelog():
     from setuptools.config.pyprojecttoml import read_configuration
 
-    assert gpassk_oc.__version__ == "0.2.0"
+    assert gpassk_oc.__version__ == "0.3.0"
     # what an install writes into the metadata: pyproject reads the package's string
     project = read_configuration(ROOT / "pyproject.toml", expand=True)["project"]
     assert project["version"] == gpassk_oc.__version__
