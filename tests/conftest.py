@@ -26,6 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # the package need not be installed to run the tests
     sys.path.insert(0, str(ROOT))
 
+# One mypy cache for the checkout's own run (tests/test_lint.py) and the docs' clean copy
+# (docs/contributing.md's `.venv/bin/mypy`, run by tests/test_docs_blocks.py): the copy's
+# files equal the checkout's, so its run validates the cache by content hash instead of
+# type-checking every dependency again (~70 s on 2 cores); a changed file is rechecked.
+# parallel_support.py starts test_lint.py first so the cache is warm by then.
+os.environ.setdefault("MYPY_CACHE_DIR", str(ROOT / ".mypy_cache"))
+
 from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
 
 # fixtures shared by the test modules that were split by topic
