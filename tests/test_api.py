@@ -81,9 +81,12 @@ def test_every_shim_is_listed():
         for p in (ROOT / "gpassk_oc").rglob("*.py")
         if "from gpassk_oc._moved import forward" in p.read_text()
     }
-    from test_api_moved_0_2 import OLD_PATHS_0_2
+    from test_api_moved_0_2 import MODULES_0_2, OLD_PATHS_0_2
 
-    assert shims == set(OLD_PATHS) | set(OLD_PATHS_0_2)
+    # every shim is tested (0.1.0 paths here, every 0.2.0 module there), and every
+    # documented old path is a shim
+    assert shims <= set(OLD_PATHS) | set(MODULES_0_2)
+    assert set(OLD_PATHS) | set(OLD_PATHS_0_2) <= shims
 
 
 API = {
