@@ -44,3 +44,18 @@ def forward(
         return sorted({*dir(import_module(new)), *moved})
 
     return __getattr__, __dir__
+
+
+#: what the old metric_names paths (0.1.0's and 0.2.0's) forward to the metric registry:
+#: the spec and its parsers moved on there from metric_keys
+METRIC_NAMES_ELSEWHERE = dict.fromkeys(
+    (
+        "KINDS",
+        "MetricSpec",
+        "headline_metrics",
+        "parse_metric",
+        "parse_result_key",
+        "report_metrics",
+    ),
+    "gpassk_oc.core.metrics.registry",
+)
