@@ -209,7 +209,7 @@ def test_no_console_error_and_no_request_leaves_the_file(browser, page):
 
 def test_drill_down_files_hold_every_sample(page):
     """One script per row beside the page (loaded on a click), with per question c / n and
-    every sample as a compact array; the page itself embeds no sample."""
+    every sample, per run as columns; the page itself embeds no sample."""
     folder = page.with_name(f"{page.stem}_files")
     files = sorted(folder.glob("row-*.js"))
     assert len(files) == len(MODELS)
@@ -224,9 +224,9 @@ def test_drill_down_files_hold_every_sample(page):
     for model, counts in MODELS.items():
         questions = seen[model]["questions"]
         assert [(q["c"], q["n"]) for q in questions] == [(c, N) for c in counts]
-        samples = questions[0]["samples"]
-        assert len(samples) == N and all(len(s) == 5 for s in samples)
-        assert {seen[model]["codes"]["by"][s[3]] for s in samples} == set(SOURCES)
+        ((code, answers, found, verdicts, by),) = questions[0]["runs"]
+        assert len(answers) == len(found) == len(verdicts) == len(by) == N
+        assert {seen[model]["runs"][code]["by"][b] for b in by} == set(SOURCES)
 
 
 def test_page_without_its_files_says_so(browser, page, tmp_path):

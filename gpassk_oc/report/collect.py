@@ -31,6 +31,7 @@ from gpassk_oc.core.metrics.majority_vote import maj_table
 from gpassk_oc.core.metrics.metric_keys import group_name
 from gpassk_oc.core.metrics.question_scorer import metric_means
 from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.runs.drill_fragment import save_drill
 from gpassk_oc.core.runs.results_file import Results, ResultsError, read_results
 from gpassk_oc.core.runs.results_summary import RunSummary, read_summary, save_summary
 from gpassk_oc.core.runs.run_record import RunRecord
@@ -294,13 +295,17 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
 def keep_summaries(runs: Iterable[Run]) -> int:
     """Write the sidecar of every run read from its results file this time
     (:func:`~gpassk_oc.core.runs.results_summary.save_summary`), so the next report reads the
-    summaries. Called after a command succeeded: a refused command writes nothing.
-    Returns how many were written."""
-    return sum(
-        save_summary(run.path, run.summary)
-        for run in runs
-        if not run.summary.from_sidecar or run.summary.resave
-    )
+    summaries, and the drill-down share made this time
+    (:func:`~gpassk_oc.core.runs.drill_fragment.save_drill`). Called after a command
+    succeeded: a refused command writes nothing. Returns how many summaries were written."""
+    written = 0
+    for run in runs:
+        if not run.summary.from_sidecar or run.summary.resave:
+            written += save_summary(run.path, run.summary)
+        fragment = run.summary.drill
+        if fragment is not None and not fragment.from_sidecar:
+            save_drill(run.path, fragment)
+    return written
 
 
 def maj_values(run: Run, ks: Sequence[int]) -> np.ndarray:

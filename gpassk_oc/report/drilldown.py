@@ -7,10 +7,12 @@ drill-down goes to ``{page stem}_files/row-{id}.js``: one script per row, which 
 (``fetch`` is blocked there), only when the row is clicked. The page says so when a file
 is missing (opened without its folder, or printed to stdout).
 
-Per question: identity, ``c`` / ``n`` over the pooled runs, and every sample as
-``[answer, found code, verdict, decided-by code, run code]`` with the codes' names in
-``codes`` (short arrays keep a row's file small). Samples are read from the results files
-one row at a time, so memory holds one row's samples, not the grid's.
+Per question: identity, ``c`` / ``n`` over the pooled runs, and per run its samples as
+columns ``[run code, [answers], [found codes], [verdicts], [decided-by codes]]``; ``runs``
+lists each run's ``model`` and the names of its ``found`` and ``by`` codes. The columns
+are each run's ready JSON text (:mod:`gpassk_oc.core.runs.drill_fragment`, made when the
+results file was read in full and kept in a sidecar beside it), so writing a row joins
+texts and touches no sample: a grid's 3.2 million samples cost no Python work per sample.
 
 For the drill-down's audit-sheet export (the columns of :data:`.audit_command.SHEET_COLUMNS`,
 sample ids as :attr:`.audit_command.Verdict.sample_id` builds them) each question also carries its
@@ -28,15 +30,39 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.runs.results_file import ResultsError, read_results
-from gpassk_oc.report.collect import Row, subset_name
+from gpassk_oc.core.runs.drill_fragment import (
+    MAX_ANSWER_CHARS,
+    DrillFragment,
+    fragment_of_file,
+    read_drill,
+    script_safe,
+)
+from gpassk_oc.core.runs.results_file import ResultsError
+from gpassk_oc.report.collect import Row, Run
 from gpassk_oc.report.report_model import Report, sorted_rows
 
-__all__ = ["MAX_ANSWER_CHARS", "drill_files", "drill_folder", "page_rows", "row_drill"]
+__all__ = [
+    "MAX_ANSWER_CHARS",
+    "drill_files",
+    "drill_folder",
+    "page_rows",
+    "row_drill",
+    "row_script",
+    "run_fragment",
+]
 
-#: answers are cut to this many characters in the drill-down
-MAX_ANSWER_CHARS = 300
 CALLBACK = "gpasskDrill"
+
+try:
+    import orjson
+
+    def _dumps(data: Any) -> bytes:
+        return orjson.dumps(data)
+
+except ImportError:  # pragma: no cover - orjson is a dependency; stdlib works too
+
+    def _dumps(data: Any) -> bytes:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def page_rows(report: Report, descending: bool = False) -> Iterator[tuple[str, Row, str]]:
@@ -54,84 +80,81 @@ def drill_folder(page: Path) -> Path:
     return page.with_name(f"{page.stem}_files")
 
 
-class _Codes:
-    """Small integer codes for repeated strings (found kinds, sources, run abbrs)."""
-
-    def __init__(self) -> None:
-        self.names: list[str | None] = []
-        self._index: dict[str | None, int] = {}
-
-    def __call__(self, name: str | None) -> int:
-        if name not in self._index:
-            self._index[name] = len(self.names)
-            self.names.append(name)
-        return self._index[name]
+def run_fragment(run: Run) -> DrillFragment:
+    """The run's drill-down share: made by the summary's read of the whole file, else from
+    its sidecar when that was made from the file the report read, else read from the file
+    now (kept on the summary; :func:`~gpassk_oc.report.collect.keep_summaries` saves it).
+    :class:`~gpassk_oc.core.runs.results_file.ResultsError` when the file cannot be read."""
+    summary = run.summary
+    if summary.drill is None:
+        summary.drill = read_drill(run.path, summary.source) or fragment_of_file(run.path)
+    return summary.drill
 
 
-def _answer(text: str | None) -> str | None:
-    if text is None or len(text) <= MAX_ANSWER_CHARS:
-        return text
-    return text[:MAX_ANSWER_CHARS] + f"… ({len(text) - MAX_ANSWER_CHARS} more characters)"
-
-
-def _qid(question_id: str, split: str, language: str) -> str:
-    return "/".join(part for part in (split, language, question_id) if part)
-
-
-def row_drill(row: Row) -> dict[str, Any]:
-    """One row's drill-down data, read from its runs' results files."""
-    codes = {name: _Codes() for name in ("found", "by", "run")}
-    seen: dict[str, dict[str, Any]] = {}
+def _questions(row: Row) -> tuple[list[dict[str, Any]], list[bytes], list[str]]:
+    """(runs, one JSON text per question, problems) of the row's runs pooled."""
+    runs: list[dict[str, Any]] = []
+    heads: dict[str, dict[str, Any]] = {}
+    parts: dict[str, list[bytes]] = {}
     problems = []
-    for run in row.runs:
-        run_code = codes["run"](run.model_abbr)
+    for code, run in enumerate(row.runs):
         try:
-            results = read_results(run.path)
+            fragment = run_fragment(run)
         except ResultsError as exc:  # changed since the report read it
             problems.append(str(exc))
+            runs.append({"model": run.model_abbr, "found": [], "by": []})
             continue
-        for q in results.questions:
-            key = _qid(q.question_id, q.split, q.language)
-            entry = seen.setdefault(
-                key,
-                {
-                    "id": key,
-                    "subset": subset_name((q.split, q.language, q.question_id)),
+        runs.append({"model": run.model_abbr, "found": fragment.found, "by": fragment.by})
+        for q in fragment.questions:
+            head = heads.get(q.key)
+            if head is None:
+                head = heads[q.key] = {
+                    "id": q.key,
+                    "subset": q.group,
                     "question": q.question,
                     "gold": q.gold,
                     "ix": q.index,
                     "c": 0,
                     "n": 0,
-                    "samples": [],
-                },
-            )
-            if q.group:
-                entry["g"] = q.group
-            if q.index != entry["ix"]:  # pooled runs that number the question differently
-                entry.setdefault("ixr", {})[str(run_code)] = q.index
-            entry["c"] += q.c
-            entry["n"] += q.n
-            size = len(q.correct)
-            none: list[str | None] = [None] * size
-            found = list(q.found) if q.found else none
-            source = list(q.source) if q.source else none
-            entry["samples"] += [
-                [
-                    _answer(q.extracted[i]),
-                    codes["found"](found[i]),
-                    q.correct[i],
-                    codes["by"](source[i]),
-                    run_code,
-                ]
-                for i in range(size)
-            ]
-    return {
-        "label": row.label,
-        "dataset": row.dataset_abbr,
-        "questions": list(seen.values()),
-        "codes": {name: table.names for name, table in codes.items()},
-        "problems": problems,
-    }
+                }
+                if q.group:
+                    head["g"] = q.group
+                parts[q.key] = []
+            if q.index != head["ix"]:  # pooled runs that number the question differently
+                head.setdefault("ixr", {})[str(code)] = q.index
+            head["c"] += q.c
+            head["n"] += q.n
+            parts[q.key].append(b"[%d,%s" % (code, q.samples[1:]))
+    texts = [
+        script_safe(_dumps(head))[:-1] + b',"runs":[' + b",".join(parts[key]) + b"]}"
+        for key, head in heads.items()
+    ]
+    return runs, texts, problems
+
+
+def row_script(row: Row, rid: str) -> bytes:
+    """One row's drill-down script: ``window.gpasskDrill(id, data);``."""
+    runs, texts, problems = _questions(row)
+    meta = script_safe(
+        _dumps(
+            {"label": row.label, "dataset": row.dataset_abbr, "problems": problems, "runs": runs}
+        )
+    )
+    return b"".join(
+        [
+            f"window.{CALLBACK}({json.dumps(rid)},".encode(),
+            meta[:-1],
+            b',"questions":[',
+            b",".join(texts),
+            b"]});\n",
+        ]
+    )
+
+
+def row_drill(row: Row) -> dict[str, Any]:
+    """One row's drill-down data as the page reads it (see the module docstring)."""
+    text = row_script(row, "0").decode("utf-8")
+    return dict(json.loads(text[text.index(",") + 1 : -len(");\n")]))
 
 
 def script_json(data: Any) -> str:
@@ -143,8 +166,7 @@ def script_json(data: Any) -> str:
 def drill_files(report: Report, page: Path, descending: bool = False) -> dict[Path, bytes]:
     """{path: bytes} of every row's drill-down script for the page at *page*."""
     folder = drill_folder(page)
-    out = {}
-    for _, row, rid in page_rows(report, descending):
-        body = f"window.{CALLBACK}({json.dumps(rid)},{script_json(row_drill(row))});\n"
-        out[folder / f"row-{rid}.js"] = body.encode("utf-8")
-    return out
+    return {
+        folder / f"row-{rid}.js": row_script(row, rid)
+        for _, row, rid in page_rows(report, descending)
+    }

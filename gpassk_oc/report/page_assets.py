@@ -297,21 +297,34 @@ PAGE_SCRIPT = r"""
     return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   }
 
+  // a question's samples run by run, each [answer, found, verdict, decided by, run code]
+  // (drilldown.py stores them per run as columns: [run code, answers, found, verdicts, by])
+  function samplesOf(q, drill) {
+    var out = [];
+    q.runs.forEach(function (p) {
+      var run = drill.runs[p[0]];
+      for (var i = 0; i < p[1].length; i++) {
+        out.push([p[1][i], run.found[p[2][i]], p[3][i], run.by[p[4][i]], p[0]]);
+      }
+    });
+    return out;
+  }
+
   // every judged sample of the questions in view, as `gpassk-oc audit` writes its sheet
   // (sample id model/dataset/[group/]index/replica; the reply's end is not in the drill files)
   function auditSheet(drill) {
     var lines = [data.sheet_columns.map(csvCell).join(",")];
     drill.questions.filter(inView).forEach(function (q) {
       var replica = {};
-      q.samples.forEach(function (s) {
+      samplesOf(q, drill).forEach(function (s) {
         var r = replica[s[4]] = (replica[s[4]] === undefined ? 0 : replica[s[4]] + 1);
         if (s[2] !== true && s[2] !== false) { return; }
-        var model = drill.codes.run[s[4]];
+        var model = drill.runs[s[4]].model;
         var ix = q.ixr && q.ixr[s[4]] !== undefined ? q.ixr[s[4]] : q.ix;
         var rec = {
           sample_id: [model, drill.dataset].concat(q.g ? [q.g] : [], [ix, r]).join("/"),
           model: model, dataset: drill.dataset, question_index: ix, replica: r,
-          source: drill.codes.by[s[3]] || "unknown", verdict: s[2] ? "correct" : "wrong",
+          source: s[3] || "unknown", verdict: s[2] ? "correct" : "wrong",
           question: q.question, gold: q.gold, extracted: s[0], reply_end: "", label: ""};
         lines.push(data.sheet_columns.map(function (c) { return csvCell(rec[c]); }).join(","));
       });
@@ -342,27 +355,26 @@ PAGE_SCRIPT = r"""
         el("td", {"class": "text", text: q.id}), el("td", {text: q.c + " / " + q.n}),
         el("td", {"class": "text", text: q.gold === null ? "" : q.gold}),
         el("td", {"class": "text", text: (q.question || "").slice(0, 120)})]);
-      tr.onclick = function () { toggleSamples(tr, q, drill.codes); };
+      tr.onclick = function () { toggleSamples(tr, q, drill); };
       table.appendChild(tr);
     });
     box.appendChild(el("div", {"class": "scroll"}, [table]));
   }
 
-  function toggleSamples(tr, q, codes) {
+  function toggleSamples(tr, q, drill) {
     var next = tr.nextSibling;
     if (next && next.className === "samples") { next.parentNode.removeChild(next); return; }
     var inner = el("table", {"class": "sample-table"});
     inner.appendChild(el("tr", {}, ["#", "extracted answer", "found", "verdict", "decided by", "run"].map(
       function (h) { return el("th", {"class": "text", text: h}); })));
-    q.samples.forEach(function (s, i) {
-      // [answer, found code, verdict, decided-by code, run code] (see drilldown.py)
+    samplesOf(q, drill).forEach(function (s, i) {
       inner.appendChild(el("tr", {"class": "sample"}, [
         el("td", {text: String(i + 1)}),
         el("td", {"class": "answer", text: s[0] === null ? "(none)" : s[0]}),
-        el("td", {"class": "text", text: codes.found[s[1]] || "\u2013"}),
+        el("td", {"class": "text", text: s[1] || "\u2013"}),
         el("td", {"class": "text"}, [verdictText(s[2])]),
-        el("td", {"class": "text", text: codes.by[s[3]] || "\u2013"}),
-        el("td", {"class": "text", text: codes.run[s[4]]})]));
+        el("td", {"class": "text", text: s[3] || "\u2013"}),
+        el("td", {"class": "text", text: drill.runs[s[4]].model})]));
     });
     var holder = el("tr", {"class": "samples"}, [el("td", {colspan: "4", "class": "text"}, [inner])]);
     tr.parentNode.insertBefore(holder, tr.nextSibling);

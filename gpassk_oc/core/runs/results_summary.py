@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_result_key
+from gpassk_oc.core.runs.drill_fragment import DrillFragment, make_fragment
 from gpassk_oc.core.runs.results_file import Results, ResultsError, RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 
@@ -95,6 +96,9 @@ class RunSummary:
     #: read from a sidecar that lacks something worth keeping (the mtime, the checks):
     #: saved again after the command succeeds
     resave: bool = field(default=False, compare=False)
+    #: the page's drill-down share of the file (:mod:`.drill_fragment`), made by a read of
+    #: the whole file or loaded for a page; not part of the summary sidecar
+    drill: DrillFragment | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.c)
@@ -292,6 +296,9 @@ def read_summary(path: Path | str) -> RunSummary:
         except UnicodeDecodeError as bad:
             why = bad
         raise ResultsError(f"{path}: unreadable results file ({why})") from None
-    summary = summarize_results(Results.from_json(parsed, str(path)))
+    results = Results.from_json(parsed, str(path))
+    summary = summarize_results(results)
     summary.source, summary.mtime_ns = source, mtime_ns
+    # the whole file is read now: its drill-down share costs little more here than later
+    summary.drill = make_fragment(results, source)
     return summary
