@@ -112,3 +112,35 @@ def test_metric_keys_are_spelled_only_by_metric_names() -> None:
         if key.search(line) and not line.lstrip().startswith(("#", '"', "'"))
     ]
     assert hits == []
+
+
+def test_weighted_distinct_counts_give_the_exact_means_of_every_question() -> None:
+    """Distinct (n, c) pairs with their multiplicities (the report's cross-check) give the
+    very floats of the per-question call; both are the exact Fraction mean of the
+    per-question doubles, rounded once (the oracle: a plain Fraction sum)."""
+    from collections import Counter
+
+    from gpassk_oc.core.metrics.question_scorer import question_values
+
+    rng = np.random.default_rng(7)
+    ns = [int(x) for x in rng.choice([16, 16, 16, 15, 3, 0], size=300)]
+    cs = [int(rng.integers(0, n + 1)) for n in ns]
+    ks, taus = [4, 8, 16], [Fraction(0), Fraction(1, 4), Fraction(3, 4), Fraction(1)]
+    plain = metric_means(16, ns, cs, ks, taus, "documented")
+    pairs = Counter(zip(ns, cs))
+    weighted = metric_means(
+        16,
+        [p[0] for p in pairs],
+        [p[1] for p in pairs],
+        ks,
+        taus,
+        "documented",
+        weights=list(pairs.values()),
+    )
+    assert weighted == plain
+    for key, column in question_values(ns, cs, ks, taus, "documented").items():
+        exact = sum((Fraction(v) for _, v in column), Fraction(0)) * 100 / len(column)
+        assert plain[key] == float(exact), key
+    judged = [(n, c) for n, c in zip(ns, cs) if n]
+    p1 = sum((Fraction(c, n) for n, c in judged), Fraction(0)) * 100 / len(judged)
+    assert plain["pass@1"] == float(p1)

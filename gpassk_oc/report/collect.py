@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,8 +328,10 @@ def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict
     info = run.summary.info
     ks = sorted({s.k for s in specs if s.definition.opencompass})
     taus = sorted({s.tau for s in specs if s.tau is not None})
-    n, c = run.n[mask].tolist(), run.c[mask].tolist()
-    means = metric_means(info.n, n, c, ks, taus, info.mg_mode)
+    # questions share (n, c): the scorer sees each distinct pair once, with its count
+    pairs = Counter(zip(run.n[mask].tolist(), run.c[mask].tolist()))
+    n, c = [p[0] for p in pairs], [p[1] for p in pairs]
+    means = metric_means(info.n, n, c, ks, taus, info.mg_mode, weights=list(pairs.values()))
     missing = [s for s in specs if s.key not in means]
     if missing:
         rest = summarize(run.n[mask], run.c[mask], missing, n_boot=0)

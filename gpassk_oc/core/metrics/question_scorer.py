@@ -89,10 +89,32 @@ def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     return keys
 
 
-def _exact_sum(values: Iterable[float | Fraction]) -> Fraction:
-    """The exact sum of *values*; each distinct value is converted once (questions share
-    values: at most n + 1 per metric), so a big run costs no more than a small one."""
-    return sum((Fraction(v) * m for v, m in Counter(values).items()), Fraction(0))
+def _exact_sum(
+    values: Iterable[float | Fraction], weights: Iterable[int] | None = None
+) -> Fraction:
+    """The exact sum of *values* (each counted *weights* times; once without); each
+    distinct value is converted once (questions share values: at most n + 1 per metric),
+    so a big run costs no more than a small one."""
+    if weights is None:
+        counts = Counter(values)
+    else:
+        counts = Counter()
+        for v, m in zip(values, weights):
+            counts[v] += m
+    # a double is p / 2^e: doubles sum exactly over one power-of-two denominator in plain
+    # integers (Fraction addition's gcd per term was most of a cold report's cross-check)
+    scaled: list[tuple[int, int]] = []
+    rest = Fraction(0)
+    for v, m in counts.items():
+        if isinstance(v, float):
+            p, q = v.as_integer_ratio()
+            scaled.append((p * m, q.bit_length() - 1))
+        else:
+            rest += Fraction(v) * m
+    if not scaled:
+        return rest
+    top = max(e for _, e in scaled)
+    return rest + Fraction(sum(p << (top - e) for p, e in scaled), 1 << top)
 
 
 def metric_means(
@@ -102,6 +124,7 @@ def metric_means(
     ks: Sequence[int],
     thresholds: Sequence[Any],
     mg_mode: str,
+    weights: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Percent means of one question group from its counts (*ns* judged, *cs* correct).
 
@@ -109,20 +132,25 @@ def metric_means(
     (samples per question) 1 it is also ``accuracy``, otherwise ``avg@n`` and every
     ``G-Pass@k_τ``/``mG-Pass@k`` over the questions with ``n_q >= k`` (a key is absent
     when no question qualifies). Empty when no question has a judged sample.
+    *weights*: question i stands for ``weights[i]`` questions of these counts (a group's
+    distinct ``(n_q, c_q)`` pairs with their multiplicities give the same exact means at
+    a fraction of the cost); None: 1 each.
     """
+    w = [1] * len(ns) if weights is None else list(weights)
     judged = [i for i, nq in enumerate(ns) if nq]
     out: dict[str, float] = {}
     if not judged:
         return out
-    pass1 = _exact_sum(Fraction(cs[i], ns[i]) for i in judged) * 100 / len(judged)
+    total = _exact_sum((Fraction(cs[i], ns[i]) for i in judged), (w[i] for i in judged))
+    pass1 = total * 100 / sum(w[i] for i in judged)
     if n == 1:
         out[ACCURACY] = float(pass1)
     else:
         values = question_values(ns, cs, ks, thresholds, mg_mode)
         for key in _metric_keys(ks, thresholds):
             if values.get(key):
-                total = _exact_sum(v for _, v in values[key])
-                out[key] = float(total * 100 / len(values[key]))
+                total = _exact_sum((v for _, v in values[key]), (w[i] for i, _ in values[key]))
+                out[key] = float(total * 100 / sum(w[i] for i, _ in values[key]))
         out[avg_key(n)] = float(pass1)
     out[PASS_AT_1] = float(pass1)
     return out
