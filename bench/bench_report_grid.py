@@ -68,8 +68,14 @@ def measure(files: list[Path], extra: list[str], pythonpath: str | None = None) 
 def drop_sidecars(files: list[Path]) -> None:
     from gpassk_oc.core.runs.results_summary import summary_path
 
+    try:  # the drill-down sidecars too (a revision without them has none to drop)
+        from gpassk_oc.core.runs.drill_fragment import drill_path
+    except ImportError:
+        drill_path = None
     for path in files:
         summary_path(path).unlink(missing_ok=True)
+        if drill_path is not None:
+            drill_path(path).unlink(missing_ok=True)
 
 
 def baseline_tree(rev: str, into: Path, repo: Path = REPO) -> str:
