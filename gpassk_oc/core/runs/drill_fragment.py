@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.metrics.question_scorer import count_verdicts
 from gpassk_oc.core.runs.results_file import Results, ResultsError
 
 __all__ = [
@@ -109,6 +110,15 @@ def _cut(text: str) -> str:
     return text[:MAX_ANSWER_CHARS] + f"… ({len(text) - MAX_ANSWER_CHARS} more characters)"
 
 
+def _codes(table: dict[str | None, int], names: list[str] | None, size: int) -> list[int]:
+    """*names* (None: *size* unknowns) as codes into *table*, which grows as needed."""
+    if not names:
+        return [table.setdefault(None, len(table))] * size
+    for name in dict.fromkeys(names):
+        table.setdefault(name, len(table))
+    return list(map(table.__getitem__, names))
+
+
 def make_fragment(results: Results, source: tuple[int, str] | None = None) -> DrillFragment:
     """The fragment of a read results file (*source*: its size and SHA-256)."""
     found: dict[str | None, int] = {}
@@ -116,18 +126,16 @@ def make_fragment(results: Results, source: tuple[int, str] | None = None) -> Dr
     questions = []
     for q in results.questions:
         size = len(q.correct)
-        answers = [a if a is None or len(a) <= MAX_ANSWER_CHARS else _cut(a) for a in q.extracted]
-        if q.found:
-            found_codes = [found.setdefault(x, len(found)) for x in q.found]
-        else:
-            found_codes = [found.setdefault(None, len(found))] * size
-        if q.source:
-            by_codes = [by.setdefault(x, len(by)) for x in q.source]
-        else:
-            by_codes = [by.setdefault(None, len(by))] * size
-        text = script_safe(_dumps([answers, found_codes, q.correct, by_codes]))
+        answers = q.extracted
+        # most replies' answers are short: one pass in C says none needs cutting
+        if sum(map(len, filter(None, answers))) > MAX_ANSWER_CHARS:
+            answers = [a if a is None or len(a) <= MAX_ANSWER_CHARS else _cut(a) for a in answers]
+        text = script_safe(
+            _dumps([answers, _codes(found, q.found, size), q.correct, _codes(by, q.source, size)])
+        )
         key = "/".join(part for part in (q.split, q.language, q.question_id) if part)
-        questions.append(DrillQuestion(key, q.group, q.question, q.gold, q.index, q.c, q.n, text))
+        c, n, _ = count_verdicts(q.correct)
+        questions.append(DrillQuestion(key, q.group, q.question, q.gold, q.index, c, n, text))
     return DrillFragment(list(found), list(by), questions, source)
 
 
