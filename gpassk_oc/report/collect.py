@@ -294,11 +294,10 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
 
 
 def keep_summaries(runs: Iterable[Run]) -> int:
-    """Write the sidecar of every run read from its results file this time
-    (:func:`~gpassk_oc.core.runs.results_summary.save_summary`), so the next report reads the
-    summaries, and the drill-down share made this time
-    (:func:`~gpassk_oc.core.runs.drill_fragment.save_drill`). Called after a command
-    succeeded: a refused command writes nothing. Returns how many summaries were written."""
+    """Write the summary sidecar of every run read from its results file this time, and the
+    drill-down share made this time (``save_summary``, ``save_drill``), for the next report.
+    Called after a command succeeded: a refused command writes nothing. Returns how many
+    summaries were written."""
     written = 0
     for run in runs:
         if not run.summary.from_sidecar or run.summary.resave:
