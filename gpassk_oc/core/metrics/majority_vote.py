@@ -19,13 +19,14 @@ number drawn, with a second variable counting the classes tied at x), so one pas
 x gives maj@k for *every* k at once: a question costs the same for 1 or 48 values of k.
 
 Exactness: every polynomial coefficient, and every partial sum formed on the way, counts
-subsets of the n samples, so it is an integer below 2^n. While n ≤ 53 that is below 2^53
-and float64 holds it exactly (the products go through BLAS, ~10× faster than int64
-matrix products); above, the same code runs on Python integers (numpy object arrays:
-exact, slower). The 1/(m+1) weights are put on one integer scale (the lcm of
-1..r+1), so each value is one integer ratio, rounded once to a double (``fractions=True``
-returns the exact Fraction). maj@n is the plain vote: 1/(1+m) if the correct class has
-the most votes (tied with m others), else 0.
+subsets of the n samples, so it is an integer below 2^n. The polynomials in the draw
+count are packed into Python integers (s = 2^bits, a field of *bits* > n per
+coefficient, so no coefficient carries into the next): a product of two polynomials is
+one integer product, exact at any n, and far fewer operations than array code on a
+question's small polynomials. The 1/(m+1) weights are put on one integer scale (the lcm
+of 1..r+1), so each value is one integer ratio, rounded once to a double
+(``fractions=True`` returns the exact Fraction). maj@n is the plain vote: 1/(1+m) if the
+correct class has the most votes (tied with m others), else 0.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ __all__ = [
     "profile",
 ]
 
-#: up to this many samples per question the counts are exact in float64; above, Python ints
+#: above this many samples per question a count no longer fits a float64 exactly (the
+#: packed-integer arithmetic is exact at any n; kept as part of the public API)
 FLOAT_EXACT_N_MAX = 53
 
 #: (correct-class size a, wrong-class sizes sorted descending, abstentions z)
@@ -97,61 +99,54 @@ def _check_profile(prof: Profile) -> tuple[int, tuple[int, ...], int]:
     return int(a), wrong, int(z)
 
 
-@lru_cache(maxsize=64)
-def _pascal(size: int, dtype: type | str) -> np.ndarray:
-    """[s, t] = C(s, t) for s, t < size (0 for t > s)."""
-    out = np.array([[math.comb(r, t) for t in range(size)] for r in range(size)], dtype=dtype)
-    out.setflags(write=False)
-    return out
-
-
 @lru_cache(maxsize=4096)
-def _band(b: int, x: int, size: int, dtype: type | str) -> np.ndarray:
-    """(size × size) matrix adding a class of b samples that gets fewer than x votes:
-    entry [i, j] = C(b, i − j) for 0 <= i − j < x (a convolution along the draw count)."""
-    out = np.zeros((size, size), dtype=dtype)
-    for y in range(min(x, size)):
-        idx = np.arange(size - y)
-        out[idx + y, idx] = math.comb(b, y)
-    out.setflags(write=False)
-    return out
+def _binomial_row(m: int, bits: int) -> int:
+    """(1 + s)^m packed at s = 2^bits: coefficient C(m, i) in bits [i·bits, (i+1)·bits)."""
+    return (1 + (1 << bits)) ** m
 
 
 @lru_cache(maxsize=65536)
 def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
     """Integer numerators N[k] (k = 0..n) and the common scale L with
-    maj@k = N[k] / (L · C(n, k))."""
+    maj@k = N[k] / (L · C(n, k)).
+
+    Polynomials in the draw count s are packed into Python integers (s = 2^bits, one
+    coefficient per *bits*-wide field), so a product of polynomials is one integer
+    product; one integer per power of the tie variable. Every coefficient on the way
+    counts subsets of the n samples (times at most L), so no field overflows into the next."""
     n = a + sum(wrong) + z
-    others = n - a
-    # T[k, m] = Σ_x C(a, x)·poly_x[k − x, m] counts k-subsets (<= C(n, k) <= 2^n)
-    dtype: type | str = np.float64 if n <= FLOAT_EXACT_N_MAX else object
     width = len(wrong) + 1
-    table = np.zeros((n + 1, width), dtype=dtype)
-    pascal = _pascal(n + 1, dtype)
-    base = pascal[others, : others + 1]
-    for x in range(1, a + 1):
-        tracked = [b for b in wrong if b >= x]
-        ways = math.comb(a, x)
-        if not tracked:  # nobody can reach x votes: every draw of the others counts fully
-            table[x : x + others + 1, 0] += ways * base[: n + 1 - x]
-            continue
-        free = others - sum(tracked)
-        # poly[d, m]: ways to draw d of the others with m tracked classes at exactly x votes
-        poly = np.zeros((others + 1, len(tracked) + 1), dtype=dtype)
-        poly[:, 0] = pascal[free, : others + 1]
-        for b in tracked:
-            # fewer votes than the correct class (for x = 1: none, the identity)
-            new = poly.copy() if x == 1 else _band(b, x, others + 1, dtype) @ poly
-            if x <= others:  # exactly x votes: a tie, one more tied class
-                new[x:, 1:] += math.comb(b, x) * poly[: others + 1 - x, :-1]
-            poly = new
-        rows = min(others + 1, n + 1 - x)
-        table[x : x + rows, : poly.shape[1]] += ways * poly[:rows]
     scale = math.lcm(*range(1, width + 1))
-    weights = np.array([scale // (m + 1) for m in range(width)], dtype=object)
-    # float64 entries are exact integers here (< 2^53): through int64 to Python ints
-    exact = table.astype(np.int64).astype(object) if dtype is np.float64 else table
-    return tuple(int(v) for v in exact @ weights), scale
+    if a == 0:  # the correct class never gets a vote
+        return (0,) * (n + 1), scale
+    bits = -(-(n + scale.bit_length() + 1) // 8) * 8  # whole bytes: unpacked by to_bytes
+    others = n - a
+    totals = [0] * width  # Σ_x C(a, x)·s^x·poly_x, per number m of tied classes
+    top = wrong[0] if wrong else 0
+    if a > top:  # x > every wrong class: nobody can tie or win, all of the others count
+        low = (top + 1) * bits
+        totals[0] = _binomial_row(others, bits) * (_binomial_row(a, bits) >> low << low)
+    for x in range(1, min(a, top) + 1):
+        shift = x * bits
+        tracked = [b for b in wrong if b >= x]  # smaller classes: the free pool
+        # poly[m]: ways to draw d of the others (coefficient of s^d) with m tracked
+        # classes at exactly x votes and none above
+        poly = [_binomial_row(others - sum(tracked), bits)]
+        for b in tracked:
+            below = _binomial_row(b, bits) & ((1 << shift) - 1)  # fewer than x votes
+            tie = math.comb(b, x) << shift  # exactly x: one more tied class
+            new = [p * below for p in poly] + [0]
+            for m, p in enumerate(poly):
+                new[m + 1] += p * tie
+            poly = new
+        ways = math.comb(a, x) << shift
+        for m, p in enumerate(poly):
+            totals[m] += p * ways
+    packed = sum((scale // (m + 1)) * t for m, t in enumerate(totals))
+    step = bits // 8
+    raw = packed.to_bytes((n + 1) * step, "little")
+    nums = tuple(int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(n + 1))
+    return nums, scale
 
 
 def maj_curve(prof: Profile, fractions: bool = False) -> list[float] | list[Fraction]:
