@@ -99,14 +99,33 @@ def _check_profile(prof: Profile) -> tuple[int, tuple[int, ...], int]:
     return int(a), wrong, int(z)
 
 
+def _canonical(prof: Profile) -> tuple[int, tuple[int, ...], int]:
+    """*prof* itself when it is already canonical — a tuple of plain ints, wrong sizes
+    positive and descending, at least one sample: what the results file and the sidecar
+    give, checked in a few comparisons; anything else through :func:`_check_profile`."""
+    if type(prof) is tuple and len(prof) == 3:
+        a, wrong, z = prof
+        if (
+            type(a) is int
+            and type(z) is int
+            and type(wrong) is tuple
+            and a >= 0
+            and z >= 0
+            and all(type(b) is int and b > 0 for b in wrong)
+            and all(b >= c for b, c in zip(wrong, wrong[1:]))
+            and a + z + len(wrong) > 0
+        ):
+            return prof
+    return _check_profile(prof)
+
+
 @lru_cache(maxsize=4096)
 def _binomial_row(m: int, bits: int) -> int:
     """(1 + s)^m packed at s = 2^bits: coefficient C(m, i) in bits [i·bits, (i+1)·bits)."""
     return (1 + (1 << bits)) ** m
 
 
-@lru_cache(maxsize=65536)
-def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
+def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int], int]:
     """Integer numerators N[k] (k = 0..n) and the common scale L with
     maj@k = N[k] / (L · C(n, k)).
 
@@ -118,8 +137,9 @@ def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...]
     width = len(wrong) + 1
     scale = math.lcm(*range(1, width + 1))
     if a == 0:  # the correct class never gets a vote
-        return (0,) * (n + 1), scale
-    bits = -(-(n + scale.bit_length() + 1) // 8) * 8  # whole bytes: unpacked by to_bytes
+        return [0] * (n + 1), scale
+    # whole bytes (unpacked by to_bytes), and 8 of them when that is enough (numpy reads them)
+    bits = max(64, -(-(n + scale.bit_length() + 1) // 8) * 8)
     others = n - a
     totals = [0] * width  # Σ_x C(a, x)·s^x·poly_x, per number m of tied classes
     top = wrong[0] if wrong else 0
@@ -145,44 +165,75 @@ def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...]
     packed = sum((scale // (m + 1)) * t for m, t in enumerate(totals))
     step = bits // 8
     raw = packed.to_bytes((n + 1) * step, "little")
-    nums = tuple(int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(n + 1))
-    return nums, scale
+    if step == 8:
+        return np.frombuffer(raw, dtype="<u8").tolist(), scale
+    return [int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(n + 1)], scale
+
+
+@lru_cache(maxsize=1024)
+def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
+    """:func:`_exact_numerators`, kept for the exact (Fraction) curves."""
+    nums, scale = _exact_numerators(a, wrong, z)
+    return tuple(nums), scale
+
+
+@lru_cache(maxsize=32768)
+def _float_curve(a: int, wrong: tuple[int, ...], z: int) -> np.ndarray:
+    """maj@k for k = 1..n as doubles, each the exact ratio rounded once (read-only; a
+    profile seen again anywhere in the process, e.g. in another run of a grid, is a
+    lookup)."""
+    nums, scale = _exact_numerators(a, wrong, z)
+    n = len(nums) - 1
+    dens = [scale * math.comb(n, k) for k in range(1, n + 1)]
+    if dens and max(dens) < 2**53:  # both exact doubles: IEEE division rounds once too
+        out = np.array(nums[1:], dtype=np.float64) / np.array(dens, dtype=np.float64)
+    else:  # int / int is correctly rounded: the exact rational, rounded once
+        out = np.array([num / den for num, den in zip(nums[1:], dens)], dtype=np.float64)
+    out.setflags(write=False)
+    return out
 
 
 def maj_curve(prof: Profile, fractions: bool = False) -> list[float] | list[Fraction]:
     """maj@k for k = 1..n of one question (index k−1), exact (see the module docstring)."""
-    a, wrong, z = _check_profile(prof)
-    n = a + sum(wrong) + z
+    a, wrong, z = _canonical(prof)
+    if not fractions:
+        return _float_curve(a, wrong, z).tolist()
     nums, scale = _numerators(a, wrong, z)
-    if fractions:
-        return [Fraction(nums[k], scale * math.comb(n, k)) for k in range(1, n + 1)]
-    # int / int is correctly rounded: the exact rational, rounded once
-    return [nums[k] / (scale * math.comb(n, k)) for k in range(1, n + 1)]
+    n = len(nums) - 1
+    return [Fraction(nums[k], scale * math.comb(n, k)) for k in range(1, n + 1)]
 
 
 def maj_at_k(prof: Profile, k: int, fractions: bool = False) -> float | Fraction:
     """maj@k of one question with vote profile *prof* ``(a, wrong sizes, abstentions)``."""
-    a, wrong, z = _check_profile(prof)
+    a, wrong, z = _canonical(prof)
     n = a + sum(wrong) + z
     if not 1 <= integer_arg(k, "k") <= n:
         raise ValueError(f"k must be an integer in [1, n={n}], got {k!r}")
-    return maj_curve(prof, fractions)[int(k) - 1]
+    if fractions:
+        nums, scale = _numerators(a, wrong, z)
+        return Fraction(nums[int(k)], scale * math.comb(n, int(k)))
+    return float(_float_curve(a, wrong, z)[int(k) - 1])
 
 
 def maj_table(profiles: Sequence[Profile], ks: Iterable[int]) -> np.ndarray:
     """(questions × ks) maj@k values; NaN where k exceeds the question's samples.
 
     Questions with the same profile share one computation, and each profile's curve
-    covers every k, so the cost is one pass per distinct profile."""
+    covers every k and is kept for the process, so the cost is one pass per distinct
+    profile — over a whole grid of runs, not per run."""
     ks = [int(k) for k in ks]
     if any(k < 1 for k in ks):
         raise ValueError(f"every k must be >= 1, got {ks}")
-    out = np.full((len(profiles), len(ks)), np.nan)
-    rows: dict[Profile, list[int]] = {}
-    for i, prof in enumerate(profiles):
-        rows.setdefault(_check_profile(prof), []).append(i)
-    for prof, members in rows.items():
-        curve = maj_curve(prof)
-        values = [curve[k - 1] if k <= len(curve) else np.nan for k in ks]
-        out[members] = values
-    return out
+    row_of: dict[tuple[int, tuple[int, ...], int], int] = {}
+    rows = [row_of.setdefault(_canonical(prof), len(row_of)) for prof in profiles]
+    table = np.full((len(row_of), len(ks)), np.nan)
+    by_n: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}  # one matrix per length
+    for prof in row_of:
+        by_n.setdefault(prof[0] + sum(prof[1]) + prof[2], []).append(prof)
+    for n, members in by_n.items():
+        cols = [j for j, k in enumerate(ks) if k <= n]
+        if cols:
+            curves = np.stack([_float_curve(*prof) for prof in members])
+            picked = curves[:, [ks[j] - 1 for j in cols]]
+            table[np.ix_([row_of[prof] for prof in members], cols)] = picked
+    return table[rows]
