@@ -183,14 +183,24 @@ def _float_curve(a: int, wrong: tuple[int, ...], z: int) -> np.ndarray:
     profile seen again anywhere in the process, e.g. in another run of a grid, is a
     lookup)."""
     nums, scale = _exact_numerators(a, wrong, z)
-    n = len(nums) - 1
-    dens = [scale * math.comb(n, k) for k in range(1, n + 1)]
-    if dens and max(dens) < 2**53:  # both exact doubles: IEEE division rounds once too
-        out = np.array(nums[1:], dtype=np.float64) / np.array(dens, dtype=np.float64)
+    dens, exact = _denominators(len(nums) - 1, scale)
+    if exact is not None:  # numerators <= denominators < 2^53: one IEEE division rounds once too
+        out = np.array(nums[1:], dtype=np.float64) / exact
     else:  # int / int is correctly rounded: the exact rational, rounded once
         out = np.array([num / den for num, den in zip(nums[1:], dens)], dtype=np.float64)
     out.setflags(write=False)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _denominators(n: int, scale: int) -> tuple[tuple[int, ...], np.ndarray | None]:
+    """``L · C(n, k)`` for k = 1..n, and the same as doubles when all are below 2^53."""
+    dens = tuple(scale * math.comb(n, k) for k in range(1, n + 1))
+    if dens and max(dens) >= 2**53:
+        return dens, None
+    exact = np.array(dens, dtype=np.float64)
+    exact.setflags(write=False)
+    return dens, exact
 
 
 def maj_curve(prof: Profile, fractions: bool = False) -> list[float] | list[Fraction]:
