@@ -125,6 +125,18 @@ def _binomial_row(m: int, bits: int) -> int:
     return (1 + (1 << bits)) ** m
 
 
+def _unpack(packed: int, count: int, step: int) -> list[int]:
+    """The *count* fields of *step* bytes each of a packed integer, lowest first."""
+    raw = packed.to_bytes(count * step, "little")
+    if step == 8:
+        return np.frombuffer(raw, dtype="<u8").tolist()
+    if step < 8:  # widen each field to 8 bytes, then read them as numbers
+        fields = np.zeros((count, 8), dtype=np.uint8)
+        fields[:, :step] = np.frombuffer(raw, dtype=np.uint8).reshape(count, step)
+        return fields.view("<u8").ravel().tolist()
+    return [int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(count)]
+
+
 def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int], int]:
     """Integer numerators N[k] (k = 0..n) and the common scale L with
     maj@k = N[k] / (L · C(n, k)).
@@ -138,36 +150,46 @@ def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int]
     scale = math.lcm(*range(1, width + 1))
     if a == 0:  # the correct class never gets a vote
         return [0] * (n + 1), scale
-    # whole bytes (unpacked by to_bytes), and 8 of them when that is enough (numpy reads them)
-    bits = max(64, -(-(n + scale.bit_length() + 1) // 8) * 8)
+    step = -(-(n + scale.bit_length() + 1) // 8)  # whole bytes per field
+    bits = 8 * step
     others = n - a
     totals = [0] * width  # Σ_x C(a, x)·s^x·poly_x, per number m of tied classes
     top = wrong[0] if wrong else 0
     if a > top:  # x > every wrong class: nobody can tie or win, all of the others count
         low = (top + 1) * bits
         totals[0] = _binomial_row(others, bits) * (_binomial_row(a, bits) >> low << low)
-    for x in range(1, min(a, top) + 1):
-        shift = x * bits
-        tracked = [b for b in wrong if b >= x]  # smaller classes: the free pool
-        # poly[m]: ways to draw d of the others (coefficient of s^d) with m tracked
-        # classes at exactly x votes and none above
-        poly = [_binomial_row(others - sum(tracked), bits)]
-        for b in tracked:
-            below = _binomial_row(b, bits) & ((1 << shift) - 1)  # fewer than x votes
-            tie = math.comb(b, x) << shift  # exactly x: one more tied class
-            new = [p * below for p in poly] + [0]
+    # x in (next smaller class size, size]: the same classes are tracked (b >= x) and the
+    # same free pool holds the rest, so the pool's binomial multiplies the range's sum once
+    sizes = sorted(set(wrong), reverse=True)
+    for i, size in enumerate(sizes):
+        first = sizes[i + 1] + 1 if i + 1 < len(sizes) else 1
+        if first > min(a, size):  # the correct class cannot get that many votes
+            continue
+        tracked = [b for b in wrong if b >= size]
+        # poly[m] (per x): ways to draw d of the tracked classes (coefficient of s^d)
+        # with m of them at exactly x votes and none above; acc[m]: Σ_x C(a, x)·s^x·poly[m]
+        acc = [0] * (len(tracked) + 1)
+        for x in range(first, min(a, size) + 1):
+            shift = x * bits
+            mask = (1 << shift) - 1
+            b = tracked[0]
+            poly = [_binomial_row(b, bits) & mask, math.comb(b, x) << shift]
+            for b in tracked[1:]:
+                below = _binomial_row(b, bits) & mask  # fewer than x votes
+                ties = math.comb(b, x)  # exactly x: one more tied class
+                new = [p * below for p in poly]
+                new.append(0)
+                for m, p in enumerate(poly):
+                    new[m + 1] += (p * ties) << shift
+                poly = new
+            ways = math.comb(a, x)
             for m, p in enumerate(poly):
-                new[m + 1] += p * tie
-            poly = new
-        ways = math.comb(a, x) << shift
-        for m, p in enumerate(poly):
-            totals[m] += p * ways
+                acc[m] += (p * ways) << shift
+        pool = _binomial_row(others - sum(tracked), bits)
+        for m, p in enumerate(acc):
+            totals[m] += pool * p
     packed = sum((scale // (m + 1)) * t for m, t in enumerate(totals))
-    step = bits // 8
-    raw = packed.to_bytes((n + 1) * step, "little")
-    if step == 8:
-        return np.frombuffer(raw, dtype="<u8").tolist(), scale
-    return [int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(n + 1)], scale
+    return _unpack(packed, n + 1, step), scale
 
 
 @lru_cache(maxsize=1024)
