@@ -6,6 +6,7 @@ classes, None = no vote), enumerate subsets with itertools and add Fractions.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -147,3 +148,59 @@ def test_judged_profile_leaves_unjudged_samples_out():
     q = QuestionResult(0, "q", "AMC", "en", "", None, "0", extracted, verdicts, None, None)
     q = QuestionResult(**{**q.__dict__, "vote": votes, "vote_correct": 0})
     assert q.vote_profile() == (1, (2, 1, 1), 1)
+
+
+def class_count_maj(a: int, wrong: tuple[int, ...], z: int, k: int) -> Fraction:
+    """Oracle by vote counts: sum over every (x, y_1..y_r) of the ways to draw that many of
+    each class (the rest from the abstentions) times the correct class's score."""
+    n = a + sum(wrong) + z
+    total = Fraction(0)
+    for x in range(1, min(a, k) + 1):
+        for ys in itertools.product(*(range(min(b, x) + 1) for b in wrong)):
+            rest = k - x - sum(ys)
+            if rest < 0 or rest > z:
+                continue
+            ways = math.comb(a, x) * math.comb(z, rest)
+            for b, y in zip(wrong, ys):
+                ways *= math.comb(b, y)
+            total += Fraction(ways, 1 + sum(1 for y in ys if y == x))
+    return total / math.comb(n, k)
+
+
+@pytest.mark.parametrize(
+    "prof", [(20, (25, 15), 10), (40, (20, 3), 9), (9, (9, 9, 9), 40), (30, (31, 1, 1), 2)]
+)
+def test_large_n_with_several_classes_matches_the_count_oracle(prof):
+    """n = 70 (fields wider than 8 bytes), ties between several classes."""
+    a, wrong, z = prof
+    n = a + sum(wrong) + z
+    curve = maj_curve(prof, fractions=True)
+    floats = maj_curve(prof)
+    for k in (1, 2, 9, 30, n - 1, n):
+        expected = class_count_maj(a, wrong, z, k)
+        assert curve[k - 1] == expected, k
+        assert floats[k - 1] == float(expected)
+
+
+def test_any_spelling_of_a_profile_gives_the_canonical_values():
+    """Wrong sizes unsorted, with zeros, as a list, numpy integers: the same curve (the
+    quick check for canonical tuples must not change what other spellings mean)."""
+    canonical = maj_curve((3, (4, 2, 1), 2))
+    for spelling in [
+        (3, (1, 4, 2), 2),
+        (3, (4, 0, 2, 1), 2),
+        [3, [2, 1, 4], 2],
+        (np.int64(3), (np.int64(4), 2, 1), np.int32(2)),
+    ]:
+        assert maj_curve(spelling) == canonical
+    table = maj_table([(3, (1, 4, 2), 2), (3, (4, 2, 1), 2)], [1, 5, 13])  # n = 12
+    assert table[:, :2].tolist() == [[canonical[0], canonical[4]]] * 2
+    assert np.isnan(table[:, 2]).all()
+
+
+@pytest.mark.parametrize("bad", [(1.0, (2,), 0), (True, (), 1), (1, (2.0,), 0), (1, (2,), False)])
+def test_profiles_of_non_integers_fail(bad):
+    with pytest.raises(ValueError):
+        maj_curve(bad)
+    with pytest.raises(ValueError):
+        maj_table([bad], [1])

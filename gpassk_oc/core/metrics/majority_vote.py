@@ -19,13 +19,14 @@ number drawn, with a second variable counting the classes tied at x), so one pas
 x gives maj@k for *every* k at once: a question costs the same for 1 or 48 values of k.
 
 Exactness: every polynomial coefficient, and every partial sum formed on the way, counts
-subsets of the n samples, so it is an integer below 2^n. While n ≤ 53 that is below 2^53
-and float64 holds it exactly (the products go through BLAS, ~10× faster than int64
-matrix products); above, the same code runs on Python integers (numpy object arrays:
-exact, slower). The 1/(m+1) weights are put on one integer scale (the lcm of
-1..r+1), so each value is one integer ratio, rounded once to a double (``fractions=True``
-returns the exact Fraction). maj@n is the plain vote: 1/(1+m) if the correct class has
-the most votes (tied with m others), else 0.
+subsets of the n samples, so it is an integer below 2^n. The polynomials in the draw
+count are packed into Python integers (s = 2^bits, a field of *bits* > n per
+coefficient, so no coefficient carries into the next): a product of two polynomials is
+one integer product, exact at any n, and far fewer operations than array code on a
+question's small polynomials. The 1/(m+1) weights are put on one integer scale (the lcm
+of 1..r+1), so each value is one integer ratio, rounded once to a double
+(``fractions=True`` returns the exact Fraction). maj@n is the plain vote: 1/(1+m) if the
+correct class has the most votes (tied with m others), else 0.
 """
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ __all__ = [
     "profile",
 ]
 
-#: up to this many samples per question the counts are exact in float64; above, Python ints
+#: above this many samples per question a count no longer fits a float64 exactly (the
+#: packed-integer arithmetic is exact at any n; kept as part of the public API)
 FLOAT_EXACT_N_MAX = 53
 
 #: (correct-class size a, wrong-class sizes sorted descending, abstentions z)
@@ -97,97 +99,173 @@ def _check_profile(prof: Profile) -> tuple[int, tuple[int, ...], int]:
     return int(a), wrong, int(z)
 
 
-@lru_cache(maxsize=64)
-def _pascal(size: int, dtype: type | str) -> np.ndarray:
-    """[s, t] = C(s, t) for s, t < size (0 for t > s)."""
-    out = np.array([[math.comb(r, t) for t in range(size)] for r in range(size)], dtype=dtype)
-    out.setflags(write=False)
-    return out
+def _canonical(prof: Profile) -> tuple[int, tuple[int, ...], int]:
+    """*prof* itself when it is already canonical — a tuple of plain ints, wrong sizes
+    positive and descending, at least one sample: what the results file and the sidecar
+    give, checked in a few comparisons; anything else through :func:`_check_profile`."""
+    if type(prof) is tuple and len(prof) == 3:
+        a, wrong, z = prof
+        if (
+            type(a) is int
+            and type(z) is int
+            and type(wrong) is tuple
+            and a >= 0
+            and z >= 0
+            and all(type(b) is int and b > 0 for b in wrong)
+            and all(b >= c for b, c in zip(wrong, wrong[1:]))
+            and a + z + len(wrong) > 0
+        ):
+            return prof
+    return _check_profile(prof)
 
 
 @lru_cache(maxsize=4096)
-def _band(b: int, x: int, size: int, dtype: type | str) -> np.ndarray:
-    """(size × size) matrix adding a class of b samples that gets fewer than x votes:
-    entry [i, j] = C(b, i − j) for 0 <= i − j < x (a convolution along the draw count)."""
-    out = np.zeros((size, size), dtype=dtype)
-    for y in range(min(x, size)):
-        idx = np.arange(size - y)
-        out[idx + y, idx] = math.comb(b, y)
+def _binomial_row(m: int, bits: int) -> int:
+    """(1 + s)^m packed at s = 2^bits: coefficient C(m, i) in bits [i·bits, (i+1)·bits)."""
+    return (1 + (1 << bits)) ** m
+
+
+def _unpack(packed: int, count: int, step: int) -> list[int]:
+    """The *count* fields of *step* bytes each of a packed integer, lowest first."""
+    raw = packed.to_bytes(count * step, "little")
+    if step == 8:
+        return np.frombuffer(raw, dtype="<u8").tolist()
+    if step < 8:  # widen each field to 8 bytes, then read them as numbers
+        fields = np.zeros((count, 8), dtype=np.uint8)
+        fields[:, :step] = np.frombuffer(raw, dtype=np.uint8).reshape(count, step)
+        return fields.view("<u8").ravel().tolist()
+    return [int.from_bytes(raw[k * step : (k + 1) * step], "little") for k in range(count)]
+
+
+def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int], int]:
+    """Integer numerators N[k] (k = 0..n) and the common scale L with
+    maj@k = N[k] / (L · C(n, k)).
+
+    Polynomials in the draw count s are packed into Python integers (s = 2^bits, one
+    coefficient per *bits*-wide field), so a product of polynomials is one integer
+    product; one integer per power of the tie variable. Every coefficient on the way
+    counts subsets of the n samples (times at most L), so no field overflows into the next."""
+    n = a + sum(wrong) + z
+    width = len(wrong) + 1
+    scale = math.lcm(*range(1, width + 1))
+    if a == 0:  # the correct class never gets a vote
+        return [0] * (n + 1), scale
+    step = -(-(n + scale.bit_length() + 1) // 8)  # whole bytes per field
+    bits = 8 * step
+    others = n - a
+    totals = [0] * width  # Σ_x C(a, x)·s^x·poly_x, per number m of tied classes
+    top = wrong[0] if wrong else 0
+    if a > top:  # x > every wrong class: nobody can tie or win, all of the others count
+        low = (top + 1) * bits
+        totals[0] = _binomial_row(others, bits) * (_binomial_row(a, bits) >> low << low)
+    # x in (next smaller class size, size]: the same classes are tracked (b >= x) and the
+    # same free pool holds the rest, so the pool's binomial multiplies the range's sum once
+    sizes = sorted(set(wrong), reverse=True)
+    for i, size in enumerate(sizes):
+        first = sizes[i + 1] + 1 if i + 1 < len(sizes) else 1
+        if first > min(a, size):  # the correct class cannot get that many votes
+            continue
+        tracked = [b for b in wrong if b >= size]
+        # poly[m] (per x): ways to draw d of the tracked classes (coefficient of s^d)
+        # with m of them at exactly x votes and none above; acc[m]: Σ_x C(a, x)·s^x·poly[m]
+        acc = [0] * (len(tracked) + 1)
+        for x in range(first, min(a, size) + 1):
+            shift = x * bits
+            mask = (1 << shift) - 1
+            b = tracked[0]
+            poly = [_binomial_row(b, bits) & mask, math.comb(b, x) << shift]
+            for b in tracked[1:]:
+                below = _binomial_row(b, bits) & mask  # fewer than x votes
+                ties = math.comb(b, x)  # exactly x: one more tied class
+                new = [p * below for p in poly]
+                new.append(0)
+                for m, p in enumerate(poly):
+                    new[m + 1] += (p * ties) << shift
+                poly = new
+            ways = math.comb(a, x)
+            for m, p in enumerate(poly):
+                acc[m] += (p * ways) << shift
+        pool = _binomial_row(others - sum(tracked), bits)
+        for m, p in enumerate(acc):
+            totals[m] += pool * p
+    packed = sum((scale // (m + 1)) * t for m, t in enumerate(totals))
+    return _unpack(packed, n + 1, step), scale
+
+
+@lru_cache(maxsize=1024)
+def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
+    """:func:`_exact_numerators`, kept for the exact (Fraction) curves."""
+    nums, scale = _exact_numerators(a, wrong, z)
+    return tuple(nums), scale
+
+
+@lru_cache(maxsize=32768)
+def _float_curve(a: int, wrong: tuple[int, ...], z: int) -> np.ndarray:
+    """maj@k for k = 1..n as doubles, each the exact ratio rounded once (read-only; a
+    profile seen again anywhere in the process, e.g. in another run of a grid, is a
+    lookup)."""
+    nums, scale = _exact_numerators(a, wrong, z)
+    dens, exact = _denominators(len(nums) - 1, scale)
+    if exact is not None:  # numerators <= denominators < 2^53: one IEEE division rounds once too
+        out = np.array(nums[1:], dtype=np.float64) / exact
+    else:  # int / int is correctly rounded: the exact rational, rounded once
+        out = np.array([num / den for num, den in zip(nums[1:], dens)], dtype=np.float64)
     out.setflags(write=False)
     return out
 
 
-@lru_cache(maxsize=65536)
-def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
-    """Integer numerators N[k] (k = 0..n) and the common scale L with
-    maj@k = N[k] / (L · C(n, k))."""
-    n = a + sum(wrong) + z
-    others = n - a
-    # T[k, m] = Σ_x C(a, x)·poly_x[k − x, m] counts k-subsets (<= C(n, k) <= 2^n)
-    dtype: type | str = np.float64 if n <= FLOAT_EXACT_N_MAX else object
-    width = len(wrong) + 1
-    table = np.zeros((n + 1, width), dtype=dtype)
-    pascal = _pascal(n + 1, dtype)
-    base = pascal[others, : others + 1]
-    for x in range(1, a + 1):
-        tracked = [b for b in wrong if b >= x]
-        ways = math.comb(a, x)
-        if not tracked:  # nobody can reach x votes: every draw of the others counts fully
-            table[x : x + others + 1, 0] += ways * base[: n + 1 - x]
-            continue
-        free = others - sum(tracked)
-        # poly[d, m]: ways to draw d of the others with m tracked classes at exactly x votes
-        poly = np.zeros((others + 1, len(tracked) + 1), dtype=dtype)
-        poly[:, 0] = pascal[free, : others + 1]
-        for b in tracked:
-            # fewer votes than the correct class (for x = 1: none, the identity)
-            new = poly.copy() if x == 1 else _band(b, x, others + 1, dtype) @ poly
-            if x <= others:  # exactly x votes: a tie, one more tied class
-                new[x:, 1:] += math.comb(b, x) * poly[: others + 1 - x, :-1]
-            poly = new
-        rows = min(others + 1, n + 1 - x)
-        table[x : x + rows, : poly.shape[1]] += ways * poly[:rows]
-    scale = math.lcm(*range(1, width + 1))
-    weights = np.array([scale // (m + 1) for m in range(width)], dtype=object)
-    # float64 entries are exact integers here (< 2^53): through int64 to Python ints
-    exact = table.astype(np.int64).astype(object) if dtype is np.float64 else table
-    return tuple(int(v) for v in exact @ weights), scale
+@lru_cache(maxsize=1024)
+def _denominators(n: int, scale: int) -> tuple[tuple[int, ...], np.ndarray | None]:
+    """``L · C(n, k)`` for k = 1..n, and the same as doubles when all are below 2^53."""
+    dens = tuple(scale * math.comb(n, k) for k in range(1, n + 1))
+    if dens and max(dens) >= 2**53:
+        return dens, None
+    exact = np.array(dens, dtype=np.float64)
+    exact.setflags(write=False)
+    return dens, exact
 
 
 def maj_curve(prof: Profile, fractions: bool = False) -> list[float] | list[Fraction]:
     """maj@k for k = 1..n of one question (index k−1), exact (see the module docstring)."""
-    a, wrong, z = _check_profile(prof)
-    n = a + sum(wrong) + z
+    a, wrong, z = _canonical(prof)
+    if not fractions:
+        return _float_curve(a, wrong, z).tolist()
     nums, scale = _numerators(a, wrong, z)
-    if fractions:
-        return [Fraction(nums[k], scale * math.comb(n, k)) for k in range(1, n + 1)]
-    # int / int is correctly rounded: the exact rational, rounded once
-    return [nums[k] / (scale * math.comb(n, k)) for k in range(1, n + 1)]
+    n = len(nums) - 1
+    return [Fraction(nums[k], scale * math.comb(n, k)) for k in range(1, n + 1)]
 
 
 def maj_at_k(prof: Profile, k: int, fractions: bool = False) -> float | Fraction:
     """maj@k of one question with vote profile *prof* ``(a, wrong sizes, abstentions)``."""
-    a, wrong, z = _check_profile(prof)
+    a, wrong, z = _canonical(prof)
     n = a + sum(wrong) + z
     if not 1 <= integer_arg(k, "k") <= n:
         raise ValueError(f"k must be an integer in [1, n={n}], got {k!r}")
-    return maj_curve(prof, fractions)[int(k) - 1]
+    if fractions:
+        nums, scale = _numerators(a, wrong, z)
+        return Fraction(nums[int(k)], scale * math.comb(n, int(k)))
+    return float(_float_curve(a, wrong, z)[int(k) - 1])
 
 
 def maj_table(profiles: Sequence[Profile], ks: Iterable[int]) -> np.ndarray:
     """(questions × ks) maj@k values; NaN where k exceeds the question's samples.
 
     Questions with the same profile share one computation, and each profile's curve
-    covers every k, so the cost is one pass per distinct profile."""
+    covers every k and is kept for the process, so the cost is one pass per distinct
+    profile — over a whole grid of runs, not per run."""
     ks = [int(k) for k in ks]
     if any(k < 1 for k in ks):
         raise ValueError(f"every k must be >= 1, got {ks}")
-    out = np.full((len(profiles), len(ks)), np.nan)
-    rows: dict[Profile, list[int]] = {}
-    for i, prof in enumerate(profiles):
-        rows.setdefault(_check_profile(prof), []).append(i)
-    for prof, members in rows.items():
-        curve = maj_curve(prof)
-        values = [curve[k - 1] if k <= len(curve) else np.nan for k in ks]
-        out[members] = values
-    return out
+    row_of: dict[tuple[int, tuple[int, ...], int], int] = {}
+    rows = [row_of.setdefault(_canonical(prof), len(row_of)) for prof in profiles]
+    table = np.full((len(row_of), len(ks)), np.nan)
+    by_n: dict[int, list[tuple[int, tuple[int, ...], int]]] = {}  # one matrix per length
+    for prof in row_of:
+        by_n.setdefault(prof[0] + sum(prof[1]) + prof[2], []).append(prof)
+    for n, members in by_n.items():
+        cols = [j for j, k in enumerate(ks) if k <= n]
+        if cols:
+            curves = np.stack([_float_curve(*prof) for prof in members])
+            picked = curves[:, [ks[j] - 1 for j in cols]]
+            table[np.ix_([row_of[prof] for prof in members], cols)] = picked
+    return table[rows]
