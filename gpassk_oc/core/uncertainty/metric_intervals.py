@@ -173,10 +173,18 @@ def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray)
         raise ValueError("no questions")
     if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
         raise ValueError("every question needs 0 <= c <= n")
-    pairs, inverse, weight = np.unique(
-        np.stack([n, c], axis=1), axis=0, return_inverse=True, return_counts=True
-    )
-    return Atoms(pairs[:, 0], pairs[:, 1], weight, inverse.ravel())
+    # one integer key per (n, c), ordered as the pairs are (by n, then c): counting keys
+    # is what np.unique(axis=0) does, at a fraction of its cost
+    span = int(n.max()) + 1
+    key = n * span + c
+    if span * span <= 4 * c.size + 2**16:
+        counts = np.bincount(key, minlength=1)
+        present = np.flatnonzero(counts)
+        slot = np.cumsum(counts > 0) - 1
+        keys, weight, inverse = present, counts[present], slot[key]
+    else:
+        keys, inverse, weight = np.unique(key, return_inverse=True, return_counts=True)
+    return Atoms(keys // span, keys % span, weight, inverse.ravel())
 
 
 # --------------------------------------------------------------------------- rerun
