@@ -88,3 +88,24 @@ def test_long_column_quantiles_equal_numpy_quantile(shape):
     low, high = resampling._percentiles(x, 0.95, lo, hi)
     for j in range(m):
         assert [low[j], high[j]] == list(np.quantile(x[:, j], [lo[j], hi[j]])), j
+
+
+@pytest.mark.parametrize("shape", ["normal", "skewed", "ties", "sorted"])
+def test_tail_quantiles_of_many_columns_equal_numpy_quantile(shape):
+    """Many long columns at once (the tail-sort path, and its fallback where ties make a
+    tail too long or a tail probability is central): np.quantile's numbers, to the bit."""
+    from gpassk_oc.core.uncertainty.tail_quantiles import column_quantiles
+
+    rng = np.random.default_rng(21)
+    r, b = 30, 4000
+    x = {
+        "normal": rng.standard_normal((r, b)),
+        "skewed": rng.exponential(size=(r, b)) ** 3,
+        "ties": rng.integers(0, 5, (r, b)) / 4,
+        "sorted": np.sort(rng.random((r, b)), axis=1),
+    }[shape]
+    lo, hi = rng.random(r) * 0.08, 1 - rng.random(r) * 0.08
+    lo[:3], hi[:3] = [0.0, 0.4, 1e-5], [1.0, 0.6, 1 - 1e-5]
+    low, high = column_quantiles(x, lo, hi)
+    for j in range(r):
+        assert [low[j], high[j]] == list(np.quantile(x[j], [lo[j], hi[j]])), j

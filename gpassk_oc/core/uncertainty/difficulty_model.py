@@ -168,19 +168,19 @@ def _newton_fit(
     fi = ni - ci
     steps = np.arange(int(ni.max()), dtype=float)
 
-    def sums(x: float) -> tuple[np.ndarray, np.ndarray]:
-        t = x + steps
-        inv, inv2 = np.zeros(len(steps) + 1), np.zeros(len(steps) + 1)
-        np.cumsum(1.0 / t, out=inv[1:])
-        np.cumsum(1.0 / (t * t), out=inv2[1:])
+    inv, inv2 = np.zeros((3, len(steps) + 1)), np.zeros((3, len(steps) + 1))
+
+    def sums(a: float, b: float) -> tuple[np.ndarray, np.ndarray]:
+        # Σ_{i<j} 1/(x + i) and 1/(x + i)² for x = a, b, a + b (rows), j = 0..max n
+        t = np.array([[a], [b], [a + b]]) + steps
+        np.cumsum(1.0 / t, axis=1, out=inv[:, 1:])
+        np.cumsum(1.0 / (t * t), axis=1, out=inv2[:, 1:])
         return inv, inv2
 
     if not (np.isfinite(a) and np.isfinite(b) and a > 0 and b > 0):
         return None
     for _ in range(200):
-        ga, ha = sums(a)
-        gb, hb = sums(b)
-        gs, hs = sums(a + b)
+        (ga, gb, gs), (ha, hb, hs) = sums(a, b)
         da = float(w @ (ga[ci] - gs[ni]))
         db = float(w @ (gb[fi] - gs[ni]))
         hab = float(w @ hs[ni])

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.uncertainty.atoms import Atoms, atoms_of
 from gpassk_oc.core.uncertainty.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -49,23 +49,16 @@ from gpassk_oc.core.uncertainty.bootstrap import (
     no_spread,
     resample_counts,
 )
-from gpassk_oc.core.uncertainty.difficulty_model import (
-    Difficulty,
-    fit_beta,
-    posterior_variance_per_c,
-)
 from gpassk_oc.core.uncertainty.interval_kinds import (
     rerun_df,
     t_quantile,
     t_two_sided_p,
 )
 from gpassk_oc.core.uncertainty.known_rates import (
-    estimator_spec,
     metric_per_c,
     rerun_se,
     rerun_variance,
 )
-from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 
 __all__ = [
     "Atoms",
@@ -96,87 +89,6 @@ INTERVAL_KINDS = ("rerun", "benchmark")
 # MetricSpec and parse_metric live in the metric-name module (one owner of the key format),
 # metric_per_c / rerun_variance / rerun_se (known p) in known_rates; they are re-exported
 # here because every statistic takes metrics by spec or key.
-
-
-# --------------------------------------------------------------------------- atoms
-@dataclass(frozen=True)
-class Atoms:
-    """Distinct per-question (n, c) pairs, their multiplicities, and each question's atom."""
-
-    n: np.ndarray  # (A,)
-    c: np.ndarray  # (A,)
-    weight: np.ndarray  # (A,) questions per atom
-    inverse: np.ndarray  # (Q,) atom of each question
-
-    def values(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(A × M) per-atom metric values; NaN where the metric is undefined (k > n)."""
-        out = np.full((len(self.n), len(specs)), np.nan)
-        for n in np.unique(self.n):
-            rows = np.flatnonzero(self.n == n)
-            for j, spec in enumerate(specs):
-                per_c = metric_per_c(spec, int(n))
-                if per_c is not None:
-                    out[rows, j] = per_c[self.c[rows]]
-        return out
-
-    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
-        """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
-        where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
-        (:func:`.difficulty_model.posterior_variance_per_c`), or NaN without a prior; NaN
-        where the metric is undefined."""
-        out = np.full((len(self.n), len(specs)), np.nan)
-        for n in np.unique(self.n):
-            rows = np.flatnonzero(self.n == n)
-            for j, spec in enumerate(map(estimator_spec, specs)):
-                if spec.k > n:
-                    continue
-                per_c = unbiased_variance_per_c(spec, int(n))
-                if per_c is None and prior is not None:
-                    per_c = posterior_variance_per_c(spec, int(n), prior)
-                if per_c is not None:
-                    out[rows, j] = per_c[self.c[rows]]
-        return out
-
-    def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
-        the estimator, so avg@n counts as pass@1)."""
-        ks = [estimator_spec(s).k for s in specs]
-        return np.array([bool(np.any((self.n >= k) & (self.n < 2 * k))) for k in ks])
-
-    def prior(self) -> Difficulty | None:
-        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
-        cannot be (fewer than 2 questions, or some question has n < 2)."""
-        key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
-        weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
-        return _fitted_prior(key[0], key[1], weight)
-
-
-@lru_cache(maxsize=64)
-def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
-    """Atoms.prior, cached: a report asks for the same questions once per metric set."""
-    try:
-        return fit_beta(
-            np.frombuffer(n, dtype=np.int64),
-            np.frombuffer(c, dtype=np.int64),
-            "the run's questions",
-            weight=np.frombuffer(weight, dtype=np.int64),
-        )
-    except ValueError:
-        return None
-
-
-def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
-    """Collapse questions into atoms. *n* is per question or one int for all."""
-    c = np.asarray(c, dtype=np.int64).ravel()
-    n = np.broadcast_to(np.asarray(n, dtype=np.int64), c.shape)
-    if c.size == 0:
-        raise ValueError("no questions")
-    if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
-        raise ValueError("every question needs 0 <= c <= n")
-    pairs, inverse, weight = np.unique(
-        np.stack([n, c], axis=1), axis=0, return_inverse=True, return_counts=True
-    )
-    return Atoms(pairs[:, 0], pairs[:, 1], weight, inverse.ravel())
 
 
 # --------------------------------------------------------------------------- rerun

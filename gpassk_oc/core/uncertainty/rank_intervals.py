@@ -77,27 +77,43 @@ def _share_not_above(draws: np.ndarray) -> np.ndarray:
         out.fill(np.nan)
         return out
     if np.isnan(draws).any():
-        lo = hi = np.full(r, np.nan)  # NaN compares false: no shortcut below applies
-        cols = np.ascontiguousarray(draws.T)
-    else:
-        lo, hi = draws.min(axis=0), draws.max(axis=0)
-        # only the order within each draw matters: compare small integer ranks (ties
-        # kept) instead of floats, a quarter of the memory traffic per comparison
-        cols = np.ascontiguousarray(_dense_ranks(draws).T)  # R × B: a row's draws contiguous
-    for i in range(r):
+        return _share_not_above_nan(draws)
+    lo, hi = draws.min(axis=0), draws.max(axis=0)
+    # only the order within each draw matters: compare small integer ranks (ties kept)
+    # instead of floats, a quarter of the memory traffic per comparison
+    cols = np.ascontiguousarray(_dense_ranks(draws).T)  # R × B: a row's draws contiguous
+    # twice the count of draws with j below i plus those tied: N[i, j] + N[j, i] = 2B
+    # (every draw has j below, tied with or above i), so only j > i is counted
+    twice = np.empty((r, r), dtype=np.int64)
+    np.fill_diagonal(twice, b)
+    for i in range(r - 1):
+        rest = slice(i + 1, r)
         # a row whose every draw lies strictly below (above) all of row i's draws is
-        # lower in every draw (share 1) or in none (share 0): only overlapping rows
-        # need counting, which keeps far-apart rows of a large grid cheap
-        out[i] = np.where(hi < lo[i], 1.0, 0.0)
-        near = np.flatnonzero(~((hi < lo[i]) | (lo > hi[i])))
-        rows = cols[near] if len(near) <= r // 2 else cols  # a copy only when small
-        if rows is cols:
-            near = np.arange(r)
-        mine = cols[i]
-        # lower + tied/2 = (below + not above)/2: integer counts, so the share is exact
-        lt = (rows < mine).view(np.uint8).sum(axis=1, dtype=np.int64)
-        le = (rows <= mine).view(np.uint8).sum(axis=1, dtype=np.int64)
-        out[i, near] = (lt + le) / (2 * b)
+        # lower in every draw or in none: only overlapping rows need counting, which
+        # keeps far-apart rows of a large grid cheap
+        twice[i, rest] = np.where(hi[rest] < lo[i], 2 * b, 0)
+        near = i + 1 + np.flatnonzero(~((hi[rest] < lo[i]) | (lo[rest] > hi[i])))
+        if near.size:
+            rows = cols[near] if near.size < r - i - 1 else cols[rest]
+            mine = cols[i]
+            lt = (rows < mine).view(np.uint8).sum(axis=1, dtype=np.int64)
+            le = (rows <= mine).view(np.uint8).sum(axis=1, dtype=np.int64)
+            twice[i, near] = lt + le
+        twice[rest, i] = 2 * b - twice[i, rest]
+    out[:] = twice / (2 * b)
+    return out
+
+
+def _share_not_above_nan(draws: np.ndarray) -> np.ndarray:
+    """:func:`_share_not_above` where some draws are NaN (comparing false both ways, so the
+    shares of a pair need not add to 1): every pair counted."""
+    b, r = draws.shape
+    cols = np.ascontiguousarray(draws.T)
+    out = np.empty((r, r))
+    for i in range(r):
+        lt = (cols < cols[i]).view(np.uint8).sum(axis=1, dtype=np.int64)
+        le = (cols <= cols[i]).view(np.uint8).sum(axis=1, dtype=np.int64)
+        out[i] = (lt + le) / (2 * b)
     return out
 
 

@@ -1,0 +1,151 @@
+"""Questions collapsed into *atoms* (pure core: numpy).
+
+A question's metric values and rerun variances depend only on its ``(n, c)``, so the
+questions of a cell collapse into distinct ``(n, c)`` pairs with multiplicities. Per n, a
+metric set's values and unbiased variances for every c are one cached table
+(:func:`_tables`): a report asks for the same tables for each of thousands of cells, and a
+cell's per-atom arrays are then rows picked from them. Re-exported by
+:mod:`.metric_intervals`, the public entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.uncertainty.difficulty_model import (
+    Difficulty,
+    fit_beta,
+    posterior_variance_per_c,
+)
+from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
+from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
+
+__all__ = ["Atoms", "atoms_of"]
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """One metric set at one n: (n+1) × M tables, read-only."""
+
+    values: np.ndarray  # metric value per c; NaN where undefined (k > n)
+    unbiased: np.ndarray  # unbiased rerun variance per c; NaN where none (n < 2k)
+    short: np.ndarray  # (M,) k ≤ n < 2k: a posterior variance is needed
+
+
+@lru_cache(maxsize=256)
+def _tables(specs: tuple[MetricSpec, ...], n: int) -> _Tables:
+    values = np.full((n + 1, len(specs)), np.nan)
+    unbiased = np.full((n + 1, len(specs)), np.nan)
+    short = np.zeros(len(specs), dtype=bool)
+    for j, spec in enumerate(specs):
+        per_c = metric_per_c(spec, n)
+        if per_c is not None:
+            values[:, j] = per_c
+        k = estimator_spec(spec).k
+        short[j] = k <= n < 2 * k
+        if k <= n:
+            var = unbiased_variance_per_c(spec, n)
+            if var is not None:
+                unbiased[:, j] = var
+    for table in (values, unbiased, short):
+        table.setflags(write=False)
+    return _Tables(values, unbiased, short)
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """Distinct per-question (n, c) pairs, their multiplicities, and each question's atom."""
+
+    n: np.ndarray  # (A,)
+    c: np.ndarray  # (A,)
+    weight: np.ndarray  # (A,) questions per atom
+    inverse: np.ndarray  # (Q,) atom of each question
+
+    def _by_n(self, specs: Sequence[MetricSpec]) -> list[tuple[slice | np.ndarray, _Tables]]:
+        """(rows of the atoms with that n, that n's tables) per distinct n."""
+        key = tuple(specs)
+        if not len(self.n):
+            return []
+        if (self.n == self.n[0]).all():  # one n for every question: the usual
+            return [(slice(None), _tables(key, int(self.n[0])))]
+        return [(np.flatnonzero(self.n == n), _tables(key, int(n))) for n in np.unique(self.n)]
+
+    def values(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(A × M) per-atom metric values; NaN where the metric is undefined (k > n)."""
+        out = np.empty((len(self.n), len(specs)))
+        for rows, tables in self._by_n(specs):
+            out[rows] = tables.values[self.c[rows]]
+        return out
+
+    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
+        """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
+        where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
+        (:func:`.difficulty_model.posterior_variance_per_c`), or NaN without a prior; NaN
+        where the metric is undefined."""
+        out = np.empty((len(self.n), len(specs)))
+        for rows, tables in self._by_n(specs):
+            c = self.c[rows]
+            out[rows] = tables.unbiased[c]
+            if prior is None:
+                continue
+            n = int(self.n[rows][0])
+            for j in np.flatnonzero(tables.short):
+                out[rows, j] = posterior_variance_per_c(estimator_spec(specs[j]), n, prior)[c]
+        return out
+
+    def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
+        the estimator, so avg@n counts as pass@1)."""
+        out = np.zeros(len(specs), dtype=bool)
+        for _, tables in self._by_n(specs):
+            out |= tables.short
+        return out
+
+    def prior(self) -> Difficulty | None:
+        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
+        cannot be (fewer than 2 questions, or some question has n < 2)."""
+        key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
+        weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
+        return _fitted_prior(key[0], key[1], weight)
+
+
+@lru_cache(maxsize=64)
+def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
+    """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    try:
+        return fit_beta(
+            np.frombuffer(n, dtype=np.int64),
+            np.frombuffer(c, dtype=np.int64),
+            "the run's questions",
+            weight=np.frombuffer(weight, dtype=np.int64),
+        )
+    except ValueError:
+        return None
+
+
+def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:
+    """Collapse questions into atoms (ordered by n, then c). *n* is per question or one
+    int for all."""
+    c = np.asarray(c, dtype=np.int64).ravel()
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), c.shape)
+    if c.size == 0:
+        raise ValueError("no questions")
+    if np.any(n < 0) or np.any(c < 0) or np.any(c > n):
+        raise ValueError("every question needs 0 <= c <= n")
+    # one integer key per (n, c), ordered as the pairs are (by n, then c): counting keys
+    # is what np.unique(axis=0) does, at a fraction of its cost
+    span = int(n.max()) + 1
+    key = n * span + c
+    if span * span <= 4 * c.size + 2**16:
+        counts = np.bincount(key, minlength=1)
+        present = np.flatnonzero(counts)
+        slot = np.cumsum(counts > 0) - 1
+        keys, weight, inverse = present, counts[present], slot[key]
+    else:
+        keys, inverse, weight = np.unique(key, return_inverse=True, return_counts=True)
+    return Atoms(keys // span, keys % span, weight, inverse.ravel())
