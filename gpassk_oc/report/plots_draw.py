@@ -152,7 +152,8 @@ def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:
             fig.draw_without_rendering()  # the one constrained-layout pass
             fig.set_layout_engine("none")  # keep those positions for every write below
             text = io.StringIO()
-            fig.savefig(text, format="svg", dpi=PNG_DPI)
+            # no date: the same report gives the same bytes
+            fig.savefig(text, format="svg", dpi=PNG_DPI, metadata={"Date": None})
             image = None
             if png:
                 buffer = io.BytesIO()
