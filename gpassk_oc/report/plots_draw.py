@@ -139,7 +139,7 @@ def figure(
 
 def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:
     """Build the figure of *spec* once and write it as SVG text (and PNG bytes if *png*):
-    the layout is computed on the first pass and frozen for the writes."""
+    the layout is computed by the first write and frozen for the second."""
     import matplotlib
     import matplotlib.pyplot as plt
 
@@ -149,16 +149,15 @@ def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:
     with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "path"}):
         fig = figure(curves, title, xlabel, ylabel, steps, colors)
         try:
-            fig.draw_without_rendering()  # the one constrained-layout pass
-            fig.set_layout_engine("none")  # keep those positions for every write below
-            text = io.StringIO()
-            # no date: the same report gives the same bytes
-            fig.savefig(text, format="svg", dpi=PNG_DPI, metadata={"Date": None})
             image = None
-            if png:
+            if png:  # the first write lays the figure out (constrained layout) ...
                 buffer = io.BytesIO()
                 fig.savefig(buffer, format="png", dpi=PNG_DPI)
                 image = buffer.getvalue()
+                fig.set_layout_engine("none")  # ... and the SVG keeps those positions
+            text = io.StringIO()
+            # no date: the same report gives the same bytes
+            fig.savefig(text, format="svg", dpi=PNG_DPI, metadata={"Date": None})
         finally:
             plt.close(fig)
     return Drawn(stem, plain_title(title), list(curves), text.getvalue(), image, rest)
