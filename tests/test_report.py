@@ -224,3 +224,35 @@ def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch
     for curve in json.loads((tmp_path / "mg_vs_temperature.json").read_text()):
         for model, low in zip(curve["model"], curve["ci_low"]):
             assert low == table[model]["metrics"]["mG-Pass@16"]["ci_low"]
+
+
+def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch):
+    """With --format html and --plots every figure is drawn once: the page's inline SVG is
+    the .svg file (less its XML prolog), and a second report writes the same SVG bytes."""
+    import gpassk_oc.report.plots as plots_module
+
+    drawn: list[str] = []
+    real = plots_module.draw
+
+    def counting(spec, colors, png):
+        drawn.append(spec[0])
+        return real(spec, colors, png)
+
+    monkeypatch.setattr(plots_module, "draw", counting)
+    root, _ = workdir
+    svgs = []
+    for name in ("one", "two"):
+        page, plots = tmp_path / f"{name}.html", tmp_path / name
+        code, _, err = run_cli(
+            capsys, "report", root, "--resamples", "200", "--out", page, "--plots", plots
+        )
+        assert code == 0, err
+        stems = sorted(p.stem for p in plots.glob("*.svg"))
+        assert sorted(drawn) == stems and len(stems) == 3, (drawn, stems)
+        drawn.clear()
+        text = page.read_text()
+        files = [(plots / f"{stem}.svg").read_text() for stem in stems]
+        for svg in files:
+            assert svg.startswith("<?xml") and svg[svg.index("<svg") :] in text
+        svgs.append(files)
+    assert svgs[0] == svgs[1]

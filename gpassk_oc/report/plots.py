@@ -27,7 +27,6 @@ the same colour (:func:`model_colors`: one per base model of the report, in name
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from fractions import Fraction
@@ -42,9 +41,9 @@ from gpassk_oc.core.runs.run_record import value_text
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate, summarize_many
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.numbers import pct
+from gpassk_oc.report.plots_draw import Curve, Drawn, FigureSpec, draw
 from gpassk_oc.report.report_model import Report
 
-Curve = dict[str, Any]
 #: curves per figure at most: the rows with the highest mG-Pass@k
 TOP_N = 8
 
@@ -232,130 +231,8 @@ def stability_gap_curves(report: Report, rows: Sequence[Row]) -> list[Curve]:
     return curves
 
 
-def _figure(
-    curves: Sequence[Curve],
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    steps: bool = False,
-    colors: dict[str, Any] | None = None,
-) -> Any:
-    """A matplotlib figure of *curves* (the caller saves and closes it): one panel per
-    distinct ``panel`` of the curves; *colors* maps a curve's ``group`` (base model) to
-    its colour."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
-    import matplotlib.pyplot as plt
-
-    panels = list(dict.fromkeys(str(c.get("panel", "")) for c in curves)) or [""]
-    cols = min(len(panels), 3)
-    rows = -(-len(panels) // cols)
-    many = len(curves) > 6
-    fig, axes = plt.subplots(
-        rows,
-        cols,
-        figsize=(4.2 * cols + 3 if cols > 1 else (10.5 if many else 7.5), 3.6 * rows + 1.2),
-        constrained_layout=True,
-        squeeze=False,
-        sharey=True,
-    )
-    groups = list(dict.fromkeys(str(curve.get("group", curve["label"])) for curve in curves))
-    if colors is None:
-        cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
-        colors = {g: cmap(i % cmap.N) for i, g in enumerate(groups)}
-    seen: dict[tuple[str, str], int] = {}
-    for curve in curves:
-        panel = str(curve.get("panel", ""))
-        ax = axes.flat[panels.index(panel)]
-        group = str(curve.get("group", curve["label"]))
-        color = colors.get(group, "0.4")
-        # one line style per curve of a model within a panel, so a family reads together
-        rank = seen[(panel, group)] = seen.get((panel, group), -1) + 1
-        x = np.asarray(curve["x"], dtype=float)
-        y, lo, hi = (
-            np.array([np.nan if v is None else v for v in curve[name]], dtype=float)
-            for name in ("y", "ci_low", "ci_high")
-        )
-        ax.plot(
-            x,
-            y,
-            marker="osD^v"[rank % 5],
-            markersize=3,
-            color=color,
-            label=curve["label"],
-            linestyle=("-", "--", ":", "-.")[rank % 4],
-            drawstyle="steps-pre" if steps else "default",
-        )
-        if len(x) == 1 and np.isfinite(lo).all():  # a band needs two points; show a bar
-            # a (2, N) array: a list of two arrays makes matplotlib test an array as a scalar
-            yerr = np.vstack([y - lo, hi - y])
-            ax.errorbar(x, y, yerr=yerr, color=color, capsize=4, linestyle="none")
-        elif np.isfinite(lo).any():
-            ax.fill_between(
-                x,
-                lo,
-                hi,
-                color=color,
-                alpha=0.08 if many else 0.18,
-                linewidth=0,
-                step="pre" if steps else None,
-            )
-    for ax, panel in zip(axes.flat, panels):
-        ax.set_title(panel, fontsize="small")
-        ax.set_xlabel(xlabel, fontsize="small" if cols > 1 else "medium")
-        ax.grid(True, alpha=0.3)
-    for ax in axes.flat[len(panels) :]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel(ylabel)
-    fig.suptitle(title, fontsize="medium")
-    first = axes.flat[0]
-    handles, labels = [], []
-    for ax in axes.flat[: len(panels)]:  # one legend entry per label across panels
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            if label not in labels:
-                handles.append(handle)
-                labels.append(label)
-    if cols > 1 or many:
-        fig.legend(handles, labels, fontsize="small", loc="outside right upper")
-    elif curves:
-        first.legend(handles, labels, fontsize="small", loc="best")
-    return fig
-
-
-def _draw(
-    curves: Sequence[Curve],
-    stem: Path,
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    steps: bool = False,
-    colors: dict[str, Any] | None = None,
-) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    fig = _figure(curves, title, xlabel, ylabel, steps, colors)
-    written = []
-    for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
-        fig.savefig(path, dpi=150)
-        written.append(path)
-    plt.close(fig)
-    data_path = stem.with_suffix(".json")
-    for curve in curves:
-        curve.update({"title": title, "xlabel": xlabel, "ylabel": ylabel})
-    data_path.write_text(json.dumps(list(curves), indent=1, ensure_ascii=False) + "\n")
-    written.append(data_path)
-    return written
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
-
-
-#: stem, curves, title, x label, y label, steps, labels of the rows left out (top N)
-FigureSpec = tuple[str, list[Curve], str, str, str, bool, list[str]]
 
 
 def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSpec]:
@@ -428,39 +305,44 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
     return specs
 
 
+def drawn_figures(report: Report, title_note: str | None = None, png: bool = True) -> list[Drawn]:
+    """Every figure of *report*, drawn once (:func:`.plots_draw.draw`) and kept on the
+    report, so the page's inline SVG and the ``--plots`` files share one drawing; *png*
+    False leaves the PNGs out (the page needs only SVG)."""
+    cache = report.extras.setdefault("drawn_figures", {})
+    drawn: list[Drawn] | None = cache.get(title_note)
+    if drawn is None or (png and any(d.png is None for d in drawn)):
+        colors = model_colors(report)
+        drawn = [draw(spec, colors, png) for spec in figure_specs(report, title_note)]
+        cache[title_note] = drawn
+    return drawn
+
+
 def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> list[Path]:
     """Write every figure for every dataset of *report*; returns the files written.
     *title_note* is appended to every title (e.g. the demo's "SIMULATED models")."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    colors = model_colors(report)
-    for stem, curves, title, xlabel, ylabel, steps, _ in figure_specs(report, title_note):
-        written += _draw(curves, out_dir / stem, title, xlabel, ylabel, steps, colors)
+    for figure in drawn_figures(report, title_note):
+        stem = out_dir / figure.stem
+        assert figure.png is not None  # drawn with png=True
+        files = {
+            ".png": figure.png,
+            ".svg": figure.svg.encode(),
+            ".json": figure.data_json().encode(),
+        }
+        for ext, content in files.items():
+            path = stem.with_suffix(ext)
+            path.write_bytes(content)
+            written.append(path)
     return written
 
 
 def figure_svgs(report: Report, title_note: str | None = None) -> list[tuple[str, str, list[str]]]:
     """Every figure as (plain title, inline SVG text, rows or models left out) for the
     leaderboard page: no XML prolog, no external reference, element ids unique across
-    figures."""
-    import io
-
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    out = []
-    colors = model_colors(report)
-    for stem, curves, title, xlabel, ylabel, steps, rest in figure_specs(report, title_note):
-        if not curves:
-            continue
-        with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "path"}):
-            fig = _figure(curves, title, xlabel, ylabel, steps, colors)
-            buffer = io.StringIO()
-            fig.savefig(buffer, format="svg")
-            plt.close(fig)
-        svg = buffer.getvalue()
-        svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
-        plain = title.split("\n")[0].replace("$_\\tau$", "τ").replace("$_{1.0}$", "₁.₀")
-        out.append((plain, svg, rest))
-    return out
+    figures. Reuses the figures drawn for ``--plots`` when those came first."""
+    cache = report.extras.get("drawn_figures", {})
+    drawn = cache.get(title_note) or drawn_figures(report, title_note, png=False)
+    return [(d.title, d.inline_svg(), d.rest) for d in drawn if d.curves]

@@ -375,18 +375,18 @@ def run(args: argparse.Namespace) -> int:
 
         drill = drill_folder(args.out).name
         figures.update(drill_files(report, args.out, args.descending))
-    text = render(report, args.format, not args.no_ci, args.descending, drill)
-    if args.format == "markdown":  # runs made by `gpassk-oc rescore`: OpenCompass's values too
-        from gpassk_oc.report.rescored_section import rescored_section
-
-        text += rescored_section(args.paths)
     if args.plots is not None and not report.rows:
         logger.warning(
             f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
             "per question: no G-Pass curves to draw)"
         )
-    elif args.plots is not None:
+    elif args.plots is not None:  # before the page, which reuses these drawings
         figures.update(render_plots(report, args.plots))
+    text = render(report, args.format, not args.no_ci, args.descending, drill)
+    if args.format == "markdown":  # runs made by `gpassk-oc rescore`: OpenCompass's values too
+        from gpassk_oc.report.rescored_section import rescored_section
+
+        text += rescored_section(args.paths)
     try:
         write_output(text, args.out, args.force, figures)
     except Refused as exc:
