@@ -41,10 +41,10 @@ def _text(value: Fraction, negative: bool, digits: int, sign: bool) -> str:
 def _cases() -> list[float]:
     rng = random.Random(25)
     values = [0.0, -0.0, 1.0, -1.0, 0.2125, -0.0005, 0.0005, 1e-12, -1e-12, 5e-7, 0.123455]
-    values += [c / n for n in range(1, 121) for c in range(-3, n + 1)]  # every tie of k/n
-    values += [rng.uniform(-1, 1) for _ in range(3000)]
+    values += [c / n for n in range(1, 101) for c in range(-3, n + 1)]  # every tie of k/n
+    values += [rng.uniform(-1, 1) for _ in range(2000)]
     values += [
-        rng.randrange(-(10**6), 10**6) / 10 ** rng.randrange(2, 9) / 100 for _ in range(3000)
+        rng.randrange(-(10**6), 10**6) / 10 ** rng.randrange(2, 9) / 100 for _ in range(2000)
     ]
     values += [rng.uniform(-1e9, 1e9) for _ in range(200)]
     return values
@@ -53,7 +53,7 @@ def _cases() -> list[float]:
 CASES = _cases()
 
 
-@pytest.mark.parametrize("digits", [0, 1, 2, 4])
+@pytest.mark.parametrize("digits", [1, 4])
 def test_pct_matches_the_exact_rule(digits):
     for fraction in CASES:
         want, negative = _rule(fraction, digits)
@@ -64,8 +64,7 @@ def test_pct_matches_the_exact_rule(digits):
         assert math.copysign(1.0, got) == (-1.0 if want < 0 or (want == 0 and negative) else 1.0)
 
 
-@pytest.mark.parametrize("digits", [0, 1, 2])
-@pytest.mark.parametrize("sign", [False, True])
+@pytest.mark.parametrize(("digits", "sign"), [(0, False), (1, False), (1, True), (2, True)])
 def test_pct_text_matches_the_exact_rule(digits, sign):
     for fraction in CASES:
         want, negative = _rule(fraction, digits)

@@ -62,29 +62,24 @@ def figure(
     steps: bool = False,
     colors: dict[str, Any] | None = None,
 ) -> Any:
-    """A matplotlib figure of *curves* (the caller saves and closes it): one panel per
+    """A matplotlib figure of *curves* (Agg when saved as PNG): one panel per
     distinct ``panel`` of the curves; *colors* maps a curve's ``group`` (base model) to
     its colour."""
     import matplotlib
-
-    matplotlib.use("Agg")  # no display; safe to call after pyplot was imported elsewhere
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # not pyplot: no backend, no global figure state
 
     panels = list(dict.fromkeys(str(c.get("panel", "")) for c in curves)) or [""]
     cols = min(len(panels), 3)
     rows = -(-len(panels) // cols)
     many = len(curves) > 6
-    fig, axes = plt.subplots(
-        rows,
-        cols,
+    fig = Figure(
         figsize=(4.2 * cols + 3 if cols > 1 else (10.5 if many else 7.5), 3.6 * rows + 1.2),
-        constrained_layout=True,
-        squeeze=False,
-        sharey=True,
+        layout="constrained",
     )
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
     groups = list(dict.fromkeys(str(curve.get("group", curve["label"])) for curve in curves))
     if colors is None:
-        cmap = plt.get_cmap("tab10" if len(groups) <= 10 else "tab20")
+        cmap = matplotlib.colormaps["tab10" if len(groups) <= 10 else "tab20"]
         colors = {g: cmap(i % cmap.N) for i, g in enumerate(groups)}
     seen: dict[tuple[str, str], int] = {}
     for curve in curves:
@@ -141,23 +136,19 @@ def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:
     """Build the figure of *spec* once and write it as SVG text (and PNG bytes if *png*):
     the layout is computed by the first write and frozen for the second."""
     import matplotlib
-    import matplotlib.pyplot as plt
 
     stem, curves, title, xlabel, ylabel, steps, rest = spec
     for curve in curves:
         curve.update({"title": title, "xlabel": xlabel, "ylabel": ylabel})
     with matplotlib.rc_context({"svg.hashsalt": stem, "svg.fonttype": "path"}):
         fig = figure(curves, title, xlabel, ylabel, steps, colors)
-        try:
-            image = None
-            if png:  # the first write lays the figure out (constrained layout) ...
-                buffer = io.BytesIO()
-                fig.savefig(buffer, format="png", dpi=PNG_DPI)
-                image = buffer.getvalue()
-                fig.set_layout_engine("none")  # ... and the SVG keeps those positions
-            text = io.StringIO()
-            # no date: the same report gives the same bytes
-            fig.savefig(text, format="svg", dpi=PNG_DPI, metadata={"Date": None})
-        finally:
-            plt.close(fig)
+        image = None
+        if png:  # the first write lays the figure out (constrained layout) ...
+            buffer = io.BytesIO()
+            fig.savefig(buffer, format="png", dpi=PNG_DPI)
+            image = buffer.getvalue()
+            fig.set_layout_engine("none")  # ... and the SVG keeps those positions
+        text = io.StringIO()
+        # no date: the same report gives the same bytes
+        fig.savefig(text, format="svg", dpi=PNG_DPI, metadata={"Date": None})
     return Drawn(stem, plain_title(title), list(curves), text.getvalue(), image, rest)
