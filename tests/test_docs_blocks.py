@@ -53,7 +53,7 @@ DEMO = ".venv/bin/gpassk-oc demo"
 #: Bounds per page (seconds): the README runs the full demo (about a minute alone on
 #: 2 cores, several under load); other pages run short commands.
 README_TIMEOUT = 900
-# a page that runs a whole grid (safety-and-errors) beside the other worker's e2e runs
+# a page that runs an OpenCompass grid (safety-and-errors) beside the other worker's e2e runs
 PAGE_TIMEOUT = 600
 
 
