@@ -78,16 +78,16 @@ def _tail_stats(rows: np.ndarray, idx: np.ndarray, *, top: bool) -> tuple[np.nda
     (False: the caller partitions that row instead)."""
     r, b = rows.shape
     need = (idx.max(axis=1) + 1) if not top else (b - idx.min(axis=1))  # values in the tail
-    sub = rows[:, ::_STRIDE]
+    sub = np.sort(rows[:, ::_STRIDE], axis=1)
     m = sub.shape[1]
     # the subsample's order statistic at ~1.5× the tail's share, plus a margin, lies beyond
     # the tail's last needed value in all but rare rows (those are checked and redone)
-    k = int(min(m - 1, np.ceil(need.max() * m / b * 1.5) + 8))
+    k = np.minimum(m - 1, np.ceil(need * m / b * 1.5).astype(np.int64) + 8)
     kk = k if not top else m - 1 - k
-    threshold = np.partition(sub, kk, axis=1)[:, kk]
+    threshold = np.take_along_axis(sub, kk[:, None], axis=1)[:, 0]
     mask = rows <= threshold[:, None] if not top else rows >= threshold[:, None]
     count = np.count_nonzero(mask, axis=1)
-    ok = (count >= need) & (count <= 4 * need + 64)  # ties can make a tail too long
+    ok = (count >= need) & (count <= 3 * need + 32 * _STRIDE)  # ties can make it too long
     if not ok.all():
         mask &= ok[:, None]
         count = np.where(ok, count, 0)
