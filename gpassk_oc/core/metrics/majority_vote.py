@@ -111,9 +111,12 @@ def _canonical(prof: Profile) -> tuple[int, tuple[int, ...], int]:
             and type(wrong) is tuple
             and a >= 0
             and z >= 0
-            and all(type(b) is int and b > 0 for b in wrong)
-            and all(b >= c for b, c in zip(wrong, wrong[1:]))
-            and a + z + len(wrong) > 0
+            and (
+                set(map(type, wrong)) == {int} and wrong == tuple(sorted(wrong, reverse=True))
+                if wrong
+                else a + z > 0
+            )
+            and (not wrong or wrong[-1] > 0)
         ):
             return prof
     return _check_profile(prof)
