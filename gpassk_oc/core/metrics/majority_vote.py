@@ -111,9 +111,12 @@ def _canonical(prof: Profile) -> tuple[int, tuple[int, ...], int]:
             and type(wrong) is tuple
             and a >= 0
             and z >= 0
-            and all(type(b) is int and b > 0 for b in wrong)
-            and all(b >= c for b, c in zip(wrong, wrong[1:]))
-            and a + z + len(wrong) > 0
+            and (
+                set(map(type, wrong)) == {int} and wrong == tuple(sorted(wrong, reverse=True))
+                if wrong
+                else a + z > 0
+            )
+            and (not wrong or wrong[-1] > 0)
         ):
             return prof
     return _check_profile(prof)
@@ -172,19 +175,21 @@ def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int]
         for x in range(first, min(a, size) + 1):
             shift = x * bits
             mask = (1 << shift) - 1
+            # poly[m] holds the coefficients from s^(m·x) on (the m tied classes' x votes
+            # each): shifted once when added up, so the products stay short
             b = tracked[0]
-            poly = [_binomial_row(b, bits) & mask, math.comb(b, x) << shift]
+            poly = [_binomial_row(b, bits) & mask, math.comb(b, x)]
             for b in tracked[1:]:
                 below = _binomial_row(b, bits) & mask  # fewer than x votes
                 ties = math.comb(b, x)  # exactly x: one more tied class
                 new = [p * below for p in poly]
                 new.append(0)
                 for m, p in enumerate(poly):
-                    new[m + 1] += (p * ties) << shift
+                    new[m + 1] += p * ties
                 poly = new
             ways = math.comb(a, x)
             for m, p in enumerate(poly):
-                acc[m] += (p * ways) << shift
+                acc[m] += (p * ways) << (shift * (m + 1))
         pool = _binomial_row(others - sum(tracked), bits)
         for m, p in enumerate(acc):
             totals[m] += pool * p
