@@ -92,8 +92,8 @@ def test_long_column_quantiles_equal_numpy_quantile(shape):
 
 @pytest.mark.parametrize("shape", ["normal", "skewed", "ties", "sorted"])
 def test_tail_quantiles_of_many_columns_equal_numpy_quantile(shape):
-    """Many long columns at once (the tail-sort path, and its fallback where ties make a
-    tail too long or a tail probability is central): np.quantile's numbers, to the bit."""
+    """Many long columns at once, tails near 0 and 1, central probabilities and ties:
+    np.quantile's numbers, to the bit."""
     from gpassk_oc.core.uncertainty.tail_quantiles import column_quantiles
 
     rng = np.random.default_rng(21)
