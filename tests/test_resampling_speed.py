@@ -109,3 +109,24 @@ def test_tail_quantiles_of_many_columns_equal_numpy_quantile(shape):
     low, high = column_quantiles(x, lo, hi)
     for j in range(r):
         assert [low[j], high[j]] == list(np.quantile(x[j], [lo[j], hi[j]])), j
+
+
+def test_blocks_on_threads_give_the_one_thread_numbers(monkeypatch):
+    """Many blocks of columns spread over threads give bit for bit what the same blocks
+    give one after another (each block writes only its own columns; BLAS on one thread
+    either way)."""
+    from gpassk_oc.core.uncertainty import block_threads
+    from gpassk_oc.core.uncertainty import bootstrap as boot
+
+    rng = np.random.default_rng(8)
+    values = np.round(rng.random((40, 37)), 2)
+    values[rng.random(values.shape) < 0.05] = np.nan
+    point = np.nanmean(values, axis=0)
+    monkeypatch.setattr(boot, "_BLOCK_ENTRIES", 500 * 3)  # 3 columns per block: 13 blocks
+    monkeypatch.setattr(block_threads, "worker_count", lambda tasks: 4)
+    threaded = boot.bootstrap_questions(values, point, n_boot=500, level=0.95, seed=3)
+    monkeypatch.setattr(block_threads, "worker_count", lambda tasks: 1)
+    serial = boot.bootstrap_questions(values, point, n_boot=500, level=0.95, seed=3)
+    assert np.isfinite(threaded[0]).sum() > 30
+    for a, b in zip(threaded, serial):
+        np.testing.assert_array_equal(a, b)

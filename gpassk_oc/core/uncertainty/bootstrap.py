@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from gpassk_oc.core.uncertainty.block_threads import in_parallel
 from gpassk_oc.core.uncertainty.tail_quantiles import column_quantiles, order_quantiles
 
 __all__ = [
@@ -113,8 +114,8 @@ def bootstrap_questions(
     filled = np.where(valid, values, 0.0)
     low, high = np.full(m, np.nan), np.full(m, np.nan)
     step = max(1, _BLOCK_ENTRIES // max(n_boot, 1))
-    for s in range(0, m, step):
-        cols = slice(s, min(m, s + step))
+
+    def block(cols: slice) -> None:
         # computed as (columns × resamples) so that each column's resample means are
         # contiguous for the quantiles; ``.T`` hands the usual (resamples × columns) on
         means = filled[:, cols].T @ counts.T
@@ -125,6 +126,8 @@ def bootstrap_questions(
                 means /= valid[:, cols].T.astype(float) @ counts.T
         tails = _bca_tails(ones, values[:, cols], point[cols], means.T, level)
         low[cols], high[cols] = _percentiles(means.T, level, *tails)
+
+    in_parallel(block, [slice(s, min(m, s + step)) for s in range(0, m, step)])
     return low, high
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gpassk_oc.core.uncertainty.block_threads import in_parallel
 from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL, resample_counts
 
 __all__ = [
@@ -68,6 +69,10 @@ def benchmark_draws(values: np.ndarray, n_boot: int, seed: int = 0) -> np.ndarra
     return out
 
 
+#: threads take every _STRIDE-th row of the pair counts
+_STRIDE = 8
+
+
 def _share_not_above(draws: np.ndarray) -> np.ndarray:
     """S[i, j] = share of draws where row j is not above row i (ties count half); one row
     at a time, so memory stays B × R however many rows there are."""
@@ -86,7 +91,8 @@ def _share_not_above(draws: np.ndarray) -> np.ndarray:
     # (every draw has j below, tied with or above i), so only j > i is counted
     twice = np.empty((r, r), dtype=np.int64)
     np.fill_diagonal(twice, b)
-    for i in range(r - 1):
+
+    def pairs(i: int) -> None:  # row i against the rows after it; disjoint cells per i
         rest = slice(i + 1, r)
         # a row whose every draw lies strictly below (above) all of row i's draws is
         # lower in every draw or in none: only overlapping rows need counting, which
@@ -100,6 +106,14 @@ def _share_not_above(draws: np.ndarray) -> np.ndarray:
             le = (rows <= mine).view(np.uint8).sum(axis=1, dtype=np.int64)
             twice[i, near] = lt + le
         twice[rest, i] = 2 * b - twice[i, rest]
+
+    # the rows' comparisons release the GIL: threads share them out (later rows have
+    # fewer partners, so every thread takes every t-th row)
+    def every_stride(first: int) -> None:
+        for i in range(first, r - 1, _STRIDE):
+            pairs(i)
+
+    in_parallel(every_stride, range(_STRIDE))
     out[:] = twice / (2 * b)
     return out
 
