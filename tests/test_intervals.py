@@ -15,7 +15,11 @@ import pytest
 from oracles import exact_g_tau, exact_mg_documented, exact_pass
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
-from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, posterior_variance_per_c
+from gpassk_oc.core.uncertainty.difficulty_model import (
+    Difficulty,
+    posterior_variance_per_c,
+    posterior_variance_table,
+)
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 
 
@@ -72,6 +76,29 @@ def test_posterior_variance_matches_numerical_integration():
         expected = quad(lambda p, post=post: var_at(p) * post.pdf(p), 0, 1, epsabs=1e-12)[0]
         assert got[c] == pytest.approx(expected, rel=1e-6, abs=1e-10), c
     assert (got > 0).all()  # c = 0 and c = n too, unlike the plug-in p = c/n
+
+
+def test_posterior_variance_table_is_every_spec_by_quadrature():
+    """The batched table (specs whose square kernels differ in length side by side) has,
+    in every column, the posterior expected variance computed by quadrature."""
+    from scipy.integrate import quad
+    from scipy.stats import beta as beta_dist
+
+    n, prior = 7, Difficulty(1.4, 0.6, "test")
+    keys = ["G-Pass@4_0.75", "pass@3", "mG-Pass@4", "G-Pass@5_1.0"]
+    got = posterior_variance_table(keys, n, prior)
+    assert got.shape == (n + 1, len(keys))
+    for j, key in enumerate(keys):
+        f = np.array([float(_oracle(key, n, c)) for c in range(n + 1)])
+
+        def var_at(p: float, f=f) -> float:
+            pmf = np.array([math.comb(n, c) * p**c * (1 - p) ** (n - c) for c in range(n + 1)])
+            return float(pmf @ (f * f) - (pmf @ f) ** 2)
+
+        for c in range(n + 1):
+            post = beta_dist(prior.a + c, prior.b + n - c)
+            expected = quad(lambda p, post=post: var_at(p) * post.pdf(p), 0, 1, epsabs=1e-12)[0]
+            assert got[c, j] == pytest.approx(expected, rel=1e-6, abs=1e-10), (key, c)
 
 
 def _bench():

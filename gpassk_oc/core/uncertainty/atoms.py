@@ -20,7 +20,7 @@ from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.difficulty_model import (
     Difficulty,
     fit_beta,
-    posterior_variance_per_c,
+    posterior_variance_table,
 )
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
@@ -85,7 +85,7 @@ class Atoms:
     def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
         """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
         where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
-        (:func:`.difficulty_model.posterior_variance_per_c`), or NaN without a prior; NaN
+        (:func:`.difficulty_model.posterior_variance_per_c`, all specs at once), or NaN without a prior; NaN
         where the metric is undefined."""
         out = np.empty((len(self.n), len(specs)))
         for rows, tables in self._by_n(specs):
@@ -93,9 +93,13 @@ class Atoms:
             out[rows] = tables.unbiased[c]
             if prior is None:
                 continue
-            n = int(self.n[rows][0])
-            for j in np.flatnonzero(tables.short):
-                out[rows, j] = posterior_variance_per_c(estimator_spec(specs[j]), n, prior)[c]
+            short = np.flatnonzero(tables.short)
+            if short.size:
+                n = int(self.n[rows][0])
+                table = posterior_variance_table([specs[j] for j in short], n, prior)
+                part = out[rows]
+                part[:, short] = table[c]
+                out[rows] = part
         return out
 
     def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:

@@ -288,7 +288,10 @@ def _benchmark_bounds(
     groups: dict[int, list[int]] = {}
     for i, a in enumerate(atoms):
         q = int(a.weight.sum())
-        if n_boot > 0 and joint_sampler_fits(q, n_boot):
+        if n_boot <= 0:  # the point only: no resamples, so no interval to compute
+            point = _bootstrap_means(a.weight, values[i], 0, seed)[0]
+            out[i] = (point, np.full_like(point, np.nan), np.full_like(point, np.nan))
+        elif joint_sampler_fits(q, n_boot):
             groups.setdefault(q, []).append(i)
         else:  # no resamples, or too many questions to hold their counts: on atoms
             out[i] = bootstrap(a.weight, values[i], n_boot=n_boot, level=level, seed=seed)
