@@ -143,3 +143,38 @@ def test_never_over_another_file(tmp_path, foreign):
     assert summary.drill is not None and not save_drill(path, summary.drill)
     assert drill_path(path).read_bytes() == foreign
     assert read_drill(path, summary.source) is None
+
+
+def test_a_fragment_holds_about_its_text_in_memory(tmp_path):
+    """A grid's first html report keeps every run's fragment until it succeeds: a
+    fragment must cost about the bytes of its texts, not a JSON encoder's buffer per
+    question (orjson's output keeps ~8 KB; 240 runs took the report to ~1 GB)."""
+    import tracemalloc
+
+    from gpassk_oc.core.runs.drill_fragment import fragment_of_file
+
+    rows = 300
+    path = tmp_path / "results" / "m" / "big.json"
+    data = build_results(
+        spec=RunSpec.parse([2]).at_n(4),
+        rows=[
+            dict(question_id=f"q{i}", split="AMC", language="en", question="Q?", answer="7")
+            for i in range(rows)
+        ],
+        extracted=[["7", "8", "7", None]] * rows,
+        correct=[[True, False, True, None]] * rows,
+        source=[["rule", "rule", "judge", "unjudged"]] * rows,
+        found=[["boxed", "boxed", "statement", "none"]] * rows,
+    )
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        fragment = fragment_of_file(path)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    texts = sum(len(q.samples) for q in fragment.questions)
+    assert len(fragment.questions) == rows
+    assert held < 2_000 * rows + 3 * texts, (held, texts)

@@ -133,6 +133,9 @@ def make_fragment(results: Results, source: tuple[int, str] | None = None) -> Dr
         text = script_safe(
             _dumps([answers, _codes(found, q.found, size), q.correct, _codes(by, q.source, size)])
         )
+        # an exact-size copy: orjson's bytes keep its ~8 KB buffer, ten times a question's
+        # text, and a grid's first html report holds every run's fragments until it succeeds
+        text = bytes(memoryview(text))
         key = "/".join(part for part in (q.split, q.language, q.question_id) if part)
         c, n, _ = count_verdicts(q.correct)
         questions.append(DrillQuestion(key, q.group, q.question, q.gold, q.index, c, n, text))
