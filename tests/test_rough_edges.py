@@ -30,9 +30,10 @@ def work_dir(root: Path, runs: int = 2) -> Path:
 
 def test_ctrl_c_mid_report_is_one_line_and_exit_130(tmp_path):
     """SIGINT to the process group, as a terminal's Ctrl-C sends it, while the report is
-    bootstrapping (JSON shows the benchmark intervals: 60 runs x 100,000 resamples take
-    ~9 s on an idle machine; markdown alone no longer bootstraps): no traceback, exit 130."""
-    work = work_dir(tmp_path, runs=60)
+    bootstrapping (JSON shows the benchmark intervals: 120 runs x 100,000 resamples take
+    ~11 s on an idle machine, so 3 s in is well inside the work, not near its end; markdown
+    alone no longer bootstraps): no traceback, exit 130."""
+    work = work_dir(tmp_path, runs=120)
     proc = subprocess.Popen(
         [sys.executable, "-m", "gpassk_oc.cli", "report", str(work), "--format", "json"]
         + ["--resamples", "100000"],
