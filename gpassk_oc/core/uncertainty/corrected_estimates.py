@@ -62,10 +62,16 @@ class Corrected:
 
 
 def _atoms(questions: Sequence[Question]) -> tuple[list[Question], np.ndarray, np.ndarray]:
-    index: dict[Question, int] = {}
-    inverse = np.array([index.setdefault(tuple(q), len(index)) for q in questions], dtype=np.int64)
+    """Distinct questions in sorted order (for one channel: by n, then c, as
+    :func:`~.atoms.atoms_of` orders them), their counts and each question's atom. The same
+    order makes the same sums: with zero error rates a mean is then the raw one to the bit
+    (in first-seen order the products add in another order, which moves the last bit on
+    some CPUs' BLAS kernels)."""
+    distinct = sorted({tuple(q) for q in questions})
+    index = {q: i for i, q in enumerate(distinct)}
+    inverse = np.array([index[tuple(q)] for q in questions], dtype=np.int64)
     weight = np.bincount(inverse, minlength=len(index))
-    return list(index), weight, inverse
+    return distinct, weight, inverse
 
 
 def _total_n(q: Question) -> int:
