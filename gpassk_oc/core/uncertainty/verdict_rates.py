@@ -23,6 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from gpassk_oc.core.uncertainty.verdict_channel import check_rates
+from gpassk_oc.core.vocabulary import Source
+
+#: what ``by=`` may name: a results file's ``source`` words, and ``unknown`` for the
+#: samples of a file that records none
+VERDICT_SOURCES = (*Source.values(), "unknown")
 
 __all__ = [
     "ALL_SOURCES",
@@ -138,6 +143,12 @@ def parse_verdict_error(specs: Iterable[str]) -> dict[str, tuple[float, float]]:
         fp, fn = _rate(fields["fp"], where), _rate(fields["fn"], where)
         check_rates(fp, fn, where)
         source = fields.get("by", ALL_SOURCES) or ALL_SOURCES
+        # a misspelt source (by=rules) would correct nothing and still print its rates
+        if source != ALL_SOURCES and source not in VERDICT_SOURCES:
+            raise ValueError(
+                f"{where}: by={source!r} is not a verdict source; one of "
+                f"{', '.join(VERDICT_SOURCES)}"
+            )
         if source in result:
             raise ValueError(f"{where}: rates for {source!r} given twice")
         result[source] = (fp, fn)
