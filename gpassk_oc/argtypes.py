@@ -11,6 +11,8 @@ from pathlib import Path
 __all__ = [
     "port_number",
     "seed_number",
+    "worker_count_arg",
+    "MAX_WORKERS",
     "MAX_SEED",
     "path_text",
     "path_arg",
@@ -44,6 +46,20 @@ def seed_number(text: str) -> int:
     value = _integer(text)
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"{value}: need a seed in 0..{MAX_SEED}")
+    return value
+
+
+#: worker processes at most: each holds its own interpreter (~100 MB)
+MAX_WORKERS = 64
+
+
+def worker_count_arg(text: str) -> int:
+    """Worker processes: 1 (none: everything in this process) to :data:`MAX_WORKERS`."""
+    value = _integer(text)
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(
+            f"{value}: need 1 (no worker processes) to {MAX_WORKERS} worker processes"
+        )
     return value
 
 

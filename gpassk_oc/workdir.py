@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ __all__ = [
     "DumpedConfig",
     "default_cache_location",
     "find_pair",
+    "find_result_files",
     "load_dumped_config",
     "missing_results",
     "pair_of",
@@ -39,6 +40,7 @@ __all__ = [
     "run_dirs",
     "results_file",
     "run_dir_of",
+    "timestamp_of",
 ]
 
 #: OpenCompass's folders under a run dir ``{work_dir}/{ts}`` (the only place they are spelled)
@@ -245,3 +247,63 @@ def prediction_files(
     while (shard := folder / f"{dataset_abbr}_{len(shards)}.json").is_file():
         shards.append(shard)
     return shards, tmp
+
+
+def timestamp_of(path: Path) -> str:
+    """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
+    parts = path.parts
+    if len(parts) >= 4 and parts[-3] == RESULTS_DIR:
+        return parts[-4]
+    return ""
+
+
+def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
+    """Every ``results/{model}/{dataset}.json`` under the given paths (or the JSON files
+    themselves), plus notes for paths that hold none."""
+    found: list[Path] = []
+    notes: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_file():
+            found.append(path)
+            continue
+        if not path.is_dir():
+            notes.append(f"{path}: no such file or directory")
+            continue
+        hits = [
+            p
+            for p in sorted(path.rglob("*.json"))
+            if p.parent.parent.name == RESULTS_DIR
+            or (path.name == RESULTS_DIR and p.parent.parent == path)
+        ]
+        if not hits:
+            notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
+        found.extend(hits)
+        notes.extend(results_missing_for(path))
+    return list(dict.fromkeys(p.resolve() for p in found)), notes
+
+
+def results_missing_for(path: Path) -> list[str]:
+    """Predictions without results: the evaluation step failed or never ran."""
+    notes = []
+    for pred_dir in sorted(path.rglob(PREDICTIONS_DIR)):
+        if not pred_dir.is_dir() or (pred_dir.parent / CONFIGS_DIR).is_dir():
+            continue  # with a dumped config, report.health.missing_warnings says it louder
+        run_dir = pred_dir.parent
+        for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+            missing: set[str] = set()
+            for pred in model_dir.glob("*.json"):
+                if pred.name.startswith("tmp_"):  # inference still running / interrupted
+                    continue
+                head, _, tail = pred.stem.rpartition("_")
+                names = {pred.stem} | (
+                    {head} if head and tail.isdigit() else set()
+                )  # shards: _0, _1…
+                if not any(results_file(run_dir, model_dir.name, name).exists() for name in names):
+                    missing.add(min(names, key=len))
+            for dataset in sorted(missing):
+                notes.append(
+                    f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
+                    "but no results file (evaluation missing or failed)"
+                )
+    return notes

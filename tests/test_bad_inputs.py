@@ -1,6 +1,6 @@
-"""Every bad input, one line, exit 2 (issue 17): the table in tests/bad_inputs.py run
-in-process (so 100+ cases take seconds), plus a few through real subprocesses to prove
-the exit status and the absence of a traceback end to end.
+"""Every bad input, one line, exit 2 (issue 17): the table in tests/bad_inputs.py and
+tests/bad_input_files.py run in-process (so 100+ cases take seconds), plus a few through
+real subprocesses to prove the exit status and the absence of a traceback end to end.
 
 For each case: exactly one stderr line, ``error: ...`` containing the expected names and
 allowed values, nothing on stdout, exit status 2, and the folder byte-identical afterwards
@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from bad_inputs import ALL_CASES, Case
+from bad_input_files import FILE_CASES
+from bad_inputs import COMMAND_CASES, Case
 from conftest import offline_env
 from report_support import DATASET, N, abbr, questions, run_cli, write_run
 
@@ -25,6 +26,7 @@ from gpassk_oc.core.data.livemath_data import LiveMathDataError, load_records
 from gpassk_oc.log import use_cli_format
 
 ROOT = Path(__file__).resolve().parents[1]
+ALL_CASES = COMMAND_CASES + FILE_CASES
 MODEL_A, MODEL_B = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
 
 

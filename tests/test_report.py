@@ -229,22 +229,32 @@ def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch
 def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch):
     """With --format html and --plots every figure is drawn once: the page's inline SVG is
     the .svg file (less its XML prolog), and a second report writes the same SVG bytes."""
-    import gpassk_oc.report.plots as plots_module
+    import gpassk_oc.report.plots_draw as draw_module
 
     drawn: list[str] = []
-    real = plots_module.draw
+    real = draw_module.draw
 
     def counting(spec, colors, png):
         drawn.append(spec[0])
         return real(spec, colors, png)
 
-    monkeypatch.setattr(plots_module, "draw", counting)
+    monkeypatch.setattr(draw_module, "draw", counting)
     root, _ = workdir
     svgs = []
     for name in ("one", "two"):
         page, plots = tmp_path / f"{name}.html", tmp_path / name
-        code, _, err = run_cli(
-            capsys, "report", root, "--resamples", "200", "--out", page, "--plots", plots
+        code, _, err = run_cli(  # drawn here, where the count is kept (workers: their own)
+            capsys,
+            "report",
+            root,
+            "--resamples",
+            "200",
+            "--out",
+            page,
+            "--plots",
+            plots,
+            "--workers",
+            "1",
         )
         assert code == 0, err
         stems = sorted(p.stem for p in plots.glob("*.svg"))

@@ -8,6 +8,7 @@ The package is a model and its renderers, never the reverse:
 * :mod:`.numbers` — the one rounding rule; :mod:`.tables` — cell text;
 * renderers :mod:`.markdown`, :mod:`.html`, :mod:`.csvout`, :mod:`.jsonout`;
 * :mod:`.plots` — figures (matplotlib, imported lazily by the CLI);
+* :mod:`.worker_pool` — worker processes: a grid's first read, drawing the figures;
 * :mod:`.report_command` — flags, validation, output.
 
 Renderers and plots read the model; nothing in the model imports them.

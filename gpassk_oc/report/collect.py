@@ -22,6 +22,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,16 +35,27 @@ from gpassk_oc.core.metrics.question_scorer import metric_means
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.runs.drill_fragment import save_drill
 from gpassk_oc.core.runs.results_file import Results, ResultsError, read_results
-from gpassk_oc.core.runs.results_summary import RunSummary, read_summary, save_summary
+from gpassk_oc.core.runs.results_summary import (
+    RunSummary,
+    quick_summary,
+    read_summary,
+    save_summary,
+)
 from gpassk_oc.core.runs.run_record import RunRecord
 from gpassk_oc.core.uncertainty.metric_intervals import summarize
 from gpassk_oc.report.health_warnings import health_warnings
-from gpassk_oc.workdir import CONFIGS_DIR, PREDICTIONS_DIR, RESULTS_DIR, results_file
+from gpassk_oc.report.worker_pool import Workers
+
+# the work dir's layout has one owner (workdir); find_result_files is still importable here
+from gpassk_oc.workdir import find_result_files, timestamp_of
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
 #: are reported, so a stale or differently computed summary is visible.
 CROSS_CHECK_TOLERANCE = 0.05
+#: first reads worth worker processes: fewer files (~60 ms each at grid size) cost less
+#: than starting the workers (~0.3 s)
+COLD_FILES_FOR_WORKERS = 8
 
 
 # --------------------------------------------------------------------------- data
@@ -172,76 +184,18 @@ def subset_masks(keys: Sequence[QuestionKey], overall: str = "overall") -> dict[
     return masks
 
 
-def _timestamp_of(path: Path) -> str:
-    """The ``{timestamp}`` dir above ``results/`` ('' when the layout is not standard)."""
-    parts = path.parts
-    if len(parts) >= 4 and parts[-3] == RESULTS_DIR:
-        return parts[-4]
-    return ""
-
-
-def find_result_files(paths: Iterable[str | Path]) -> tuple[list[Path], list[str]]:
-    """Every ``results/{model}/{dataset}.json`` under the given paths (or the JSON files
-    themselves), plus notes for paths that hold none."""
-    found: list[Path] = []
-    notes: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            found.append(path)
-            continue
-        if not path.is_dir():
-            notes.append(f"{path}: no such file or directory")
-            continue
-        hits = [
-            p
-            for p in sorted(path.rglob("*.json"))
-            if p.parent.parent.name == RESULTS_DIR
-            or (path.name == RESULTS_DIR and p.parent.parent == path)
-        ]
-        if not hits:
-            notes.append(f"{path}: no results/{{model}}/{{dataset}}.json files found")
-        found.extend(hits)
-        notes.extend(_missing_results(path))
-    return list(dict.fromkeys(p.resolve() for p in found)), notes
-
-
-def _missing_results(path: Path) -> list[str]:
-    """Predictions without results: the evaluation step failed or never ran."""
-    notes = []
-    for pred_dir in sorted(path.rglob(PREDICTIONS_DIR)):
-        if not pred_dir.is_dir() or (pred_dir.parent / CONFIGS_DIR).is_dir():
-            continue  # with a dumped config, report.health.missing_warnings says it louder
-        run_dir = pred_dir.parent
-        for model_dir in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
-            missing: set[str] = set()
-            for pred in model_dir.glob("*.json"):
-                if pred.name.startswith("tmp_"):  # inference still running / interrupted
-                    continue
-                head, _, tail = pred.stem.rpartition("_")
-                names = {pred.stem} | (
-                    {head} if head and tail.isdigit() else set()
-                )  # shards: _0, _1…
-                if not any(results_file(run_dir, model_dir.name, name).exists() for name in names):
-                    missing.add(min(names, key=len))
-            for dataset in sorted(missing):
-                notes.append(
-                    f"{pred_dir.parent.name}: predictions for {model_dir.name}/{dataset} "
-                    "but no results file (evaluation missing or failed)"
-                )
-    return notes
-
-
-def load_run(path: Path) -> tuple[Run | None, list[str]]:
+def load_run(path: Path, summary: RunSummary | None = None) -> tuple[Run | None, list[str]]:
     """Read one results file's summary (:func:`~gpassk_oc.core.runs.results_summary.read_summary`:
     from its sidecar when that matches the file, else parsed and cross-checked; see
-    :func:`keep_summaries`); None (with a one-line note) when it cannot be used."""
+    :func:`keep_summaries`), or use *summary* when the caller has read it already; None
+    (with a one-line note) when it cannot be used."""
     model_abbr, dataset_abbr = path.parent.name, path.stem
     where = f"{model_abbr}/{dataset_abbr}"
-    try:
-        summary = read_summary(path)
-    except ResultsError as exc:
-        return None, [f"{where}: skipped: {exc}"]
+    if summary is None:
+        try:
+            summary = read_summary(path)
+        except ResultsError as exc:
+            return None, [f"{where}: skipped: {exc}"]
     judged = [i for i, n in enumerate(summary.n) if n > 0]
     keys = [
         question_key(summary.splits[i], summary.languages[i], summary.indices[i], summary.texts[i])
@@ -274,7 +228,7 @@ def load_run(path: Path) -> tuple[Run | None, list[str]]:
         model_abbr,
         dataset_abbr,
         path,
-        _timestamp_of(path),
+        timestamp_of(path),
         summary.record,
         keys,
         n,
@@ -484,13 +438,21 @@ def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None
 
 
 def collect(
-    paths: Sequence[str | Path], pool_seeds: bool = True
+    paths: Sequence[str | Path], pool_seeds: bool = True, workers: int | Workers = 1
 ) -> tuple[list[Row], list[Run], list[str]]:
-    """Find, load, cross-check and group every results file under *paths*."""
+    """Find, load, cross-check and group every results file under *paths*. Files whose
+    summary sidecar is current are read here; the others (a first read parses the whole
+    file) in up to *workers* processes (a count, or the caller's :class:`.worker_pool.
+    Workers`): the same runs either way."""
     files, notes = find_result_files(paths)
+    quick = {path: quick_summary(path) for path in files}
+    cold = [path for path in files if quick[path] is None]
+    with nullcontext(workers) if isinstance(workers, Workers) else Workers(workers) as pool:
+        first_reads = dict(zip(cold, pool.map(load_run, cold, least=COLD_FILES_FOR_WORKERS)))
     runs: list[Run] = []
     for path in files:
-        run, run_notes = load_run(path)
+        summary = quick[path]
+        run, run_notes = load_run(path, summary) if summary else first_reads[path]
         notes += run_notes
         if run is not None:
             runs.append(run)

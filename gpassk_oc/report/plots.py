@@ -22,17 +22,17 @@ Readable at grid size: a figure with one curve per row draws the :data:`TOP_N` r
 the highest mG-Pass@k (the title says how many of how many; the figure's JSON lists the
 rows left out, which the tables show), and ``mg_vs_temperature`` draws the models of those
 rows, one panel per other setting (e.g. top_p) when they vary. Every chart gives a model
-the same colour (:func:`model_colors`: one per base model of the report, in name order).
+the same colour (:func:`.plots_draw.model_colors`: one per base model of the report, in
+name order).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -41,8 +41,9 @@ from gpassk_oc.core.runs.run_record import value_text
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate, summarize_many
 from gpassk_oc.report.collect import Row
 from gpassk_oc.report.numbers import pct
-from gpassk_oc.report.plots_draw import Curve, Drawn, FigureSpec, draw
+from gpassk_oc.report.plots_draw import Curve, Drawn, FigureSpec, draw_figures
 from gpassk_oc.report.report_model import Report
+from gpassk_oc.report.worker_pool import Workers
 
 #: curves per figure at most: the rows with the highest mG-Pass@k
 TOP_N = 8
@@ -66,15 +67,6 @@ def _labels(rows: Sequence[Row]) -> dict[str, str]:
     for text in short.values():
         counts[text] = counts.get(text, 0) + 1
     return {label: (text if counts[text] == 1 else label) for label, text in short.items()}
-
-
-def model_colors(report: Report) -> dict[str, Any]:
-    """One colour per base model of the report (name order), the same on every chart."""
-    import matplotlib
-
-    models = sorted({row.base_model for row in report.rows})
-    cmap = matplotlib.colormaps["tab10" if len(models) <= 10 else "tab20"]
-    return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
 
 
 def top_rows(report: Report, rows: Sequence[Row], n: int = TOP_N) -> tuple[list[Row], list[Row]]:
@@ -306,16 +298,35 @@ def figure_specs(report: Report, title_note: str | None = None) -> list[FigureSp
 
 
 def drawn_figures(report: Report, title_note: str | None = None, png: bool = True) -> list[Drawn]:
-    """Every figure of *report*, drawn once (:func:`.plots_draw.draw`) and kept on the
-    report, so the page's inline SVG and the ``--plots`` files share one drawing; *png*
+    """Every figure of *report*, drawn once (:func:`.plots_draw.draw_figures`) and kept on
+    the report, so the page's inline SVG and the ``--plots`` files share one drawing; *png*
     False leaves the PNGs out (the page needs only SVG)."""
     cache = report.extras.setdefault("drawn_figures", {})
     drawn: list[Drawn] | None = cache.get(title_note)
     if drawn is None or (png and any(d.png is None for d in drawn)):
-        colors = model_colors(report)
-        drawn = [draw(spec, colors, png) for spec in figure_specs(report, title_note)]
-        cache[title_note] = drawn
+        drawn = cache[title_note] = draw_figures(*figure_data(report, title_note), png)
     return drawn
+
+
+def figure_data(
+    report: Report, title_note: str | None = None
+) -> tuple[list[FigureSpec], list[str]]:
+    """What :func:`.plots_draw.draw_figures` needs: every figure's spec and the base models
+    (their colours)."""
+    return figure_specs(report, title_note), sorted({row.base_model for row in report.rows})
+
+
+def start_drawing(
+    report: Report, workers: Workers, png: bool, title_note: str | None = None
+) -> Callable[[], None]:
+    """Draw the figures in a worker while this process goes on; the call returned waits
+    for them and keeps them on the report (as :func:`drawn_figures` would)."""
+    pending = workers.submit(draw_figures, *figure_data(report, title_note), png)
+
+    def finish() -> None:
+        report.extras.setdefault("drawn_figures", {})[title_note] = pending.result()
+
+    return finish
 
 
 def write_all(report: Report, out_dir: Path, title_note: str | None = None) -> list[Path]:

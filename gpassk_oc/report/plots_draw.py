@@ -3,8 +3,13 @@
 Each figure is built and laid out once (constrained layout, then frozen) and then written
 both as PNG and as SVG from that one figure: the ``--plots`` files and the page's inline
 SVG (:func:`~gpassk_oc.report.plots.figure_svgs`) share the drawing, which
-:func:`drawn_figures` keeps on the report. The SVG's element ids are salted with the
-figure's stem, so they are unique across the figures of a page and the same on every run.
+:func:`~gpassk_oc.report.plots.drawn_figures` keeps on the report. The SVG's element ids are
+salted with the figure's stem, so they are unique across the figures of a page and the same
+on every run.
+
+:func:`draw_figures` takes only data (the figures' specs and the models' names), so a worker
+process can draw while the report goes on (:mod:`gpassk_oc.report.worker_pool`): this module
+imports nothing of the report, and a worker starts quickly.
 """
 
 from __future__ import annotations
@@ -130,6 +135,28 @@ def figure(
     elif curves:
         axes.flat[0].legend(handles, labels, fontsize="small", loc="best")
     return fig
+
+
+def model_colors(models: Sequence[str]) -> dict[str, Any]:
+    """One colour per model of *models* (name order), the same on every chart."""
+    import matplotlib
+
+    ordered = sorted(set(models))
+    cmap = matplotlib.colormaps["tab10" if len(ordered) <= 10 else "tab20"]
+    return {m: cmap(i % cmap.N) for i, m in enumerate(ordered)}
+
+
+def draw_figures(specs: Sequence[FigureSpec], models: Sequence[str], png: bool) -> list[Drawn]:
+    """Every figure of *specs* drawn (:func:`draw`), each model of *models* in its colour."""
+    colors = model_colors(models)
+    return [draw(spec, colors, png) for spec in specs]
+
+
+def warm_up() -> None:
+    """Import what drawing needs (a worker does this while the report is computed)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.backends.backend_svg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
 
 
 def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:

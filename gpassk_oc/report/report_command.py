@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gpassk_oc.argtypes import path_arg, path_text
+from gpassk_oc.argtypes import path_arg, path_text, worker_count_arg
 from gpassk_oc.core.data.published import PublishedError, load_leaderboard
 from gpassk_oc.core.uncertainty.metric_intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
@@ -28,6 +28,7 @@ from gpassk_oc.report.health_warnings import report_warnings
 from gpassk_oc.report.published_section import build_published
 from gpassk_oc.report.report_model import Report, ReportError, build_report
 from gpassk_oc.report.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
+from gpassk_oc.report.worker_pool import Workers, default_workers
 
 FORMATS = ("markdown", "csv", "json", "html")
 #: what an ``--out`` suffix says the file holds
@@ -103,8 +104,8 @@ def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) 
         "--out",
         type=path_arg,
         default=None,
-        help="write here instead of stdout; the format follows its suffix (.md, .csv, "
-        ".json, .html) unless --format says otherwise",
+        help="write here instead of stdout; the format follows its suffix (.md, .json, "
+        "and for report .csv, .html) unless --format says otherwise",
     )
     parser.add_argument(
         "--force",
@@ -201,6 +202,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_common_arguments(parser, k_list=True)
     add_error_arguments(parser)
+    parser.add_argument(
+        "--workers",
+        type=worker_count_arg,
+        default=None,
+        metavar="N",
+        help="processes for the first read of results files and for drawing figures "
+        "(default: the usable cores, at most 8; 1: none, all in this process); the "
+        "report is the same with any number",
+    )
     parser.add_argument(
         "--audit-classes",
         type=Path,
@@ -323,6 +333,22 @@ def run(args: argparse.Namespace) -> int:
     # before any work: a bad figure folder must not cost a report printed in vain
     if args.plots is not None and (why := blocked_folder(args.plots)):
         return fail(f"--plots {args.plots}: {why}; need a folder for the figures")
+    # a mistyped path beside good ones would otherwise leave its runs out with a note
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        more = f" (+{len(missing) - 1} more)" if len(missing) > 1 else ""
+        return fail(
+            f"{missing[0]}: no such file or directory{more}; name work dirs or results files"
+        )
+    with Workers(args.workers or default_workers()) as workers:
+        if args.plots is not None or args.format == "html":
+            from gpassk_oc.report.plots_draw import warm_up
+
+            workers.submit(warm_up)  # a worker imports matplotlib meanwhile
+        return _report(args, workers)
+
+
+def _report(args: argparse.Namespace, workers: Workers) -> int:
     from gpassk_oc.report.sweep import build_sweep, parse_ks, parse_taus
 
     try:
@@ -344,6 +370,7 @@ def run(args: argparse.Namespace) -> int:
             n_boot=args.resamples if shown else 0,
             seed=args.seed,
             pool_seeds=not args.no_pool_seeds,
+            workers=workers,
         )
         if (ks and len(ks) > 1) or taus is not None:
             report.sweep = build_sweep(report, ks or [report.k], taus)
@@ -352,6 +379,12 @@ def run(args: argparse.Namespace) -> int:
     except (ReportError, PublishedError) as exc:
         return fail(str(exc))
     report.interval = args.interval
+    finish_figures = None
+    if report.rows and (args.plots is not None or args.format == "html"):
+        from gpassk_oc.report.plots import start_drawing
+
+        # matplotlib holds the GIL: a worker draws while ranks and drill-down files are made
+        finish_figures = start_drawing(report, workers, png=args.plots is not None)
     try:
         apply_extras(report, args)
     except ReportError as exc:
@@ -380,7 +413,9 @@ def run(args: argparse.Namespace) -> int:
             f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
             "per question: no G-Pass curves to draw)"
         )
-    elif args.plots is not None:  # before the page, which reuses these drawings
+    if finish_figures is not None:
+        finish_figures()  # the page and --plots share these drawings
+    if args.plots is not None and report.rows:
         figures.update(render_plots(report, args.plots))
     text = render(report, args.format, not args.no_ci, args.descending, drill)
     if args.format == "markdown":  # runs made by `gpassk-oc rescore`: OpenCompass's values too

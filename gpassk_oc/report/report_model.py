@@ -54,6 +54,7 @@ from gpassk_oc.report.collect import (
     subset_name,
 )
 from gpassk_oc.report.identity import identity_fields
+from gpassk_oc.report.worker_pool import Workers
 
 __all__ = [
     "ACCOUNTING_COLUMNS",
@@ -256,10 +257,13 @@ def build_report(
     n_boot: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     pool_seeds: bool = True,
+    workers: int | Workers = 1,
 ) -> Report:
     """Read, group and compute everything the outputs need. :class:`ReportError` when an
-    explicit *k* exceeds a row's samples per question."""
-    rows, greedy, notes = collect(paths, pool_seeds)
+    explicit *k* exceeds a row's samples per question. *workers*: processes for the first
+    read of results files, or the caller's pool of them (:func:`~gpassk_oc.report.collect.
+    collect`; the same report with any number)."""
+    rows, greedy, notes = collect(paths, pool_seeds, workers)
     if k is None:
         k = default_k(rows) or 1
     else:

@@ -36,6 +36,7 @@ __all__ = [
     "SUMMARY_SCHEMA",
     "SUMMARY_SUFFIX",
     "RunSummary",
+    "quick_summary",
     "read_summary",
     "save_summary",
     "summarize_results",
@@ -263,17 +264,29 @@ def save_summary(path: Path | str, summary: RunSummary) -> bool:
     return True
 
 
+def quick_summary(path: Path | str) -> RunSummary | None:
+    """The summary from the sidecar of the results file at *path* when the sidecar was
+    written for a file of this size and modification time (no hashing: the file itself is
+    not read); None when it was not, or either cannot be read."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return _sidecar(path, stat.st_size, None, stat.st_mtime_ns)
+
+
 def read_summary(path: Path | str) -> RunSummary:
     """The summary of the results file at *path*: from its sidecar when that matches the
     file's size and SHA-256 (``from_sidecar``), else by reading the file
     (:class:`~.results_file.ResultsError` with one line naming it when it cannot be read);
     :func:`save_summary` then keeps it for the next read."""
     path = Path(path)
+    quick = quick_summary(path)
+    if quick is not None:
+        return quick
     try:
         before = path.stat()
-        quick = _sidecar(path, before.st_size, None, before.st_mtime_ns)
-        if quick is not None:
-            return quick
         data = path.read_bytes()
         after = path.stat()
     except OSError as exc:

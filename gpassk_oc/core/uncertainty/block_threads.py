@@ -17,21 +17,26 @@ from typing import TypeVar
 
 from threadpoolctl import threadpool_limits
 
-__all__ = ["in_parallel", "worker_count"]
+__all__ = ["in_parallel", "usable_cores", "worker_count"]
 
 T = TypeVar("T")
 #: more threads than this gain nothing for blocks of ~30 MB (memory bandwidth)
 MAX_WORKERS = 4
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a Slurm job's share, not the
+    machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
 def worker_count(tasks: int) -> int:
     """Threads for *tasks* blocks: the cores this process may use, at most
     :data:`MAX_WORKERS` and at most one per task."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_WORKERS, tasks))
+    return max(1, min(usable_cores(), MAX_WORKERS, tasks))
 
 
 def in_parallel(work: Callable[[T], None], tasks: Sequence[T]) -> None:
