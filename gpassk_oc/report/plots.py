@@ -47,6 +47,8 @@ from gpassk_oc.report.worker_pool import Workers
 
 #: curves per figure at most: the rows with the highest mG-Pass@k
 TOP_N = 8
+#: rows from which the figures are drawn in a worker process (:func:`start_drawing`)
+WORKER_ROWS = 8
 
 
 def _pct_list(values: Sequence[float]) -> list[float | None]:
@@ -320,7 +322,12 @@ def start_drawing(
     report: Report, workers: Workers, png: bool, title_note: str | None = None
 ) -> Callable[[], None]:
     """Draw the figures in a worker while this process goes on; the call returned waits
-    for them and keeps them on the report (as :func:`drawn_figures` would)."""
+    for them and keeps them on the report (as :func:`drawn_figures` would). A report of
+    fewer than :data:`WORKER_ROWS` rows draws them here: starting a worker would cost more
+    than the time it saves."""
+    if len(report.rows) < WORKER_ROWS:
+        drawn_figures(report, title_note, png)
+        return lambda: None
     pending = workers.submit(draw_figures, *figure_data(report, title_note), png)
 
     def finish() -> None:

@@ -152,13 +152,6 @@ def draw_figures(specs: Sequence[FigureSpec], models: Sequence[str], png: bool) 
     return [draw(spec, colors, png) for spec in specs]
 
 
-def warm_up() -> None:
-    """Import what drawing needs (a worker does this while the report is computed)."""
-    import matplotlib.backends.backend_agg  # noqa: F401
-    import matplotlib.backends.backend_svg  # noqa: F401
-    import matplotlib.figure  # noqa: F401
-
-
 def draw(spec: FigureSpec, colors: dict[str, Any] | None, png: bool) -> Drawn:
     """Build the figure of *spec* once and write it as SVG text (and PNG bytes if *png*):
     the layout is computed by the first write and frozen for the second."""

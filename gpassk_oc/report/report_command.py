@@ -341,10 +341,6 @@ def run(args: argparse.Namespace) -> int:
             f"{missing[0]}: no such file or directory{more}; name work dirs or results files"
         )
     with Workers(args.workers or default_workers()) as workers:
-        if args.plots is not None or args.format == "html":
-            from gpassk_oc.report.plots_draw import warm_up
-
-            workers.submit(warm_up)  # a worker imports matplotlib meanwhile
         return _report(args, workers)
 
 

@@ -133,10 +133,9 @@ class Workers:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if self._executor is not None:
-            # idle workers have nothing to lose, and busy ones work for nobody (an error,
-            # Ctrl-C, a warm-up whose import is not needed any more)
-            # (waiting for them also lets loky release its semaphores: not waited for,
-            # its resource tracker prints a warning about them after we exit)
+            # idle workers have nothing to lose, and busy ones work for nobody (an error
+            # or Ctrl-C left their result unasked). Waiting for them lets loky release
+            # its semaphores: else its resource tracker warns about them after we exit
             self._executor.shutdown(wait=True, kill_workers=True)
         self._executor = None
 
