@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from gpassk_oc.core.metrics.gpass_exact import g_pass_key, g_pass_table, mg_pass_key
@@ -146,11 +147,44 @@ def metric_means(
     if n == 1:
         out[ACCURACY] = float(pass1)
     else:
-        values = question_values(ns, cs, ks, thresholds, mg_mode)
+        # per distinct n_q: how many questions (weighted) have each c
+        by_n: dict[int, Counter[int]] = {}
+        for i in judged:
+            by_n.setdefault(ns[i], Counter())[cs[i]] += w[i]
+        sums: dict[str, Fraction] = {}
+        counts: dict[str, int] = {}
+        for nq, per_c in sorted(by_n.items()):
+            eligible = tuple(k for k in dict.fromkeys(ks) if k <= nq)
+            if not eligible:
+                continue
+            columns = _scaled_columns(nq, eligible, tuple(thresholds), mg_mode)
+            weight = sum(per_c.values())
+            for key, (numerators, exponent) in columns.items():
+                part = sum(numerators[c] * m for c, m in per_c.items())
+                sums[key] = sums.get(key, Fraction(0)) + Fraction(part, 1 << exponent)
+                counts[key] = counts.get(key, 0) + weight
         for key in _metric_keys(ks, thresholds):
-            if values.get(key):
-                total = _exact_sum((v for _, v in values[key]), (w[i] for i, _ in values[key]))
-                out[key] = float(total * 100 / sum(w[i] for i, _ in values[key]))
+            if key in sums:
+                out[key] = float(sums[key] * 100 / counts[key])
         out[avg_key(n)] = float(pass1)
     out[PASS_AT_1] = float(pass1)
+    return out
+
+
+@lru_cache(maxsize=256)
+def _scaled_columns(
+    nq: int, ks: tuple[int, ...], thresholds: tuple[Any, ...], mg_mode: str
+) -> dict[str, tuple[list[int], int]]:
+    """Per metric key, the per-question double of every count c = 0..nq as an integer
+    over one power of two, ``(numerators, exponent)``: a question group's exact sum is then
+    one integer dot product with its counts of c (the same exact sums as adding the doubles
+    as Fractions, which was most of a cold report's cross-check). Cached: every group and
+    every file of a run share the n's tables."""
+    table = g_pass_table(nq, range(nq + 1), ks=ks, thresholds=thresholds, mg_mode=mg_mode)
+    out = {}
+    for key, column in table.per_question.items():
+        ratios = [float(v).as_integer_ratio() for v in column]
+        # a double is p / 2^e (q = 2^e): over the largest e, the numerator is p << (top − e)
+        top = max(q.bit_length() - 1 for _, q in ratios)
+        out[key] = ([p << (top - (q.bit_length() - 1)) for p, q in ratios], top)
     return out
