@@ -55,7 +55,8 @@ def default_workers() -> int:
 def _ignore_sigint() -> None:
     """A worker's initializer: the command in front decides what Ctrl-C means."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # ignored now: harmless
+    if hasattr(signal, "pthread_sigmask"):  # ignored now, so unblocking it is harmless
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 @contextmanager
@@ -88,6 +89,9 @@ def _sigint_blocked() -> Iterator[None]:
     (a mask survives fork and exec, and loky's manager thread, started with the first
     workers, passes it on to those it starts later). A worker then ignores it
     (:func:`_ignore_sigint`): Ctrl-C while one imports cannot print a traceback."""
+    if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks to inherit
+        yield
+        return
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
