@@ -182,6 +182,31 @@ def start_serve_demo(cwd: Path, port: int) -> subprocess.Popen:
     )
 
 
+def start_cli_as_from_terminal(cwd: Path, args: list[str]) -> subprocess.Popen:
+    """``gpassk-oc ARGS`` in a session of its own (its process group takes the SIGINT a
+    terminal's Ctrl-C sends), started as from a terminal: SIGINT neither blocked nor
+    ignored. A child inherits its parent's signal mask, and something earlier in a pytest
+    worker can leave SIGINT blocked there (seen in CI: the report then never saw the
+    signal and finished, exit 0); the mask is restored right after the start."""
+    import signal
+
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "gpassk_oc.cli", *args],
+            cwd=cwd,
+            env=offline_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    finally:
+        signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def run_cli(
     cwd: Path, args: list[str], env: dict[str, str], timeout: int = 300
 ) -> subprocess.CompletedProcess:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import offline_env
+from conftest import start_cli_as_from_terminal
 from report_support import run_cli
 
 from gpassk_oc.report.collect import collect, keep_summaries
@@ -135,21 +135,7 @@ def test_ctrl_c_while_the_workers_read_is_one_line_and_no_worker_is_left(tmp_pat
     traceback there). The workers print nothing, the command prints one line and exits
     130, and no worker outlives it."""
     work = small_grid(tmp_path / "grid")
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:  # started as from a terminal (see tests/test_rough_edges.py)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gpassk_oc.cli", "report", str(work), "--workers", "2"],
-            cwd=tmp_path,
-            env=offline_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-    finally:
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    proc = start_cli_as_from_terminal(tmp_path, ["report", str(work), "--workers", "2"])
     deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline:
         if any("loky" in line for line in _live_members(proc.pid)):

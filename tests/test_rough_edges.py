@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import offline_env
+from conftest import start_cli_as_from_terminal
 from report_support import DATASET, N, abbr, questions, run_cli, write_run
 
 from gpassk_oc.ownership import MANIFEST, digest, write_files
@@ -34,26 +34,9 @@ def test_ctrl_c_mid_report_is_one_line_and_exit_130(tmp_path):
     ~11 s on an idle machine, so 3 s in is well inside the work, not near its end; markdown
     alone no longer bootstraps): no traceback, exit 130."""
     work = work_dir(tmp_path, runs=120)
-    # the child starts as from a terminal: SIGINT neither blocked nor ignored. A child
-    # inherits its parent's signal mask, and something earlier in a pytest worker can
-    # leave SIGINT blocked there (seen in CI: the report then never sees the signal,
-    # finishes, exit 0); the mask is restored right after the start
-    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gpassk_oc.cli", "report", str(work), "--format", "json"]
-            + ["--resamples", "100000"],
-            cwd=tmp_path,
-            env=offline_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-    finally:
-        signal.signal(signal.SIGINT, handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    proc = start_cli_as_from_terminal(
+        tmp_path, ["report", str(work), "--format", "json", "--resamples", "100000"]
+    )
     time.sleep(3)
     assert proc.poll() is None, "the report ended before the interrupt; make it longer"
     os.killpg(proc.pid, signal.SIGINT)
