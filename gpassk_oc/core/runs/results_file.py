@@ -20,6 +20,9 @@ Schema 4 (this release)::
                    "source": ["rule", "judge", "unjudged", ...],      # optional
                    "found": ["boxed", "statement", ...],              # optional
                    "vote": [0, 1, null, ...], "vote_correct": 0,      # optional
+                   "finish_reason": ["stop", "length", null, ...],   # optional: the
+                   "output_tokens": [412, 8192, null, ...],          # server's word
+                   "prompt_tokens": [96, 96, null, ...],             # (.reply_facts)
                    "c": 1, "n": 2}, ...],
       "record": {...},   # the run's other settings: gpassk_oc.core.runs.run_record.RunRecord
       "health": {...}    # truncated / empty / identical replies: see .health
@@ -51,6 +54,7 @@ from gpassk_oc.core.metrics.metric_keys import ACCURACY, group_name, legacy_grou
 from gpassk_oc.core.metrics.question_scorer import count_verdicts
 from gpassk_oc.core.metrics.registry import parse_result_key
 from gpassk_oc.core.runs.file_kind import SCHEMA_NAME, identify, refusal
+from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
 from gpassk_oc.core.runs.run_info import RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
@@ -105,6 +109,10 @@ class QuestionResult:
     found: list[str] | None = None
     vote: list[int | None] | None = None
     vote_correct: int | None = None
+    #: the server's word per sample (:mod:`.reply_facts`): None = not recorded
+    finish_reason: list[str | None] | None = None
+    output_tokens: list[int | None] | None = None
+    prompt_tokens: list[int | None] | None = None
 
     @property
     def group(self) -> str:
@@ -169,6 +177,9 @@ class QuestionResult:
             out["found"] = list(self.found)
         if self.vote is not None:
             out["vote"], out["vote_correct"] = list(self.vote), self.vote_correct
+        for name in FACT_FIELDS:
+            if (values := getattr(self, name)) is not None:
+                out[name] = list(values)
         out["c"], out["n"] = self.c, self.n
         return out
 
@@ -296,6 +307,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         else:
             raise ResultsError(f"{field_of}.{name}: need one entry per sample ({size})")
     vote, vote_correct = _votes(d, correct, field_of)
+    facts = read_sample_facts(d, size, field_of, ResultsError)
     index = d.get("index", position)
     text = d.get("question")
     gold = d.get("gold")
@@ -313,6 +325,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         found=optional["found"],
         vote=vote,
         vote_correct=vote_correct,
+        **facts,
     )
 
 
