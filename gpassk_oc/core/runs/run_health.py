@@ -3,7 +3,9 @@
 Computed by the evaluator from the predictions into the results file's ``health`` section,
 per run (``overall``) and per split × language group (``groups``)::
 
-    {"max_out_len": 8192, "length_basis": "tokenizer" | "approximate" | "not checked",
+    {"max_out_len": 8192,
+     "length_basis": "finish_reason" | "tokenizer" | "approximate" | "not checked",
+     "length_note": "...",                  # only when the server's finish reasons were not used
      "overall": {"samples": 4800, "questions": 100,
                  "truncated": 12,           # thinking never closed OR length at max_out_len
                  "truncated_thinking": 10,  # found == "truncated"
@@ -18,8 +20,11 @@ per run (``overall``) and per split × language group (``groups``)::
 ``coverage`` is, per metric family (``G-Pass@k`` covers every τ and ``mG-Pass@k``), the
 questions eligible for its mean (at least k judged samples) and all questions.
 
-Length truncation counts a reply as cut when its token count reaches ``max_out_len``: with
-the model's local tokenizer when the record names one (``length_basis='tokenizer'``), else
+Length truncation is exact where the server said it: a reply whose finish reason is
+``"length"`` (or an equivalent, :data:`~gpassk_oc.core.runs.reply_facts.LENGTH_REASONS`)
+was cut, any other known reason was not (``length_basis='finish_reason'``, used when every
+reply of the run has a known reason). Otherwise it counts a reply as cut when its token
+count reaches ``max_out_len``: with the model's local tokenizer when the record names one (``length_basis='tokenizer'``), else
 with :func:`approx_token_count` (``'approximate'``: one token per CJK character, one per
 three other characters — it over-counts English prose, so it may flag replies a little
 short of the budget; treat its figure as an upper estimate). Every figure is computed once
@@ -36,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.metric_keys import PASS_AT_1, group_name
+from gpassk_oc.core.runs.reply_facts import stopped_by_length
 from gpassk_oc.core.vocabulary import Found
 
 __all__ = ["CHARS_PER_TOKEN", "LENGTH_BASES", "approx_token_count", "run_health"]
@@ -44,7 +50,7 @@ _CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff
 #: Characters per token assumed for non-CJK text. BPE tokenizers average ~4 characters
 #: per token on English prose and fewer on LaTeX/digits; 3 slightly over-counts.
 CHARS_PER_TOKEN = 3.0
-LENGTH_BASES = ("tokenizer", "approximate", "not checked")
+LENGTH_BASES = ("finish_reason", "tokenizer", "approximate", "not checked")
 #: the found value the grader writes for a reply whose thinking never closed
 TRUNCATED = Found.TRUNCATED
 
@@ -89,6 +95,66 @@ def _figures(
     }
 
 
+def _reply_ids(responses: Sequence[Sequence[str]]) -> tuple[np.ndarray, list[str]]:
+    """One integer id per distinct reply (q × n) and the distinct texts: identity,
+    emptiness and length are then computed once per distinct reply."""
+    q = len(responses)
+    n = len(responses[0]) if q else 0
+    index: dict[str, int] = {}
+    ids = [[index.setdefault(r, len(index)) for r in row] for row in responses]
+    return np.array(ids, dtype=np.int64).reshape(q, n), list(index)
+
+
+def _by_reason(
+    finish_reasons: Sequence[Sequence[str | None]] | None, shape: tuple[int, int]
+) -> tuple[np.ndarray | None, str | None]:
+    """(q × n "stopped by the length limit" flags, None) when the server gave a known
+    finish reason for every reply; else (None, a note saying why the count falls back)."""
+    if finish_reasons is None:
+        return None, None
+    flat = [r for row in finish_reasons for r in row]
+    if len(flat) != shape[0] * shape[1]:
+        raise ValueError(f"finish_reasons: need q={shape[0]} lists of n={shape[1]} entries")
+    flags = [stopped_by_length(r) for r in flat]
+    missing = sum(r is None for r in flat)
+    unknown = sorted({r for r, f in zip(flat, flags) if r is not None and f is None})
+    if missing or unknown:
+        parts = [f"{missing} of {len(flat)} replies without a finish reason"] if missing else []
+        if unknown:
+            parts.append("unknown finish reasons " + ", ".join(repr(r) for r in unknown))
+        return None, "the server's finish reasons not used: " + "; ".join(parts)
+    return np.array(flags, dtype=bool).reshape(shape), None
+
+
+def _length_check(
+    ids: np.ndarray,
+    texts: Sequence[str],
+    max_out_len: int | None,
+    count_tokens: Callable[[str], int] | None,
+    length_truncation: bool | None,
+    finish_reasons: Sequence[Sequence[str | None]] | None,
+) -> tuple[np.ndarray, str, str | None]:
+    """(q × n "cut by the length limit" flags, ``length_basis``, a fallback note or None):
+    the server's finish reasons when every reply has a known one, else token counts
+    against *max_out_len* (tokenizer or approximation), else nothing checked."""
+    shape = (ids.shape[0], ids.shape[1])
+    if length_truncation is False:
+        return np.zeros(shape, dtype=bool), "not checked", None
+    exact, note = _by_reason(finish_reasons, shape)
+    if exact is not None:
+        return exact, "finish_reason", None
+    if length_truncation and max_out_len is None:
+        raise ValueError(
+            "length_truncation: needs the run's max_out_len (set max_out_len in the model "
+            "config or run_record), or leave length_truncation unset"
+        )
+    if max_out_len is None:
+        return np.zeros(shape, dtype=bool), "not checked", note
+    counter = count_tokens or approx_token_count
+    long_d = np.array([counter(t) >= max_out_len for t in texts], dtype=bool)
+    return long_d[ids], ("tokenizer" if count_tokens else "approximate"), note
+
+
 def run_health(
     responses: Sequence[Sequence[str]],
     groups: Sequence[str],
@@ -99,56 +165,41 @@ def run_health(
     max_out_len: int | None = None,
     count_tokens: Callable[[str], int] | None = None,
     length_truncation: bool | None = None,
+    finish_reasons: Sequence[Sequence[str | None]] | None = None,
 ) -> dict[str, Any]:
     """The ``health`` section for q questions of n replies each.
 
     *groups* names each question's split × language group; *found* (how each answer was
-    located) marks unclosed thinking as ``'truncated'``; *count_tokens* is the model's
-    tokenizer (None: :func:`approx_token_count`). *length_truncation*: None checks lengths
-    when *max_out_len* is known, True demands it (ValueError naming the setting without
-    it), False skips the check.
+    located) marks unclosed thinking as ``'truncated'``; *finish_reasons* (q lists of n,
+    None = not sent) are the server's: when every reply has a known one, length truncation
+    is exactly the replies it stopped for length (``length_basis='finish_reason'``);
+    otherwise lengths are counted with *count_tokens* (the model's tokenizer; None:
+    :func:`approx_token_count`) and ``length_note`` says why the server's word was not used.
+    *length_truncation*: None checks lengths when they can be, True demands it (ValueError
+    naming the setting when neither finish reasons nor *max_out_len* allow it), False
+    skips the check.
     """
-    if length_truncation and max_out_len is None:
-        raise ValueError(
-            "length_truncation: needs the run's max_out_len (set max_out_len in the model "
-            "config or run_record), or leave length_truncation unset"
-        )
-    check_length = max_out_len is not None and length_truncation is not False
-    q = len(responses)
-    n = len(responses[0]) if q else 0
-    # one integer id per distinct reply: identity, emptiness and length are computed once each
-    index: dict[str, int] = {}
-    ids = np.array(
-        [[index.setdefault(r, len(index)) for r in row] for row in responses], dtype=np.int64
-    ).reshape(q, n)
-    texts = list(index)
-    empty_d = np.array([not t.strip() for t in texts], dtype=bool)
-    if max_out_len is not None and check_length:
-        counter = count_tokens or approx_token_count
-        long_d = np.array([counter(t) >= max_out_len for t in texts], dtype=np.bool_)
-    else:
-        long_d = np.zeros(len(texts), dtype=bool)
+    ids, texts = _reply_ids(responses)
+    q, n = ids.shape
+    long, basis, note = _length_check(
+        ids, texts, max_out_len, count_tokens, length_truncation, finish_reasons
+    )
+    empty = np.array([not t.strip() for t in texts], dtype=bool)[ids]
     thinking = (
         np.array([[f == TRUNCATED for f in row] for row in found], dtype=bool).reshape(q, n)
         if found is not None
         else np.zeros((q, n), dtype=bool)
     )
     judged = np.array([[v is not None for v in row] for row in correct], dtype=bool).reshape(q, n)
-    empty, long = empty_d[ids], long_d[ids]
     ks = [int(k) for k in dict.fromkeys(ks)]
     args = (ids, empty, long, thinking, judged, ks)
     names = np.array(list(groups))
-    out: dict[str, Any] = {
-        "max_out_len": max_out_len,
-        "length_basis": (
-            ("tokenizer" if count_tokens else "approximate") if check_length else "not checked"
-        ),
-        "overall": _figures(np.arange(q), *args),
-        "groups": {
-            name: _figures(np.flatnonzero(names == name), *args)
-            for name in sorted(set(groups))
-            if name
-        },
+    out: dict[str, Any] = {"max_out_len": max_out_len, "length_basis": basis}
+    if note:
+        out["length_note"] = note
+    out["overall"] = _figures(np.arange(q), *args)
+    out["groups"] = {
+        name: _figures(np.flatnonzero(names == name), *args) for name in sorted(set(groups)) if name
     }
     return out
 
