@@ -150,9 +150,11 @@ def run_health_of(
     ks: Sequence[int],
     record: RunRecord,
     length_truncation: bool | None,
+    finish_reasons: Sequence[Sequence[str | None]] | None = None,
 ) -> dict[str, Any]:
     """The ``health`` section of one task: *rows* are the question rows (split, language),
-    *graded* the :class:`~gpassk_oc.core.judging.grading.GradeResult`; lengths are counted
+    *graded* the :class:`~gpassk_oc.core.judging.grading.GradeResult`; truncation by length
+    is the server's *finish_reasons* where it gave them all, else lengths are counted
     against the record's ``max_out_len`` with the tokenizer it names, when it loads."""
     return run_health(
         responses,
@@ -163,4 +165,5 @@ def run_health_of(
         max_out_len=record.max_out_len,
         count_tokens=token_counter(record.tokenizer_path),
         length_truncation=length_truncation,
+        finish_reasons=finish_reasons,
     )

@@ -49,6 +49,7 @@ from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
 from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.metrics.gpass_exact import MG_MODES
 from gpassk_oc.core.metrics.metric_keys import ACCURACY
+from gpassk_oc.core.runs.reply_facts import with_reply_facts
 from gpassk_oc.core.runs.run_scoring import build_results, group_replicas
 from gpassk_oc.core.runs.run_spec import (
     DEFAULT_THRESHOLDS,
@@ -58,6 +59,7 @@ from gpassk_oc.core.runs.run_spec import (
     parse_thresholds,
 )
 from gpassk_oc.core.vocabulary import CheckMode, plain
+from gpassk_oc.evaluator_facts import reply_facts_of
 from gpassk_oc.evaluator_record import check_run_record, resolve_record, run_health_of
 from gpassk_oc.log import logger
 from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location
@@ -352,6 +354,8 @@ class GPassKEvaluator(BaseEvaluator):
         else:
             ids = None
         grouped = group_replicas(predictions, n, ids)
+        # the server's word on each reply (finish reason, token counts), by (prompt, reply)
+        facts = reply_facts_of(getattr(self, "_out_dir", None), score_kwargs, n, ids)
         first = test_set.select(range(size))
 
         def column(name: str, default: Any) -> list[Any]:
@@ -413,8 +417,9 @@ class GPassKEvaluator(BaseEvaluator):
             spec.ks,
             record,
             self.length_truncation,
+            None if facts is None else [[f and f.finish_reason for f in row] for row in facts],
         )
-        return build_results(
+        results = build_results(
             spec=spec,
             rows=rows,
             extracted=graded.extracted,
@@ -432,11 +437,19 @@ class GPassKEvaluator(BaseEvaluator):
             health=health,
             reasoning=rule.to_json(),
         )
+        return results if facts is None else with_reply_facts(results, facts)
 
     def score(
-        self, predictions: list[Any], references: list[Any], test_set: Any = None
+        self,
+        predictions: list[Any],
+        references: list[Any],
+        test_set: Any = None,
+        origin_prompt: Any = None,
     ) -> dict[str, Any]:
         """Per-sample rule check (usable as a CascadeEvaluator rule evaluator).
+
+        *origin_prompt* is not used here: naming it makes OpenCompass's eval task hand the
+        stored prompts to :meth:`evaluate`, which finds each reply's server facts by them.
 
         Returns ``accuracy`` in percent and ``details`` with ``pred`` (extracted answer),
         ``answer`` (gold) and ``correct`` per sample. Always rules: OpenCompass's own

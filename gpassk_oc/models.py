@@ -11,14 +11,23 @@ This subclass, registered in ``MODELS`` as ``GPassKOpenAICompatible``:
   :func:`approx_token_count` (used only for OpenCompass's max_seq_len bookkeeping);
 * passes sampling settings to every request: ``temperature`` (as OpenAISDK does),
   ``top_p`` and ``seed`` as standard OpenAI fields, ``top_k`` and
-  ``repetition_penalty`` in ``extra_body`` (understood by vLLM, LMDeploy, SGLang).
+  ``repetition_penalty`` in ``extra_body`` (understood by vLLM, LMDeploy, SGLang);
+* keeps what the server says about each reply — ``finish_reason`` and ``usage``'s
+  prompt/completion token counts — in a sidecar next to the predictions file
+  (:mod:`gpassk_oc.core.runs.reply_facts`), keyed by (prompt, reply): the prediction
+  OpenCompass stores is unchanged, and the evaluator reads truncation from the server's
+  word instead of guessing it from characters.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
+from pathlib import Path
 from typing import Any
 
 from gpassk_oc._plugin import guarded_import, missing_name_hook
+from gpassk_oc.core.runs.reply_facts import ReplyFacts, facts_line, reply_key, sidecar_path
 from gpassk_oc.core.runs.run_health import approx_token_count  # one owner: run health counts too
 
 try:
@@ -58,6 +67,11 @@ class OpenAICompatible(OpenAISDK):
     ) -> None:
         # read by _init_tokenizer, which OpenAI.__init__ calls
         self._local_tokenizer_path = tokenizer_path
+        # the last response of each worker thread (set by the client _create_fresh_client
+        # wraps, read by _generate in the same thread) and the facts of the current batch
+        self._last_response = threading.local()
+        self._batch_facts: list[str] = []
+        self._facts_lock = threading.Lock()
         body = dict(extra_body or {})
         if top_k is not None:
             body["top_k"] = int(top_k)
@@ -99,11 +113,80 @@ class OpenAICompatible(OpenAISDK):
             ) from exc
         self.tokenizer_type = "hf"
 
+    # ------------------------------------------------------------ reply facts
+    def _create_fresh_client(self) -> Any:
+        """OpenAISDK's client, its ``chat.completions.create`` wrapped to keep the response
+        (OpenAISDK._generate reads only the text; finish reason and usage are dropped)."""
+        client = super()._create_fresh_client()
+        completions = client.chat.completions
+        create = completions.create
+        holder = self._last_response
+
+        def create_and_keep(*args: Any, **kwargs: Any) -> Any:
+            holder.response = None
+            response = create(*args, **kwargs)
+            holder.response = response
+            return response
+
+        completions.create = create_and_keep
+        return client
+
+    def _generate(self, input: Any, max_out_len: int, temperature: float) -> str:
+        """OpenAISDK's request, plus the reply's facts for the sidecar."""
+        self._last_response.response = None
+        text = super()._generate(input, max_out_len, temperature)
+        facts = response_facts(getattr(self._last_response, "response", None))
+        line = facts_line(reply_key(input, text), facts)
+        with self._facts_lock:
+            self._batch_facts.append(line)
+        return text
+
+    def generate(self, inputs: list[Any], max_out_len: int = 512, **kwargs: Any) -> list[str]:
+        """OpenAISDK.generate; then the batch's reply facts are appended to the sidecar of the
+        predictions file being written (found from the calling inferencer: none → not kept)."""
+        with self._facts_lock:
+            self._batch_facts = []
+        results = super().generate(inputs, max_out_len=max_out_len, **kwargs)
+        target = _predictions_file()
+        with self._facts_lock:
+            lines, self._batch_facts = self._batch_facts, []
+        if target is not None and lines:
+            with open(sidecar_path(target), "a", encoding="utf-8") as sink:
+                sink.write("".join(lines))
+        return results
+
     def get_token_len(self, prompt: str) -> int:
         """Token count of *prompt*: exact with a local tokenizer, else approximate."""
         if self.tokenizer_type == "hf" and self.tokenizer is not None:
             return len(self.tokenizer(prompt).input_ids)
         return approx_token_count(prompt)
+
+
+def response_facts(response: Any) -> ReplyFacts:
+    """Finish reason and token counts of a chat-completion response (None where absent)."""
+    choices = getattr(response, "choices", None) or []
+    reason = getattr(choices[0], "finish_reason", None) if choices else None
+    usage = getattr(response, "usage", None)
+    return ReplyFacts.from_json(
+        {
+            "finish_reason": reason,
+            "prompt_tokens": getattr(usage, "prompt_tokens", None),
+            "completion_tokens": getattr(usage, "completion_tokens", None),
+        }
+    )
+
+
+def _predictions_file() -> Path | None:
+    """The predictions file the calling inferencer writes: OpenCompass's inferencers hold it
+    as the locals ``output_json_filepath`` / ``output_json_filename`` of ``inference``."""
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        where = frame.f_locals.get("output_json_filepath")
+        name = frame.f_locals.get("output_json_filename")
+        if isinstance(where, str) and isinstance(name, str) and where and name:
+            return Path(where) / name
+        frame = frame.f_back
+    return None
 
 
 __getattr__ = missing_name_hook(__name__, __all__)
