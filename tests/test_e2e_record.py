@@ -6,8 +6,10 @@ Models (all ``OpenAICompatible`` on a simulated endpoint, n = 4 replies per ques
 * ``alpha-hot`` / ``alpha-cold`` — one model (path ``alpha``) at T = 1.0 and T = 0.3, with
   names that follow no convention: the report must take T from the run record;
 * ``odd-one`` — T = 1.0 but every reply to a question byte-identical: one constant reply to
-  the AMC questions (longer than its ``max_out_len=8``) and an empty one to the CCEE
-  questions: identical-replica, truncation and empty-reply warnings with known counts;
+  the AMC questions (longer than its ``max_out_len=8``: the endpoint cuts it to 8 tokens
+  with ``finish_reason: "length"``) and an empty one to the CCEE questions ("stop"):
+  identical-replica, truncation (exact, from the finish reasons) and empty-reply warnings
+  with known counts;
 * ``alpha-hot`` is also paired with a dataset whose data path does not exist: that pair has
   no results, and the report names its inference log.
 """
@@ -42,7 +44,7 @@ QUESTIONS = [
 ]
 N, KS = 4, [2, 4]
 DATASET, BROKEN = "tiny-math", "tiny-math-gone"
-CONSTANT = "I think the answer is $\\boxed{7}$."
+CONSTANT = "I think the answer is $\\boxed{7}$ because seven is my lucky number."
 
 CONFIG = """
 from opencompass.openicl.icl_inferencer import GenInferencer
@@ -192,7 +194,8 @@ def test_report_warns_with_exact_counts_and_marks_rows(record_run, capsys):
         f"({q * (N - 1)} of {samples} (75.0%) replies repeat an earlier one) at T=1: the "
         "engine ignores temperature or a fixed seed is sent",
         f"warning: {odd}: {half} of {samples} (50.0%) samples truncated (0 thinking never "
-        f"closed, {half} reached max_out_len=8 by approximate count): raise max_out_len; "
+        f"closed, {half} reached max_out_len=8 by the server's finish reason): raise "
+        "max_out_len; "
         "G-Pass here measures the budget as much as the model",
         f"warning: {odd}: {half} of {samples} (50.0%) replies are empty: the endpoint",
     ]
@@ -220,4 +223,10 @@ def test_health_section_counts(record_run):
     assert (
         health["groups"]["AMC/en"]["truncated"] == 8 and health["groups"]["CCEE/en"]["empty"] == 8
     )
-    assert health["length_basis"] == "approximate" and health["max_out_len"] == 8
+    assert health["length_basis"] == "finish_reason" and health["max_out_len"] == 8
+    # each sample's facts as the endpoint sent them: AMC cut at 8 whitespace tokens
+    details = json.loads(path.read_text())["details"]
+    amc = [d for d in details if d["split"] == "AMC"]
+    assert all(d["finish_reason"] == ["length"] * N for d in amc)
+    assert all(d["output_tokens"] == [8] * N for d in amc)
+    assert all(d["finish_reason"] == ["stop"] * N for d in details if d["split"] == "CCEE")

@@ -75,10 +75,11 @@ def health_warnings(results: Results | RunSummary, where: str) -> list[str]:
         )
     if _at_least(get("truncated"), samples, TRUNCATED_SHARE):
         basis = health.get("length_basis")
+        how = "the server's finish reason" if basis == "finish_reason" else f"{basis} count"
         out.append(
             f"{where}: {_share(get('truncated'), samples)} samples truncated "
             f"({get('truncated_thinking')} thinking never closed, {get('truncated_length')} "
-            f"reached max_out_len={health.get('max_out_len')} by {basis} count): raise "
+            f"reached max_out_len={health.get('max_out_len')} by {how}): raise "
             "max_out_len; G-Pass here measures the budget as much as the model"
         )
     if _at_least(get("empty"), samples, EMPTY_SHARE):
