@@ -161,7 +161,25 @@ def test_report_and_page_render(real_run, capsys):
     cwd, _, _, _ = real_run
     code, out, err = gpassk_cli(capsys, "report", str(cwd / "outputs"), "--resamples", "0")
     assert code == 0, err
-    assert MODEL in out
+    assert MODEL in out and "## Output tokens" in out
+
+
+def test_token_statistics_are_the_servers_counts(real_run, capsys):
+    from report_support import run_cli as gpassk_cli
+
+    cwd, _, _, exchanges = real_run
+    code, out, err = gpassk_cli(
+        capsys, "report", str(cwd / "outputs"), "--resamples", "0", "--format", "json"
+    )
+    assert code == 0, err
+    ((row,),) = [[r for r in json.loads(out) if r["model"] == MODEL]]
+    (stats,) = row["tokens"]
+    counts = sorted(e["response"]["usage"]["completion_tokens"] for e in exchanges)
+    cut = sum(e["response"]["choices"][0]["finish_reason"] == "length" for e in exchanges)
+    assert stats["counted"] == len(counts) and stats["max"] == counts[-1]
+    assert stats["mean"] == pytest.approx(sum(counts) / len(counts))
+    assert stats["p95"] == counts[-(-95 * len(counts) // 100) - 1]
+    assert stats["at_limit"] == cut
     page = cwd / "page.html"
     code, _, err = gpassk_cli(
         capsys, "report", str(cwd / "outputs"), "--resamples", "0", "--out", str(page)

@@ -89,6 +89,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                     "identity": identity(row, report.identity),
                     "setting": _setting_json(row),
                     "runs": [str(r.path) for r in row.runs],
+                    "tokens": [r.summary.tokens for r in row.runs],  # per run, None: no counts
                     "greedy_run": report.greedy_runs.get((row.label, dataset_abbr)),
                     "k": report.k,
                     "n": int(row.n.max()),
@@ -127,6 +128,7 @@ def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any
                 "base_model": run.base_model,
                 "setting": _setting_json(run),
                 "runs": [str(run.path)],
+                "tokens": [run.summary.tokens],
                 "n": int(run.n.max()),
                 "num_questions": cell.num_questions,
                 "confidence_level": report.level,

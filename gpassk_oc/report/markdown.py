@@ -15,6 +15,12 @@ from gpassk_oc.report.tables import (
     table_rows,
     titles,
 )
+from gpassk_oc.report.token_table import token_rows
+
+TOKEN_NOTE = (
+    "Output tokens per sample as the server counted them (`usage.completion_tokens`); cut "
+    "by the limit: replies it stopped with finish_reason `length`; p95: nearest rank."
+)
 
 
 def _table(header: list[str], body: list[list[str]]) -> list[str]:
@@ -55,6 +61,9 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = False) -
     header, body = greedy_rows(report, ci)
     if body:
         out += ["## Greedy runs", ""] + _table(header, body)
+    header, body, counted = token_rows(report)
+    if counted:  # runs without counts are listed only beside runs that have them
+        out += ["## Output tokens", "", TOKEN_NOTE, ""] + _table(header, body)
     out += markdown_sections(report)  # ranks, corrected values (report.corrections_out)
     if published := notes_lines(report):
         out += ["## Published numbers", ""] + [f"- {line}" for line in published] + [""]

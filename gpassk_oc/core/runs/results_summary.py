@@ -31,6 +31,7 @@ from gpassk_oc.core.metrics.registry import MetricSpec, parse_result_key
 from gpassk_oc.core.runs.drill_fragment import DrillFragment, make_fragment
 from gpassk_oc.core.runs.results_file import Results, ResultsError, RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
+from gpassk_oc.core.runs.token_stats import token_stats
 
 __all__ = [
     "SUMMARY_SCHEMA",
@@ -43,7 +44,7 @@ __all__ = [
     "summary_path",
 ]
 
-SUMMARY_SCHEMA = "gpassk_oc.summary/2"  # 2: the run spec lives in info only
+SUMMARY_SCHEMA = "gpassk_oc.summary/3"  # 2: the run spec lives in info only; 3: tokens
 SUMMARY_SUFFIX = ".summary"
 Profile = tuple[int, tuple[int, ...], int]
 
@@ -97,6 +98,8 @@ class RunSummary:
     #: read from a sidecar that lacks something worth keeping (the mtime, the checks):
     #: saved again after the command succeeds
     resave: bool = field(default=False, compare=False)
+    #: output-token statistics (:func:`~.token_stats.token_stats`); None: no counts
+    tokens: dict[str, Any] | None = None
     #: the page's drill-down share of the file (:mod:`.drill_fragment`), made by a read of
     #: the whole file or loaded for a page; not part of the summary sidecar
     drill: DrillFragment | None = field(default=None, compare=False, repr=False)
@@ -121,6 +124,7 @@ class RunSummary:
             "undecided_basis": self.undecided_basis,
             "has_votes": self.has_votes,
             "checks": self.checks,
+            "tokens": self.tokens,
             "questions": {
                 "question_id": self.question_ids,
                 "split": self.splits,
@@ -167,6 +171,7 @@ class RunSummary:
             profiles=[None if p is None else (p[0], tuple(p[1]), p[2]) for p in q["profile"]],
             has_votes=bool(data["has_votes"]),
             checks=None if data["checks"] is None else list(data["checks"]),
+            tokens=None if data.get("tokens") is None else dict(data["tokens"]),
         )
 
 
@@ -183,6 +188,7 @@ def summarize_results(results: Results) -> RunSummary:
         schema_version=results.schema_version,
         undecided_basis=basis,
         has_votes=any(q.vote is not None for q in results.questions),
+        tokens=token_stats(results.questions),
     )
     for q in results.questions:
         out.question_ids.append(q.question_id)
