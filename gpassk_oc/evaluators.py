@@ -417,7 +417,9 @@ class GPassKEvaluator(BaseEvaluator):
             spec.ks,
             record,
             self.length_truncation,
-            None if facts is None else [[f and f.finish_reason for f in row] for row in facts],
+            None
+            if facts is None
+            else [[f.finish_reason if f else None for f in row] for row in facts],
         )
         results = build_results(
             spec=spec,

@@ -50,11 +50,9 @@ datasets = [dict(
     type=LiveMathBenchDataset, abbr={dataset!r}, path='data', version='202412',
     dataset_splits=['AMC'], dataset_languages=['en'], cot=False, k={ks}, n={n},
     reader_cfg=dict(input_columns=['question'], output_column='answer'),
-    infer_cfg=dict(
-        prompt_template=dict(type=PromptTemplate,
-                             template=dict(round=[dict(role='HUMAN', prompt='{{question}}')])),
-        retriever=dict(type=ZeroRetriever),
-        inferencer=dict(type=GenInferencer)),
+    infer_cfg=dict(retriever=dict(type=ZeroRetriever), inferencer=dict(type=GenInferencer),
+                   prompt_template=dict(type=PromptTemplate, template=dict(
+                       round=[dict(role='HUMAN', prompt='{{question}}')]))),
     eval_cfg=dict(evaluator=dict(type=GPassKEvaluator, k={ks})))]
 models = [dict(type=OpenAICompatible, abbr={model!r}, path={path!r}, tokenizer_path={path!r},
                openai_api_base={url!r}, key='ENV', temperature=1.0, query_per_second=100,
@@ -75,7 +73,12 @@ def real_run(tmp_path_factory):
     path = model_dir()  # made once per machine (~100 s), then cached
     with Server(path, cwd / "server.log") as server, RecordingProxy(server.url) as proxy:
         config = CONFIG.format(
-            dataset=DATASET, ks=KS, n=N, model=MODEL, path=str(path), url=proxy.url,
+            dataset=DATASET,
+            ks=KS,
+            n=N,
+            model=MODEL,
+            path=str(path),
+            url=proxy.url,
             max_out=MAX_OUT,
         )
         (cwd / "cfg.py").write_text(config)
@@ -138,8 +141,12 @@ def test_g_pass_is_brute_force_over_regraded_samples(real_run):
     _, run_dir, data, _ = real_run
     preds = _predictions(run_dir)
     items = [
-        {"question": question, "gold": gold, "language": "en",
-         "responses": [preds[str(r * len(QUESTIONS) + q)]["prediction"] for r in range(N)]}
+        {
+            "question": question,
+            "gold": gold,
+            "language": "en",
+            "responses": [preds[str(r * len(QUESTIONS) + q)]["prediction"] for r in range(N)],
+        }
         for q, (_, _, question, gold) in enumerate(QUESTIONS)
     ]
     graded = grade(items, GradingPolicy(check=CheckMode.RULES, progress=False))

@@ -47,33 +47,53 @@ def test_sidecar_lines_read_back_and_bad_lines_are_skipped(tmp_path):
 
 @pytest.mark.parametrize(
     "reason, cut",
-    [("length", True), ("max_tokens", True), ("stop", False), ("eos_token", False),
-     ("content_filter", False), (None, None), ("banana", None)],
+    [
+        ("length", True),
+        ("max_tokens", True),
+        ("stop", False),
+        ("eos_token", False),
+        ("content_filter", False),
+        (None, None),
+        ("banana", None),
+    ],
 )
 def test_finish_reasons(reason, cut):
     assert stopped_by_length(reason) is cut
 
 
 def test_facts_from_json_are_lenient():
-    facts = ReplyFacts.from_json({"finish_reason": "", "prompt_tokens": -1, "completion_tokens": True})
+    facts = ReplyFacts.from_json(
+        {"finish_reason": "", "prompt_tokens": -1, "completion_tokens": True}
+    )
     assert facts == ReplyFacts()
 
 
 # --------------------------------------------------------------------------- results file
 def _results_dict(correct, **facts):
     details = [
-        {"index": i, "question_id": f"q{i}", "split": "AMC", "language": "en",
-         "question_type": "", "question": "?", "gold": "1", "extracted": ["1"] * len(row),
-         "correct": row}
+        {
+            "index": i,
+            "question_id": f"q{i}",
+            "split": "AMC",
+            "language": "en",
+            "question_type": "",
+            "question": "?",
+            "gold": "1",
+            "extracted": ["1"] * len(row),
+            "correct": row,
+        }
         for i, row in enumerate(correct)
     ]
     for name, rows in facts.items():
         for entry, row in zip(details, rows):
             entry[name] = row
     n = len(correct[0])
-    return {"schema": "gpassk_oc.results/4", "pass@1": 50.0,
-            "run": {"n": n, "num_questions": len(correct), "ks": [1], "thresholds": [1.0]},
-            "details": details}
+    return {
+        "schema": "gpassk_oc.results/4",
+        "pass@1": 50.0,
+        "run": {"n": n, "num_questions": len(correct), "ks": [1], "thresholds": [1.0]},
+        "details": details,
+    }
 
 
 def test_results_file_keeps_the_facts_and_old_files_still_read():
@@ -86,7 +106,10 @@ def test_results_file_keeps_the_facts_and_old_files_still_read():
     again = Results.from_json(json.loads(json.dumps(Results.from_json(data).to_json())))
     question = again.questions[0]
     assert (question.finish_reason, question.output_tokens, question.prompt_tokens) == (
-        ["stop", None], [4, None], [9, None])
+        ["stop", None],
+        [4, None],
+        [9, None],
+    )
 
 
 def test_no_fact_at_all_leaves_the_file_as_it_was():
@@ -96,9 +119,11 @@ def test_no_fact_at_all_leaves_the_file_as_it_was():
 
 @pytest.mark.parametrize(
     "name, value, message",
-    [("output_tokens", [1], "need one entry per sample (2)"),
-     ("output_tokens", [1, -2], "entries must be integers >= 0 or null"),
-     ("finish_reason", [1, "stop"], "entries must be strings or null")],
+    [
+        ("output_tokens", [1], "need one entry per sample (2)"),
+        ("output_tokens", [1, -2], "entries must be integers >= 0 or null"),
+        ("finish_reason", [1, "stop"], "entries must be strings or null"),
+    ],
 )
 def test_bad_fact_lists_name_the_field(name, value, message):
     data = _results_dict([[True, False]], **{name: [value]})
@@ -112,8 +137,9 @@ REPLIES = [["a b", "", "c"], ["d", "e f g", "h"]]
 
 def test_health_counts_truncation_from_the_servers_reasons():
     reasons = [["length", "length", "stop"], ["stop", "eos_token", "length"]]
-    health = run_health(REPLIES, ["g", "g"], [[True] * 3] * 2, [2], max_out_len=1,
-                        finish_reasons=reasons)
+    health = run_health(
+        REPLIES, ["g", "g"], [[True] * 3] * 2, [2], max_out_len=1, finish_reasons=reasons
+    )
     assert health["length_basis"] == "finish_reason" and "length_note" not in health
     # 3 "length" replies, the empty one among them: empty AND truncated by its reason;
     # "e f g" is long by characters but the server said it stopped
@@ -123,14 +149,21 @@ def test_health_counts_truncation_from_the_servers_reasons():
 
 @pytest.mark.parametrize(
     "reasons, note",
-    [([["length", None, "stop"], ["stop"] * 3],
-      "the server's finish reasons not used: 1 of 6 replies without a finish reason"),
-     ([["length", "odd", "stop"], ["stop", "weird", "odd"]],
-      "the server's finish reasons not used: unknown finish reasons 'odd', 'weird'")],
+    [
+        (
+            [["length", None, "stop"], ["stop"] * 3],
+            "the server's finish reasons not used: 1 of 6 replies without a finish reason",
+        ),
+        (
+            [["length", "odd", "stop"], ["stop", "weird", "odd"]],
+            "the server's finish reasons not used: unknown finish reasons 'odd', 'weird'",
+        ),
+    ],
 )
 def test_health_falls_back_to_counting_and_says_why(reasons, note):
-    health = run_health(REPLIES, ["g", "g"], [[True] * 3] * 2, [2], max_out_len=2,
-                        finish_reasons=reasons)
+    health = run_health(
+        REPLIES, ["g", "g"], [[True] * 3] * 2, [2], max_out_len=2, finish_reasons=reasons
+    )
     assert health["length_basis"] == "approximate" and health["length_note"] == note
     # approximate: ceil(len / 3) >= 2 ⇔ len >= 4: only "e f g" (5 characters)
     assert health["overall"]["truncated_length"] == 1
@@ -140,8 +173,9 @@ def test_finish_reasons_need_no_max_out_len_and_the_switch_still_wins():
     reasons = [["length"] * 3, ["stop"] * 3]
     exact = run_health(REPLIES, ["g", "g"], [[True] * 3] * 2, [2], finish_reasons=reasons)
     assert exact["length_basis"] == "finish_reason" and exact["overall"]["truncated"] == 3
-    off = run_health(REPLIES, ["g", "g"], [[True] * 3] * 2, [2], finish_reasons=reasons,
-                     length_truncation=False)
+    off = run_health(
+        REPLIES, ["g", "g"], [[True] * 3] * 2, [2], finish_reasons=reasons, length_truncation=False
+    )
     assert off["length_basis"] == "not checked" and off["overall"]["truncated"] == 0
 
 
@@ -168,5 +202,7 @@ def test_token_stats_absent_without_counts_and_median_of_even_counts():
     stats = token_stats(Results.from_json(data).questions)
     assert stats["median"] == 3.5 and stats["per_correct"] is None
     assert stats["at_limit_share"] is None
-    assert nearest_rank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20],
-                        0.95) == 19
+    assert (
+        nearest_rank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 0.95)
+        == 19
+    )

@@ -44,8 +44,16 @@ SIDECAR_SUFFIX = ".gpassk-replies.jsonl"
 LENGTH_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
 #: finish reasons meaning "the model ended the reply itself" (or the server refused it)
 STOP_REASONS = frozenset(
-    {"stop", "eos", "eos_token", "stop_sequence", "end_turn", "content_filter", "tool_calls",
-     "function_call"}
+    {
+        "stop",
+        "eos",
+        "eos_token",
+        "stop_sequence",
+        "end_turn",
+        "content_filter",
+        "tool_calls",
+        "function_call",
+    }
 )
 #: the per-sample lists a results file's ``details`` entry may hold
 FACT_FIELDS = ("finish_reason", "output_tokens", "prompt_tokens")
