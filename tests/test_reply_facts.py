@@ -206,3 +206,19 @@ def test_token_stats_absent_without_counts_and_median_of_even_counts():
         nearest_rank([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20], 0.95)
         == 19
     )
+
+
+# --------------------------------------------------------------------------- model side
+def test_response_facts_read_what_the_server_sent():
+    from types import SimpleNamespace as NS
+
+    from gpassk_oc.models import response_facts
+
+    full = NS(
+        choices=[NS(finish_reason="length")],
+        usage=NS(prompt_tokens=40, completion_tokens=10),
+    )
+    assert response_facts(full) == ReplyFacts("length", 40, 10)
+    # a server that sends neither usage nor a finish reason: everything unknown
+    assert response_facts(NS(choices=[NS(finish_reason=None)], usage=None)) == ReplyFacts()
+    assert response_facts(None) == ReplyFacts()
