@@ -72,16 +72,8 @@ def real_run(tmp_path_factory):
     start = time.monotonic()
     path = model_dir()  # made once per machine (~100 s), then cached
     with Server(path, cwd / "server.log") as server, RecordingProxy(server.url) as proxy:
-        config = CONFIG.format(
-            dataset=DATASET,
-            ks=KS,
-            n=N,
-            model=MODEL,
-            path=str(path),
-            url=proxy.url,
-            max_out=MAX_OUT,
-        )
-        (cwd / "cfg.py").write_text(config)
+        names = {"dataset": DATASET, "model": MODEL, "path": str(path), "url": proxy.url}
+        (cwd / "cfg.py").write_text(CONFIG.format(ks=KS, n=N, max_out=MAX_OUT, **names))
         proc = run_cli(cwd, ["cfg.py", "-w", "outputs"], offline_env(), timeout=900)
         exchanges = list(proxy.exchanges)
     seconds = time.monotonic() - start
