@@ -131,19 +131,6 @@ def text(field: str, value: Any) -> str:
     return value
 
 
-def one_of(*choices: str) -> Check:
-    """One of a fixed set of strings."""
-
-    def check(field: str, value: Any) -> str:
-        if value not in choices:
-            raise TemplateError(
-                f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}", field
-            )
-        return value
-
-    return check
-
-
 def list_of(item: Check, what: str = "") -> Check:
     """A non-empty list without duplicates, each item checked."""
 
