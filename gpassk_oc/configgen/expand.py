@@ -120,7 +120,16 @@ def _names(s: Settings, point: GridPoint) -> tuple[str, str]:
         s.max_out_len,
     )
     judge = s.eval_model_name if s.eval_urls else None
-    return model_part, dataset_abbr(s.version, point.ks, point.replication, judge=judge)
+    dataset_part = dataset_abbr(
+        s.version,
+        point.ks,
+        point.replication,
+        judge=judge,
+        splits=s.dataset_splits,
+        languages=s.dataset_languages,
+        cot=s.cot,
+    )
+    return model_part, dataset_part
 
 
 def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
