@@ -31,6 +31,7 @@ __all__ = [
     "REASONING_VARIABLES",
     "api_model_settings",
     "check_api_reasoning",
+    "check_model_tags",
     "evaluator_settings",
     "reasoning_table",
     "validate_reasoning",
@@ -79,6 +80,8 @@ API_KEY_DOC = (
     "(default: `reasoning`)"
 )
 check_api_reasoning: Check = optional(setting)
+#: a model entry's own ``think_tags``
+check_model_tags: Check = optional(_tags)
 
 
 def validate_reasoning(variables: Mapping[str, Any]) -> dict[str, Any]:

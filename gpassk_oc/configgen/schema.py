@@ -10,7 +10,7 @@ Pure: no OpenCompass, no mmengine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -286,13 +286,16 @@ def _pick(variables: Mapping[str, Any], var: Var) -> tuple[str, Any] | None:
     return None
 
 
-def validate(variables: Mapping[str, Any]) -> Settings:
+def validate(
+    variables: Mapping[str, Any], lines: Mapping[str, Sequence[int]] | None = None
+) -> Settings:
     """Check every variable against :data:`VARIABLES` (unknown names, types, ranges, the
-    cross-field rules) and return the values with defaults filled in."""
+    cross-field rules) and return the values with defaults filled in. *lines*: the
+    template line of each model entry, named in messages."""
     for name in variables:
         if name not in KNOWN_VARIABLES:
             raise TemplateError(f"unknown variable {name!r}{suggest(name, KNOWN_VARIABLES)}")
-    models = parse_models(variables)
+    models = parse_models(variables, lines)
     values: dict[str, Any] = {}
     for var in VARIABLES:
         if var.name in ("llm_infos", "api_models"):  # parsed by _models above
@@ -308,6 +311,10 @@ def validate(variables: Mapping[str, Any]) -> Settings:
     values.update(validate_reasoning(variables))
     notes: list[str] = []
     specs = cross_checks(values, notes)
+    for model in models:  # a model's own lengths, or one of them beside the template's
+        out, seq = model.lengths(values["max_out_len"], values["max_seq_len"])
+        if seq <= out:
+            raise TemplateError(f"max_seq_len {seq} is not above max_out_len = {out}", model.where)
     return Settings.build(models, values, notes, specs)
 
 
