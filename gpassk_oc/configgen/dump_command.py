@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpassk_oc.argtypes import path_text
+from gpassk_oc.configgen.collisions import check_folder
 from gpassk_oc.configgen.expand import ConfigData
 from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
 from gpassk_oc.configgen.pipeline import Plan, build
@@ -130,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
             print(config.name)
         print(f"{count} from {display} (dry run, nothing written)")
         return 0
+    clashes = check_folder(Path(args.output_dir), _origins(plan, display))
+    if clashes:  # one line: the first clash, and how many more
+        more = f" (and {len(clashes) - 1} more such file(s))" if len(clashes) > 1 else ""
+        return fail(clashes[0] + more)
     try:
         written = write_configs(configs, args.output_dir, force=args.force)
     except Refused as exc:
@@ -146,6 +151,15 @@ def run(args: argparse.Namespace) -> int:
     if args.grid:  # the contract: the grid config's path is the last line
         print(shown[-1])
     return 0
+
+
+def _origins(plan: Plan, display: str) -> list[tuple[str, dict, str]]:
+    """(file name, data, template entry) of every per-point config."""
+    where = {spec.path: spec.where for spec in plan.settings.models}
+    return [
+        (c.name, c.data, f"{display} {where.get(c.data['models'][0]['path'], '')}".strip())
+        for c in plan.configs
+    ]
 
 
 def _notes(plan: Plan, display: str) -> None:
