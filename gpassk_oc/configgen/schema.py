@@ -34,7 +34,14 @@ from gpassk_oc.configgen.checks import (
     version,
 )
 from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
-from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_list, parse_models
+from gpassk_oc.configgen.model_specs import (
+    API_MODEL_KEYS,
+    LLM_INFO_KEYS,
+    MODEL_KEYS,
+    ModelSpec,
+    model_list,
+    parse_models,
+)
 from gpassk_oc.configgen.reasoning_settings import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
@@ -329,18 +336,25 @@ def _default_text(var: Var) -> str:
     return f"`{var.default!r}`"
 
 
+def _shown(default: Any) -> str:
+    return "required" if default is REQUIRED else ("unset" if default is None else f"`{default!r}`")
+
+
 def markdown_table() -> str:
-    """The README's variable table and api_models key table, generated from the schema."""
+    """docs/configgen.md's tables, generated from the schema: every variable (the reasoning
+    ones included), the keys of an ``llm_infos`` dict and of an ``api_models`` entry."""
     rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
     for var in VARIABLES:
         name = f"`{var.name}`" + (f" (or `{var.alias}`)" if var.alias else "")
         rows.append(f"| {name} | {var.type} | {_default_text(var)} | {var.doc} |")
+    for name, (kind, default, doc, _) in REASONING_VARIABLES.items():
+        rows.append(f"| `{name}` | {kind} | `{default!r}` | {doc} |")
+    rows += ["", "| `llm_infos` dict key | default | meaning |", "|---|---|---|"]
+    for key, (default, doc) in LLM_INFO_KEYS.items():
+        rows.append(f"| `{key}` | {_shown(default)} | {doc} |")
     rows += ["", "| `api_models` key | default | meaning |", "|---|---|---|"]
     for key, (default, _, doc) in API_MODEL_KEYS.items():
-        shown = (
-            "required"
-            if default is REQUIRED
-            else ("unset" if default is None else f"`{default!r}`")
-        )
-        rows.append(f"| `{key}` | {shown} | {doc} |")
+        rows.append(f"| `{key}` | {_shown(default)} | {doc} |")
+    for key, (_, doc) in MODEL_KEYS.items():
+        rows.append(f"| `{key}` | unset | {doc} |")
     return "\n".join(rows)
