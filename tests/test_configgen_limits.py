@@ -35,8 +35,8 @@ def test_shipped_templates_pass_strict_without_a_limit_note(template, tmp_path, 
 
 
 def test_every_model_of_the_shipped_templates_has_limits_with_a_source():
-    from gpassk_oc.configgen.pipeline import build
     from gpassk_oc.configgen.loader import templates_dir
+    from gpassk_oc.configgen.pipeline import build
 
     for template in SHIPPED[:3]:  # demo.py serves simulated models
         for spec in build(templates_dir() / template).settings.models:
@@ -78,7 +78,10 @@ def test_local_directory_config_json_and_its_absence(tmp_path, capsys):
     (model / "config.json").write_text(json.dumps({"max_position_embeddings": 2048}))
     code, _, err = dump(["-tc", str(template), "--dry-run"], capsys)
     # default max_seq_len = 8192 + 4096
-    assert code == 0 and "max_seq_len (session_len) = 12,288 is above its context length of 2,048" in err
+    assert (
+        code == 0
+        and "max_seq_len (session_len) = 12,288 is above its context length of 2,048" in err
+    )
     assert f"max_position_embeddings in {model / 'config.json'}" in err
 
 

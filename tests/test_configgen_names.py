@@ -149,14 +149,17 @@ def test_two_entries_writing_one_file_name_the_template_lines(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("selection,tag", [
-    ("dataset_splits = ['CNMO', 'hard']", "-CNMO-hard"),
-    ("dataset_splits = ['AMC', 'CCEE']", ""),  # a subset of the default splits: no tag
-    ("dataset_languages = ['en', 'cn']", ""),
-    ("dataset_languages = ['cn']\ncot = False", "-cn-nocot"),
-    ("version = '202505'\ndataset_splits = ['all']\ndataset_languages = ['en']", ""),
-    ("version = '202505'\ndataset_splits = ['hard']\ndataset_languages = ['en']", "-hard"),
-])
+@pytest.mark.parametrize(
+    "selection,tag",
+    [
+        ("dataset_splits = ['CNMO', 'hard']", "-CNMO-hard"),
+        ("dataset_splits = ['AMC', 'CCEE']", ""),  # a subset of the default splits: no tag
+        ("dataset_languages = ['en', 'cn']", ""),
+        ("dataset_languages = ['cn']\ncot = False", "-cn-nocot"),
+        ("version = '202505'\ndataset_splits = ['all']\ndataset_languages = ['en']", ""),
+        ("version = '202505'\ndataset_splits = ['hard']\ndataset_languages = ['en']", "-hard"),
+    ],
+)
 def test_dataset_tags(tmp_path, selection, tag):
     template = tmp_path / "t.py"
     template.write_text(

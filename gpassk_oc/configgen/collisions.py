@@ -81,8 +81,15 @@ def read_config_data(path: Path) -> dict[str, Any] | None:
             if isinstance(target, ast.Name) and target.id in ("models", "datasets")
         }
         point_key(found)
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, LookupError, TypeError,
-            AttributeError):
+    except (
+        OSError,
+        UnicodeDecodeError,
+        SyntaxError,
+        ValueError,
+        LookupError,
+        TypeError,
+        AttributeError,
+    ):
         return None
     return found
 
@@ -93,14 +100,10 @@ def _class_name(value: Any) -> Any:
 
 def _comparable(key: dict[str, Any]) -> dict[str, Any]:
     """Class types compared by class name: a file holds ``Name``, the data ``module.Name``."""
-    return {
-        k: _class_name(v) if k.endswith(" type") or k == "type" else v for k, v in key.items()
-    }
+    return {k: _class_name(v) if k.endswith(" type") or k == "type" else v for k, v in key.items()}
 
 
-def check_folder(
-    out: Path, configs: Sequence[tuple[str, Mapping[str, Any], str]]
-) -> list[str]:
+def check_folder(out: Path, configs: Sequence[tuple[str, Mapping[str, Any], str]]) -> list[str]:
     """One line per config (name, data, where it comes from) whose name a file in *out*
     already holds for another grid point."""
     lines = []

@@ -120,10 +120,9 @@ def run(args: argparse.Namespace) -> int:
     except TemplateError as exc:
         return fail(f"{display}: {exc}")
     if args.strict and plan.limit_notes:
-        more = len(plan.limit_notes) - 1
-        return fail(
-            f"{display}: {plan.limit_notes[0]}" + (f" (and {more} more)" if more else "")
-        )
+        extra = len(plan.limit_notes) - 1
+        first = f"{display}: {plan.limit_notes[0]}"
+        return fail(first + (f" (and {extra} more)" if extra else ""))
     count = f"{len(plan.configs)} config(s)" + (" + 1 grid config" if args.grid else "")
     if args.dry_run:
         _notes(plan, display)
@@ -133,8 +132,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     clashes = check_folder(Path(args.output_dir), _origins(plan, display))
     if clashes:  # one line: the first clash, and how many more
-        more = f" (and {len(clashes) - 1} more such file(s))" if len(clashes) > 1 else ""
-        return fail(clashes[0] + more)
+        tail = f" (and {len(clashes) - 1} more such file(s))" if len(clashes) > 1 else ""
+        return fail(clashes[0] + tail)
     try:
         written = write_configs(configs, args.output_dir, force=args.force)
     except Refused as exc:

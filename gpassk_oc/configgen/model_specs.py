@@ -28,7 +28,14 @@ from gpassk_oc.configgen.reasoning_settings import (
     check_model_tags,
 )
 
-__all__ = ["API_MODEL_KEYS", "LLM_INFO_KEYS", "MODEL_KEYS", "ModelSpec", "model_list", "parse_models"]
+__all__ = [
+    "API_MODEL_KEYS",
+    "LLM_INFO_KEYS",
+    "MODEL_KEYS",
+    "ModelSpec",
+    "model_list",
+    "parse_models",
+]
 
 
 def model_list(field: str, value: Any) -> list:
