@@ -7,27 +7,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from configgen_support import SHIPPED
+from configgen_support import SHIPPED, dump_here
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen.model_limits import KNOWN_LIMITS
-from gpassk_oc.log import use_cli_format
 
 GRID = "temperatures = [0.5]\nks = [[4]]\nreplications = [1]\ndata_path = '/d'\n"
 
 
-def dump(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = configgen.main(argv)
-    finally:
-        use_cli_format()
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.mark.parametrize("template", SHIPPED)
 def test_shipped_templates_pass_strict_without_a_limit_note(template, tmp_path, capsys):
-    code, _, err = dump(["-tc", template, "-o", str(tmp_path / "o"), "--strict"], capsys)
+    code, _, err = dump_here(["-tc", template, "-o", str(tmp_path / "o"), "--strict"], capsys)
     assert code == 0, err
     assert "above its" not in err
     unknown = [line for line in err.splitlines() if "limit unknown" in line]
@@ -55,10 +45,10 @@ def test_output_limit_note_and_strict_refusal(tmp_path, capsys):
         "api_models[0] (line 2): gpt-4o-2024-11-20: max_out_len = 32,768 is above its output "
         "limit of 16,384 (OpenAI API docs, model page of gpt-4o)"
     )
-    code, _, err = dump(["-tc", str(template), "-o", str(tmp_path / "o")], capsys)
+    code, _, err = dump_here(["-tc", str(template), "-o", str(tmp_path / "o")], capsys)
     assert code == 0 and f"note: t.py: {line}" in err.splitlines()
     strict = tmp_path / "s"
-    code, out, err = dump(["-tc", str(template), "-o", str(strict), "--strict"], capsys)
+    code, out, err = dump_here(["-tc", str(template), "-o", str(strict), "--strict"], capsys)
     assert (code, out, err.splitlines()) == (2, "", [f"error: t.py: {line}"])
     assert not strict.exists()
 
@@ -68,7 +58,7 @@ def test_local_directory_config_json_and_its_absence(tmp_path, capsys):
     model.mkdir()
     template = tmp_path / "t.py"
     template.write_text(f"llm_infos = [({str(model)!r}, 1, 8)]\n" + GRID, encoding="utf-8")
-    code, out, err = dump(["-tc", str(template), "--dry-run"], capsys)
+    code, out, err = dump_here(["-tc", str(template), "--dry-run"], capsys)
     assert (code, out) == (2, "")
     assert err.splitlines() == [
         f"error: t.py: llm_infos[0] (line 1): {model} is a local directory without config.json "
@@ -76,7 +66,7 @@ def test_local_directory_config_json_and_its_absence(tmp_path, capsys):
         "length)"
     ]
     (model / "config.json").write_text(json.dumps({"max_position_embeddings": 2048}))
-    code, _, err = dump(["-tc", str(template), "--dry-run"], capsys)
+    code, _, err = dump_here(["-tc", str(template), "--dry-run"], capsys)
     # default max_seq_len = 8192 + 4096
     assert (
         code == 0
@@ -92,7 +82,7 @@ def test_unknown_models_are_said_once(tmp_path, capsys):
         "max_seq_len = 2 * 10**6\n",
         encoding="utf-8",
     )
-    code, _, err = dump(["-tc", str(template), "--dry-run", "--strict"], capsys)
+    code, _, err = dump_here(["-tc", str(template), "--dry-run", "--strict"], capsys)
     assert code == 0, err
     said = [line for line in err.splitlines() if "limit unknown" in line]
     assert said == [

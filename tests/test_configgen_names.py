@@ -9,11 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from configgen_support import SHIPPED, TEMPLATES
+from configgen_support import SHIPPED, TEMPLATES, dump_here
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen.collisions import point_key, read_config_data
-from gpassk_oc.log import use_cli_format
 
 #: nono1.py line -> replacement, one variant each (the issue's list)
 VARIANTS = {
@@ -62,15 +61,6 @@ def nono1_names(dataset: str = "LiveMathBench-v202412", temps=("0.3", "0.5", "0.
     return names
 
 
-def dump(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = configgen.main(argv)
-    finally:
-        use_cli_format()
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_templates_and_variants_in_one_folder_distinct_stable_and_default_names(
     tmp_path, capsys, monkeypatch
 ):
@@ -81,12 +71,12 @@ def test_templates_and_variants_in_one_folder_distinct_stable_and_default_names(
     out = tmp_path / "mix"
     listed: dict[str, list[str]] = {}
     for template in [*SHIPPED, *VARIANTS]:
-        code, stdout, err = dump(["-tc", template, "-o", str(out)], capsys)
+        code, stdout, err = dump_here(["-tc", template, "-o", str(out)], capsys)
         assert code == 0, err
         listed[template] = [Path(line).name for line in stdout.splitlines()[:-1]]
     first = {p.name: p.read_bytes() for p in out.iterdir()}
     for template in [*SHIPPED, *VARIANTS]:  # a second dump: same names, same bytes
-        code, stdout, err = dump(["-tc", template, "-o", str(out)], capsys)
+        code, stdout, err = dump_here(["-tc", template, "-o", str(out)], capsys)
         assert code == 0 and [Path(x).name for x in stdout.splitlines()[:-1]] == listed[template]
     assert {p.name: p.read_bytes() for p in out.iterdir()} == first
     # one name per grid point and one grid point per name
@@ -124,9 +114,9 @@ def test_another_grid_point_under_a_name_in_the_folder_is_refused(tmp_path, caps
     (tmp_path / "a.py").write_text(body, encoding="utf-8")
     (tmp_path / "b.py").write_text(body + "thresholds = [0.5, 1.0]\n", encoding="utf-8")
     out = tmp_path / "out"
-    assert dump(["-tc", str(tmp_path / "a.py"), "-o", str(out)], capsys)[0] == 0
+    assert dump_here(["-tc", str(tmp_path / "a.py"), "-o", str(out)], capsys)[0] == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    code, stdout, err = dump(["-tc", str(tmp_path / "b.py"), "-o", str(out)], capsys)
+    code, stdout, err = dump_here(["-tc", str(tmp_path / "b.py"), "-o", str(out)], capsys)
     lines = [line for line in err.splitlines() if not line.startswith(("note:", "b.py:"))]
     assert (code, stdout, len(lines)) == (2, "", 1), err
     name = "m_t0-5_p1-0_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8-r1.py"
@@ -143,7 +133,7 @@ def test_two_entries_writing_one_file_name_the_template_lines(tmp_path, capsys):
         "temperatures = [0.5]\nks = [[4]]\nreplications = [1]\n",
         encoding="utf-8",
     )
-    code, stdout, err = dump(["-tc", str(template), "-o", str(tmp_path / "o")], capsys)
+    code, stdout, err = dump_here(["-tc", str(template), "-o", str(tmp_path / "o")], capsys)
     assert (code, stdout) == (2, "") and len(err.splitlines()) == 1, err
     assert "llm_infos[1] (line 3): name 'qwen' is also used by llm_infos[0] (a/Qwen, line 2)" in err
     assert not (tmp_path / "o").exists()
