@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from configgen_support import SHIPPED, TEMPLATES, dump_here
+from configgen_support import ROOT, SHIPPED, TEMPLATES, dump_here
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen.collisions import point_key, read_config_data
@@ -160,3 +160,23 @@ def test_dataset_tags(tmp_path, selection, tag):
     version = "202505" if "202505" in selection else "202412"
     (config,) = configgen.build(template).configs
     assert config.name == f"m_t0-5_p1-0_k50_rp1-0_rs42_l8192@LiveMathBench-v{version}{tag}-k4-r2.py"
+
+
+def test_docs_quote_the_lines_dump_prints(tmp_path, capsys, monkeypatch):
+    """docs/configgen.md's collision and limit examples are what dump prints for the
+    templates the page describes."""
+    page = (ROOT / "docs" / "configgen.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    nono1 = (TEMPLATES / "nono1.py").read_text(encoding="utf-8")
+    (tmp_path / "sub.py").write_text(variant(nono1, {"dataset_splits": "['CNMO']"}))
+    assert dump_here(["-tc", "nono1.py", "-o", "mix"], capsys)[0] == 0
+    code, _, err = dump_here(["-tc", "sub.py", "-o", "mix"], capsys)
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
+    assert code == 2 and line in page
+    (tmp_path / "gpt.py").write_text(
+        "api_models = [dict(path='gpt-4o-2024-11-20', "
+        "openai_api_base='https://api.openai.com/v1/')]\n"
+        "temperatures = [1.0]\nks = [[4, 8, 16]]\nreplications = [3]\nmax_out_len = 32768\n"
+    )
+    code, _, err = dump_here(["-tc", "gpt.py", "--strict"], capsys)
+    assert code == 2 and f"$ gpassk-oc dump -tc gpt.py --strict\n{err.strip()}\n" in page
