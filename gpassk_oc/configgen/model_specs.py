@@ -24,6 +24,8 @@ from gpassk_oc.configgen.checks import (
 )
 from gpassk_oc.configgen.reasoning_settings import (
     API_KEY,
+    API_KEY_DOC,
+    MODEL_TAGS_DOC,
     check_api_reasoning,
     check_model_tags,
 )
@@ -91,15 +93,8 @@ MODEL_KEYS: dict[str, tuple[Check, str]] = {
         optional(integer(2, 2**24, "tokens of context")),
         "this model's `max_seq_len` (default: `max_seq_len`, or its own `max_out_len` + 4096)",
     ),
-    API_KEY: (
-        check_api_reasoning,
-        "`True`/`False`: this model is (not) a reasoning model; `'auto'`: detect it "
-        "(default: `reasoning`)",
-    ),
-    "think_tags": (
-        check_model_tags,
-        "this model's (opening, closing) thinking markers (default: `think_tags`)",
-    ),
+    API_KEY: (check_api_reasoning, API_KEY_DOC),
+    "think_tags": (check_model_tags, MODEL_TAGS_DOC),
 }
 #: Keys of an ``llm_infos`` dict: name -> (default, doc); the tuple form gives the first four.
 LLM_INFO_KEYS: dict[str, tuple[Any, str]] = {
