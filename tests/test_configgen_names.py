@@ -180,3 +180,28 @@ def test_docs_quote_the_lines_dump_prints(tmp_path, capsys, monkeypatch):
     )
     code, _, err = dump_here(["-tc", "gpt.py", "--strict"], capsys)
     assert code == 2 and f"$ gpassk-oc dump -tc gpt.py --strict\n{err.strip()}\n" in page
+
+
+def test_dataset_abbr_reads_back_its_tags():
+    from gpassk_oc.core.data.naming import dataset_abbr, parse_dataset_abbr
+
+    abbr = dataset_abbr("202412", [4, 8], 2, judge="org/J-1", splits=["hard"], cot=False)
+    assert abbr == "LiveMathBench-v202412-hard-nocot-k4_8-r2-judge-J-1"
+    got = parse_dataset_abbr(abbr)
+    assert got is not None
+    assert (got.version, got.splits, got.languages, got.cot, got.ks, got.judge) == (
+        "202412",
+        ("hard",),
+        None,
+        False,
+        (4, 8),
+        "J-1",
+    )
+    legacy = parse_dataset_abbr("LiveMathBench-v202412-k4_8_16-r3")  # names of today
+    assert legacy is not None and (legacy.splits, legacy.languages, legacy.cot) == (
+        None,
+        None,
+        True,
+    )
+    en = parse_dataset_abbr("LiveMathBench-v202412-en-k4-r1")
+    assert en is not None and (en.splits, en.languages) == (None, ("en",))
