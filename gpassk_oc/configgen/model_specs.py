@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gpassk_oc.configgen.checks import (
+    MAX_OUT_LEN,
+    MAX_SEQ_LEN,
     REQUIRED,
     Check,
     TemplateError,
@@ -85,12 +87,12 @@ _SECRET_KEYS = {"key", "api_key", "openai_api_key"}
 #: ``api_models`` entry): name -> (check, doc). Unset: the template's variable applies.
 MODEL_KEYS: dict[str, tuple[Check, str]] = {
     "max_out_len": (
-        optional(integer(1, 2**20, "tokens per reply")),
+        optional(integer(1, MAX_OUT_LEN, "tokens per reply")),
         "this model's `max_out_len` (in its file names), e.g. a 4K-context model in a grid "
         "of long-context ones (default: `max_out_len`)",
     ),
     "max_seq_len": (
-        optional(integer(2, 2**24, "tokens of context")),
+        optional(integer(2, MAX_SEQ_LEN, "tokens of context")),
         "this model's `max_seq_len` (default: `max_seq_len`, or its own `max_out_len` + 4096)",
     ),
     API_KEY: (check_api_reasoning, API_KEY_DOC),

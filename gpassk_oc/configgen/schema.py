@@ -16,6 +16,8 @@ from typing import Any
 
 from gpassk_oc.argtypes import MAX_SEED
 from gpassk_oc.configgen.checks import (
+    MAX_OUT_LEN,
+    MAX_SEQ_LEN,
     REQUIRED,
     Check,
     TemplateError,
@@ -68,8 +70,6 @@ __all__ = [
 MAX_TOP_K = 1_000_000
 MAX_REPETITION_PENALTY = 10.0
 
-MAX_OUT_LEN = 2**20
-MAX_SEQ_LEN = 2**24
 MAX_WORKERS = 1024
 
 
