@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from configgen_support import EXAMPLE, ROOT, SHIPPED, TEMPLATES, dump, write
+from configgen_support import ROOT, SHIPPED, TEMPLATES, dump, write
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen import generate
@@ -53,7 +53,8 @@ STUBS = {
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(
-    "template,pick", [("demo.py", "gpassk-demo-steady_t0-5_"), ("nono1.py", EXAMPLE)]
+    "template,pick",
+    [("demo.py", "gpassk-demo-steady_t0-5_"), ("nono1.py", "deepseek-math-7b-rl_t0-3_")],
 )
 def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
     """`opencompass FILE --dry-run` parses the file, resolves the dotted types through its
