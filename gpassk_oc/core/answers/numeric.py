@@ -22,8 +22,8 @@ from typing import Any, Literal, NamedTuple
 
 from mpmath.ctx_mp import MPContext
 
+from gpassk_oc.core.answers.arguments import optional_answer_text
 from gpassk_oc.core.answers.canonical import as_rational
-from gpassk_oc.core.arguments import optional_answer_text
 
 Outcome = Literal["equal", "wrong", "undecided"]
 

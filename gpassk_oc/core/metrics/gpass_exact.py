@@ -34,7 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.arguments import ArgumentTypeError, integer_arg
+from gpassk_oc.core.answers.arguments import ArgumentTypeError, integer_arg
 from gpassk_oc.core.metrics import metric_keys as metric_names
 from gpassk_oc.log import logger
 
