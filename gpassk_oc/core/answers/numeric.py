@@ -376,12 +376,6 @@ def variables(canonical: str) -> list[str] | None:
     return sorted({v for v in _VARIABLE_RE.findall(stripped) if v not in ("e", "i")})
 
 
-def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> list | None:
-    """Values of an expression in the variables *names* at three fixed irrational points."""
-    found = values_at_common_points([canonical], names, num)
-    return found[0] if found is not None else None
-
-
 def _values_at(tokens: list[str], env: dict, num: Numbers):
     ev = _Eval(list(tokens), num, env)
     try:
