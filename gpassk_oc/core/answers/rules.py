@@ -69,6 +69,7 @@ from gpassk_oc.core.answers.numeric import (
     numeric_value,
     variables,
 )
+from gpassk_oc.core.answers.qualifiers import plain_pair
 from gpassk_oc.core.answers.structures import close, compare_structures, structure
 from gpassk_oc.core.answers.symbolic import (
     rename_function_variable,
@@ -238,46 +239,16 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances
     return None
 
 
-# "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
-_QUALIFIER_RE = re.compile(
-    r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}"
-    # an integer parameter declared after a solution family: (k\in\mathbb{Z}), ,k∈Z
-    r"|,?\(?[kmnt]\\in(?:\\mathbb\{Z\}|\\mathbf\{Z\}|Z)\)?$"
-)
-_AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
-_TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
-
-
-def _tuple_assignment(canonical: str) -> str:
-    """``(f(n),g(n))=(n,1)`` → ``f(n)=n,g(n)=1`` (names and values of the same count)."""
-    m = _TUPLE_ASSIGN_RE.match(canonical)
-    if m is None or "=" in m.group(1) or "=" in m.group(2):
-        return canonical
-    names, values = split_top(m.group(1)[1:-1]), split_top(m.group(2)[1:-1])
-    if len(names) < 2 or len(names) != len(values) or not all(names) or not all(values):
-        return canonical
-    return ",".join(f"{n}={v}" for n, v in zip(names, values))
-
-
 def _rewritten(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
     """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
-    tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
-    'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
-    None when nothing was rewritten."""
-    pair, qualified = [], False
-    for text in (pred_canon, gold_canon):
-        if ("\\text{" in text or "\\in" in text) and "\\begin" not in text:
-            bare = _QUALIFIER_RE.sub("", text)
-            qualified = qualified or bare != text
-            text = _AND_RE.sub(",", bare)
-        if "=(" in text:
-            assigned = _tuple_assignment(text)
-            qualified = qualified or assigned != text
-            text = assigned
-        pair.append(text)
-    if pair == [pred_canon, gold_canon] or not all(pair):
+    tuple assignments as lists of assignments (:func:`.qualifiers.plain_pair`): equal if
+    the rewritten pair is; otherwise 'undecided' (a qualifier may matter; after "and"
+    alone: the rewritten pair's outcome) or None when nothing was rewritten."""
+    plain = plain_pair(pred_canon, gold_canon)
+    if plain is None:
         return None
-    found = _fast_check(pair[0], pair[1], num, tol)
+    pred, gold, qualified = plain
+    found = _fast_check(pred, gold, num, tol)
     if not qualified:  # only "and" read as a comma: the same answer
         return found
     return "equal" if found == "equal" else "undecided" if found is not None else None
