@@ -89,9 +89,8 @@ class ScoredRun:
     replies: list[list[str]] = field(default_factory=list)
 
 
-def _pad(rows: Sequence[Sequence[Any]] | None, n: int, fill: Any) -> list[list[Any]] | None:
-    if rows is None:
-        return None
+def _pad(rows: Sequence[Sequence[Any]], n: int, fill: Any) -> list[list[Any]]:
+    """Each row filled up to n entries (missing replies)."""
     return [list(row) + [fill] * (n - len(row)) for row in rows]
 
 
@@ -131,7 +130,7 @@ def score_run(run: RunSamples, how: Grading) -> ScoredRun:
     if missing:
         accounting["missing_replies"] = missing
     correct = _pad(graded.correct, n, None)
-    found = _pad(plain(graded.found) if graded.found is not None else None, n, Found.NONE.value)
+    found = None if graded.found is None else _pad(plain(graded.found) or [], n, Found.NONE.value)
     health = run_health(
         _health_replies(replies, n) if missing else replies,
         group_names([str(r["split"]) for r in rows], [str(r["language"]) for r in rows]),
@@ -149,7 +148,7 @@ def score_run(run: RunSamples, how: Grading) -> ScoredRun:
             rows=rows,
             extracted=_pad(graded.extracted, n, None),
             correct=correct,
-            source=_pad(plain(graded.source), n, Source.UNJUDGED.value),
+            source=_pad(plain(graded.source) or [], n, Source.UNJUDGED.value),
             found=found,
             mg_mode=how.mg_mode,
             accounting=accounting,
