@@ -26,12 +26,18 @@ from gpassk_oc.rescore.regrade import Options, score_with
 from gpassk_oc.rescore.sidecar import SIDECAR_SCHEMA
 from gpassk_oc.rescore.source import RescoreError
 
-__all__ = ["default_ks", "foreign_importer", "rescore_foreign", "safe_name"]
+__all__ = ["default_ks", "foreign_importer", "rescore_foreign", "run_label", "safe_name"]
 
 
 def safe_name(text: str) -> str:
     """A model or task name as one path component (``openai/m`` -> ``openai_m``)."""
     return "".join(c if c.isalnum() or c in "-_.@" else "_" for c in text).strip(".") or "_"
+
+
+def run_label(run: ForeignRun) -> str:
+    """The run's label (model abbr, folder name): the model and its source tool, so runs
+    of one model from two tools stay apart in a report (``gpassk-demo-shaky@lm-eval``)."""
+    return f"{safe_name(run.model)}@{run.tool}"
 
 
 def default_ks(n: int) -> tuple[int, ...]:
@@ -110,7 +116,8 @@ def _rows(run: ForeignRun, data: Path | None) -> tuple[list[dict[str, Any]], str
 def _record(run: ForeignRun, opts: Options) -> RunRecord:
     judge = opts.judge_identity
     facts = {
-        "model_abbr": safe_name(run.model),
+        "model_abbr": run_label(run),
+        "model_path": run.model,
         "dataset_abbr": safe_name(run.task),
         "temperature": run.temperature,
         "top_p": run.top_p,
@@ -176,7 +183,8 @@ def _sidecar(run: ForeignRun, results: dict[str, Any], graded: Any, how: str) ->
         "tool": {"name": run.tool, "version": run.tool_version},
         "task": {
             "run": run.run,
-            "model_abbr": safe_name(run.model),
+            "model": run.model,
+            "model_abbr": run_label(run),
             "dataset_abbr": safe_name(run.task),
             "evaluator": run.tool,
             "judge_configured": False,

@@ -30,7 +30,14 @@ from gpassk_oc.rescore.sidecar import SIDECAR_SCHEMA
 from gpassk_oc.rescore.source import OCTask
 from gpassk_oc.workdir import results_file
 
-__all__ = ["KINDS", "build_sidecar", "disagreements", "reported_beside", "reused_labels"]
+__all__ = [
+    "KINDS",
+    "build_sidecar",
+    "disagreements",
+    "identity_model",
+    "reported_beside",
+    "reused_labels",
+]
 
 #: disagreement kinds, in the order they are attributed
 KINDS = ("reused_label", "truncated_graded", "opencompass_only_correct", "rescore_only_correct")
@@ -154,6 +161,13 @@ def _reasons(
     return reasons, Counter(), 0
 
 
+def identity_model(results: dict[str, Any]) -> str:
+    """The model a report's leaderboard names this run by: the record's model (path or
+    served name), else its abbr — so every section names the run alike."""
+    record = results.get("record") or {}
+    return str(record.get("model_path") or record.get("model_abbr") or "")
+
+
 def reported_beside(results: dict[str, Any], reported: dict[str, float]) -> list[dict[str, Any]]:
     """Each overall metric of *results* with the tool's own value (None: not reported)."""
     return [
@@ -175,6 +189,7 @@ def build_sidecar(
         "writer": f"gpassk_oc {__version__}",
         "task": {
             "run": task.run_dir.name,
+            "model": identity_model(results),
             "model_abbr": task.model_abbr,
             "dataset_abbr": task.dataset_abbr,
             "evaluator": task.evaluator_name,

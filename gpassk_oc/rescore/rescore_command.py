@@ -240,7 +240,7 @@ def _summary(path: Path, side: Path, sidecar: dict[str, Any], results: dict[str,
         + ("" if m["opencompass"] is None else f" ({tool} {m['opencompass']:.2f})")
         for m in ordered
     ]
-    head = f"{task['run']}/{task['model_abbr']}/{task['dataset_abbr']}"
+    head = f"{task.get('model') or task['model_abbr']} / {task['dataset_abbr']} ({task['run']})"
     lines = [
         f"rescored {head} from {tool}, {_checker(results)}, "
         f"{_GROUPS.get(str(sidecar.get('groups')), 'split × language unknown')}",
