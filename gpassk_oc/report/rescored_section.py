@@ -23,17 +23,18 @@ def _number(value: Any) -> str:
 
 def render_rescored(sidecars: Iterable[Mapping[str, Any]]) -> str:
     """Markdown for the sidecars ('' when there are none)."""
-    blocks = []
+    blocks, tools = [], set()
     for data in sidecars:
+        tools.add(tool_label(data).split(" ")[0])
         task = data["task"]
         head = (
-            f"### {task['model_abbr']} / {task['dataset_abbr']} ({task['run']}, "
-            f"{task['evaluator']}, n = {task['n']})"
+            f"### {task.get('model') or task['model_abbr']} / {task['dataset_abbr']} "
+            f"({task['run']}, {task['model_abbr']}, {task['evaluator']}, n = {task['n']})"
         )
         lines = [
             head,
             "",
-            "| metric | OpenCompass reported | re-scored | difference |",
+            f"| metric | {tool_label(data)} reported | re-scored | difference |",
             "|---|---:|---:|---:|",
         ]
         for m in data["metrics"]:
@@ -49,7 +50,8 @@ def render_rescored(sidecars: Iterable[Mapping[str, Any]]) -> str:
         blocks.append("\n".join(lines))
     if not blocks:
         return ""
-    return "\n\n## OpenCompass reported vs re-scored\n\n" + "\n\n".join(blocks) + "\n"
+    title = "OpenCompass reported" if tools == {"OpenCompass"} else "Each tool's numbers"
+    return f"\n\n## {title} vs re-scored\n\n" + "\n\n".join(blocks) + "\n"
 
 
 def rescored_section(paths: Iterable[str | Path]) -> str:
