@@ -144,15 +144,15 @@ def results_dict(
     samples = questions * n
     return build_results(
         ScoringInput(
-            spec=RunSpec.parse(ks).at_n(n),
-            rows=rows,
-            extracted=extracted,
-            correct=correct,
+            RunSpec.parse(ks).at_n(n),
+            rows,
+            extracted,
+            correct,
+            undecided_marked=True,
             source=source,
             found=found,
             accounting={"samples": samples, "rule_decided": samples, "no_answer": 0},
             check="rules",
-            undecided_marked=True,
             votes=votes,
             vote_correct=vote_correct,
             record=record,

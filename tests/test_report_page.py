@@ -60,12 +60,12 @@ def write_model(
     data = build_results(
         ScoringInput(
             spec=RunSpec.parse(KS).at_n(N),
+            check="cascade",
             rows=rows,
             extracted=extracted,
             correct=correct,
             source=source,
             found=found,
-            check="cascade",
         )
     )
     out = root / "20261123_000000" / "results" / model / f"{dataset}.json"

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc import __version__
-from gpassk_oc.core.data.livemath_data import LiveMathDataError, read_jsonl
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 from gpassk_oc.core.runs.score_run import Question, RunSamples
 from gpassk_oc.core.vocabulary import Found
 from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, Importer, Scored
+from gpassk_oc.rescore.questions import local_rows
 from gpassk_oc.rescore.reasons import KINDS, disagreements, reported_beside
 from gpassk_oc.rescore.regrade import Options, score_with
 from gpassk_oc.rescore.sidecar import SIDECAR_SCHEMA
@@ -59,26 +59,18 @@ def _check(run: ForeignRun) -> None:
             )
 
 
-def _known(data: Path) -> list[dict[str, str]]:
+def _known(data: Path) -> list[dict[str, Any]]:
     """Every question of the local LiveMathBench files under *data* (any version)."""
     files = sorted(data.glob("*/*_*.jsonl")) or sorted(data.glob("*_*.jsonl"))
     if not files:
         raise RescoreError(f"--data {data}: no {{version}}/{{split}}_{{lang}}.jsonl files")
-    known = []
-    for file in files:
-        split, _, lang = file.stem.rpartition("_")
-        try:
-            rows = read_jsonl(file)
-        except LiveMathDataError as exc:
-            raise RescoreError(str(exc)) from None
-        known += [
-            {"question_id": f"{split}_{lang}_{i}", "split": split, "language": lang, **r}
-            for i, r in enumerate(rows)
-        ]
-    return known
+    return [
+        {**r, "question_id": f"{split}_{lang}_{i}", "split": split, "language": lang}
+        for split, lang, i, r in local_rows(files)
+    ]
 
 
-def _match(q: ForeignQuestion, known: Sequence[dict[str, str]], data: Path) -> dict[str, str]:
+def _match(q: ForeignQuestion, known: Sequence[dict[str, Any]], data: Path) -> dict[str, Any]:
     """The local question *q* asks: the same text, else the longest contained in it."""
     text = q.question.strip()
     same = [k for k in known if str(k["question"]).strip() == text]
