@@ -10,7 +10,7 @@ from typing import Any
 
 from gpassk_oc.rescore.source import RescoreError
 
-__all__ = ["field_of", "first_line_has", "read_json", "records"]
+__all__ = ["field_of", "read_json", "records"]
 
 
 def records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -55,14 +55,3 @@ def field_of(record: Mapping[str, Any], key: str, where: str, tool: str) -> Any:
             f"{where}: no {key!r} field: not the {tool} format this reads (another version?)"
         )
     return record[key]
-
-
-def first_line_has(path: Path, *needles: str) -> bool:
-    """Whether the first line of *path* holds every needle (cheap recognition of a tool's
-    JSONL files without parsing them)."""
-    try:
-        with path.open(encoding="utf-8") as handle:
-            head = handle.readline()
-    except (OSError, UnicodeDecodeError):
-        return False
-    return all(n in head for n in needles)

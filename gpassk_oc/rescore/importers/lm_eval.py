@@ -23,7 +23,7 @@ from gpassk_oc.core.metrics.metric_keys import PASS_AT_1
 from gpassk_oc.core.runs.score_run import Reply
 from gpassk_oc.rescore.foreign import foreign_importer
 from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun
-from gpassk_oc.rescore.importers._files import field_of, first_line_has, read_json, records
+from gpassk_oc.rescore.importers._files import field_of, read_json, records
 from gpassk_oc.rescore.source import RescoreError
 
 __all__ = ["IMPORTER"]
@@ -33,12 +33,9 @@ _FILE = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d.:-]+)\
 
 
 def recognise(folder: Path) -> list[Path]:
-    """Every ``samples_{task}_{date}.jsonl`` lm-eval wrote under *folder*."""
-    return sorted(
-        p
-        for p in folder.rglob("samples_*.jsonl")
-        if _FILE.match(p.name) and first_line_has(p, '"doc_id"', '"resps"')
-    )
+    """Every ``samples_{task}_{date}.jsonl`` under *folder* (by name: a file of another
+    lm-eval version is recognised, then refused naming the field it lacks)."""
+    return sorted(p for p in folder.rglob("samples_*.jsonl") if _FILE.match(p.name))
 
 
 def find_runs(folder: Path) -> tuple[list[Any], list[str]]:
