@@ -11,6 +11,8 @@ from pathlib import Path
 __all__ = [
     "port_number",
     "seed_number",
+    "token_count_arg",
+    "MAX_TOKEN_COUNT",
     "worker_count_arg",
     "MAX_WORKERS",
     "MAX_SEED",
@@ -46,6 +48,18 @@ def seed_number(text: str) -> int:
     value = _integer(text)
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"{value}: need a seed in 0..{MAX_SEED}")
+    return value
+
+
+#: tokens at most for a reply-length flag: far above any reply length a model is given
+MAX_TOKEN_COUNT = 1_000_000
+
+
+def token_count_arg(text: str) -> int:
+    """A number of tokens: 0 to :data:`MAX_TOKEN_COUNT`."""
+    value = _integer(text)
+    if not 0 <= value <= MAX_TOKEN_COUNT:
+        raise argparse.ArgumentTypeError(f"{value}: need 0 to {MAX_TOKEN_COUNT:,} tokens")
     return value
 
 

@@ -180,6 +180,7 @@ CLI_CASES = [
     cli("serve-port-70000", "serve-demo --port 70000", "--port", "1-65535"),
     cli("serve-port-negative", "serve-demo --port -1", "--port", "1-65535"),
     cli("serve-seed-text", "serve-demo --seed x", "--seed", "not an integer"),
+    cli("serve-pad-negative", "serve-demo --pad-replies -5", "--pad-replies", "0 to 1,000,000"),
     cli("serve-data-under-file", "serve-demo --port 0 --data-dir {file}/d", "--data-dir"),
 ]
 

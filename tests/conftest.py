@@ -169,11 +169,11 @@ def offline_env(extra_pythonpath: list[str] | None = None) -> dict[str, str]:
     return env
 
 
-def start_serve_demo(cwd: Path, port: int) -> subprocess.Popen:
-    """``gpassk-oc serve-demo --port PORT`` as a user starts it, in *cwd* (where it writes
-    the demo data); the caller reads its first line and stops it."""
+def start_serve_demo(cwd: Path, port: int, *more: str) -> subprocess.Popen:
+    """``gpassk-oc serve-demo --port PORT [MORE...]`` as a user starts it, in *cwd* (where
+    it writes the demo data); the caller reads its first line and stops it."""
     return subprocess.Popen(
-        [sys.executable, "-m", "gpassk_oc.cli", "serve-demo", "--port", str(port)],
+        [sys.executable, "-m", "gpassk_oc.cli", "serve-demo", "--port", str(port), *more],
         cwd=cwd,
         env=offline_env(),
         stdout=subprocess.PIPE,

@@ -88,3 +88,36 @@ def test_serve_demo_refuses_a_taken_port_in_one_line(tmp_path):
     assert proc.stderr.startswith(f"error: --port {port}: cannot listen on 127.0.0.1:{port}")
     assert len(proc.stderr.splitlines()) == 1
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_serve_demo_pads_replies_so_max_tokens_cuts_them(tmp_path):
+    """``--pad-replies 40``: every reply has 40 tokens of working before its answer, so a
+    request for 4 choices of at most 25 tokens gets 4 cut ones (``length``, 25 tokens each
+    by ``str.split()``), and with room for the whole reply 4 whole ones (``stop``)."""
+    port = _free_port()
+    proc = start_serve_demo(tmp_path, port, "--pad-replies", "40")
+    try:
+        url = f"http://127.0.0.1:{port}/v1/"
+        assert url in proc.stdout.readline()
+        data = tmp_path / "gpassk_demo_output" / "data" / "202412" / "CCEE_en.jsonl"
+        question = json.loads(data.read_text(encoding="utf-8").splitlines()[0])["question"]
+        ask = {
+            "model": "gpassk-demo-shaky",
+            "temperature": 1.0,
+            "n": 4,
+            "messages": [{"role": "user", "content": question}],
+        }
+        cut = _post(url + "chat/completions", {**ask, "max_tokens": 25})
+        whole = _post(url + "chat/completions", {**ask, "max_tokens": 1000})
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    texts = [c["message"]["content"] for c in cut["choices"]]
+    assert [c["finish_reason"] for c in cut["choices"]] == ["length"] * 4
+    assert [len(t.split()) for t in texts] == [25] * 4
+    assert cut["usage"]["completion_tokens"] == 100
+    assert cut["usage"]["prompt_tokens"] == len(question.split())
+    assert [c["finish_reason"] for c in whole["choices"]] == ["stop"] * 4
+    for choice in whole["choices"]:
+        text = choice["message"]["content"]
+        assert len(text.split()) > 40 and text.split()[:25] == texts[0].split()

@@ -22,7 +22,7 @@ import signal
 import threading
 from pathlib import Path
 
-from gpassk_oc.argtypes import path_arg, port_number, seed_number
+from gpassk_oc.argtypes import path_arg, port_number, seed_number, token_count_arg
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
 
@@ -54,6 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=seed_number, default=0, help="seed of the simulated answers (default 0)"
     )
+    parser.add_argument(
+        "--pad-replies",
+        type=token_count_arg,
+        default=0,
+        metavar="TOKENS",
+        help="write TOKENS more tokens of working before every answer (default 0), so that a "
+        "request's max_tokens below a reply's length cuts it (finish_reason \"length\")",
+    )
 
 
 def _stop_on_sigterm(stop: threading.Event) -> None:
@@ -67,15 +75,16 @@ def run(args: argparse.Namespace) -> int:
     from gpassk_oc.demo import problems
     from gpassk_oc.demo.leaderboard import DemoError
     from gpassk_oc.demo.run import DEFAULT_OUTPUT, claim_output
-    from gpassk_oc.demo.sim_endpoint import SimEndpoint
+    from gpassk_oc.demo.sim_endpoint import PaddedResponder, SimEndpoint
     from gpassk_oc.demo.simulation import MODELS, TemperatureResponder
 
     template = configgen.resolve_template("demo.py", cwd=Path(configgen.__file__).parent)
     temperatures = served_temperatures(configgen.load_template(template).temperatures)
     try:  # the port first: a taken port must not leave data files behind
-        endpoint = SimEndpoint(
-            TemperatureResponder(temperatures, seed=args.seed), port=args.port, models=list(MODELS)
-        ).start()
+        responder = PaddedResponder(
+            TemperatureResponder(temperatures, seed=args.seed), args.pad_replies
+        )
+        endpoint = SimEndpoint(responder, port=args.port, models=list(MODELS)).start()
     except OSError as exc:
         return fail(f"--port {args.port}: cannot listen on 127.0.0.1:{args.port} ({exc.strerror})")
     data_dir: Path = args.data_dir

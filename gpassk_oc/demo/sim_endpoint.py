@@ -14,6 +14,11 @@ Two responders simulate models on a known question set:
   probability, reproducibly (the draw for the j-th call is seeded by
   ``(seed, model, question, j)``).
 
+:class:`PaddedResponder` makes any responder's replies longer, so that a request's
+``max_tokens`` cuts them. What one request gets back (``n`` choices, cuts at
+``max_tokens`` with ``finish_reason: "length"``, ``usage`` counts) is
+:mod:`gpassk_oc.demo.sim_completions`'s job.
+
 A responder may return a dict instead of a string: the assistant message's fields, e.g.
 ``{"content": "...", "reasoning_content": "..."}`` as vLLM / LMDeploy / SGLang reasoning
 parsers and DeepSeek's API send them.
@@ -27,15 +32,17 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from gpassk_oc.demo.sim_completions import BadRequest, chat_completion
+
 __all__ = [
     "ExactCountsResponder",
+    "PaddedResponder",
     "ProbabilityResponder",
     "SimEndpoint",
     "SimQuestion",
@@ -179,13 +186,103 @@ class ProbabilityResponder:
         return _answer(draw < float(table.get(question.text, 0.0)), question, call)
 
 
+#: the working a padded reply repeats (9 tokens, each a word)
+PADDING_WORDS = tuple("We check the next case and update the count.".split())
+
+
+class PaddedResponder:
+    """A responder whose replies are *tokens* tokens longer: that many words of working
+    (:data:`PADDING_WORDS` repeated) and a blank line before what *inner* says, in the
+    first generated field (``reasoning_content`` if the reply has one, else ``content``).
+
+    A long reply is what a ``max_tokens`` below its length cuts (``finish_reason:
+    "length"``), e.g. to see how a harness reports a truncated reply. Tokens as in
+    :mod:`gpassk_oc.demo.sim_completions`: runs of non-whitespace characters.
+    """
+
+    def __init__(self, inner: Responder, tokens: int):
+        if tokens < 0:
+            raise ValueError(f"tokens must be >= 0, got {tokens}")
+        self.inner = inner
+        self.padding = " ".join(PADDING_WORDS[i % len(PADDING_WORDS)] for i in range(tokens))
+
+    def __call__(self, model: str, messages: list, params: dict) -> str | dict[str, Any]:
+        reply = self.inner(model, messages, params)
+        if not self.padding:
+            return reply
+        if not isinstance(reply, dict):
+            return f"{self.padding}\n\n{reply}"
+        field = "reasoning_content" if reply.get("reasoning_content") else "content"
+        return {**reply, field: f"{self.padding}\n\n{reply.get(field) or ''}"}
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    endpoint: SimEndpoint
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """The HTTP side: routes, JSON bodies, status codes; the answers come from
+    :func:`gpassk_oc.demo.sim_completions.chat_completion`."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, kind: str) -> None:
+        self._send(status, {"error": {"message": message, "type": kind}})
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server API)
+        if self.path.rstrip("/") != "/v1/models":
+            self._error(404, f"no route {self.path}", "not_found")
+            return
+        models = [
+            {"id": m, "object": "model", "owned_by": "gpassk-sim"}
+            for m in self.server.endpoint.models
+        ]
+        self._send(200, {"object": "list", "data": models})
+
+    def do_POST(self) -> None:  # noqa: N802
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._error(400, "malformed JSON body", "invalid_request_error")
+            return
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._error(404, f"no route {self.path}", "not_found")
+            return
+        endpoint = self.server.endpoint
+        number = endpoint.record(body)
+        try:
+            answer = chat_completion(endpoint.responder, body, f"chatcmpl-sim-{number}")
+        except BadRequest as exc:
+            self._error(400, str(exc), "invalid_request_error")
+            return
+        except Exception as exc:  # the client sees a 500 with the reason
+            self._error(500, f"{type(exc).__name__}: {exc}", "server_error")
+            return
+        self._send(200, answer)
+
+
 class SimEndpoint:
     """OpenAI-compatible HTTP endpoint on 127.0.0.1 backed by a responder.
 
     Use as a context manager (or call :meth:`start` / :meth:`stop`). ``url`` is the
     ``openai_api_base`` to configure (``http://127.0.0.1:PORT/v1/``); ``requests``
     records every chat request body (thread-safe) so callers can check what a client
-    sent, e.g. its temperature and top_p.
+    sent, e.g. its temperature and top_p. A request's ``n``, ``max_tokens`` and the
+    ``usage`` it gets back behave as :mod:`gpassk_oc.demo.sim_completions` describes.
     """
 
     def __init__(
@@ -199,87 +296,15 @@ class SimEndpoint:
         self.models = list(models)
         self.requests: list[dict] = []
         self._lock = threading.Lock()
-        endpoint = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def _send(self, status: int, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 (http.server API)
-                if self.path.rstrip("/") == "/v1/models":
-                    self._send(
-                        200,
-                        {
-                            "object": "list",
-                            "data": [
-                                {"id": m, "object": "model", "owned_by": "gpassk-sim"}
-                                for m in endpoint.models
-                            ],
-                        },
-                    )
-                else:
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-
-            def do_POST(self) -> None:  # noqa: N802
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except json.JSONDecodeError:
-                    self._send(400, {"error": {"message": "malformed JSON body"}})
-                    return
-                if self.path.rstrip("/") != "/v1/chat/completions":
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                with endpoint._lock:
-                    endpoint.requests.append(body)
-                model = str(body.get("model", ""))
-                try:
-                    text = endpoint.responder(model, body.get("messages") or [], body)
-                except Exception as exc:  # the client sees a 500 with the reason
-                    self._send(
-                        500,
-                        {
-                            "error": {
-                                "message": f"{type(exc).__name__}: {exc}",
-                                "type": "server_error",
-                            }
-                        },
-                    )
-                    return
-                self._send(
-                    200,
-                    {
-                        "id": f"chatcmpl-sim-{len(endpoint.requests)}",
-                        "object": "chat.completion",
-                        "created": int(time.time()),
-                        "model": model,
-                        "choices": [
-                            {
-                                "index": 0,
-                                "finish_reason": "stop",
-                                "message": {
-                                    "role": "assistant",
-                                    **(text if isinstance(text, dict) else {"content": text}),
-                                },
-                            }
-                        ],
-                        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                    },
-                )
-
-        self._server = ThreadingHTTPServer((host, port), Handler)
-        self._server.daemon_threads = True
+        self._server = _Server((host, port), _Handler)
+        self._server.endpoint = self
         self._thread: threading.Thread | None = None
+
+    def record(self, body: dict) -> int:
+        """Keep a request body; its 1-based number."""
+        with self._lock:
+            self.requests.append(body)
+            return len(self.requests)
 
     @property
     def port(self) -> int:
