@@ -55,6 +55,12 @@ def assert_brute_force(results_path: Path, cn: list[tuple[int, int]]) -> None:
     questions with n_q >= k."""
     res = read_results(results_path)
     assert [(q.c, q.n) for q in res.questions] == cn
+    judged = [(c, m) for c, m in cn if m]
+    mean = sum(Fraction(c, m) for c, m in judged) / len(judged)
+    assert res.metrics["pass@1"] == pytest.approx(float(mean * 100), abs=1e-9)
+    if res.info.spec.n == 1:  # greedy: accuracy is pass@1, no G-Pass@k
+        assert res.metrics["accuracy"] == res.metrics["pass@1"]
+        return
     for k in res.info.spec.ks:
         eligible = [(c, m) for c, m in cn if m >= k]
         for tau in TAUS:
