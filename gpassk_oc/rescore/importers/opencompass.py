@@ -18,8 +18,14 @@ __all__ = ["IMPORTER"]
 
 
 def recognise(folder: Path) -> list[Path]:
-    """The run folders (``{timestamp}/configs|predictions``) of an OpenCompass work dir."""
-    return list(run_dirs(folder))
+    """The run folders of an OpenCompass work dir: ``{timestamp}/`` with a dumped config
+    ``configs/*.py`` or predictions ``predictions/{model}/*.json`` (evalscope's run folders
+    also hold ``configs/`` and ``predictions/``, with YAML and JSONL)."""
+    return [
+        run
+        for run in run_dirs(folder)
+        if any(run.glob("configs/*.py")) or any(run.glob("predictions/*/*.json"))
+    ]
 
 
 def find_runs(folder: Path) -> tuple[list[Any], list[str]]:
