@@ -19,6 +19,7 @@ __all__ = ["MODULES", "detect", "importer_names", "importers"]
 MODULES = (
     "gpassk_oc.rescore.importers.opencompass",
     "gpassk_oc.rescore.importers.lm_eval",
+    "gpassk_oc.rescore.importers.evalscope",
 )
 
 

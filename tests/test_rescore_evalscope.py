@@ -1,0 +1,77 @@
+"""``gpassk-oc rescore`` of evalscope reviews (real files of evalscope 1.14.1,
+tests/fixtures/harnesses/evalscope/): replies put in generation_index order per
+group_id, every metric equal to brute force, also where a question kept fewer replies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from importer_support import (
+    HARNESSES,
+    assert_brute_force,
+    counts,
+    derived,
+    only_results,
+    report_rows,
+    rescore,
+    sidecar,
+)
+
+FIXTURES = HARNESSES / "evalscope"
+
+
+def _reviews(folder: Path) -> Path:
+    (path,) = folder.glob("*/reviews/*/*.jsonl")
+    return path
+
+
+def _cn(path: Path) -> list[tuple[int, int]]:
+    by_group: dict[int, dict[int, str]] = {}
+    golds: dict[int, str] = {}
+    for line in path.read_text().splitlines():
+        score = json.loads(line)["sample_score"]
+        by_group.setdefault(score["group_id"], {})[score["generation_index"]] = score["score"][
+            "prediction"
+        ]
+        golds[score["group_id"]] = json.loads(line)["target"][0]
+    return counts([(golds[g], [r[i] for i in sorted(r)]) for g, r in by_group.items()])
+
+
+@pytest.mark.parametrize("name", ["shaky_n8", "steady_n8"])
+def test_rescore_and_report_equal_brute_force(name, tmp_path, capsys):
+    folder = FIXTURES / name
+    out = tmp_path / "out"
+    rescore(folder, out)
+    path = only_results(out)
+    cn = _cn(_reviews(folder))
+    assert_brute_force(path, cn)
+    rows = report_rows(out, capsys, 8)
+    assert [r["model"] for r in rows] == [f"gpassk-demo-{name.split('_')[0]}@evalscope"]
+    side = sidecar(path)
+    assert side["tool"] == {"name": "evalscope", "version": "1.14.1"}
+
+
+def test_questions_with_fewer_replies_than_n(tmp_path, capsys):
+    """A copy DERIVED from the real shaky_n8 reviews, some lines dropped: those questions
+    are scored over the replies they kept (n_q < n), never as wrong."""
+    folder = derived(FIXTURES / "shaky_n8", tmp_path)
+    path = _reviews(folder)
+    lines = path.read_text().splitlines()
+    keep = [
+        line
+        for line in lines
+        if not (
+            json.loads(line)["sample_score"]["group_id"] in (1, 3)
+            and json.loads(line)["sample_score"]["generation_index"] >= 5
+        )
+    ]
+    path.write_text("\n".join(keep) + "\n")
+    out = tmp_path / "out"
+    rescore(folder, out)
+    cn = _cn(path)
+    assert sorted({m for _, m in cn}) == [5, 8]
+    assert_brute_force(only_results(out), cn)
+    results = json.loads(only_results(out).read_text())
+    assert results["accounting"]["missing_replies"] == 2 * 3
