@@ -75,3 +75,26 @@ def test_questions_with_fewer_replies_than_n(tmp_path, capsys):
     assert_brute_force(only_results(out), cn)
     results = json.loads(only_results(out).read_text())
     assert results["accounting"]["missing_replies"] == 2 * 3
+
+
+def test_compare_pairs_two_tools_by_question_text(tmp_path, capsys):
+    """lm-eval's shaky run against a copy DERIVED from evalscope's steady run with its
+    questions in reverse order: with --data both are put in the local files' order, so
+    compare pairs the 8 questions by text, not by where each tool listed them."""
+    from gpassk_oc.cli import main
+    from gpassk_oc.demo.problems import write_dataset
+
+    data = write_dataset(tmp_path / "data").parent
+    folder = derived(FIXTURES / "steady_n8", tmp_path)
+    path = _reviews(folder)
+    path.write_text("\n".join(reversed(path.read_text().splitlines())) + "\n")
+    rescore(HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a", "--data", str(data))
+    rescore(folder, tmp_path / "b", "--data", str(data))
+    a, b = only_results(tmp_path / "a"), only_results(tmp_path / "b")
+    ids = [[d["question_id"] for d in json.loads(p.read_text())["details"]] for p in (a, b)]
+    assert ids[0] == ids[1] == [f"AMC_en_{i}" for i in range(8)]
+    capsys.readouterr()
+    assert (
+        main(["compare", str(a), str(b), "--format", "json", "--k", "4", "--resamples", "50"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["num_questions"] == 8

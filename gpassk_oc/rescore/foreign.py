@@ -10,6 +10,7 @@ numbers beside the re-scored ones and the reasons they differ.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def _match(q: ForeignQuestion, known: Sequence[dict[str, Any]], data: Path) -> d
 
 def _rows(run: ForeignRun, data: Path | None) -> tuple[list[dict[str, Any]], str]:
     """The question rows and how split × language were known (tool, data, unknown)."""
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "question_id": q.question_id or str(i),
             "split": q.split,
@@ -98,11 +99,28 @@ def _rows(run: ForeignRun, data: Path | None) -> tuple[list[dict[str, Any]], str
     if data is None:
         return rows, "unknown"
     known = _known(data)
+    place = {id(k): i for i, k in enumerate(known)}
     for row, q in zip(rows, run.questions):
         hit = _match(q, known, data)
         row.update(question_id=hit["question_id"], split=hit["split"], language=hit["language"])
         row["question_type"] = str(hit.get("question_type") or "")
+        row["_place"] = place[id(hit)]
     return rows, "data"
+
+
+def _in_data_order(run: ForeignRun, rows: list[dict[str, Any]]) -> ForeignRun:
+    """*run* and *rows* in the local files' order (rows found by --data): a question's index
+    is then the same whichever tool asked it, so runs of two tools pair by question."""
+    order = sorted(range(len(rows)), key=lambda i: rows[i]["_place"])
+    seen: dict[int, int] = {}
+    for i in order:
+        if (first := seen.setdefault(rows[i]["_place"], i)) != i:
+            raise RescoreError(
+                f"{run.questions[i].where}: the same --data question as {run.questions[first].where}"
+                f" ({rows[i]['question_id']}); the data is not the one this run used"
+            )
+    rows[:] = [{k: v for k, v in rows[i].items() if k != "_place"} for i in order]
+    return replace(run, questions=[run.questions[i] for i in order])
 
 
 def _record(run: ForeignRun, opts: Options) -> RunRecord:
@@ -137,6 +155,8 @@ def rescore_foreign(run: ForeignRun, data: Path | None, opts: Options) -> Scored
     """(results file JSON, sidecar) of *run*; RescoreError naming the file and record."""
     _check(run)
     rows, how = _rows(run, data)
+    if how == "data":
+        run = _in_data_order(run, rows)
     spec = _spec(run)
     questions = [Question(row, q.replies) for row, q in zip(rows, run.questions)]
     samples = RunSamples(spec, questions, _record(run, opts))
