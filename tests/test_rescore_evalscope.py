@@ -98,3 +98,18 @@ def test_compare_pairs_two_tools_by_question_text(tmp_path, capsys):
         main(["compare", str(a), str(b), "--format", "json", "--k", "4", "--resamples", "50"]) == 0
     )
     assert json.loads(capsys.readouterr().out)["num_questions"] == 8
+
+
+def test_report_over_two_tools_names_each_rows_tool(tmp_path, capsys):
+    """One model re-scored from lm-eval and from evalscope: two rows, each naming its tool
+    (the identity adds the run's label, model@tool, where the settings alike)."""
+    from gpassk_oc.cli import main
+
+    rescore(HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a")
+    rescore(FIXTURES / "shaky_n8", tmp_path / "b")
+    capsys.readouterr()
+    argv = ["report", str(tmp_path / "a"), str(tmp_path / "b"), "--k", "4", "--resamples", "50"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "gpassk-demo-shaky@lm-eval" in text and "gpassk-demo-shaky@evalscope" in text
+    assert "| lm-eval 0.4.13 reported |" in text
