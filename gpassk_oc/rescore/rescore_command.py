@@ -217,12 +217,14 @@ _GROUPS = {
 }
 
 
-def _checker(results: dict[str, Any]) -> str:
-    """Which checker graded: rules, or the cascade with its judge model."""
+def _checker(results: dict[str, Any], judged_run: bool) -> str:
+    """Which checker graded: rules (saying so where the run itself had a judge), or the
+    cascade with its judge model."""
     run = results.get("run") or {}
     judge = run.get("judge") or {}
     if run.get("check") == str(CheckMode.RULES) or not judge:
-        return "graded by the rules"
+        where = " where the run had a judge (--judge-url for the cascade)" if judged_run else ""
+        return f"graded by the rules{where}"
     return f"graded by {run.get('check')} (rules, then judge {judge.get('model')})"
 
 
@@ -242,7 +244,7 @@ def _summary(path: Path, side: Path, sidecar: dict[str, Any], results: dict[str,
     ]
     head = f"{task.get('model') or task['model_abbr']} / {task['dataset_abbr']} ({task['run']})"
     lines = [
-        f"rescored {head} from {tool}, {_checker(results)}, "
+        f"rescored {head} from {tool}, {_checker(results, bool(task.get('judge_configured')))}, "
         f"{_GROUPS.get(str(sidecar.get('groups')), 'split × language unknown')}",
         "  " + ", ".join(shown[:8]),
     ]
