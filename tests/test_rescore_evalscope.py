@@ -91,6 +91,7 @@ def test_compare_pairs_two_tools_by_question_text(tmp_path, capsys):
     rescore(HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a", "--data", str(data))
     rescore(folder, tmp_path / "b", "--data", str(data))
     a, b = only_results(tmp_path / "a"), only_results(tmp_path / "b")
+    assert a.name == b.name == "LiveMathBench_v202412.json"  # one dataset: one report table
     ids = [[d["question_id"] for d in json.loads(p.read_text())["details"]] for p in (a, b)]
     assert ids[0] == ids[1] == [f"AMC_en_{i}" for i in range(8)]
     capsys.readouterr()

@@ -66,8 +66,15 @@ def _known(data: Path) -> list[dict[str, Any]]:
     if not files:
         raise RescoreError(f"--data {data}: no {{version}}/{{split}}_{{lang}}.jsonl files")
     return [
-        {**r, "question_id": f"{split}_{lang}_{i}", "split": split, "language": lang}
-        for split, lang, i, r in local_rows(files)
+        {
+            **r,
+            "question_id": f"{split}_{lang}_{i}",
+            "split": split,
+            "language": lang,
+            "_version": file.parent.name,
+        }
+        for file in files
+        for split, lang, i, r in local_rows([file])
     ]
 
 
@@ -104,7 +111,7 @@ def _rows(run: ForeignRun, data: Path | None) -> tuple[list[dict[str, Any]], str
         hit = _match(q, known, data)
         row.update(question_id=hit["question_id"], split=hit["split"], language=hit["language"])
         row["question_type"] = str(hit.get("question_type") or "")
-        row["_place"] = place[id(hit)]
+        row["_place"], row["_version"] = place[id(hit)], hit["_version"]
     return rows, "data"
 
 
@@ -119,8 +126,11 @@ def _in_data_order(run: ForeignRun, rows: list[dict[str, Any]]) -> ForeignRun:
                 f"{run.questions[i].where}: the same --data question as {run.questions[first].where}"
                 f" ({rows[i]['question_id']}); the data is not the one this run used"
             )
-    rows[:] = [{k: v for k, v in rows[i].items() if k != "_place"} for i in order]
-    return replace(run, questions=[run.questions[i] for i in order])
+    versions = {str(r["_version"]) for r in rows}
+    rows[:] = [{k: v for k, v in rows[i].items() if not k.startswith("_")} for i in order]
+    # named after the local data, so runs of every tool over it share one report table
+    task = f"LiveMathBench_v{versions.pop()}" if len(versions) == 1 else run.task
+    return replace(run, questions=[run.questions[i] for i in order], task=task, tool_task=run.task)
 
 
 def _record(run: ForeignRun, opts: Options) -> RunRecord:
@@ -199,6 +209,7 @@ def _sidecar(run: ForeignRun, results: dict[str, Any], graded: Any, how: str) ->
             "model_abbr": run_label(run),
             "dataset_abbr": safe_name(run.task),
             "evaluator": run.tool,
+            "tool_task": run.tool_task or run.task,
             "judge_configured": False,
             "n": run.n,
             "num_questions": len(run.questions),

@@ -85,3 +85,5 @@ class ForeignRun:
     max_tokens: int | None = None
     reported: dict[str, float] = field(default_factory=dict)
     reasons: list[dict[str, Any]] = field(default_factory=list)
+    #: the tool's own task name, when *task* was renamed after the local data (--data)
+    tool_task: str | None = None
