@@ -14,7 +14,8 @@ pair is checked once per run —, maj@k classes, health, the results file and th
 comparison with OpenCompass's values, written under OUT). Generating the work dir is not
 timed; Python start-up and imports are not timed either.
 
-``--tool lm-eval`` writes the same replies as lm-evaluation-harness ``--log_samples``
+``--tool evalscope`` writes them as evalscope reviews (``{ts}/reviews/{model}/*.jsonl``,
+one line per sample, beside ``configs/task_config.yaml``). ``--tool lm-eval`` writes the same replies as lm-evaluation-harness ``--log_samples``
 output instead (one ``{model}/samples_{task}_{date}.jsonl`` per run, one line per question
 with its 48 replies, and its ``results_{date}.json``; the layout of the tool's real files in
 tests/fixtures/harnesses/, filled with the synthetic replies) and times the same command.
@@ -167,6 +168,38 @@ def write_lm_eval(folder: Path, runs: int, seed: int = 0) -> int:
     return written
 
 
+def write_evalscope(folder: Path, runs: int, seed: int = 0) -> int:
+    """evalscope reviews of *runs* models (one line per sample); returns the bytes written."""
+    rng = random.Random(seed)
+    golds = [rng.randint(2, 10_000) for _ in range(QUESTIONS)]
+    written = 0
+    for i in range(runs):
+        model, run = f"model-{i:03d}", folder / f"20261127_{i:06d}"
+        ps = [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+        (run / "configs").mkdir(parents=True)
+        (run / "configs" / "task_config.yaml").write_text(f"model: {model}\nrepeats: {N}\n")
+        lines = [
+            json.dumps(
+                {
+                    "target": [str(golds[q])],
+                    "messages": [{"role": "user", "content": f"Problem {q}: compute item {q}."}],
+                    "sample_score": {
+                        "score": {"value": {}, "prediction": _reply(rng, golds[q], ps[q])},
+                        "group_id": q,
+                        "generation_index": r,
+                    },
+                }
+            )
+            for q in range(QUESTIONS)
+            for r in range(N)
+        ]
+        (run / "reviews" / model).mkdir(parents=True)
+        text = "\n".join(lines) + "\n"
+        (run / "reviews" / model / "general_qa_lmb.jsonl").write_text(text)
+        written += len(text)
+    return written
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the grading workers)."""
     own, kids = (
@@ -179,12 +212,16 @@ def _cpu() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument("--tool", choices=("opencompass", "lm-eval"), default="opencompass")
+    parser.add_argument(
+        "--tool", choices=("opencompass", "lm-eval", "evalscope"), default="opencompass"
+    )
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="gpassk-bench-rescore-"))
     try:
         start = time.monotonic()
-        write = write_workdir if args.tool == "opencompass" else write_lm_eval
+        write = {"opencompass": write_workdir, "lm-eval": write_lm_eval}.get(
+            args.tool, write_evalscope
+        )
         size = write(scratch / "work", args.runs)
         print(
             f"work dir: {args.runs} runs × {QUESTIONS} questions × n={N} "
