@@ -7,19 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import importer_support as imp
 import pytest
-from importer_support import (
-    HARNESSES,
-    assert_brute_force,
-    counts,
-    derived,
-    only_results,
-    report_rows,
-    rescore,
-    sidecar,
-)
 
-FIXTURES = HARNESSES / "evalscope"
+FIXTURES = imp.HARNESSES / "evalscope"
 
 
 def _reviews(folder: Path) -> Path:
@@ -36,27 +27,27 @@ def _cn(path: Path) -> list[tuple[int, int]]:
             "prediction"
         ]
         golds[score["group_id"]] = json.loads(line)["target"][0]
-    return counts([(golds[g], [r[i] for i in sorted(r)]) for g, r in by_group.items()])
+    return imp.counts([(golds[g], [r[i] for i in sorted(r)]) for g, r in by_group.items()])
 
 
 @pytest.mark.parametrize("name", ["shaky_n8", "steady_n8", "shaky_n1"])
 def test_rescore_and_report_equal_brute_force(name, tmp_path, capsys):
     folder = FIXTURES / name
     out = tmp_path / "out"
-    rescore(folder, out)
-    path = only_results(out)
+    imp.rescore(folder, out)
+    path = imp.only_results(out)
     cn = _cn(_reviews(folder))
-    assert_brute_force(path, cn)
-    rows = report_rows(out, capsys, max(json.loads(path.read_text())["run"]["ks"]))
+    imp.assert_brute_force(path, cn)
+    rows = imp.report_rows(out, capsys, max(json.loads(path.read_text())["run"]["ks"]))
     assert [r["model"] for r in rows] == [f"gpassk-demo-{name.split('_')[0]}@evalscope"]
-    side = sidecar(path)
+    side = imp.sidecar(path)
     assert side["tool"] == {"name": "evalscope", "version": "1.14.1"}
 
 
 def test_questions_with_fewer_replies_than_n(tmp_path, capsys):
     """A copy DERIVED from the real shaky_n8 reviews, some lines dropped: those questions
     are scored over the replies they kept (n_q < n), never as wrong."""
-    folder = derived(FIXTURES / "shaky_n8", tmp_path)
+    folder = imp.derived(FIXTURES / "shaky_n8", tmp_path)
     path = _reviews(folder)
     lines = path.read_text().splitlines()
     keep = [
@@ -69,11 +60,11 @@ def test_questions_with_fewer_replies_than_n(tmp_path, capsys):
     ]
     path.write_text("\n".join(keep) + "\n")
     out = tmp_path / "out"
-    rescore(folder, out)
+    imp.rescore(folder, out)
     cn = _cn(path)
     assert sorted({m for _, m in cn}) == [5, 8]
-    assert_brute_force(only_results(out), cn)
-    results = json.loads(only_results(out).read_text())
+    imp.assert_brute_force(imp.only_results(out), cn)
+    results = json.loads(imp.only_results(out).read_text())
     assert results["accounting"]["missing_replies"] == 2 * 3
 
 
@@ -85,12 +76,12 @@ def test_compare_pairs_two_tools_by_question_text(tmp_path, capsys):
     from gpassk_oc.demo.problems import write_dataset
 
     data = write_dataset(tmp_path / "data").parent
-    folder = derived(FIXTURES / "steady_n8", tmp_path)
+    folder = imp.derived(FIXTURES / "steady_n8", tmp_path)
     path = _reviews(folder)
     path.write_text("\n".join(reversed(path.read_text().splitlines())) + "\n")
-    rescore(HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a", "--data", str(data))
-    rescore(folder, tmp_path / "b", "--data", str(data))
-    a, b = only_results(tmp_path / "a"), only_results(tmp_path / "b")
+    imp.rescore(imp.HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a", "--data", str(data))
+    imp.rescore(folder, tmp_path / "b", "--data", str(data))
+    a, b = imp.only_results(tmp_path / "a"), imp.only_results(tmp_path / "b")
     assert a.name == b.name == "LiveMathBench_v202412.json"  # one dataset: one report table
     ids = [[d["question_id"] for d in json.loads(p.read_text())["details"]] for p in (a, b)]
     assert ids[0] == ids[1] == [f"AMC_en_{i}" for i in range(8)]
@@ -106,8 +97,8 @@ def test_report_over_two_tools_names_each_rows_tool(tmp_path, capsys):
     (the identity adds the run's label, model@tool, where the settings alike)."""
     from gpassk_oc.cli import main
 
-    rescore(HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a")
-    rescore(FIXTURES / "shaky_n8", tmp_path / "b")
+    imp.rescore(imp.HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "a")
+    imp.rescore(FIXTURES / "shaky_n8", tmp_path / "b")
     capsys.readouterr()
     argv = ["report", str(tmp_path / "a"), str(tmp_path / "b"), "--k", "4", "--resamples", "50"]
     assert main(argv) == 0
