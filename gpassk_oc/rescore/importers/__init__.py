@@ -20,6 +20,7 @@ MODULES = (
     "gpassk_oc.rescore.importers.opencompass",
     "gpassk_oc.rescore.importers.lm_eval",
     "gpassk_oc.rescore.importers.evalscope",
+    "gpassk_oc.rescore.importers.lighteval",
 )
 
 
