@@ -30,7 +30,7 @@ def _cn(path: Path) -> list[tuple[int, int]]:
     return imp.counts([(golds[g], [r[i] for i in sorted(r)]) for g, r in by_group.items()])
 
 
-@pytest.mark.parametrize("name", ["shaky_n8", "steady_n8", "shaky_n1"])
+@pytest.mark.parametrize("name", ["shaky_n8", "steady_n8", "shaky_n1", "shaky_n4_cut"])
 def test_rescore_and_report_equal_brute_force(name, tmp_path, capsys):
     folder = FIXTURES / name
     out = tmp_path / "out"
