@@ -130,19 +130,10 @@ def read_run(job: str) -> ForeignRun:
     n = repeats if isinstance(repeats, int) and repeats > 0 else None
     questions = _questions(path, n or 1 << 30)
     n = n or max(len(q.replies) for q in questions)
-    return ForeignRun(
-        tool=NAME,
-        tool_version=config.get("evalscope_version") or None,
-        model=str(config.get("model") or path.parent.name),
-        task=path.stem,
-        run=f"{NAME}_{run_dir.name}",
-        n=n,
-        questions=questions,
-        files=[path],
-        temperature=gen.get("temperature"),
-        top_p=gen.get("top_p"),
-        max_tokens=gen.get("max_tokens"),
-    )
+    version, model = config.get("evalscope_version"), str(config.get("model") or path.parent.name)
+    head = (NAME, version or None, model, path.stem, f"{NAME}_{run_dir.name}", n, questions)
+    sampling: dict[str, Any] = {k: gen.get(k) for k in ("temperature", "top_p", "max_tokens")}
+    return ForeignRun(*head, [path], **sampling)
 
 
 IMPORTER = foreign_importer(NAME, recognise, find_runs, read_run)

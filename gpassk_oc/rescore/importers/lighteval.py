@@ -152,21 +152,11 @@ def read_run(job: str) -> ForeignRun:
         reasons.append({"kind": "float_tau", "cases": cases})
     model = path.parent.parent.name
     gen = _results(path).get("generation", {})
-    return ForeignRun(
-        tool=NAME,
-        tool_version=None,
-        model=model,
-        task=match["task"],
-        run=f"{NAME}_{match['date']}",
-        n=n,
-        questions=questions,
-        files=[path],
-        temperature=gen.get("temperature"),
-        top_p=gen.get("top_p"),
-        max_tokens=gen.get("max_new_tokens"),
-        reported=_reported(path, rows),
-        reasons=reasons,
-    )
+    head = (NAME, None, model, match["task"], f"{NAME}_{match['date']}", n, questions, [path])
+    run = ForeignRun(*head, reported=_reported(path, rows), reasons=reasons)
+    run.temperature, run.top_p = gen.get("temperature"), gen.get("top_p")
+    run.max_tokens = gen.get("max_new_tokens")
+    return run
 
 
 IMPORTER = foreign_importer(NAME, recognise, find_runs, read_run)

@@ -144,20 +144,11 @@ def read_run(job: str) -> ForeignRun:
         reasons.append({"kind": "first_k_filter", "filter": "take_first", "used": 1, "n": n})
     if cut := _cut_braces(docs):
         reasons.append({"kind": "regex_cut_braces", "samples": cut})
+    model = str(settings.get("model") or path.parent.name)
+    head = (NAME, settings.get("version"), model, task, f"{NAME}_{date}", int(n), questions)
+    sampling: dict[str, Any] = {k: settings.get(k) for k in ("temperature", "top_p", "max_tokens")}
     return ForeignRun(
-        tool=NAME,
-        tool_version=settings.get("version"),
-        model=str(settings.get("model") or path.parent.name),
-        task=task,
-        run=f"{NAME}_{date}",
-        n=int(n),
-        questions=questions,
-        files=[path],
-        temperature=settings.get("temperature"),
-        top_p=settings.get("top_p"),
-        max_tokens=settings.get("max_tokens"),
-        reported=_reported(settings, docs),
-        reasons=reasons,
+        *head, [path], **sampling, reported=_reported(settings, docs), reasons=reasons
     )
 
 
