@@ -35,6 +35,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import redirect_stderr
 from pathlib import Path
 
@@ -121,14 +122,20 @@ def write_workdir(work: Path, runs: int, seed: int = 0) -> int:
     return written
 
 
-def write_lm_eval(folder: Path, runs: int, seed: int = 0) -> int:
-    """lm-eval ``--log_samples`` output of *runs* models; returns the bytes written."""
+def _draws(
+    runs: int, seed: int
+) -> Iterator[tuple[int, str, random.Random, list[int], list[float]]]:
+    """Per run: its index, model name, the shared rng, the golds and its per-question p."""
     rng = random.Random(seed)
     golds = [rng.randint(2, 10_000) for _ in range(QUESTIONS)]
-    written = 0
     for i in range(runs):
-        model = f"model-{i:03d}"
-        ps = [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+        yield i, f"model-{i:03d}", rng, golds, [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+
+
+def write_lm_eval(folder: Path, runs: int, seed: int = 0) -> int:
+    """lm-eval ``--log_samples`` output of *runs* models; returns the bytes written."""
+    written = 0
+    for _, model, rng, golds, ps in _draws(runs, seed):
         lines = []
         for q in range(QUESTIONS):
             replies = [_reply(rng, golds[q], ps[q]) for _ in range(N)]
@@ -170,12 +177,9 @@ def write_lm_eval(folder: Path, runs: int, seed: int = 0) -> int:
 
 def write_evalscope(folder: Path, runs: int, seed: int = 0) -> int:
     """evalscope reviews of *runs* models (one line per sample); returns the bytes written."""
-    rng = random.Random(seed)
-    golds = [rng.randint(2, 10_000) for _ in range(QUESTIONS)]
     written = 0
-    for i in range(runs):
-        model, run = f"model-{i:03d}", folder / f"20261127_{i:06d}"
-        ps = [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+    for i, model, rng, golds, ps in _draws(runs, seed):
+        run = folder / f"20261127_{i:06d}"
         (run / "configs").mkdir(parents=True)
         (run / "configs" / "task_config.yaml").write_text(f"model: {model}\nrepeats: {N}\n")
         lines = [
