@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "rescore": (
         "gpassk_oc.rescore.rescore_command",
-        "re-grade a work dir of OpenCompass's own LiveMathBench configs into gpassk_oc results",
+        "re-grade an OpenCompass work dir or another harness's samples into gpassk_oc results",
     ),
     "demo": (
         "gpassk_oc.demo.run",

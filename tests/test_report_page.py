@@ -20,7 +20,7 @@ from browser import requests, start_browser, stop_browser
 from oracles import exact_mg_documented
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.log import use_cli_format
 
@@ -58,13 +58,15 @@ def write_model(
         source.append([SOURCES[i % 3] for i in range(N)])
         found.append(["boxed"] * N)
     data = build_results(
-        spec=RunSpec.parse(KS).at_n(N),
-        rows=rows,
-        extracted=extracted,
-        correct=correct,
-        source=source,
-        found=found,
-        check="cascade",
+        ScoringInput(
+            spec=RunSpec.parse(KS).at_n(N),
+            check="cascade",
+            rows=rows,
+            extracted=extracted,
+            correct=correct,
+            source=source,
+            found=found,
+        )
     )
     out = root / "20261123_000000" / "results" / model / f"{dataset}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
