@@ -96,8 +96,7 @@ def test_templates_and_variants_in_one_folder_distinct_stable_and_default_names(
     one = {n.replace("-r3.py", "-r1.py") for n in nono1_names() if "-r3" in n}
     assert set(listed["reps.py"]) == nono1_names() | one
     demo = {
-        f"gpassk-demo-{m}_t{t}_p0-95_k50_rp1-0_rs42_l1024"
-        "@LiveMathBench-v202412-CCEE-AMC-k4_8-r2.py"
+        f"gpassk-demo-{m}_t{t}_p0-95_k50_rp1-0_rs42_l1024@LiveMathBench-v202412-CCEE-AMC-k4_8-r2.py"
         for m in ("steady", "shaky")
         for t in ("0-5", "1-0")
     }
