@@ -163,7 +163,7 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
         proc = run_cli(tmp_path, [str(grid), "-w", "work"], offline_env(), timeout=900)
     log = (proc.stdout + proc.stderr)[-4000:]
     assert proc.returncode == 0, log
-    dataset = "LiveMathBench-v202412-k4_8-r1"
+    dataset = "LiveMathBench-v202412-CCEE-AMC-k4_8-r1"
     for model, per_q in counts.items():
         abbr = f"{model}_t0-7_p0-95_k50_rp1-0_rs42_l512"
         results = list((tmp_path / "work").glob(f"*/results/{abbr}/*.json"))

@@ -17,6 +17,7 @@ from gpassk_oc.configgen.collisions import point_key, read_config_data
 #: nono1.py line -> replacement, one variant each (the issue's list)
 VARIANTS = {
     "hard.py": {"dataset_splits": "['hard']"},
+    "amc_ccee.py": {"dataset_splits": "['AMC', 'CCEE']"},
     "en.py": {"dataset_languages": "['en']"},
     "nocot.py": {"cot": "False"},
     "hard_en_nocot.py": {
@@ -85,6 +86,7 @@ def test_templates_and_variants_in_one_folder_distinct_stable_and_default_names(
     # today's default names, and the variants' tags after the version
     assert set(listed["nono1.py"]) == nono1_names()
     assert set(listed["hard.py"]) == nono1_names("LiveMathBench-v202412-hard")
+    assert set(listed["amc_ccee.py"]) == nono1_names("LiveMathBench-v202412-CCEE-AMC")
     assert set(listed["en.py"]) == nono1_names("LiveMathBench-v202412-en")
     assert set(listed["nocot.py"]) == nono1_names("LiveMathBench-v202412-nocot")
     assert set(listed["hard_en_nocot.py"]) == nono1_names("LiveMathBench-v202412-hard-en-nocot")
@@ -94,7 +96,7 @@ def test_templates_and_variants_in_one_folder_distinct_stable_and_default_names(
     one = {n.replace("-r3.py", "-r1.py") for n in nono1_names() if "-r3" in n}
     assert set(listed["reps.py"]) == nono1_names() | one
     demo = {
-        f"gpassk-demo-{m}_t{t}_p0-95_k50_rp1-0_rs42_l1024@LiveMathBench-v202412-k4_8-r2.py"
+        f"gpassk-demo-{m}_t{t}_p0-95_k50_rp1-0_rs42_l1024@LiveMathBench-v202412-CCEE-AMC-k4_8-r2.py"
         for m in ("steady", "shaky")
         for t in ("0-5", "1-0")
     }
@@ -125,6 +127,34 @@ def test_another_grid_point_under_a_name_in_the_folder_is_refused(tmp_path, caps
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
+def test_a_subset_of_the_splits_and_all_splits_in_one_folder(tmp_path, capsys, monkeypatch):
+    """A copy of nono1.py asking only AMC and CCEE is another benchmark: its names and the
+    OpenCompass dataset abbrs inside (the results paths and cache keys) are not nono1.py's,
+    so both dump into one folder and every file of both is there afterwards."""
+    monkeypatch.chdir(tmp_path)
+    nono1 = (TEMPLATES / "nono1.py").read_text(encoding="utf-8")
+    (tmp_path / "sub.py").write_text(variant(nono1, {"dataset_splits": "['AMC', 'CCEE']"}))
+    listed = {}
+    for template in ("nono1.py", "sub.py"):
+        code, stdout, err = dump_here(["-tc", template, "-o", "mix"], capsys)
+        assert code == 0, err
+        listed[template] = {Path(line).name for line in stdout.splitlines()[:-1]}
+    assert listed["nono1.py"] == nono1_names()
+    assert listed["sub.py"] == nono1_names("LiveMathBench-v202412-CCEE-AMC")
+    assert {p.name for p in (tmp_path / "mix").iterdir()} == listed["nono1.py"] | listed["sub.py"]
+    full = "Llama-3.1-8B-Instruct_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3"
+    full += ".py"
+    sub = full.replace("-v202412-", "-v202412-CCEE-AMC-")
+    abbrs = {
+        name: read_config_data(tmp_path / "mix" / name)["datasets"][0]["abbr"]
+        for name in (full, sub)
+    }
+    assert abbrs == {
+        full: "LiveMathBench-v202412-k4_8_16-r3",
+        sub: "LiveMathBench-v202412-CCEE-AMC-k4_8_16-r3",
+    }
+
+
 def test_two_entries_writing_one_file_name_the_template_lines(tmp_path, capsys):
     """'Qwen' and 'qwen' are one file on macOS and Windows file systems."""
     template = tmp_path / "t.py"
@@ -143,7 +173,10 @@ def test_two_entries_writing_one_file_name_the_template_lines(tmp_path, capsys):
     "selection,tag",
     [
         ("dataset_splits = ['CNMO', 'hard']", "-CNMO-hard"),
-        ("dataset_splits = ['AMC', 'CCEE']", ""),  # a subset of the default splits: no tag
+        ("dataset_splits = ['AMC', 'CCEE']", "-CCEE-AMC"),  # a subset: in the version's order
+        ("dataset_splits = ['CCEE', 'AMC']", "-CCEE-AMC"),
+        ("dataset_splits = ['WLPMC', 'AMC', 'CCEE', 'CNMO']", ""),  # the default set
+        ("dataset_splits = ['CNMO']", "-CNMO"),
         ("dataset_languages = ['en', 'cn']", ""),
         ("dataset_languages = ['cn']\ncot = False", "-cn-nocot"),
         ("version = '202505'\ndataset_splits = ['all']\ndataset_languages = ['en']", ""),
@@ -168,9 +201,9 @@ def test_docs_quote_the_lines_dump_prints(tmp_path, capsys, monkeypatch):
     page = (ROOT / "docs" / "configgen.md").read_text(encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     nono1 = (TEMPLATES / "nono1.py").read_text(encoding="utf-8")
-    (tmp_path / "sub.py").write_text(variant(nono1, {"dataset_splits": "['CNMO']"}))
+    (tmp_path / "tau.py").write_text(nono1 + "thresholds = [0.5, 1.0]\n")
     assert dump_here(["-tc", "nono1.py", "-o", "mix"], capsys)[0] == 0
-    code, _, err = dump_here(["-tc", "sub.py", "-o", "mix"], capsys)
+    code, _, err = dump_here(["-tc", "tau.py", "-o", "mix"], capsys)
     (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
     assert code == 2 and line in page
     (tmp_path / "gpt.py").write_text(
@@ -205,3 +238,5 @@ def test_dataset_abbr_reads_back_its_tags():
     )
     en = parse_dataset_abbr("LiveMathBench-v202412-en-k4-r1")
     assert en is not None and (en.splits, en.languages) == (None, ("en",))
+    sub = parse_dataset_abbr("LiveMathBench-v202412-CCEE-AMC-en-k4-r1")
+    assert sub is not None and (sub.splits, sub.languages) == (("CCEE", "AMC"), ("en",))

@@ -6,10 +6,11 @@ value is written '-', e.g.
 ``deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3``.
 The part before '@' is the model abbr, the part after it the dataset abbr. A dataset
 setting that changes what is asked and differs from the version's default is written
-right after the version (:func:`dataset_tags`): the split set (``-hard``),
-the languages (``-en``) and ``-nocot`` for the plain prompt, e.g.
-``LiveMathBench-v202412-hard-en-nocot-k4_8_16-r3``; default settings add nothing, so
-their names are those of earlier versions. A run graded by an LLM judge appends
+right after the version (:func:`dataset_tags`): the split set (``-hard``, or
+``-CCEE-AMC`` for a subset of the default splits), the languages (``-en``) and ``-nocot``
+for the plain prompt, e.g. ``LiveMathBench-v202412-hard-en-nocot-k4_8_16-r3``; default
+settings add nothing, so their names are those of earlier versions (and an untagged abbr
+of an earlier version reads as the default selection, even where that run used a subset). A run graded by an LLM judge appends
 ``-judge-{short judge name}`` to the dataset abbr (see :func:`judge_tag`), so a judged and
 a rule-based run of one grid point never share a name. No part holds '_' but the k list
 (OpenCompass groups per-sample rows by ``abbr.split('_')[0]``).
@@ -109,15 +110,17 @@ def dataset_tags(
     cot: bool = True,
 ) -> str:
     """``-{split}..-{language}..[-nocot]`` for the settings that differ from the version's
-    default (None = the default): a split set reaching beyond the default splits
-    (``hard``), languages other than all, the plain prompt; '' for a default selection.
-    Sets, not lists: the order a template lists them in does not change what is asked."""
+    default (None = the default): a split set other than the default splits (``-hard``,
+    ``-CCEE-AMC`` for a subset), languages other than all, the plain prompt; '' for a
+    default selection. Sets, not lists, each written in the version's order
+    (:data:`KNOWN_VERSIONS`): the order a template lists them in does not change what is
+    asked, so it does not change the name."""
     known_splits, known_languages = KNOWN_VERSIONS.get(str(version), ((), ()))
     default_splits, default_languages = default_selection(version)
     tags: list[str] = []
-    # a subset of the default splits keeps the name (the demo's and many runs' AMC + CCEE
-    # configs keep theirs); `dump` refuses to put two such selections under one name
-    if splits is not None and not set(splits) <= set(default_splits):
+    # any other split set is named, a subset of the default splits too: otherwise an AMC +
+    # CCEE run and a full one share results paths and OpenCompass's cache keys
+    if splits is not None and set(splits) != set(default_splits):
         tags += _canonical(splits, known_splits)
     if languages is not None and set(languages) != set(default_languages):
         tags += _canonical(languages, known_languages)
