@@ -34,7 +34,7 @@ OLD_PATHS_0_2 = {
         ["summarize", "compare", "atoms_of", "Estimate", "Difference"],
     ),
     "gpassk_oc.core.scoring.gpass_eval": ("gpassk_oc.core.runs.run_scoring", []),
-    "gpassk_oc.report.compare": ("gpassk_oc.report.compare_command", []),
+    "gpassk_oc.report.compare": ("gpassk_oc.report.commands.compare_command", []),
 }
 
 

@@ -204,7 +204,7 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
 def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch):
     """The figures bootstrap only metrics the tables and the any-k sweep did not: mG-Pass@k
     against temperature is all table cells, so nothing; the bands stay the tables'."""
-    import gpassk_oc.report.plots as plots_module
+    import gpassk_oc.report.page.plots as plots_module
 
     asked: list[str] = []
     real = plots_module.summarize_many
@@ -229,7 +229,7 @@ def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch
 def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch):
     """With --format html and --plots every figure is drawn once: the page's inline SVG is
     the .svg file (less its XML prolog), and a second report writes the same SVG bytes."""
-    import gpassk_oc.report.plots_draw as draw_module
+    import gpassk_oc.report.page.plots_draw as draw_module
 
     drawn: list[str] = []
     real = draw_module.draw

@@ -287,7 +287,7 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from gpassk_oc.report.audit_command import SHEET_COLUMNS
+    from gpassk_oc.report.auditing.audit_verdicts import SHEET_COLUMNS
 
     downloads = tmp_path / "downloads"
     downloads.mkdir()
