@@ -39,7 +39,7 @@ from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.formats.format_registry import format_names
-from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_greater, prob_lines
+from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
 from gpassk_oc.report.ranking.corrections import load_rates
 
 #: what ``--format`` (or the suffix of ``--out``) may choose
@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
-    probs = prob_a_greater(aligned(a, b), result["overall"], metrics, args.resamples, args.seed)
+    probs = prob_a_better(aligned(a, b), result["overall"], metrics, args.resamples, args.seed)
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
@@ -273,7 +273,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.format == "json":
         data = to_json(a, b, k, args.level, args.resamples, result)
-        data["p_a_greater"] = probs  # P(A > B), both kinds (report.compare_extras)
+        # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for
+        # every metric but gap@k "better" is "greater")
+        data["p_a_better"] = data["p_a_greater"] = probs
         if rates is not None:
             data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"

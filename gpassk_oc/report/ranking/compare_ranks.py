@@ -1,9 +1,12 @@
-"""``compare``'s P(A > B) under both interval kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
+"""``compare``'s P(A better than B) under both interval kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
 
 * rerun — questions fixed: A − B is normal with the rerun SE of the difference, so
   ``P = Φ(diff / se)``;
 * benchmark — new questions: the share of paired bootstrap resamples (questions drawn
   jointly for A and B) in which A's mean exceeds B's (ties count half).
+
+"Better" is higher, or lower for a metric whose ``MetricDef.higher_is_better`` is False
+(gap@k: the smaller gap is the steadier model).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_parts import ErrorRates
 
-__all__ = ["corrected_lines", "prob_a_greater", "prob_lines"]
+__all__ = ["corrected_lines", "prob_a_better", "prob_lines"]
 
 
 def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
@@ -34,39 +37,43 @@ def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
     return out
 
 
-def prob_a_greater(
+def prob_a_better(
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     diffs: dict[str, Difference],
     specs: Sequence[MetricSpec],
     n_boot: int,
     seed: int,
 ) -> dict[str, dict[str, float | None]]:
-    """{metric: {"rerun": P, "benchmark": P}} for aligned (n_a, c_a, n_b, c_b)."""
+    """{metric: {"rerun": P, "benchmark": P}}: P(A better than B) for aligned (n_a, c_a,
+    n_b, c_b), better by the metric's direction (``MetricDef.higher_is_better``)."""
     from scipy.special import ndtr
 
     n_a, c_a, n_b, c_b = counts
     out: dict[str, dict[str, float | None]] = {}
     for spec in specs:
         key, d = spec.key, diffs[spec.key]
+        # A is better when its value is higher, or lower where lower is better (gap@k)
+        ahead = d.diff if spec.definition.higher_is_better else -d.diff
         rerun: float | None = None
         if d.rerun in ("ok", "posterior") and d.sampling_se > 0:
-            rerun = float(ndtr(d.diff / d.sampling_se))
+            rerun = float(ndtr(ahead / d.sampling_se))
         elif d.rerun == "no width" and math.isfinite(d.diff):
-            rerun = 1.0 if d.diff > 0 else 0.0 if d.diff < 0 else 0.5
+            rerun = 1.0 if ahead > 0 else 0.0 if ahead < 0 else 0.5
         bench: float | None = None
         if n_boot > 0:
             both = np.stack([_values(n_a, c_a, spec), _values(n_b, c_b, spec)], axis=1)
             both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
             draws = benchmark_draws(both, n_boot, seed)
-            bench = prob_greater(draws[:, 0], draws[:, 1])
+            better, worse = (0, 1) if spec.definition.higher_is_better else (1, 0)
+            bench = prob_greater(draws[:, better], draws[:, worse])
         out[key] = {"rerun": rerun, "benchmark": bench}
     return out
 
 
 def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
-    """The markdown section of P(A > B)."""
+    """The markdown section of P(A better than B)."""
     out = [
-        "## P(A > B)",
+        "## P(A better than B)",
         "",
         "rerun: A stays ahead if both are sampled again on these questions; "
         "benchmark: A is ahead on new questions like these.",

@@ -24,6 +24,7 @@ from gpassk_oc.core.metrics.registry import MAJ, PASS, MetricSpec
 from gpassk_oc.core.uncertainty.corrected_estimates import Corrected, correct
 from gpassk_oc.core.uncertainty.corrected_majority import class_rates, correct_maj
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.core.uncertainty.rank_intervals import (
     benchmark_draws,
     point_ranks,
@@ -46,6 +47,7 @@ __all__ = [
     "RankCell",
     "attach_corrections",
     "attach_ranks",
+    "rank_cells",
     "load_rates",
     "vote_metric",
 ]
@@ -214,6 +216,34 @@ def _question_values(rows: Sequence[Row], spec: MetricSpec) -> np.ndarray:
     return out
 
 
+def rank_cells(
+    rows: Sequence[Row],
+    ests: Sequence[Estimate],
+    spec: MetricSpec,
+    n_draws: int,
+    level: float,
+    seed: int,
+) -> dict[str, RankCell]:
+    """Each row's rank by *spec* (1: the best, as the metric's ``higher_is_better`` says)
+    and its rerun and benchmark intervals (none when *n_draws* is 0); rows without a
+    value are left out. *ests*: the rows' overall estimates, in order."""
+    # ranks count the rows strictly above: where lower is better, rank the negated values
+    sign = 1.0 if spec.definition.higher_is_better else -1.0
+    points = [sign * e.value for e in ests]
+    ranks = point_ranks(points)
+    kinds: dict[str, list[tuple[int, int] | None]] = {}
+    if n_draws > 0:
+        se = [e.sampling_se for e in ests]
+        kinds["rerun"] = rank_intervals(points, rerun_draws(points, se, n_draws, seed), level)
+        draws = sign * benchmark_draws(_question_values(rows, spec), n_draws, seed)
+        kinds["benchmark"] = rank_intervals(points, draws, level)
+    return {
+        r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})
+        for i, r in enumerate(rows)
+        if np.isfinite(ranks[i])
+    }
+
+
 def attach_ranks(report: Report) -> None:
     """``report.ranks[(dataset, metric)][label]`` = :class:`RankCell` (overall)."""
     out: dict[tuple[str, str], dict[str, RankCell]] = {}
@@ -227,21 +257,8 @@ def attach_ranks(report: Report) -> None:
         if len(rows) < 2:
             continue
         for spec in report.headline_specs():
-            key = spec.key
-            ests = [report.cells[(r.label, dataset, "overall")].metrics[key] for r in rows]
-            points = [e.value for e in ests]
-            ranks = point_ranks(points)
-            kinds: dict[str, list[tuple[int, int] | None]] = {}
-            if n_draws > 0:
-                se = [e.sampling_se for e in ests]
-                kinds["rerun"] = rank_intervals(
-                    points, rerun_draws(points, se, n_draws, report.seed), report.level
-                )
-                draws = benchmark_draws(_question_values(rows, spec), n_draws, report.seed)
-                kinds["benchmark"] = rank_intervals(points, draws, report.level)
-            out[(dataset, key)] = {
-                r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})
-                for i, r in enumerate(rows)
-                if np.isfinite(ranks[i])
-            }
+            ests = [report.cells[(r.label, dataset, "overall")].metrics[spec.key] for r in rows]
+            out[(dataset, spec.key)] = rank_cells(
+                rows, ests, spec, n_draws, report.level, report.seed
+            )
     report.ranks = out
