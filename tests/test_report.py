@@ -69,7 +69,7 @@ def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
                 100 * greedy[idx].mean(), abs=1e-3
             )
     mg = [r["metrics"]["mG-Pass@16"]["value"] for r in rows]
-    assert mg == sorted(mg), "rows are sorted by mG-Pass@k (ascending, like the paper)"
+    assert mg == sorted(mg, reverse=True), "rows are listed best first by mG-Pass@k"
 
 
 def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
@@ -266,3 +266,36 @@ def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch
             assert svg.startswith("<?xml") and svg[svg.index("<svg") :] in text
         svgs.append(files)
     assert svgs[0] == svgs[1]
+
+
+def test_every_format_lists_the_best_first(workdir, capsys):
+    """Markdown, CSV and JSON list the rows by mG-Pass@16 from the highest (exact values
+    from the binomial counts, not the report's), ties by the row name; --ascending gives
+    the paper's order."""
+    import csv
+    import io
+
+    root, cs = workdir
+    truth = {
+        model: oracle_mean("mG-Pass@16", [(N, int(c)) for c in counts])
+        for model, counts in cs.items()
+        if "_t0-0_" not in model  # greedy runs are no table rows
+    }
+    best_first = sorted(truth, key=lambda m: (-truth[m], m))
+    assert len(set(truth.values())) == len(truth)  # no ties: the order is the values'
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "0")
+    assert code == 0, err
+    overall = out.split("\n\n")[3].splitlines()[2:]  # the first table: overall
+    shown = [tuple(cell.strip() for cell in line.split("|")[1:3]) for line in overall]
+    # a row is named by its model and temperature (the knob that tells rows apart)
+    named = {
+        m: (m.split("_t")[0], str(float(m.split("_t")[1][:3].replace("-", ".")))) for m in truth
+    }
+    assert shown == [(named[m][0], named[m][1].removesuffix(".0")) for m in best_first]
+    code, out, err = run_cli(capsys, "report", root, "--format", "csv", "--resamples", "0")
+    lines = [r for r in csv.DictReader(io.StringIO(out)) if r["subset"] == "overall"]
+    assert [r["model"] for r in lines if r["model"] in truth] == best_first
+    rows, _ = report_json(capsys, root)
+    assert [r["model"] for r in rows] == best_first
+    rows, _ = report_json(capsys, root, "--ascending")
+    assert [r["model"] for r in rows] == best_first[::-1]

@@ -5,6 +5,9 @@ stood BEFORE ``gpassk_oc/report/`` was reorganised by job (commit 2eb9458, issue
 committed before that restructure: the test holds the restructured code to the old
 output, not to itself. A change that is meant to change the output regenerates them in
 the same commit and says why (``python tests/test_report_golden.py`` rewrites them).
+Regenerated since: rows listed best first (issue 37, item 10; every file holds the same
+lines as before but the caption that now says "the best first", only the rows' order
+changed — checked when regenerating).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

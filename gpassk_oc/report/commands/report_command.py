@@ -79,9 +79,14 @@ def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
         "new samples; default), benchmark (new questions too) or both; json/csv carry both",
     )
     parser.add_argument(
+        "--ascending",
+        action="store_true",
+        help="list rows by mG-Pass@k ascending, like the paper (default: the best first)",
+    )
+    parser.add_argument(
         "--descending",
         action="store_true",
-        help="sort rows by mG-Pass@k descending (default ascending, like the paper)",
+        help="the best first by mG-Pass@k: the default (kept for scripts that say it)",
     )
 
 
@@ -190,6 +195,8 @@ def _build(args: argparse.Namespace, workers: Workers) -> Report:
     from gpassk_oc.report.data.sweep import build_sweep, parse_ks, parse_taus
 
     args.format = output_format(args.format, args.out, format_names())
+    if args.ascending and args.descending:
+        raise ReportError("--ascending and --descending: give one of them, not both")
     ks = parse_ks(args.k) if args.k is not None else None
     taus = parse_taus(args.tau) if args.tau is not None else None
     args.k = max(ks) if ks else None
@@ -266,7 +273,7 @@ def _outputs(
         from gpassk_oc.report.page.drilldown import drill_files, drill_folder
 
         drill = drill_folder(args.out).name
-        figures.update(drill_files(report, args.out, args.descending))
+        figures.update(drill_files(report, args.out, not args.ascending))
     if args.plots is not None and not report.rows:
         logger.warning(
             f"--plots {args.plots}: no figures, the runs are all greedy (one sample "
@@ -276,7 +283,7 @@ def _outputs(
         finish_figures()  # the page and --plots share these drawings
     if args.plots is not None and report.rows:
         figures.update(render_plots(report, args.plots))
-    text = render(report, args.format, RenderOptions(not args.no_ci, args.descending, drill))
+    text = render(report, args.format, RenderOptions(not args.no_ci, not args.ascending, drill))
     if args.format == "markdown":  # runs made by `gpassk-oc rescore`: OpenCompass's values too
         from gpassk_oc.report.data.rescored_section import rescored_section
 

@@ -409,21 +409,24 @@ def report_warnings(report: Report, paths: Iterable[str | Path]) -> list[str]:
 
 
 def sorted_rows(
-    report: Report, dataset_abbr: str, subset: str = "overall", descending: bool = False
+    report: Report, dataset_abbr: str, subset: str = "overall", best_first: bool = True
 ) -> list[Row]:
-    """Rows of a dataset ordered by mG-Pass@k (ascending, like the paper); rows without
-    a value go last."""
-    key = report.headline_metrics()[-1]
+    """Rows of a dataset ordered by mG-Pass@k, the best first (the metric's
+    ``higher_is_better`` says which end is best; *best_first* False: the other way round,
+    the paper's ascending order); ties by the row's label, rows without a value last."""
+    spec = report.headline_specs()[-1]
     members = [
         r
         for r in report.rows
         if r.dataset_abbr == dataset_abbr and (r.label, dataset_abbr, subset) in report.cells
     ]
+    # sorted() puts the smallest key first: the best row's value, signed, is the smallest
+    sign = -1.0 if spec.definition.higher_is_better == best_first else 1.0
 
-    def sort_key(row: Row) -> tuple[bool, float]:
-        value = report.cells[(row.label, dataset_abbr, subset)].metrics[key].value
+    def sort_key(row: Row) -> tuple[bool, float, str]:
+        value = report.cells[(row.label, dataset_abbr, subset)].metrics[spec.key].value
         if not math.isfinite(value):
-            return (True, 0.0)
-        return (False, -value if descending else value)
+            return (True, 0.0, row.label)
+        return (False, sign * value, row.label)
 
     return sorted(members, key=sort_key)

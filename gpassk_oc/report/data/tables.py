@@ -98,7 +98,7 @@ def greedy_kinds(report: Report) -> tuple[str, ...]:
 
 
 def table_rows(
-    report: Report, dataset_abbr: str, subset: str, ci: bool = True, descending: bool = False
+    report: Report, dataset_abbr: str, subset: str, ci: bool = True, descending: bool = True
 ) -> tuple[list[str], list[list[str]]]:
     """Header and string cells of one table; with *ci* every metric column names the
     interval kind(s) its brackets show."""
@@ -143,7 +143,7 @@ def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[s
 
 
 def sensitivity_rows(
-    report: Report, dataset_abbr: str, descending: bool = False
+    report: Report, dataset_abbr: str, descending: bool = True
 ) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
     metrics = report.headline_metrics() + [PASS_AT_1]
@@ -172,7 +172,7 @@ def sensitivity_rows(
 
 
 def accounting_rows(
-    report: Report, dataset_abbr: str, descending: bool = False
+    report: Report, dataset_abbr: str, descending: bool = True
 ) -> tuple[list[str], list[list[str]]]:
     """How the samples were checked: the counts the results files carry (no metric)."""
     rows = sorted_rows(report, dataset_abbr, "overall", descending)
@@ -198,7 +198,8 @@ def sensitivity_note(report: Report) -> str:
     )
 
 
-def ci_note(report: Report) -> str:
+def ci_note(report: Report, best_first: bool = True) -> str:
+    order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
     rerun = (
         f"[rerun {level}] = how far a rerun on these same questions would move the value "
@@ -228,7 +229,7 @@ def ci_note(report: Report) -> str:
     )
     return (
         f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
-        f"questions. Rows sorted by mG-Pass@{report.k}. Greedy: temperature-0 run of the "
+        f"questions. Rows sorted by mG-Pass@{report.k}, {order}. Greedy: temperature-0 run of the "
         f"same base model ({DASH} when absent)."
     )
 

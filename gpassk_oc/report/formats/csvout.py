@@ -60,7 +60,7 @@ def _setting(s: Any, seeds: list[Any]) -> list[Any]:
     ]
 
 
-def render_csv(report: Report, descending: bool = False) -> str:
+def render_csv(report: Report, descending: bool = True) -> str:
     metrics = ["Greedy"] + report.computed_metrics()
     extra = sweep_csv_keys(report, metrics)  # --k list: every k's metrics, overall lines
     header = ["model", "base_model"] + _SETTING + ["dataset", "subset", "n", "num_questions"]

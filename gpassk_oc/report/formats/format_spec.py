@@ -13,11 +13,12 @@ from gpassk_oc.report.data.report_model import Report
 @dataclass(frozen=True)
 class RenderOptions:
     """How ``report`` was asked to render: *ci* False leaves intervals out (markdown,
-    html), *descending* sorts rows by mG-Pass@k descending, *drill* names the folder of
+    html), *descending* lists rows best first by mG-Pass@k (False: ascending, like the
+    paper), *drill* names the folder of
     the page's drill-down files (html)."""
 
     ci: bool = True
-    descending: bool = False
+    descending: bool = True
     drill: str | None = None
 
 

@@ -90,7 +90,7 @@ def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ..
 
 
 def page_data(
-    report: Report, ci: bool = True, descending: bool = False, drill: str | None = None
+    report: Report, ci: bool = True, descending: bool = True, drill: str | None = None
 ) -> dict[str, Any]:
     """Everything the page shows, as plain data (no HTML): rows in the report's order.
     *drill* is the folder (relative to the page) of the drill-down files
@@ -167,13 +167,13 @@ def _figures_html(figures: list[tuple[str, str, list[str]]]) -> str:
 def render_html(
     report: Report,
     ci: bool = True,
-    descending: bool = False,
+    descending: bool = True,
     figures: list[tuple[str, str, list[str]]] | None = None,
     drill: str | None = None,
 ) -> str:
     """One self-contained HTML page: the leaderboard data, the figures as inline SVG
     (*figures*: (title, svg text, rows left out) triples; drawn from *report* when None), style and script.
-    *ci* False leaves the interval bars out; *descending* sorts by mG-Pass@k descending;
+    *ci* False leaves the interval bars out; *descending* lists the best first by mG-Pass@k (False: ascending);
     *drill* names the folder of the drill-down files (:func:`.drilldown.drill_files`)."""
     data = page_data(report, ci=ci, descending=descending, drill=drill)
     if figures is None:

@@ -75,11 +75,11 @@ def _setting_json(row: Row | Run) -> dict[str, Any] | None:
     }
 
 
-def to_json_rows(report: Report, descending: bool = False) -> list[dict[str, Any]]:
+def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]]:
     """The JSON output: sampled rows by dataset (sorted like the tables), then greedy runs."""
     out = []
     for dataset_abbr in report.subsets:
-        for row in sorted_rows(report, dataset_abbr, descending=descending):
+        for row in sorted_rows(report, dataset_abbr, best_first=descending):
             out.append(_row_json(report, row, dataset_abbr))
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)
@@ -145,7 +145,7 @@ def _greedy_json(report: Report, run: Run) -> dict[str, Any]:
     }
 
 
-def render_json(report: Report, descending: bool = False) -> str:
+def render_json(report: Report, descending: bool = True) -> str:
     """The report's rows as JSON text. Written by orjson: json.dumps with an indent falls
     back to its pure-Python encoder, seconds at grid size (240 rows × 9 subsets)."""
     import orjson

@@ -26,8 +26,8 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
     )
 
 
-def render_markdown(report: Report, ci: bool = True, descending: bool = False) -> str:
-    out = [f"# G-Pass@{report.k} report", "", ci_note(report), ""]
+def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
+    out = [f"# G-Pass@{report.k} report", "", ci_note(report, descending), ""]
     for dataset_abbr, subset in titles(report):
         header, body = add_column(
             report,

@@ -65,12 +65,12 @@ except ImportError:  # pragma: no cover - orjson is a dependency; stdlib works t
         return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def page_rows(report: Report, descending: bool = False) -> Iterator[tuple[str, Row, str]]:
+def page_rows(report: Report, descending: bool = True) -> Iterator[tuple[str, Row, str]]:
     """(dataset, row, drill id) of every leaderboard row, in the page's order; the id
     names the row's drill-down file."""
     number = 0
     for dataset_abbr in report.subsets:
-        for row in sorted_rows(report, dataset_abbr, descending=descending):
+        for row in sorted_rows(report, dataset_abbr, best_first=descending):
             yield dataset_abbr, row, f"{number:04d}"
             number += 1
 
@@ -163,7 +163,7 @@ def script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def drill_files(report: Report, page: Path, descending: bool = False) -> dict[Path, bytes]:
+def drill_files(report: Report, page: Path, descending: bool = True) -> dict[Path, bytes]:
     """{path: bytes} of every row's drill-down script for the page at *page*."""
     folder = drill_folder(page)
     return {
