@@ -203,8 +203,8 @@ def test_rank_one_is_the_best_by_the_metrics_direction():
 
     rows = [Row(f"m{i}", "d", [], [], None, None, None, None, []) for i in range(3)]  # type: ignore[arg-type]
     ests = [Estimate(v, v, v, 0.0, 10) for v in (0.2, 0.05, 0.4)]
-    gap = rank_cells(rows, ests, parse_metric("gap@4"), 0, 0.95, 0)
-    mg = rank_cells(rows, ests, parse_metric("mG-Pass@4"), 0, 0.95, 0)
+    gap = rank_cells(rows, ests, parse_metric("gap@4"), (0, 0), 0.95, 0)
+    mg = rank_cells(rows, ests, parse_metric("mG-Pass@4"), (0, 0), 0.95, 0)
     assert {label: cell.rank for label, cell in gap.items()} == {"m0": 2, "m1": 1, "m2": 3}
     assert {label: cell.rank for label, cell in mg.items()} == {"m0": 2, "m1": 3, "m2": 1}
 

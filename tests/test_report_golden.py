@@ -7,7 +7,9 @@ output, not to itself. A change that is meant to change the output regenerates t
 the same commit and says why (``python tests/test_report_golden.py`` rewrites them).
 Regenerated since: rows listed best first (issue 37, item 10; every file holds the same
 lines as before but the caption that now says "the best first", only the rows' order
-changed — checked when regenerating).
+changed — checked when regenerating); then tables that say what they show (item 11: the
+markdown ranks carry the rerun intervals their caption promises, the accounting and any-k
+captions; CSV and JSON unchanged).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from gpassk_oc.argtypes import path_arg
+from gpassk_oc.argtypes import path_arg, path_text
 from gpassk_oc.core.uncertainty.metric_intervals import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
@@ -39,6 +39,14 @@ def output_format(fmt: str | None, out: Path | None, choices: tuple[str, ...]) -
     return fmt
 
 
+def add_paths_argument(
+    parser: argparse.ArgumentParser, name: str, nargs: str, metavar: str, help: str
+) -> None:
+    """The positional run path(s) of a command, kept as text: a path that does not exist
+    is the command's one-line error, not argparse's."""
+    parser.add_argument(name, nargs=nargs, type=path_text, metavar=metavar, help=help)
+
+
 def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) -> None:
     """Options shared by ``report`` and ``compare`` (*k_list*: ``--k`` takes a list, kept
     as text for :func:`gpassk_oc.report.data.sweep.parse_ks`)."""
@@ -46,11 +54,12 @@ def add_common_arguments(parser: argparse.ArgumentParser, k_list: bool = False) 
         "--k",
         type=str if k_list else int,
         default=None,
-        help="k for G-Pass@k (default: the largest k the runs declare)"
+        help="k for G-Pass@k (default: the largest k the runs declare that is below their "
+        "samples per question n, else the largest every run reaches)"
         + (
             "; a comma-separated list (1,2,4,8,16) adds a table of every metric at "
-            "every listed k, recomputed from the saved counts and votes (tables use "
-            "the largest)"
+            "every listed k, recomputed from the saved counts and votes (the other "
+            "tables stay at one k: the default, or the one --k names alone)"
             if k_list
             else ""
         ),

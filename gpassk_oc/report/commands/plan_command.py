@@ -26,6 +26,7 @@ import json
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.registry import parse_metric
 from gpassk_oc.log import fail
+from gpassk_oc.report.commands.cli_common import add_paths_argument
 from gpassk_oc.report.data.report_model import ReportError
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.planning.plan_build import KINDS, PlanError, make_plan, to_json
@@ -39,12 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_source_arguments(parser: argparse.ArgumentParser) -> None:
     """Where the difficulty comes from (a pilot run or assumptions) and what is planned."""
-    parser.add_argument(
-        "pilot",
-        nargs="?",
-        type=path_text,
-        metavar="PILOT",
-        help="pilot run: results JSON or work/timestamp/results dir",
+    add_paths_argument(
+        parser, "pilot", "?", "PILOT", "pilot run: results JSON or work/timestamp/results dir"
     )
     parser.add_argument(
         "--model", default=None, help="model in PILOT (abbr, base name or unique substring)"

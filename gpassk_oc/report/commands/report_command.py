@@ -19,20 +19,27 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from gpassk_oc.argtypes import path_arg, path_text, worker_count_arg
+from gpassk_oc.argtypes import path_arg, worker_count_arg
 from gpassk_oc.core.data.published import PublishedError, load_leaderboard
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused
 from gpassk_oc.report.commands.cli_common import (
     add_common_arguments,
     add_error_arguments,
+    add_paths_argument,
     check_common,
     fail_refused,
     output_format,
     write_output,
 )
 from gpassk_oc.report.data.published_section import build_published
-from gpassk_oc.report.data.report_model import Report, ReportError, build_report, report_warnings
+from gpassk_oc.report.data.report_model import (
+    Report,
+    ReportError,
+    build_report,
+    check_k,
+    report_warnings,
+)
 from gpassk_oc.report.data.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 from gpassk_oc.report.formats.format_registry import RenderOptions, format_names, render
 from gpassk_oc.report.worker_pool import Workers, default_workers
@@ -48,12 +55,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _add_view_arguments(parser: argparse.ArgumentParser) -> None:
     """What is read and how it is shown: paths, format, figures, intervals, order."""
-    parser.add_argument(
+    add_paths_argument(
+        parser,
         "paths",
-        nargs="+",
-        type=path_text,
-        metavar="PATH",
-        help="OpenCompass work dir(s), timestamp dir(s), results dir(s) or results JSON files",
+        "+",
+        "PATH",
+        "OpenCompass work dir(s), timestamp dir(s), results dir(s) or results JSON files",
     )
     parser.add_argument(
         "--format",
@@ -199,7 +206,8 @@ def _build(args: argparse.Namespace, workers: Workers) -> Report:
         raise ReportError("--ascending and --descending: give one of them, not both")
     ks = parse_ks(args.k) if args.k is not None else None
     taus = parse_taus(args.tau) if args.tau is not None else None
-    args.k = max(ks) if ks else None
+    # one k sets the tables' k; a list only adds the any-k table (the tables keep theirs)
+    args.k = ks[0] if ks and len(ks) == 1 else None
     check_common(args)
     # the bootstrap is most of a report's time: skip it when nothing shows its
     # benchmark interval (markdown with rerun intervals only, or none; no figures; no
@@ -217,6 +225,7 @@ def _build(args: argparse.Namespace, workers: Workers) -> Report:
         workers=workers,
     )
     if (ks and len(ks) > 1) or taus is not None:
+        check_k(report.rows, max(ks or [report.k]))  # a listed k no run reaches: refused
         report.sweep = build_sweep(report, ks or [report.k], taus)
     if args.published or args.published_file is not None:
         report.published = build_published(report, load_leaderboard(args.published_file))

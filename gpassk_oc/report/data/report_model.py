@@ -72,6 +72,7 @@ __all__ = [
     "Sensitivity",
     "accounting",
     "build_report",
+    "check_k",
     "default_k",
     "recorded_taus",
     "report_warnings",
@@ -235,7 +236,7 @@ def _describe(keys: Iterable[QuestionKey]) -> str:
     return ", ".join(f"{v} in {k}" for k, v in sorted(counts.items()))
 
 
-def _check_k(rows: Sequence[Row], k: int) -> None:
+def check_k(rows: Sequence[Row], k: int) -> None:
     """An explicit k that some row cannot reach is a bad input, not a column of dashes."""
     for row in rows:
         most = int((row.n + row.unjudged).max())
@@ -365,7 +366,7 @@ def build_report(
     if k is None:
         k = default_k(rows) or 1
     else:
-        _check_k(rows, k)
+        check_k(rows, k)
     taus, thresholds = recorded_taus(rows)
     pass1 = [PASS.spec(1)]
     wanted = _wanted(rows, greedy, k, headline_specs(k, taus) + pass1)

@@ -258,11 +258,19 @@ def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) ->
 
 
 def sweep_note(report: Report) -> str:
+    """The any-k table's caption; what it says of maj@k is what its cells show: a vote
+    has no rerun estimate, so with rerun intervals only maj@k's cells have none."""
+    if report.interval == "rerun":
+        maj = (
+            "maj@k: no interval here, a vote has no rerun estimate "
+            "(--interval benchmark or both shows its benchmark interval)"
+        )
+    else:
+        maj = "maj@k: benchmark interval only, a vote has no rerun estimate"
     return (
         "Every metric at every listed k, recomputed from the saved per-question counts "
         "(maj@k: from the votes); the intervals the headers name, computed as in the tables "
-        "above (maj@k: benchmark interval only, a vote has no rerun estimate). "
-        "pass^k is G-Pass@k_1.0."
+        f"above ({maj}). pass^k is G-Pass@k_1.0."
     )
 
 

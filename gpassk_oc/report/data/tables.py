@@ -187,6 +187,18 @@ def accounting_rows(
     return identity_columns(report) + ["check"] + columns, body
 
 
+def accounting_note(columns: Sequence[str]) -> str:
+    """The accounting table's caption: what its counts hold, for the columns it shows."""
+    parts = ["How each row's samples were checked (counts summed over its runs)."]
+    if "rule_decided" in columns:
+        among = [c for c in ("no_answer", "rule_undecided") if c in columns]
+        inside = f", {' and '.join(among)} among them" if among else ""
+        parts.append(f"rule_decided: every sample the rules settled{inside}.")
+    if "rule_undecided" in columns:
+        parts.append("rule_undecided: no rule decided it; scored wrong.")
+    return " ".join(parts)
+
+
 def sensitivity_note(report: Report) -> str:
     return (
         "Verdict sensitivity: value (range if every sample no rule decided and no judge "

@@ -142,6 +142,20 @@ def _who(report: Report, label: str, dataset: str) -> list[str]:
     return [label] + [""] * (len(identity_header(report.identity)) - 1)
 
 
+def _rank_note(report: Report, by_metric: list[dict[str, RankCell]], kinds: tuple[str, ...]) -> str:
+    """The rank table's caption: the intervals it promises are the ones its cells show."""
+    given = [k for k in kinds if any(c.intervals.get(k) for m in by_metric for c in m.values())]
+    if not given:
+        return (
+            "Rank (1 = best) by each metric; no interval: the benchmark kind needs the "
+            "bootstrap (--resamples > 0)."
+        )
+    return (
+        f"Rank (1 = best) and, in parentheses, its {100 * report.level:g}% interval "
+        f"({'; '.join(given)}), by each metric."
+    )
+
+
 def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]]:
     """(title, note, header, body) of the rank tables (one per dataset) and the corrected
     table — the data every text format renders."""
@@ -154,15 +168,12 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
             continue
         by_last = ranks[(dataset, metrics[-1])]
         labels = sorted(by_last, key=lambda lab: by_last[lab].rank)
-        note = (
-            f"Rank (1 = best) and its {100 * report.level:g}% interval "
-            f"({'; '.join(kinds)}), by each metric."
-        )
         body = [
             _who(report, lab, dataset)
             + [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
             for lab in labels
         ]
+        note = _rank_note(report, [ranks[(dataset, m)] for m in metrics], kinds)
         header = identity_header(report.identity) + metrics
         out.append((f"Ranks — {dataset}", note, header, body))
     corrected = report.corrected

@@ -21,6 +21,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
+    accounting_note,
     accounting_rows,
     greedy_rows,
     identity_cells,
@@ -140,7 +141,8 @@ def _static_tables(report: Report, ci: bool, descending: bool) -> str:
             parts.append(_table(title, header, body, sensitivity_note(report)))
         header, body = accounting_rows(report, dataset_abbr, descending)
         if body:
-            parts.append(_table(f"Accounting — {dataset_abbr}", header, body))
+            note = accounting_note(header)
+            parts.append(_table(f"Accounting — {dataset_abbr}", header, body, note))
     header, body = greedy_rows(report, ci)
     if body:
         parts.append(_table("Greedy runs", header, body))

@@ -6,6 +6,7 @@ from gpassk_oc.report.data.published_section import add_column, notes_lines
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
+    accounting_note,
     accounting_rows,
     ci_note,
     greedy_rows,
@@ -52,7 +53,8 @@ def render_markdown(report: Report, ci: bool = True, descending: bool = True) ->
     for dataset_abbr in report.subsets:
         header, body = accounting_rows(report, dataset_abbr, descending)
         if body:
-            out += [f"## Accounting — {dataset_abbr}", ""] + _table(header, body)
+            note = accounting_note(header)
+            out += [f"## Accounting — {dataset_abbr}", "", note, ""] + _table(header, body)
     header, body = greedy_rows(report, ci)
     if body:
         out += ["## Greedy runs", ""] + _table(header, body)

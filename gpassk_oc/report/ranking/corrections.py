@@ -220,23 +220,26 @@ def rank_cells(
     rows: Sequence[Row],
     ests: Sequence[Estimate],
     spec: MetricSpec,
-    n_draws: int,
+    draws: tuple[int, int],
     level: float,
     seed: int,
 ) -> dict[str, RankCell]:
     """Each row's rank by *spec* (1: the best, as the metric's ``higher_is_better`` says)
-    and its rerun and benchmark intervals (none when *n_draws* is 0); rows without a
-    value are left out. *ests*: the rows' overall estimates, in order."""
+    and its rerun and benchmark intervals from *draws* = (rerun, benchmark) draws (a kind
+    with 0 draws: no interval); rows without a value are left out. *ests*: the rows'
+    overall estimates, in order."""
     # ranks count the rows strictly above: where lower is better, rank the negated values
     sign = 1.0 if spec.definition.higher_is_better else -1.0
     points = [sign * e.value for e in ests]
     ranks = point_ranks(points)
     kinds: dict[str, list[tuple[int, int] | None]] = {}
-    if n_draws > 0:
+    n_rerun, n_bench = draws
+    if n_rerun > 0:
         se = [e.sampling_se for e in ests]
-        kinds["rerun"] = rank_intervals(points, rerun_draws(points, se, n_draws, seed), level)
-        draws = sign * benchmark_draws(_question_values(rows, spec), n_draws, seed)
-        kinds["benchmark"] = rank_intervals(points, draws, level)
+        kinds["rerun"] = rank_intervals(points, rerun_draws(points, se, n_rerun, seed), level)
+    if n_bench > 0:
+        means = sign * benchmark_draws(_question_values(rows, spec), n_bench, seed)
+        kinds["benchmark"] = rank_intervals(points, means, level)
     return {
         r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})
         for i, r in enumerate(rows)
@@ -247,7 +250,10 @@ def rank_cells(
 def attach_ranks(report: Report) -> None:
     """``report.ranks[(dataset, metric)][label]`` = :class:`RankCell` (overall)."""
     out: dict[tuple[str, str], dict[str, RankCell]] = {}
-    n_draws = min(report.n_boot, MAX_RANK_DRAWS)
+    # the rerun interval needs no bootstrap: its draws are normal ones, also when the
+    # report skipped the bootstrap (markdown with rerun intervals only)
+    n_bench = min(report.n_boot, MAX_RANK_DRAWS)
+    draws = (n_bench or MAX_RANK_DRAWS, n_bench)
     for dataset in report.subsets:
         rows = [
             r
@@ -259,6 +265,6 @@ def attach_ranks(report: Report) -> None:
         for spec in report.headline_specs():
             ests = [report.cells[(r.label, dataset, "overall")].metrics[spec.key] for r in rows]
             out[(dataset, spec.key)] = rank_cells(
-                rows, ests, spec, n_draws, report.level, report.seed
+                rows, ests, spec, draws, report.level, report.seed
             )
     report.ranks = out
