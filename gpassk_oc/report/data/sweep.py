@@ -21,7 +21,7 @@ run, so votes of two runs cannot be added up without re-checking their answers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -208,7 +208,9 @@ def sweep_estimate(report: Report, row: Row, subset: str, key: str) -> Estimate 
     return report.sweep.cells.get((row.label, row.dataset_abbr), {}).get(key)
 
 
-def sweep_json(report: Report, row: Row, to_json: Any) -> dict[str, Any] | None:
+def sweep_json(
+    report: Report, row: Row, to_json: Callable[[Estimate], dict[str, Any]]
+) -> dict[str, Any] | None:
     """The ``k_sweep`` entry of a row in ``--format json``: ``ks``, ``taus`` and per k the
     metrics (each as ``to_json`` writes an Estimate)."""
     sweep = report.sweep

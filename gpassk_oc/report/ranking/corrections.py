@@ -37,7 +37,7 @@ from gpassk_oc.core.uncertainty.verdict_rates import (
     parse_verdict_error,
     rates_from_audit,
 )
-from gpassk_oc.report.data.collect import Row, question_key, run_results
+from gpassk_oc.report.data.collect import Row, Run, question_key, run_results
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
 
@@ -57,7 +57,7 @@ MAX_RANK_DRAWS = 4000
 RATE_DRAWS = 100  # as the bench measured coverage with
 
 
-def load_rates(runs: Sequence[Any], audit: Path | None, stated: Sequence[str]) -> ErrorRates | None:
+def load_rates(runs: Sequence[Run], audit: Path | None, stated: Sequence[str]) -> ErrorRates | None:
     """The rates asked for (ValueError, one line, for a bad sheet or spec)."""
     if audit is not None:
         from gpassk_oc.report.auditing.audit_sheet import audits_of, read_labels
