@@ -1,14 +1,13 @@
-"""Old import paths (releases 0.1.0 and 0.2.0) that forward to where their names live now.
+"""The forwarder of the shim files still at old import paths (in ``report/``,
+``configgen/``, ``rescore/``): each is three lines that forward to the new module. They
+move into the one alias table (``gpassk_oc/_aliases.py``) and this module goes with them.
 
-A module that moved keeps a tiny shim at its old path::
+A shim::
 
-    __getattr__, __dir__ = forward(__name__, "gpassk_oc.core.metrics.gpass_exact")
+    __getattr__, __dir__ = forward(__name__, "gpassk_oc.report.report_command", since="0.3.0")
 
-Every name read through the shim (``from gpassk_oc.metrics import g_pass_at_k``, or
-``gpassk_oc.metrics.g_pass_at_k``) is the very object of the new module, and each read
-emits a :class:`DeprecationWarning` naming the new path, at the caller's line (so
-Python's default filters show it in ``__main__`` and pytest shows it in tests).
-CHANGELOG.md lists the moves; the shims go in a later major release.
+Every name read through it is the very object of the new module, and each read emits a
+:class:`DeprecationWarning` naming the new path, at the caller's line.
 """
 
 from __future__ import annotations
@@ -44,18 +43,3 @@ def forward(
         return sorted({*dir(import_module(new)), *moved})
 
     return __getattr__, __dir__
-
-
-#: what the old metric_names paths (0.1.0's and 0.2.0's) forward to the metric registry:
-#: the spec and its parsers moved on there from metric_keys
-METRIC_NAMES_ELSEWHERE = dict.fromkeys(
-    (
-        "KINDS",
-        "MetricSpec",
-        "headline_metrics",
-        "parse_metric",
-        "parse_result_key",
-        "report_metrics",
-    ),
-    "gpassk_oc.core.metrics.registry",
-)

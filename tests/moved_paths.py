@@ -13,14 +13,7 @@ import pytest
 
 #: names that moved on from metric_names to the metric registry (their shims name it)
 MOVED_ON = dict.fromkeys(
-    [
-        "KINDS",
-        "MetricSpec",
-        "headline_metrics",
-        "parse_metric",
-        "parse_result_key",
-        "report_metrics",
-    ],
+    "KINDS MetricSpec headline_metrics parse_metric parse_result_key report_metrics".split(),
     "gpassk_oc.core.metrics.registry",
 )
 

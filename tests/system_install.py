@@ -3,7 +3,7 @@ slurm-wlm and munge for the Slurm test), safe under parallel pytest-xdist worker
 
 Two workers used to run ``apt-get install`` at the same moment; one lost the race for
 dpkg's lock and its tests errored ("Unable to acquire the dpkg frontend lock"). Now every
-install of the suite runs under one inter-process file lock (:func:`install_lock`, fcntl),
+install of the suite runs under one inter-process file lock (:func:`parallel_support.machine_lock`, fcntl),
 checks again inside it whether the component arrived meanwhile (the other worker may just
 have installed it), and apt itself waits up to 10 minutes for dpkg's lock held by anyone
 else (``DPkg::Lock::Timeout``).
@@ -11,13 +11,13 @@ else (``DPkg::Lock::Timeout``).
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from parallel_support import machine_lock
 
 #: the one lock file of every install the suite runs (shared by all workers of a machine)
 LOCK_PATH = Path(tempfile.gettempdir()) / "gpassk-oc-tests-install.lock"
@@ -43,17 +43,6 @@ def apt_commands(
     ]
 
 
-@contextmanager
-def install_lock(path: Path = LOCK_PATH) -> Iterator[None]:
-    """Hold the suite's install lock (blocks while another process holds it)."""
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
 def last_line(text: str) -> str:
     """The last non-blank line of a command's output (what a one-line error shows)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -68,7 +57,7 @@ def install_missing(
     """Run *commands* one after the other under the install lock, unless *missing()* is
     false once the lock is held. True when they ran; :class:`InstallFailed` when one fails."""
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    with install_lock(lock_path):
+    with machine_lock(lock_path):
         if not missing():
             return False
         for cmd, timeout in commands:
