@@ -28,6 +28,7 @@ class Alias(NamedTuple):
 
 
 _CHECKING = "gpassk_oc.core.answers.checking"
+_COMPARE = "gpassk_oc.report.commands.compare_command"
 #: the metric spec and its parsers moved on from metric_keys to the metric registry
 _REGISTRY = "gpassk_oc.core.metrics.registry"
 _METRIC_NAMES_ELSEWHERE = MappingProxyType(
@@ -50,7 +51,7 @@ ALIASES: dict[str, Alias] = {
     "gpassk_oc.metric_names": Alias(
         "gpassk_oc.core.metrics.metric_keys", "0.2.0", elsewhere=_METRIC_NAMES_ELSEWHERE
     ),
-    "gpassk_oc.compare": Alias("gpassk_oc.report.compare_command", "0.2.0"),
+    "gpassk_oc.compare": Alias(_COMPARE, "0.2.0"),
     "gpassk_oc.core.canonical": Alias("gpassk_oc.core.answers.canonical", "0.2.0"),
     "gpassk_oc.core.extraction": Alias("gpassk_oc.core.answers.extraction", "0.2.0"),
     "gpassk_oc.core.forms": Alias("gpassk_oc.core.answers.forms", "0.2.0"),
@@ -82,6 +83,13 @@ ALIASES: dict[str, Alias] = {
     "gpassk_oc.core.scoring.results": Alias("gpassk_oc.core.runs.results_file", "0.3.0"),
     "gpassk_oc.core.scoring.stats": Alias("gpassk_oc.core.uncertainty.metric_intervals", "0.3.0"),
     "gpassk_oc.core.scoring.gpass_eval": Alias("gpassk_oc.core.runs.run_scoring", "0.3.0"),
+    "gpassk_oc.report.compare": Alias(_COMPARE, "0.3.0"),
+    # report/ by job (0.4.0): the report modules 0.2.0 and 0.3.0 documented (their
+    # CHANGELOGs' "now" column; docs/reports.md: plots.write_all, numbers, identity)
+    "gpassk_oc.report.compare_command": Alias(_COMPARE, "0.4.0"),
+    "gpassk_oc.report.plots": Alias("gpassk_oc.report.page.plots", "0.4.0"),
+    "gpassk_oc.report.numbers": Alias("gpassk_oc.report.data.numbers", "0.4.0"),
+    "gpassk_oc.report.identity": Alias("gpassk_oc.report.data.identity", "0.4.0"),
     # documented in 0.3.0 (docs/metrics.md: the error a bad argument raises)
     "gpassk_oc.core.arguments": Alias("gpassk_oc.core.answers.arguments", "0.4.0"),
 }

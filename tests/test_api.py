@@ -30,7 +30,7 @@ OLD_PATHS = {
         "gpassk_oc.core.metrics.metric_keys",
         ["parse_metric", "MetricSpec", "g_pass_key", "group_name", "result_key"],
     ),
-    "gpassk_oc.compare": ("gpassk_oc.report.compare_command", []),
+    "gpassk_oc.compare": ("gpassk_oc.report.commands.compare_command", []),
     "gpassk_oc.core.grading": (
         "gpassk_oc.core.judging.grading",
         ["GradingPolicy", "UnjudgedError", "grade"],

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from gpassk_oc.core.runs.results_summary import read_summary
 from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.drilldown import row_drill
+from gpassk_oc.report.page.drilldown import row_drill
 
 
 def write(path: Path, indices: list[int], split: str) -> None:

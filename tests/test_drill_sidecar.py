@@ -21,7 +21,7 @@ from gpassk_oc.core.runs.drill_fragment import (
 from gpassk_oc.core.runs.results_summary import read_summary
 from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.drilldown import row_drill, row_script, run_fragment
+from gpassk_oc.report.page.drilldown import row_drill, row_script, run_fragment
 
 LONG = "x" * (MAX_ANSWER_CHARS + 7)
 EXTRACTED = [["</script><!--", None, "1 & 2", LONG], ["7", "7", "8", "7"]]

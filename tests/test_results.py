@@ -32,8 +32,8 @@ from gpassk_oc.core.runs.results_file import (
 )
 from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.collect import Row
-from gpassk_oc.report.report_model import sensitivity
+from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.report_model import sensitivity
 
 FIXTURE = Path(__file__).parent / "fixtures" / "results_schema1"
 OLD_MODEL = "m_t0-7_p0-95_k-1_rp1-0_rs0_l512"

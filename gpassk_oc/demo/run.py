@@ -16,7 +16,7 @@ What it does (each stage prints one line):
    see :func:`demo_grid`);
 5. builds the leaderboard with rerun intervals (:mod:`gpassk_oc.report`) and puts the *true*
    value of every metric next to each estimate, then draws the figures
-   (:mod:`gpassk_oc.report.plots`).
+   (:mod:`gpassk_oc.report.page.plots`).
 
 The truth is computed here in closed form from the binomial distribution — for a question
 answered correctly with probability p, k independent samples give X ~ Binomial(k, p) and
