@@ -406,7 +406,7 @@ class GPassKEvaluator(BaseEvaluator):
             mg_mode=self.mg_mode,
             count_tokens=token_counter(record.tokenizer_path),
             length_truncation=self.length_truncation,
-            grader=lambda items, policy: self._grade(items, policy.reasoning),
+            grader=lambda items, _policy: self._grade(items, rule.reasoning),
         )
         return score_run(RunSamples(spec, questions, record), how).results
 

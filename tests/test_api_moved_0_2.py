@@ -72,6 +72,9 @@ REMOVED = {
         ).split()
     ),
     *(f"gpassk_oc.core.uncertainty.{m}" for m in ("channel", "corrected", "ranks", "rates")),
+    "gpassk_oc.configgen.command",
+    "gpassk_oc.configgen.reasoning",
+    "gpassk_oc.rescore.command",
     *(
         f"gpassk_oc.report.{m}"
         for m in (

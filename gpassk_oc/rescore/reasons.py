@@ -11,7 +11,7 @@
 * ``no_results`` / ``groups_dropped`` — OpenCompass left no results file (its evaluation
   crashed: rescored from the predictions alone), or dropped split × language.
 
-Everything is data (counts per kind); :mod:`gpassk_oc.report.rescored_section` writes the words.
+Everything is data (counts per kind); :mod:`gpassk_oc.report.data.rescored_section` writes the words.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@
 
 The folder name is not ``results``, so report/compare/plan never take it for a results
 file. This module owns the format; :mod:`gpassk_oc.rescore.reason_words` words its reasons
-and :mod:`gpassk_oc.report.rescored_section` renders it.
+and :mod:`gpassk_oc.report.data.rescored_section` renders it.
 """
 
 from __future__ import annotations

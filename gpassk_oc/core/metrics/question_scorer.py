@@ -3,7 +3,7 @@
 Every place that turns a question's verdicts into ``(c_q, n_q)`` or counts into G-Pass
 values goes through here: the evaluator (:mod:`gpassk_oc.core.runs.run_scoring`) when it writes a results
 file, the results reader (:mod:`gpassk_oc.core.runs.results_file`) when it checks a file's ``c``/``n`` fields, and
-the report (:mod:`gpassk_oc.report.collect`) when it cross-checks the file's top-level
+the report (:mod:`gpassk_oc.report.data.collect`) when it cross-checks the file's top-level
 values against the recorded verdicts — so that cross-check compares the same code, not two.
 
 A verdict is ``True`` (correct), ``False`` (wrong) or ``None`` (unjudged: excluded from
