@@ -23,7 +23,6 @@ configs for LiveMathBench (``GenericLLMEvaluator``) put the whole prediction int
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import math
 import tempfile
@@ -35,7 +34,7 @@ from answer_data import Row
 
 from gpassk_oc.core.answers.mv_pool import default_pool
 from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
-from gpassk_oc.core.judging.grading import GradingPolicy, grade, rule_decisions
+from gpassk_oc.core.judging.grading import GradingPolicy, grade, policy_reading, rule_decisions
 from gpassk_oc.core.vocabulary import Decision, Source
 
 
@@ -62,16 +61,10 @@ class Verdicts:
         self.cascade_chars = self.cascade_chars or [0] * n
 
 
-def policy_has_reasoning() -> bool:
-    """True once ``GradingPolicy`` has a ``reasoning`` field (branch h16-reasoning)."""
-    return "reasoning" in {f.name for f in dataclasses.fields(GradingPolicy)}
-
-
 def policy_for(reasoning: bool) -> GradingPolicy:
-    """Rules-mode policy; a reasoning set declares its model a reasoning model when the
-    policy can say so (until then the current behaviour is measured, bug included)."""
-    extra = {"reasoning": True} if reasoning and policy_has_reasoning() else {}
-    return GradingPolicy(check="rules", progress=False, **extra)  # type: ignore[arg-type]
+    """Rules-mode policy; a reasoning set declares its model a reasoning model, the
+    others read every reply whole (the bench's sets are labelled with that reading)."""
+    return GradingPolicy(check="rules", progress=False, reasoning=reasoning)
 
 
 def _items(rows: Sequence[Row]) -> list[dict]:
@@ -96,6 +89,7 @@ def _read(items: list[dict], policy: GradingPolicy):
         for name in params
         if name not in ("items", "check") and hasattr(policy, name)
     }
+    extra["reasoning"] = policy_reading(items, policy).reasoning  # the call's one rule
     return rule_decisions(items, "judge", **extra)
 
 
@@ -257,7 +251,7 @@ def adversarial_timing(target: int = ADV_CHARS) -> list[AdversarialCase]:
     *target* is then extrapolated with the growth exponent of the last two sizes (at least
     linear) and marked as such.
     """
-    policy = GradingPolicy(check="rules", progress=False)
+    policy = GradingPolicy(check="rules", progress=False, reasoning=False)
     cases = []
     for name, unit in ADVERSARIAL.items():
         sizes, times = [], []

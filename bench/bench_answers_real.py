@@ -68,7 +68,6 @@ from answer_checkers import (  # noqa: E402
     ADV_CHARS,
     Verdicts,
     adversarial_timing,
-    policy_has_reasoning,
     run_default,
     run_math_verify,
     run_opencompass,
@@ -157,13 +156,7 @@ def run_set(title: str, path: Path, rows: list[Row], reasoning: bool, args) -> d
         except ImportError as exc:
             logger.warning(f"OpenCompass not importable ({exc}); its column is left out")
     distinct = len({(r.text, r.gold) for r in rows})
-    policy_note = ""
-    if reasoning:
-        policy_note = (
-            "; policy: reasoning=True"
-            if policy_has_reasoning()
-            else "; policy: GradingPolicy has no 'reasoning' field yet (current behaviour)"
-        )
+    policy_note = "; policy: reasoning=True" if reasoning else ""
     limit = f", at most {args.limit} per source" if args.limit else ""
     print(f"{title}: {len(rows)} labelled samples from {path.name}{limit}{policy_note}")
     for name, v in checkers.items():

@@ -14,8 +14,14 @@ pair is checked once per run —, maj@k classes, health, the results file and th
 comparison with OpenCompass's values, written under OUT). Generating the work dir is not
 timed; Python start-up and imports are not timed either.
 
-Last line: ``RESULT rescore_seconds=<wall> rescore_cpu_seconds=<CPU> goal_ratio=<wall/60>``
-(goal ≤ 60 s on 2 cores: a ratio ≤ 1 meets it). ``--runs R`` for a smaller work dir.
+``--tool evalscope`` writes them as evalscope reviews (``{ts}/reviews/{model}/*.jsonl``,
+one line per sample, beside ``configs/task_config.yaml``). ``--tool lm-eval`` writes the same replies as lm-evaluation-harness ``--log_samples``
+output instead (one ``{model}/samples_{task}_{date}.jsonl`` per run, one line per question
+with its 48 replies, and its ``results_{date}.json``; the layout of the tool's real files in
+tests/fixtures/harnesses/, filled with the synthetic replies) and times the same command.
+
+Last line: ``RESULT rescore_seconds=<wall> rescore_cpu_seconds=<CPU> goal_ratio=<wall/45>``
+(goal ≤ 45 s on 2 cores: a ratio ≤ 1 meets it). ``--runs R`` for a smaller work dir.
 """
 
 from __future__ import annotations
@@ -29,13 +35,15 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import redirect_stderr
 from pathlib import Path
 
 from gpassk_oc.cli import main as cli_main
 
 RUNS, QUESTIONS, N = 240, 280, 48
-GOAL_SECONDS = 60.0
+GOAL_SECONDS = 45.0
+DATE = "2026-11-27T00-00-00.000000"
 TS = "20250101_000000"
 ABBR = "LiveMathBench_v202412"
 SPLITS, LANGS = ["CNMO", "CCEE", "AMC", "WLPMC"], ["cn", "en"]
@@ -114,6 +122,88 @@ def write_workdir(work: Path, runs: int, seed: int = 0) -> int:
     return written
 
 
+def _draws(
+    runs: int, seed: int
+) -> Iterator[tuple[int, str, random.Random, list[int], list[float]]]:
+    """Per run: its index, model name, the shared rng, the golds and its per-question p."""
+    rng = random.Random(seed)
+    golds = [rng.randint(2, 10_000) for _ in range(QUESTIONS)]
+    for i in range(runs):
+        yield i, f"model-{i:03d}", rng, golds, [rng.betavariate(0.7, 0.7) for _ in range(QUESTIONS)]
+
+
+def write_lm_eval(folder: Path, runs: int, seed: int = 0) -> int:
+    """lm-eval ``--log_samples`` output of *runs* models; returns the bytes written."""
+    written = 0
+    for _, model, rng, golds, ps in _draws(runs, seed):
+        lines = []
+        for q in range(QUESTIONS):
+            replies = [_reply(rng, golds[q], ps[q]) for _ in range(N)]
+            doc = {
+                "question": f"Problem {q}: compute the value of item {q}.",
+                "answer": str(golds[q]),
+            }
+            first = replies[0].rpartition("\\boxed{")[2].partition("}")[0]
+            lines.append(
+                json.dumps(
+                    {
+                        "doc_id": q,
+                        "doc": doc,
+                        "target": str(golds[q]),
+                        "arguments": {},
+                        "resps": [replies],
+                        "filtered_resps": [first],
+                        "filter": "boxed",
+                        "metrics": ["exact_match"],
+                        "exact_match": float(first == str(golds[q])),
+                    }
+                )
+            )
+        (folder / model).mkdir(parents=True)
+        text = "\n".join(lines) + "\n"
+        (folder / model / f"samples_lmb_{DATE}.jsonl").write_text(text)
+        config = {
+            "repeats": N,
+            "generation_kwargs": {"temperature": 0.7, "max_gen_toks": 4096},
+            "filter_list": [
+                {"name": "boxed", "filter": [{"function": "regex"}, {"function": "take_first"}]}
+            ],
+        }
+        results = {"results": {"lmb": {}}, "configs": {"lmb": config}, "model_name": model}
+        (folder / model / f"results_{DATE}.json").write_text(json.dumps(results))
+        written += len(text)
+    return written
+
+
+def write_evalscope(folder: Path, runs: int, seed: int = 0) -> int:
+    """evalscope reviews of *runs* models (one line per sample); returns the bytes written."""
+    written = 0
+    for i, model, rng, golds, ps in _draws(runs, seed):
+        run = folder / f"20261127_{i:06d}"
+        (run / "configs").mkdir(parents=True)
+        (run / "configs" / "task_config.yaml").write_text(f"model: {model}\nrepeats: {N}\n")
+        lines = [
+            json.dumps(
+                {
+                    "target": [str(golds[q])],
+                    "messages": [{"role": "user", "content": f"Problem {q}: compute item {q}."}],
+                    "sample_score": {
+                        "score": {"value": {}, "prediction": _reply(rng, golds[q], ps[q])},
+                        "group_id": q,
+                        "generation_index": r,
+                    },
+                }
+            )
+            for q in range(QUESTIONS)
+            for r in range(N)
+        ]
+        (run / "reviews" / model).mkdir(parents=True)
+        text = "\n".join(lines) + "\n"
+        (run / "reviews" / model / "general_qa_lmb.jsonl").write_text(text)
+        written += len(text)
+    return written
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the grading workers)."""
     own, kids = (
@@ -126,11 +216,17 @@ def _cpu() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument(
+        "--tool", choices=("opencompass", "lm-eval", "evalscope"), default="opencompass"
+    )
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="gpassk-bench-rescore-"))
     try:
         start = time.monotonic()
-        size = write_workdir(scratch / "work", args.runs)
+        write = {"opencompass": write_workdir, "lm-eval": write_lm_eval}.get(
+            args.tool, write_evalscope
+        )
+        size = write(scratch / "work", args.runs)
         print(
             f"work dir: {args.runs} runs × {QUESTIONS} questions × n={N} "
             f"({args.runs * QUESTIONS * N:,} samples, {size / 1e6:.0f} MB of predictions) "
@@ -146,7 +242,7 @@ def main() -> None:
             sys.exit(f"rescore failed with exit status {code}: {log.getvalue()[-2000:]}")
         print(f"rescore's log: {len(log.getvalue().splitlines())} lines, the last:")
         print(log.getvalue().splitlines()[-1][:300])
-        files = sorted((out / TS / "results").rglob("*.json"))
+        files = sorted(out.glob("*/results/*/*.json"))
         if len(files) != args.runs:
             sys.exit(f"rescore wrote {len(files)} results files, expected {args.runs}")
         print(f"results files: {len(files)}; wall {wall:.1f} s, CPU {cpu:.1f} s (with workers)")

@@ -31,7 +31,7 @@ import numpy as np
 
 from gpassk_oc.core.runs.run_health import group_names, run_health
 from gpassk_oc.core.runs.run_record import RunRecord
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 
 TS = "20261125_000000"
@@ -143,19 +143,21 @@ def results_dict(
     )
     samples = questions * n
     return build_results(
-        spec=RunSpec.parse(ks).at_n(n),
-        rows=rows,
-        extracted=extracted,
-        correct=correct,
-        source=source,
-        found=found,
-        accounting={"samples": samples, "rule_decided": samples, "no_answer": 0},
-        check="rules",
-        undecided_marked=True,
-        votes=votes,
-        vote_correct=vote_correct,
-        record=record,
-        health=health,
+        ScoringInput(
+            RunSpec.parse(ks).at_n(n),
+            rows,
+            extracted,
+            correct,
+            undecided_marked=True,
+            source=source,
+            found=found,
+            accounting={"samples": samples, "rule_decided": samples, "no_answer": 0},
+            check="rules",
+            votes=votes,
+            vote_correct=vote_correct,
+            record=record,
+            health=health,
+        )
     )
 
 

@@ -9,11 +9,19 @@ They are loaded on first use, so ``import gpassk_oc`` stays light (no numpy, no
 OpenCompass): OpenCompass's task subprocesses import the adapters by their dotted paths
 (``gpassk_oc.evaluators.GPassKEvaluator``) through this package.
 
+The stable surface (docs/api.md, "What the promise covers") is these names, the
+OpenCompass component paths that configs name (``gpassk_oc.datasets``, ``.evaluators``,
+``.models``, ``.postprocessors``, ``gpassk_oc.configs.*``), the ``gpassk-oc`` command line
+and the results-file schema. Every other module is internal and may move between minor
+releases; an old path a release documented keeps working, with a warning, through the
+alias table (``gpassk_oc/_aliases.py``).
+
 Layout:
 * pure core (no OpenCompass import): ``gpassk_oc.core.*``;
 * OpenCompass adapters: ``gpassk_oc.datasets``, ``.evaluators``, ``.postprocessors``,
   ``.models``, ``.configs``;
-* tools: ``gpassk_oc.configgen``, ``gpassk_oc.cli``.
+* tools: ``gpassk_oc.configgen``, ``gpassk_oc.report``, ``gpassk_oc.rescore``,
+  ``gpassk_oc.demo``, ``gpassk_oc.cli``.
 """
 
 from __future__ import annotations
@@ -21,7 +29,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from gpassk_oc import _alias_finder
 from gpassk_oc._version import __version__
+
+_alias_finder.install()  # old module paths (gpassk_oc/_aliases.py) import, with a warning
 
 #: public name -> the module that defines it (one owner each)
 _API = {

@@ -14,24 +14,24 @@ from gpassk_oc.log import OneLineParser, fail, use_cli_format
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "dump": ("gpassk_oc.configgen", "expand a template into one OpenCompass config per grid point"),
     "report": (
-        "gpassk_oc.report.report_command",
+        "gpassk_oc.report.commands.report_command",
         "G-Pass@k tables (with bootstrap CIs) and figures from OpenCompass work dirs",
     ),
     "compare": (
-        "gpassk_oc.report.compare_command",
+        "gpassk_oc.report.commands.compare_command",
         "paired comparison of two runs on the same questions (difference with CI)",
     ),
     "audit": (
-        "gpassk_oc.report.audit_command",
+        "gpassk_oc.report.commands.audit_command",
         "a stratified random sample of verdicts as an audit sheet (CSV) to label by hand",
     ),
     "plan": (
-        "gpassk_oc.report.plan_command",
+        "gpassk_oc.report.commands.plan_command",
         "sample-size planner: questions and samples a precision needs",
     ),
     "rescore": (
         "gpassk_oc.rescore.rescore_command",
-        "re-grade a work dir of OpenCompass's own LiveMathBench configs into gpassk_oc results",
+        "re-grade an OpenCompass work dir or another harness's samples into gpassk_oc results",
     ),
     "demo": (
         "gpassk_oc.demo.run",

@@ -19,12 +19,11 @@ filled in here; its k list, τ list and n are the run spec
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
 from gpassk_oc import __version__
-from gpassk_oc.core.runs.run_health import group_names, run_health
 from gpassk_oc.core.runs.run_record import (
     LEGACY_SPEC_FIELDS,
     RecordError,
@@ -34,7 +33,7 @@ from gpassk_oc.core.runs.run_record import (
 )
 from gpassk_oc.workdir import find_pair, load_dumped_config, pair_of, run_dir_of
 
-__all__ = ["check_run_record", "resolve_record", "run_health_of", "token_counter"]
+__all__ = ["check_run_record", "resolve_record", "token_counter"]
 
 #: fields the evaluator fills itself: a run_record kwarg may not set them
 _OWN = (
@@ -141,29 +140,3 @@ def token_counter(tokenizer_path: str | None) -> Callable[[str], int] | None:
         return len(tokenizer(text, add_special_tokens=False).input_ids)
 
     return count
-
-
-def run_health_of(
-    responses: Sequence[Sequence[str]],
-    rows: Sequence[Mapping[str, Any]],
-    graded: Any,
-    ks: Sequence[int],
-    record: RunRecord,
-    length_truncation: bool | None,
-    finish_reasons: Sequence[Sequence[str | None]] | None = None,
-) -> dict[str, Any]:
-    """The ``health`` section of one task: *rows* are the question rows (split, language),
-    *graded* the :class:`~gpassk_oc.core.judging.grading.GradeResult`; truncation by length
-    is the server's *finish_reasons* where it gave them all, else lengths are counted
-    against the record's ``max_out_len`` with the tokenizer it names, when it loads."""
-    return run_health(
-        responses,
-        group_names([str(r["split"]) for r in rows], [str(r["language"]) for r in rows]),
-        graded.correct,
-        ks,
-        found=graded.found,
-        max_out_len=record.max_out_len,
-        count_tokens=token_counter(record.tokenizer_path),
-        length_truncation=length_truncation,
-        finish_reasons=finish_reasons,
-    )

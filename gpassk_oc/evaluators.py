@@ -46,11 +46,10 @@ from gpassk_oc.core.judging.grading import (
     grade,
 )
 from gpassk_oc.core.judging.judge import JudgeConfig, resolve_prompt
-from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.metrics.gpass_exact import MG_MODES
 from gpassk_oc.core.metrics.metric_keys import ACCURACY
-from gpassk_oc.core.runs.reply_facts import with_reply_facts
-from gpassk_oc.core.runs.run_scoring import build_results, group_replicas
+from gpassk_oc.core.runs.reply_facts import ReplyFacts
+from gpassk_oc.core.runs.run_scoring import group_replicas
 from gpassk_oc.core.runs.run_spec import (
     DEFAULT_THRESHOLDS,
     RunSpec,
@@ -58,9 +57,10 @@ from gpassk_oc.core.runs.run_spec import (
     parse_ks,
     parse_thresholds,
 )
-from gpassk_oc.core.vocabulary import CheckMode, plain
+from gpassk_oc.core.runs.score_run import Grading, Question, Reply, RunSamples, score_run
+from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.evaluator_facts import reply_facts_of
-from gpassk_oc.evaluator_record import check_run_record, resolve_record, run_health_of
+from gpassk_oc.evaluator_record import check_run_record, resolve_record, token_counter
 from gpassk_oc.log import logger
 from gpassk_oc.workdir import CACHE_DIRNAME, default_cache_location
 
@@ -155,6 +155,30 @@ def validate_judge(judge: Mapping[str, Any]) -> JudgeConfig:
         raise ValueError(str(exc).replace("JudgeConfig.", "judge.")) from None
 
 
+def _check_settings(
+    max_unjudged: Any, cache_dir: Any, mg_mode: Any, rule_timeout: Any, length_truncation: Any
+) -> None:
+    """One-line ValueError naming the first bad ``GPassKEvaluator`` setting."""
+    if (
+        isinstance(max_unjudged, bool)
+        or not isinstance(max_unjudged, (int, float))
+        or not 0 <= max_unjudged <= 1
+    ):
+        raise ValueError(f"max_unjudged is a fraction in [0, 1], got {max_unjudged!r}")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
+        raise ValueError(f"cache_dir must be a directory path, got {cache_dir!r}")
+    if mg_mode not in MG_MODES:
+        raise ValueError(f"mg_mode must be one of {MG_MODES}, got {mg_mode!r}")
+    if (
+        isinstance(rule_timeout, bool)
+        or not isinstance(rule_timeout, (int, float))
+        or rule_timeout <= 0
+    ):
+        raise ValueError(f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}")
+    if length_truncation is not None and not isinstance(length_truncation, bool):
+        raise ValueError(f"length_truncation: need true, false or None, got {length_truncation!r}")
+
+
 @ICL_EVALUATORS.register_module(name="GPassKEvaluator", force=False)
 class GPassKEvaluator(BaseEvaluator):
     """G-Pass@k / mG-Pass@k / pass@1, maj@k and avg@n over n replicas, overall and per
@@ -231,28 +255,7 @@ class GPassKEvaluator(BaseEvaluator):
             self.spec = None if k is None else RunSpec(parse_ks(k, "k"), self.thresholds)
         except RunSpecError as exc:
             raise ValueError(str(exc)) from None
-        if (
-            isinstance(max_unjudged, bool)
-            or not isinstance(max_unjudged, (int, float))
-            or not 0 <= max_unjudged <= 1
-        ):
-            raise ValueError(f"max_unjudged is a fraction in [0, 1], got {max_unjudged!r}")
-        if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir):
-            raise ValueError(f"cache_dir must be a directory path, got {cache_dir!r}")
-        if mg_mode not in MG_MODES:
-            raise ValueError(f"mg_mode must be one of {MG_MODES}, got {mg_mode!r}")
-        if (
-            isinstance(rule_timeout, bool)
-            or not isinstance(rule_timeout, (int, float))
-            or rule_timeout <= 0
-        ):
-            raise ValueError(
-                f"rule_timeout must be a positive number of seconds, got {rule_timeout!r}"
-            )
-        if length_truncation is not None and not isinstance(length_truncation, bool):
-            raise ValueError(
-                f"length_truncation: need true, false or None, got {length_truncation!r}"
-            )
+        _check_settings(max_unjudged, cache_dir, mg_mode, rule_timeout, length_truncation)
         self.run_record = None if run_record is None else check_run_record(run_record)
         self.length_truncation = length_truncation
         self.check = check
@@ -324,27 +327,20 @@ class GPassKEvaluator(BaseEvaluator):
             raise
 
     # ----------------------------------------------------------------- OpenCompass API
-    def evaluate(
-        self, k: int | list[int], n: int, original_dataset: Any, **score_kwargs: Any
-    ) -> dict[str, Any]:
-        """Called once by OpenCompass's eval task with all q·n predictions."""
-        predictions = list(score_kwargs["predictions"])
-        test_set = score_kwargs.get("test_set")
-        if test_set is None:
-            test_set = original_dataset
-        references = score_kwargs.get("references")
-        if len(predictions) != len(test_set):
-            raise ValueError(f"{len(predictions)} predictions for {len(test_set)} rows")
-        # the run spec: the kwargs' (else the dataset's k) at the dataset's n, checked once
+    def _run_spec(self, k: int | list[int], n: int) -> RunSpec:
+        """The kwargs' spec (else the dataset's k) at the dataset's n, checked once."""
         try:
             spec = self.spec or RunSpec(parse_ks(k, "dataset k"), self.thresholds)
-            spec = spec.at_n(n, "dataset n")
+            return spec.at_n(n, "dataset n")
         except RunSpecError as exc:
             raise ValueError(str(exc)) from None
-        n = int(n)
-        if self.pred_postprocessor:
-            predictions = self.pred_postprocess(predictions)
 
+    def _questions(
+        self, test_set: Any, predictions: list[Any], n: int, score_kwargs: dict[str, Any]
+    ) -> list[Question]:
+        """Replica-0 rows of *test_set* with each question's n predictions (grouped by
+        position, checked against ``question_id``/``idx``), each with the server's facts
+        where the model recorded them."""
         columns = set(test_set.column_names)
         size = len(test_set) // n if n else 0
         if "question_id" in columns:
@@ -362,84 +358,67 @@ class GPassKEvaluator(BaseEvaluator):
             return list(first[name]) if name in columns else [default] * size
 
         golds = column("answer", None)
+        references = score_kwargs.get("references")
         if any(g is None for g in golds) and references is not None:
             golds = list(references[:size])
-        rows = [
-            {
-                "question_id": qid,
-                "split": split,
-                "language": lang,
-                "question_type": qtype,
-                "question": question,
-                "answer": gold,
-            }
-            for qid, split, lang, qtype, question, gold in zip(
-                ids[:size] if ids else [str(i) for i in range(size)],
-                column("split", "all"),
-                column("language", "unknown"),
-                column("question_type", ""),
-                column("question", ""),
-                golds,
+        fields = zip(
+            ids[:size] if ids else [str(i) for i in range(size)],
+            column("split", "all"),
+            column("language", "unknown"),
+            column("question_type", ""),
+            column("question", ""),
+            golds,
+        )
+        keys = ("question_id", "split", "language", "question_type", "question", "answer")
+        no_facts: list[list[ReplyFacts | None]] = [[None] * n for _ in range(size)]
+        return [
+            Question(
+                dict(zip(keys, values)),
+                [
+                    Reply(p if isinstance(p, str) else str(p or ""), f)
+                    for p, f in zip(preds, row_facts)
+                ],
             )
+            for values, preds, row_facts in zip(fields, grouped, facts or no_facts)
         ]
-        items = [
-            {
-                "question": str(r["question"]),
-                "gold": str(r["answer"]),
-                "language": str(r["language"]),  # picks the judge prompt ('auto')
-                "responses": [p if isinstance(p, str) else str(p or "") for p in preds],
-            }
-            for r, preds in zip(rows, grouped)
-        ]
+
+    def evaluate(
+        self, k: int | list[int], n: int, original_dataset: Any, **score_kwargs: Any
+    ) -> dict[str, Any]:
+        """Called once by OpenCompass's eval task with all q·n predictions."""
+        predictions = list(score_kwargs["predictions"])
+        test_set = score_kwargs.get("test_set")
+        if test_set is None:
+            test_set = original_dataset
+        if len(predictions) != len(test_set):
+            raise ValueError(f"{len(predictions)} predictions for {len(test_set)} rows")
+        spec = self._run_spec(k, n)
+        n = int(n)
+        if self.pred_postprocessor:
+            predictions = self.pred_postprocess(predictions)
+        questions = self._questions(test_set, predictions, n, score_kwargs)
         # one reading rule for the whole evaluation; reasoning=True with no closing tag
         # anywhere zeros the run: say so, loudly ('auto' never applies it then)
-        replies = [r for item in items for r in item["responses"]]
+        replies = [r.text for q in questions for r in q.replies]
         rule = self._reading(replies)
         forced = self.reasoning is True
         if warn := no_closing_tag_warning(replies, reasoning=forced, tags=self.think_tags):
             logger.warning(warn)
-        graded = self._grade(items, rule.reasoning)
-        # maj@k: the same checker groups the answers into vote classes
-        classes, accounting = votes_and_accounting(graded, self.check, self.rule_timeout)
         judge = None
         if self.check != CheckMode.RULES and self.judge_config is not None:  # always both
             judge = judge_identity(self.judge_config)
-        record = resolve_record(
-            self.run_record,
-            getattr(self, "_out_dir", None),
-            check=str(self.check),
+        out_dir = getattr(self, "_out_dir", None)
+        record = resolve_record(self.run_record, out_dir, check=str(self.check), judge=judge)
+        how = Grading(
+            policy=self._policy(reasoning=rule.reasoning),
+            rule=rule,
             judge=judge,
-        )
-        health = run_health_of(
-            [item["responses"] for item in items],
-            rows,
-            graded,
-            spec.ks,
-            record,
-            self.length_truncation,
-            None
-            if facts is None
-            else [[f.finish_reason if f else None for f in row] for row in facts],
-        )
-        results = build_results(
-            spec=spec,
-            rows=rows,
-            extracted=graded.extracted,
-            correct=graded.correct,
-            source=plain(graded.source),
-            found=plain(graded.found),
             mg_mode=self.mg_mode,
-            accounting=accounting,
-            check=str(self.check),
-            judge=judge,
-            undecided_marked=True,  # grade() marks rule_undecided
-            votes=classes.votes,
-            vote_correct=classes.correct_class,
-            record=record,
-            health=health,
-            reasoning=rule.to_json(),
+            count_tokens=token_counter(record.tokenizer_path),
+            length_truncation=self.length_truncation,
+            grader=lambda items, _policy: self._grade(items, rule.reasoning),
         )
-        return results if facts is None else with_reply_facts(results, facts)
+        return score_run(RunSamples(spec, questions, record), how).results
 
     def score(
         self,

@@ -12,20 +12,22 @@
 # extra_sampling (True to send top_k / repetition_penalty in extra_body; only self-hosted
 # vLLM / LMDeploy / SGLang servers understand them), reasoning (True for a model that thinks
 # before answering: a reply whose thinking never closed is scored wrong; see
-# docs/reasoning-models.md).
+# docs/reasoning-models.md), max_out_len / max_seq_len (this model's own; `dump` checks
+# them against the named models' limits: a note, a refusal with --strict).
 api_models = [
     dict(path='o3-mini-2025-01-31', openai_api_base='https://api.openai.com/v1/',
          send_top_p=False, batch_size=8, query_per_second=2, retry=20),
     dict(path='o1-mini-2024-09-12', openai_api_base='https://api.openai.com/v1/',
          send_top_p=False, batch_size=8, query_per_second=2, retry=20),
     dict(path='gpt-4o-2024-11-20', openai_api_base='https://api.openai.com/v1/',
-         batch_size=8, query_per_second=2, retry=20),
+         batch_size=8, query_per_second=2, retry=20,
+         max_out_len=16384),  # its output limit (OpenAI's model page)
     dict(path='deepseek-reasoner', abbr='DeepSeek-R1',
          openai_api_base='https://api.deepseek.com/v1', batch_size=8, query_per_second=2,
          retry=20, reasoning=True),  # thinking comes back as reasoning_content
     dict(path='deepseek-chat', abbr='DeepSeek-V3',
          openai_api_base='https://api.deepseek.com/v1', batch_size=8, query_per_second=2,
-         retry=20),
+         retry=20, max_out_len=8192),  # its output limit (DeepSeek's API docs)
 ]
 
 # ---- grid axes ------------------------------------------------------------------------

@@ -5,8 +5,11 @@
 # replication into ./opencompass_configs/. Full schema: docs/configgen.md.
 
 # ---- models ---------------------------------------------------------------------------
-# (HF hub id or local directory, tensor parallel = GPUs per model, batch size).
+# (HF hub id or local directory, tensor parallel = GPUs per model, batch size), or a dict
+# that may also set the model's own max_out_len, max_seq_len, reasoning, think_tags.
 # The basename of the path starts every file name, so basenames must be distinct.
+# `dump` checks max_out_len / max_seq_len against each named model's limits (a note, a
+# refusal with --strict); a local directory's config.json is read for its context length.
 llm_infos = [
     # general models
     ('meta-llama/Llama-3.1-8B-Instruct', 1, 64),
@@ -17,10 +20,14 @@ llm_infos = [
     ('meta-llama/Llama-3.3-70B-Instruct', 4, 64),
     ('Qwen/Qwen2.5-72B-Instruct', 4, 64),
     ('mistralai/Mistral-Large-Instruct-2411', 8, 32),
-    # math models
-    ('deepseek-ai/deepseek-math-7b-rl', 1, 64),
-    ('Qwen/Qwen2.5-Math-7B-Instruct', 1, 64),
-    ('Qwen/Qwen2.5-Math-72B-Instruct', 4, 64),
+    # math models: a 4K context (max_position_embeddings = 4096 in their config.json), so
+    # each gets its own max_out_len / max_seq_len (the file names carry l3072)
+    dict(path='deepseek-ai/deepseek-math-7b-rl', tp=1, batch_size=64,
+         max_out_len=3072, max_seq_len=4096),
+    dict(path='Qwen/Qwen2.5-Math-7B-Instruct', tp=1, batch_size=64,
+         max_out_len=3072, max_seq_len=4096),
+    dict(path='Qwen/Qwen2.5-Math-72B-Instruct', tp=4, batch_size=64,
+         max_out_len=3072, max_seq_len=4096),
 ]
 
 # ---- grid axes (every combination becomes one config) ----------------------------------

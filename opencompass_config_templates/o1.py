@@ -11,7 +11,9 @@ llm_infos = [
     ('deepseek-ai/DeepSeek-R1-Distill-Llama-8B', 1, 32),
     ('deepseek-ai/DeepSeek-R1-Distill-Qwen-32B', 4, 32),
     ('deepseek-ai/DeepSeek-R1-Distill-Llama-70B', 8, 32),
-    ('Qwen/QwQ-32B-Preview', 4, 32),
+    # a 32K context (max_position_embeddings = 32768): its own lengths (names carry l28672)
+    dict(path='Qwen/QwQ-32B-Preview', tp=4, batch_size=32,
+         max_out_len=28672, max_seq_len=32768),
     ('Qwen/QwQ-32B', 4, 32),
 ]
 

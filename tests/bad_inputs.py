@@ -319,6 +319,26 @@ TEMPLATE_CASES = [
         ("llm_infos[1]", "also used by llm_infos[0]"),
         llm_infos="[('a/m', 1, 8), ('b/m', 1, 8)]",
     ),
+    tpl(
+        "t-llm-same-file-ignoring-case",
+        ("llm_infos[1] (line 1)", "also used by llm_infos[0] (a/Qwen, line 1)"),
+        llm_infos="[('a/Qwen', 1, 8), ('b/qwen', 1, 8)]",
+    ),
+    tpl(
+        "t-llm-local-dir-without-config",
+        ("llm_infos[0] (line 1)", "/usr", "without config.json"),
+        llm_infos="[('/usr', 1, 8)]",
+    ),
+    tpl(
+        "t-llm-own-seq-len",
+        ("llm_infos[0] (line 1)", "max_seq_len 100", "max_out_len = 8192"),
+        llm_infos="[dict(path='org/m', max_seq_len=100)]",
+    ),
+    tpl(
+        "t-llm-reasoning-text",
+        ("llm_infos[0].reasoning", "'yes'"),
+        llm_infos="[dict(path='org/m', reasoning='yes')]",
+    ),
     tpl("t-no-models", ("no models", "llm_infos"), llm_infos=None),
     tpl(
         "t-api-no-base",

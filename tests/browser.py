@@ -1,5 +1,6 @@
 """A real headless Chromium for page tests: Debian's ``chromium`` and ``chromium-driver``,
-installed with apt-get when missing (as root, like the Slurm test's packages), driven by
+installed with apt-get when missing (as root, like the Slurm test's packages; one worker at
+a time, tests/system_install.py), driven by
 selenium through the local driver binary (never a driver download).
 
 The browser starts with the background-networking switches off, so that the only requests
@@ -11,9 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from typing import Any
+
+from system_install import InstallFailed, apt_commands, install_missing
 
 PACKAGES = ("chromium", "chromium-driver")
 BROWSER = "/usr/bin/chromium"
@@ -24,24 +26,23 @@ class BrowserError(RuntimeError):
     """No browser can be had here; the message says why."""
 
 
+def _missing() -> bool:
+    return not (os.path.exists(BROWSER) and os.path.exists(DRIVER))
+
+
 def ensure_chromium() -> None:
     """Install Debian's chromium and its driver when either binary is missing."""
-    if os.path.exists(BROWSER) and os.path.exists(DRIVER):
+    if not _missing():
         return
     if shutil.which("apt-get") is None or os.geteuid() != 0:
         raise BrowserError(
             f"{BROWSER} or {DRIVER} missing, and apt-get as root is needed to install "
             + " ".join(PACKAGES)
         )
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for cmd, limit in (
-        (["apt-get", "update", "-q"], 600),
-        (["apt-get", "install", "-y", "-q", *PACKAGES], 900),
-    ):
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, env=env)
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-            raise BrowserError(f"{' '.join(cmd)} failed: {' '.join(tail)}")
+    try:  # under the suite's install lock: another worker may be installing it now
+        install_missing(_missing, apt_commands(PACKAGES, 600, 900))
+    except InstallFailed as exc:
+        raise BrowserError(str(exc)) from None
     if not (os.path.exists(BROWSER) and os.path.exists(DRIVER)):
         raise BrowserError(f"still missing after apt-get install: {BROWSER} / {DRIVER}")
 

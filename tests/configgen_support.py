@@ -43,6 +43,18 @@ def load(path: Path) -> dict:
     return Config.fromfile(str(path), format_python_code=False).to_dict()
 
 
+def dump_here(argv: list[str], capsys) -> tuple[int, str, str]:
+    """``dump_opencompass_configs.py ARGV`` in this process: (exit status, stdout, stderr)."""
+    from gpassk_oc.log import use_cli_format
+
+    try:
+        code = configgen.main(argv)
+    finally:
+        use_cli_format()
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def dump(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(

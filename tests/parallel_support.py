@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import tempfile
@@ -39,15 +40,19 @@ LONGEST_FIRST = [
 
 
 @contextmanager
-def fixed_port(port: int) -> Iterator[None]:
-    """Hold the machine-wide lock of a fixed TCP port while serving on it."""
-    path = Path(tempfile.gettempdir()) / f"gpassk-test-port-{port}.lock"
+def machine_lock(path: Path) -> Iterator[None]:
+    """Hold the inter-process lock of the file *path* (blocks while another holds it)."""
     with open(path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fixed_port(port: int) -> contextlib.AbstractContextManager[None]:
+    """Hold the machine-wide lock of a fixed TCP port while serving on it."""
+    return machine_lock(Path(tempfile.gettempdir()) / f"gpassk-test-port-{port}.lock")
 
 
 def _rank(item: pytest.Item, e2e_modules: set[Path]) -> int:

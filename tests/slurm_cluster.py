@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from system_install import InstallFailed, apt_commands, install_missing, last_line
+
 #: Debian packages that provide the daemons and the client commands.
 PACKAGES = ("slurm-wlm", "munge")
 #: Commands the cluster needs; any missing one means "install the packages".
@@ -57,11 +59,6 @@ def missing_commands() -> list[str]:
     return [c for c in COMMANDS if _which(c) is None]
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "(no output)"
-
-
 def ensure_packages() -> float:
     """Install ``slurm-wlm`` and ``munge`` with apt-get when a command is missing.
 
@@ -82,28 +79,14 @@ def ensure_packages() -> float:
             f"{what}; run as root (the test installs {' '.join(PACKAGES)} "
             f"with apt-get and runs the daemons as root)"
         )
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     start = time.monotonic()
-    for cmd, timeout in (
-        (["apt-get", "update", "-q"], APT_UPDATE_TIMEOUT),
-        (["apt-get", "install", "-y", "-q", *PACKAGES], APT_INSTALL_TIMEOUT),
-    ):
-        try:
-            proc = subprocess.run(
-                cmd,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-        except subprocess.TimeoutExpired:
-            raise ClusterError(f"{what}: `{' '.join(cmd)}` took over {timeout} s") from None
-        if proc.returncode != 0:
-            raise ClusterError(
-                f"{what}: `{' '.join(cmd)}` failed (exit {proc.returncode}): "
-                f"{_last_line(proc.stderr or proc.stdout)}"
-            )
+    try:  # under the suite's install lock: another worker may be installing them now
+        install_missing(
+            lambda: bool(missing_commands()),
+            apt_commands(PACKAGES, APT_UPDATE_TIMEOUT, APT_INSTALL_TIMEOUT),
+        )
+    except InstallFailed as exc:
+        raise ClusterError(f"{what}: {exc}") from None
     still = missing_commands()
     if still:
         raise ClusterError(f"{what}: still missing after apt-get install: {', '.join(still)}")
@@ -204,7 +187,7 @@ class SlurmCluster:
         JobId, JobName, JobState, ExitCode, Partition, WorkDir."""
         proc = self.client(["scontrol", "show", "job", "-o"])
         if proc.returncode != 0:
-            raise ClusterError(f"scontrol show job failed: {_last_line(proc.stderr)}")
+            raise ClusterError(f"scontrol show job failed: {last_line(proc.stderr)}")
         jobs = []
         for line in proc.stdout.splitlines():
             if not line.startswith("JobId="):
@@ -277,7 +260,7 @@ def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
                 raise ClusterError(f"{name} exited with code {proc.returncode} while starting")
         try:
             state = cluster.client(["sinfo", "-h", "-p", cluster.partition, "-o", "%T"], timeout=5)
-            last = _last_line(state.stdout + state.stderr)
+            last = last_line(state.stdout + state.stderr)
             if state.returncode == 0 and state.stdout.strip().startswith("idle"):
                 probe = cluster.client(
                     ["srun", "-p", cluster.partition, "-N1", "-t", "1", "true"],
@@ -285,7 +268,7 @@ def _wait_until_ready(cluster: SlurmCluster, deadline: float) -> None:
                 )
                 if probe.returncode == 0:
                     return
-                last = f"srun -N1 true: {_last_line(probe.stderr)}"
+                last = f"srun -N1 true: {last_line(probe.stderr)}"
         except subprocess.TimeoutExpired:
             last = "a client command timed out"
         time.sleep(0.5)

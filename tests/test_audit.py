@@ -162,7 +162,8 @@ def test_compare_prints_p_a_greater(capsys, workdir):  # noqa: F811
     a, b = abbr("qwen-7b", "1-0"), abbr("llama-8b", "1-0")
     argv = ("compare", root, root, "--model-a", a, "--model-b", b, "--resamples", "400")
     code, out, err = run_cli(capsys, *argv)
-    assert code == 0, err and "## P(A > B)" in out
+    assert code == 0, err
+    assert "## P(A better than B)" in out
     code, out, err = run_cli(capsys, *argv, "--format", "json")
     probs = json.loads(out)["p_a_greater"]
     for p in probs.values():
@@ -172,6 +173,40 @@ def test_compare_prints_p_a_greater(capsys, workdir):  # noqa: F811
     for side in ("a", "b"):  # zero error: each side's corrected value is its raw value
         for key, got in data["corrected"][side.upper()].items():
             assert got["value"] == data["metrics"][key][side]
+
+
+def test_compare_says_which_is_better_by_the_metrics_direction(capsys, workdir):  # noqa: F811
+    """P(A better than B) (rerun kind: Φ of the difference over its SE) is above one half
+    exactly when A's value is the better one: higher for mG-Pass@k, lower for gap@k (a
+    smaller gap is the steadier model), read from the values compare prints."""
+    root, _ = workdir
+    argv = ("--metrics", "gap@4", "mG-Pass@4", "--resamples", "400", "--format", "json")
+    a, b = abbr("qwen-7b", "1-0"), abbr("llama-8b", "1-0")
+    code, out, err = run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b, *argv)
+    assert code == 0, err
+    data = json.loads(out)
+    values = {key: (m["a"], m["b"]) for key, m in data["metrics"].items()}
+    gap_a, gap_b = values["gap@4"]
+    mg_a, mg_b = values["mG-Pass@4"]
+    assert gap_a != gap_b and mg_a != mg_b  # the check below can go either way
+    assert (data["p_a_better"]["gap@4"]["rerun"] > 0.5) == (gap_a < gap_b)
+    assert (data["p_a_better"]["mG-Pass@4"]["rerun"] > 0.5) == (mg_a > mg_b)
+
+
+def test_rank_one_is_the_best_by_the_metrics_direction():
+    """Ranks of a lower-is-better metric (gap@k) put the smallest value first; of a
+    higher-is-better one the largest; rows are told apart by known values (no draws)."""
+    from gpassk_oc.core.metrics.registry import parse_metric
+    from gpassk_oc.core.uncertainty.metric_intervals import Estimate
+    from gpassk_oc.report.data.collect import Row
+    from gpassk_oc.report.ranking.corrections import rank_cells
+
+    rows = [Row(f"m{i}", "d", [], [], None, None, None, None, []) for i in range(3)]  # type: ignore[arg-type]
+    ests = [Estimate(v, v, v, 0.0, 10) for v in (0.2, 0.05, 0.4)]
+    gap = rank_cells(rows, ests, parse_metric("gap@4"), (0, 0), 0.95, 0)
+    mg = rank_cells(rows, ests, parse_metric("mG-Pass@4"), (0, 0), 0.95, 0)
+    assert {label: cell.rank for label, cell in gap.items()} == {"m0": 2, "m1": 1, "m2": 3}
+    assert {label: cell.rank for label, cell in mg.items()} == {"m0": 2, "m1": 3, "m2": 1}
 
 
 # --------------------------------------------------------------------------- bad input

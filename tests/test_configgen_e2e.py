@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from configgen_support import EXAMPLE, ROOT, SHIPPED, TEMPLATES, dump, write
+from configgen_support import ROOT, SHIPPED, TEMPLATES, dump, write
 
 from gpassk_oc import configgen
 from gpassk_oc.configgen import generate
@@ -53,7 +53,8 @@ STUBS = {
 
 @pytest.mark.e2e
 @pytest.mark.parametrize(
-    "template,pick", [("demo.py", "gpassk-demo-steady_t0-5_"), ("nono1.py", EXAMPLE)]
+    "template,pick",
+    [("demo.py", "gpassk-demo-steady_t0-5_"), ("nono1.py", "deepseek-math-7b-rl_t0-3_")],
 )
 def test_generated_config_passes_opencompass_dry_run(tmp_path, template, pick):
     """`opencompass FILE --dry-run` parses the file, resolves the dotted types through its
@@ -162,7 +163,7 @@ def test_grid_config_runs_every_pair_through_opencompass(tmp_path):
         proc = run_cli(tmp_path, [str(grid), "-w", "work"], offline_env(), timeout=900)
     log = (proc.stdout + proc.stderr)[-4000:]
     assert proc.returncode == 0, log
-    dataset = "LiveMathBench-v202412-k4_8-r1"
+    dataset = "LiveMathBench-v202412-CCEE-AMC-k4_8-r1"
     for model, per_q in counts.items():
         abbr = f"{model}_t0-7_p0-95_k50_rp1-0_rs42_l512"
         results = list((tmp_path / "work").glob(f"*/results/{abbr}/*.json"))

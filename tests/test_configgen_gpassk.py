@@ -109,7 +109,8 @@ def write(tmp_path: Path, body: str, name: str = "upstream.py") -> Path:
 
 def test_turbomind_template_gets_convention_names_and_our_classes(tmp_path):
     plan = build(write(tmp_path, TURBOMIND.format(urls="[]")))
-    tail = "_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3.py"
+    # the upstream template's splits (CNMO, AMC) and English only: '-CNMO-AMC-en' in the abbr
+    tail = "_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-CNMO-AMC-en-k4_8_16-r3.py"
     assert [c.name for c in plan.configs] == [
         "Qwen2.5-7B-Instruct_t0-5_p0-8" + tail,
         "Qwen2.5-7B-Instruct_t1-0_p0-8" + tail,
@@ -163,7 +164,7 @@ def test_judge_urls_become_judge_dict_and_names_carry_the_judge(tmp_path):
     config = plan.configs[0]
     assert config.name == (
         "Qwen2.5-7B-Instruct_t0-5_p0-8_k50_rp1-0_rs42_l8192"
-        "@LiveMathBench-v202412-k4_8_16-r3-judge-Qwen2-5-72B-Instruct.py"
+        "@LiveMathBench-v202412-CNMO-AMC-en-k4_8_16-r3-judge-Qwen2-5-72B-Instruct.py"
     )
     assert config.data["datasets"][0]["eval_cfg"]["evaluator"]["judge"] == {
         "urls": ["http://10.0.0.5:23333/v1/"],

@@ -142,3 +142,29 @@ def test_shipped_templates():
 def test_docs_page_carries_the_generated_table():
     page = (ROOT / "docs" / "reasoning-models.md").read_text(encoding="utf-8")
     assert reasoning_table() in page
+
+
+def test_model_entries_own_think_tags_and_reasoning(tmp_path):
+    """An llm_infos dict and an api_models entry set their own tags and reading; the
+    others keep the template's."""
+    body = (
+        "llm_infos = [dict(path='org/r1', reasoning=True, think_tags=['<t>', '</t>']),\n"
+        "             ('org/plain', 1, 8)]\n"
+        "api_models = [dict(path='api-r1', openai_api_base='http://127.0.0.1:1/v1',\n"
+        "                   think_tags=['<r>', '</r>'])]\n"
+        "temperatures = [0.6]\nks = [[4]]\nreplications = [1]\ndata_path = '/d'\n"
+    )
+    got = {}
+    for config in generate(write(tmp_path, body)):
+        (model,), (dataset,) = config.data["models"], config.data["datasets"]
+        evaluator = dataset["eval_cfg"]["evaluator"]
+        got[model["path"]] = (
+            evaluator.get("reasoning"),
+            evaluator.get("think_tags"),
+            model.get("think_tag"),
+        )
+    assert got == {
+        "org/r1": (True, ["<t>", "</t>"], None),
+        "org/plain": (None, None, None),
+        "api-r1": (None, ["<r>", "</r>"], "</r>"),
+    }

@@ -23,7 +23,7 @@ from conftest import offline_env
 
 from gpassk_oc import configgen
 from gpassk_oc.core.metrics.registry import report_metrics as metric_keys
-from gpassk_oc.demo import problems
+from gpassk_oc.demo import opencompass_run, problems
 from gpassk_oc.demo import run as demo
 from gpassk_oc.log import use_cli_format
 
@@ -136,7 +136,7 @@ def test_demo_plan_overrides_url_data_and_quick(tmp_path):
 
 def test_cli_failure_is_one_line_with_log_path(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(
-        demo,
+        opencompass_run,
         "opencompass_command",
         lambda: [sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"],
     )

@@ -11,9 +11,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from gpassk_oc.core.runs.results_summary import read_summary
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.drilldown import row_drill
+from gpassk_oc.report.page.drilldown import row_drill
 
 
 def write(path: Path, indices: list[int], split: str) -> None:
@@ -28,10 +28,12 @@ def write(path: Path, indices: list[int], split: str) -> None:
         for i in range(2)
     ]
     data = build_results(
-        spec=RunSpec.parse([1]).at_n(2),
-        rows=rows,
-        extracted=[["1", "2"], ["1", "1"]],
-        correct=[[True, False], [True, True]],
+        ScoringInput(
+            spec=RunSpec.parse([1]).at_n(2),
+            rows=rows,
+            extracted=[["1", "2"], ["1", "1"]],
+            correct=[[True, False], [True, True]],
+        )
     )
     for detail, index in zip(data["details"], indices):
         detail["index"] = index

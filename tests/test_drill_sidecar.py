@@ -19,9 +19,9 @@ from gpassk_oc.core.runs.drill_fragment import (
     save_drill,
 )
 from gpassk_oc.core.runs.results_summary import read_summary
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.drilldown import row_drill, row_script, run_fragment
+from gpassk_oc.report.page.drilldown import row_drill, row_script, run_fragment
 
 LONG = "x" * (MAX_ANSWER_CHARS + 7)
 EXTRACTED = [["</script><!--", None, "1 & 2", LONG], ["7", "7", "8", "7"]]
@@ -36,12 +36,14 @@ def write(path: Path, extracted: list[list[str | None]] = EXTRACTED) -> dict:
         for i in range(2)
     ]
     data = build_results(
-        spec=RunSpec.parse([2]).at_n(4),
-        rows=rows,
-        extracted=extracted,
-        correct=CORRECT,
-        source=SOURCE,
-        found=FOUND,
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(4),
+            rows=rows,
+            extracted=extracted,
+            correct=CORRECT,
+            source=SOURCE,
+            found=FOUND,
+        )
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data))
@@ -156,15 +158,17 @@ def test_a_fragment_holds_about_its_text_in_memory(tmp_path):
     rows = 300
     path = tmp_path / "results" / "m" / "big.json"
     data = build_results(
-        spec=RunSpec.parse([2]).at_n(4),
-        rows=[
-            dict(question_id=f"q{i}", split="AMC", language="en", question="Q?", answer="7")
-            for i in range(rows)
-        ],
-        extracted=[["7", "8", "7", None]] * rows,
-        correct=[[True, False, True, None]] * rows,
-        source=[["rule", "rule", "judge", "unjudged"]] * rows,
-        found=[["boxed", "boxed", "statement", "none"]] * rows,
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(4),
+            rows=[
+                dict(question_id=f"q{i}", split="AMC", language="en", question="Q?", answer="7")
+                for i in range(rows)
+            ],
+            extracted=[["7", "8", "7", None]] * rows,
+            correct=[[True, False, True, None]] * rows,
+            source=[["rule", "rule", "judge", "unjudged"]] * rows,
+            found=[["boxed", "boxed", "statement", "none"]] * rows,
+        )
     )
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(data))

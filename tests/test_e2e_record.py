@@ -173,7 +173,7 @@ def test_leaderboard_and_plot_take_temperature_from_the_record(record_run, capsy
     assert rows["alpha-cold"]["setting"]["temperature"] == 0.3
     assert rows["alpha-hot"]["base_model"] == rows["alpha-cold"]["base_model"] == "alpha"
     from gpassk_oc.report import build_report
-    from gpassk_oc.report.plots import mg_vs_temperature_curves
+    from gpassk_oc.report.page.plots import mg_vs_temperature_curves
 
     report = build_report([cwd / "outputs"], n_boot=0)
     (curve,) = [c for c in mg_vs_temperature_curves(report, report.rows) if c["label"] == "alpha"]

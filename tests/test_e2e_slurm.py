@@ -35,7 +35,7 @@ MODEL_ABBRS = {
     "sim-a": "sim-a_t0-7_p0-9_k50_rp1-0_rs42_l512",
     "sim-b": "sim-b_t0-7_p0-9_k50_rp1-0_rs42_l512",
 }
-DATASET_ABBR = "LiveMathBench-v202412-k2_4-r2"
+DATASET_ABBR = "LiveMathBench-v202412-CCEE-AMC-k2_4-r2"
 CLI_TIMEOUT = 600
 
 

@@ -171,7 +171,7 @@ def test_mmengine_swallows_plain_import_errors(tmp_path, monkeypatch):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-from gpassk_oc.core.runs.run_scoring import build_results, group_replicas  # noqa: E402
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results, group_replicas  # noqa: E402
 
 
 @settings(max_examples=40, deadline=None)
@@ -190,7 +190,9 @@ def test_core_results_match_brute_force_for_random_counts(data):
         for i in range(q)
     ]
     result = build_results(
-        spec=RunSpec.parse(ks).at_n(n), rows=rows, extracted=[["1"] * n] * q, correct=correct
+        ScoringInput(
+            spec=RunSpec.parse(ks).at_n(n), rows=rows, extracted=[["1"] * n] * q, correct=correct
+        )
     )
     for k in ks:
         for tau in ("0.0", "0.25", "0.5", "0.75", "1.0"):

@@ -45,6 +45,23 @@ def test_rules_mode_reads_the_answer_part_only(reasoning, expected, found):
     assert res.extracted[0][0] == "8" and res.extracted[0][2] is None
 
 
+def test_the_default_reads_like_the_evaluator():
+    """GradingPolicy() reads as the evaluator does (reasoning='auto'): one rule from all
+    replies of the call. A reply closes a think tag, so the model thinks and a bare
+    reply is a thought cut short (its boxed 8 is a draft): wrong, never correct."""
+    policy = GradingPolicy(check="rules", progress=False)
+    assert policy.reasoning == "auto"
+    res = grade(items(CLOSED, NO_TAG), policy)
+    assert res.correct == [[True, False]] and res.found == [["boxed", "truncated"]]
+    assert res.reading is not None and res.reading.applied == "thinking"
+    # the rule spans every item given: the tag in the first question decides the second's
+    across = grade(items(CLOSED) + items(NO_TAG), policy)
+    assert across.correct == [[True], [False]] and across.source[1] == ["no_answer"]
+    # no reply closes a tag: a plain model, read whole
+    plain = grade(items(NO_TAG, NO_TAG), policy)
+    assert plain.correct == [[True, True]] and plain.reading.applied == "whole"
+
+
 def test_custom_tags_in_the_policy():
     reply = "[T]draft \\boxed{7}[/T]final \\boxed{8}"
     res = grade(
@@ -110,8 +127,8 @@ def test_each_distinct_reply_is_read_once(monkeypatch):
 @pytest.mark.parametrize(
     "kw, message",
     [
-        ({"reasoning": "yes"}, "GradingPolicy.reasoning: need True or False, got 'yes'"),
-        ({"reasoning": 1}, "GradingPolicy.reasoning: need True or False, got 1"),
+        ({"reasoning": "yes"}, "GradingPolicy.reasoning: need 'auto', True or False, got 'yes'"),
+        ({"reasoning": 1}, "GradingPolicy.reasoning: need 'auto', True or False, got 1"),
         ({"think_tags": ("<t>", "<t>")}, "GradingPolicy.think_tags: opening and closing tags"),
         ({"think_tags": ("", "</t>")}, "GradingPolicy.think_tags: the opening tag must be"),
     ],

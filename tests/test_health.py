@@ -1,4 +1,4 @@
-"""Run health (core/runs/run_health.py) and its report warnings (report/health_warnings.py); the
+"""Run health (core/runs/run_health.py) and its report warnings (report/data/health_warnings.py); the
 expected figures are counted by hand from the constructed replies."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from gpassk_oc.core.runs.results_file import Results, RunInfo
 from gpassk_oc.core.runs.run_health import approx_token_count, run_health
 from gpassk_oc.core.runs.run_record import RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.health_warnings import health_warnings
+from gpassk_oc.report.data.health_warnings import health_warnings
 
 # q = 3 questions × n = 4 replies
 REPLIES = [

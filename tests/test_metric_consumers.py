@@ -205,8 +205,8 @@ class _ParseRecorder:
 EDGES = {
     "core/runs/results_file.py",
     "core/runs/results_summary.py",
-    "report/compare_command.py",
-    "report/plan_command.py",
+    "report/commands/compare_command.py",
+    "report/commands/plan_command.py",
 }
 
 

@@ -156,6 +156,23 @@ def test_rerun_variance_is_unbiased_for_every_counts_metric(d):
                 assert pmf @ v == pytest.approx(pmf @ f**2 - (pmf @ f) ** 2, abs=1e-12), spec.key
 
 
+@pytest.mark.parametrize("d", METRICS, ids=lambda d: d.name)
+def test_higher_is_better_points_to_a_perfect_model(d):
+    """A model whose every sample is correct scores a metric's best value: the largest
+    when higher is better, the smallest otherwise (gap@k: all k correct is no gap). The
+    values come from the docs' definitions (:func:`_on_k_draws`), or the vote itself."""
+    k = 4
+    if d.name in VOTE_KINDS:  # k votes, i for the correct answer, the rest for one other
+        values = [
+            Fraction(d.per_profile((i, (k - i,) if i < k else (), 0), k)) for i in range(k + 1)
+        ]
+    else:
+        tau = Fraction(1, 2) if d.has_tau else None
+        values = [_on_k_draws(d.name, k, i, tau) for i in range(k + 1)]
+    best = max(values) if d.higher_is_better else min(values)
+    assert values[k] == best and len(set(values)) > 1, values
+
+
 def test_vote_metrics_refuse_counts():
     for d in METRICS:
         if d.needs_votes:
@@ -173,8 +190,8 @@ PARSE_EDGES = {
     "core/metrics/registry.py",
     "core/runs/results_file.py",
     "core/runs/results_summary.py",
-    "report/compare_command.py",
-    "report/plan_command.py",
+    "report/commands/compare_command.py",
+    "report/commands/plan_command.py",
     "rescore/reported.py",
     "rescore/rescore_command.py",
     "core/uncertainty/metric_intervals.py",

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 
-from gpassk_oc.report.numbers import pct, pct_text
+from gpassk_oc.report.data.numbers import pct, pct_text
 
 
 def _half_up(value: Fraction, digits: int) -> Fraction:

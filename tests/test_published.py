@@ -25,7 +25,7 @@ from gpassk_oc.core.data.published import (
     match_model,
     name_table,
 )
-from gpassk_oc.report.published_section import inside
+from gpassk_oc.report.data.published_section import inside
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "tests" / "fixtures" / "published" / "gpassk_readme_2025_tables.txt"

@@ -16,7 +16,7 @@ from gpassk_oc.core.answers.reasoning import (
     split_reply,
 )
 from gpassk_oc.core.runs.results_file import Results, ResultsError
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 
 FINISHED = "<think>maybe \\boxed{7}</think>So \\boxed{8}."
@@ -100,11 +100,13 @@ def test_a_setting_is_auto_true_or_false(value):
 def _results(reasoning):
     rows = [{"question_id": "q0", "split": "AMC", "language": "en", "question": "?", "answer": "8"}]
     return build_results(
-        spec=RunSpec.parse([1, 2]).at_n(2),
-        rows=rows,
-        extracted=[["8", None]],
-        correct=[[True, False]],
-        reasoning=reasoning,
+        ScoringInput(
+            spec=RunSpec.parse([1, 2]).at_n(2),
+            rows=rows,
+            extracted=[["8", None]],
+            correct=[[True, False]],
+            reasoning=reasoning,
+        )
     )
 
 

@@ -69,7 +69,7 @@ def test_json_table_matches_oracle_overall_and_per_split(workdir, capsys):
                 100 * greedy[idx].mean(), abs=1e-3
             )
     mg = [r["metrics"]["mG-Pass@16"]["value"] for r in rows]
-    assert mg == sorted(mg), "rows are sorted by mG-Pass@k (ascending, like the paper)"
+    assert mg == sorted(mg, reverse=True), "rows are listed best first by mG-Pass@k"
 
 
 def test_markdown_has_paper_columns_and_dash_without_greedy(workdir, capsys):
@@ -204,7 +204,7 @@ def test_plots_written_with_one_curve_per_model(workdir, capsys, tmp_path_factor
 def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch):
     """The figures bootstrap only metrics the tables and the any-k sweep did not: mG-Pass@k
     against temperature is all table cells, so nothing; the bands stay the tables'."""
-    import gpassk_oc.report.plots as plots_module
+    import gpassk_oc.report.page.plots as plots_module
 
     asked: list[str] = []
     real = plots_module.summarize_many
@@ -229,7 +229,7 @@ def test_plots_reuse_the_tables_bootstrap(workdir, capsys, tmp_path, monkeypatch
 def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch):
     """With --format html and --plots every figure is drawn once: the page's inline SVG is
     the .svg file (less its XML prolog), and a second report writes the same SVG bytes."""
-    import gpassk_oc.report.plots_draw as draw_module
+    import gpassk_oc.report.page.plots_draw as draw_module
 
     drawn: list[str] = []
     real = draw_module.draw
@@ -266,3 +266,36 @@ def test_html_and_plots_share_one_drawing(workdir, capsys, tmp_path, monkeypatch
             assert svg.startswith("<?xml") and svg[svg.index("<svg") :] in text
         svgs.append(files)
     assert svgs[0] == svgs[1]
+
+
+def test_every_format_lists_the_best_first(workdir, capsys):
+    """Markdown, CSV and JSON list the rows by mG-Pass@16 from the highest (exact values
+    from the binomial counts, not the report's), ties by the row name; --ascending gives
+    the paper's order."""
+    import csv
+    import io
+
+    root, cs = workdir
+    truth = {
+        model: oracle_mean("mG-Pass@16", [(N, int(c)) for c in counts])
+        for model, counts in cs.items()
+        if "_t0-0_" not in model  # greedy runs are no table rows
+    }
+    best_first = sorted(truth, key=lambda m: (-truth[m], m))
+    assert len(set(truth.values())) == len(truth)  # no ties: the order is the values'
+    code, out, err = run_cli(capsys, "report", root, "--resamples", "0")
+    assert code == 0, err
+    overall = out.split("\n\n")[3].splitlines()[2:]  # the first table: overall
+    shown = [tuple(cell.strip() for cell in line.split("|")[1:3]) for line in overall]
+    # a row is named by its model and temperature (the knob that tells rows apart)
+    named = {
+        m: (m.split("_t")[0], str(float(m.split("_t")[1][:3].replace("-", ".")))) for m in truth
+    }
+    assert shown == [(named[m][0], named[m][1].removesuffix(".0")) for m in best_first]
+    code, out, err = run_cli(capsys, "report", root, "--format", "csv", "--resamples", "0")
+    lines = [r for r in csv.DictReader(io.StringIO(out)) if r["subset"] == "overall"]
+    assert [r["model"] for r in lines if r["model"] in truth] == best_first
+    rows, _ = report_json(capsys, root)
+    assert [r["model"] for r in rows] == best_first
+    rows, _ = report_json(capsys, root, "--ascending")
+    assert [r["model"] for r in rows] == best_first[::-1]

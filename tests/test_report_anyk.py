@@ -118,7 +118,8 @@ def test_markdown_table_and_figure(anyk_dir, capsys, tmp_path):
     )
     assert header.endswith("| mG-Pass@k [rerun 95%] | maj@k |")  # a vote has no rerun
     assert sum(1 for line in section.splitlines() if line.startswith("| qwen-7b | ")) == 3
-    assert "# G-Pass@8 report" in out  # the tables use the largest k
+    # the tables keep the default k: the largest declared k below n = 8
+    assert out.startswith("# G-Pass@4 report")
     curves = json.loads((plots / "metrics_vs_k.json").read_text())
     assert (plots / "metrics_vs_k.png").stat().st_size > 0
     assert (plots / "metrics_vs_k.svg").stat().st_size > 0
@@ -146,7 +147,7 @@ def _section_rows(out: str, title: str) -> tuple[list[str], list[list[str]]]:
 
 @pytest.mark.parametrize("interval", ["rerun", "benchmark", "both"])
 def test_sweep_shows_the_intervals_of_the_main_table(anyk_dir, capsys, interval):
-    """At the tables' k the any-k table repeats the main table's cells, brackets included,
+    """At the tables' k (the default, 4 < n = 8) the any-k table repeats the main table's cells, brackets included,
     for every --interval, and its headers name the kinds like the main table's."""
     root, _ = anyk_dir
     code, out, err = run_cli(capsys, "report", root, "--k", "4,8", "--interval", interval)
@@ -155,13 +156,13 @@ def test_sweep_shows_the_intervals_of_the_main_table(anyk_dir, capsys, interval)
     sweep_header, sweep_rows = _section_rows(out, f"Any k — {DATASET}")
     bracket = {"rerun": "[rerun 95%]", "benchmark": "[benchmark 95%]"}
     named = " ".join(bracket[kind] for kind in bracket if interval in (kind, "both"))
-    assert f"G-Pass@8_0.5 {named}" in main_header and f"G-Pass@k_0.5 {named}" in sweep_header
+    assert f"G-Pass@4_0.5 {named}" in main_header and f"G-Pass@k_0.5 {named}" in sweep_header
     vote = "maj@k" + ("" if interval == "rerun" else " [benchmark 95%]")
     assert sweep_header[-1] == vote
     for main in main_rows:
-        sweep = next(r for r in sweep_rows if r[0] == main[0] and r[1] == "8")
-        for key in ("G-Pass@8_0.5", "G-Pass@8_0.75", "G-Pass@8_1.0", "mG-Pass@8"):
-            column = key.replace("@8", "@k")
+        sweep = next(r for r in sweep_rows if r[0] == main[0] and r[1] == "4")
+        for key in ("G-Pass@4_0.5", "G-Pass@4_0.75", "G-Pass@4_1.0", "mG-Pass@4"):
+            column = key.replace("@4", "@k")
             got = sweep[next(i for i, h in enumerate(sweep_header) if h.startswith(column))]
             want = main[next(i for i, h in enumerate(main_header) if h.startswith(key + " "))]
             assert got == want and "[" in got, (interval, key)

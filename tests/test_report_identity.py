@@ -10,8 +10,8 @@ import json
 
 from report_support import run_cli
 
-from gpassk_oc.report.html import page_data
-from gpassk_oc.report.report_model import build_report
+from gpassk_oc.report.data.report_model import build_report
+from gpassk_oc.report.formats.html import page_data
 
 #: the fixture's grid (tests/report_support.py `workdir`): 2 models × T in {0.7, 1.0}
 EXPECTED = {(m, t) for m in ("qwen-7b", "llama-8b") for t in ("0.7", "1")}

@@ -104,7 +104,7 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
     assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
     # the demo's leaderboard writes estimates with the report's own cell text
     from gpassk_oc.core.uncertainty.metric_intervals import Estimate
-    from gpassk_oc.report.tables import estimate_text
+    from gpassk_oc.report.data.tables import estimate_text
 
     est = Estimate(value=0.2125, ci_low=0.2125, ci_high=0.2135, sampling_se=0.0, n_questions=20)
     assert estimate_text(est, ci=True) == "21.3 [21.3, 21.4]"
@@ -184,27 +184,63 @@ def test_unwritable_outputs_are_one_line(workdir, capsys, tmp_path):
     ] == f"error: --out {tmp_path}: is a folder; need a file name"
 
 
-def test_model_never_imports_its_renderers_or_plots():
-    """Plots and renderers depend on the model, never the reverse (no import cycle)."""
+def _report_imports() -> dict[str, set[str]]:
+    """{report module (dotted, below gpassk_oc.report): the report modules it imports,
+    at the top or inside a function}."""
     import ast
 
     package = Path(__file__).parents[1] / "gpassk_oc" / "report"
-
-    def siblings(tree: ast.AST) -> set[str]:  # the report modules a file imports
+    graph = {}
+    for f in package.rglob("*.py"):
+        name = ".".join(f.relative_to(package).with_suffix("").parts).removesuffix("__init__")
         found = set()
-        for n in ast.walk(tree):
+        for n in ast.walk(ast.parse(f.read_text())):
             if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("gpassk_oc.report"):
                 rest = (n.module or "").removeprefix("gpassk_oc.report").lstrip(".")
-                found |= {rest.split(".")[0]} if rest else {a.name for a in n.names}
-        return found
+                found |= {rest} if rest else {a.name for a in n.names}
+        graph[name.rstrip(".") or "__init__"] = found
+    return graph
 
-    graph = {f.stem: siblings(ast.parse(f.read_text())) for f in package.glob("*.py")}
-    assert "report_model" in graph["html"]  # the graph is read, not empty
-    renderers = {"markdown", "html", "csvout", "jsonout", "tables", "plots", "report_command"}
-    assert not renderers & (graph["report_model"] | graph["collect"] | graph["numbers"])
-    assert not {"plots", "report_command"} & graph["__init__"]  # importing draws nothing
-    # only the other subcommands share report's flag plumbing
-    assert all("report_command" not in d for m, d in graph.items() if not m.endswith("_command"))
+
+def test_model_never_imports_its_renderers_or_plots():
+    """Plots and renderers depend on the model, never the reverse (no import cycle)."""
+    graph = _report_imports()
+    assert "data.report_model" in graph["formats.html"]  # the graph is read, not empty
+    model = [d for m, d in graph.items() if m.startswith("data.")]
+    above = ("formats", "page", "commands", "ranking", "auditing", "planning")
+    assert not [i for d in model for i in d if i.startswith(above)]
+    assert not {"page.plots", "commands.report_command"} & graph["__init__"]  # draws nothing
+
+
+def test_no_command_module_is_imported_by_another_module():
+    """A subcommand's module is its entry point only (the CLI loads it by name); what the
+    commands share lives in commands/cli_common.py and the library folders."""
+    graph = _report_imports()
+    commands = {m for m in graph if m.startswith("commands.") and m.endswith("_command")}
+    assert len(commands) == 4
+    assert not [(m, i) for m, d in graph.items() for i in d if i in commands]
+
+
+def test_report_is_at_most_five_layers_deep():
+    """With each sub-package one layer (and the top-level modules one each), the longest
+    import chain inside report/ is at most 5, and the sub-packages import in one direction."""
+    graph = _report_imports()
+
+    def part(module: str) -> str:
+        return module.split(".")[0]
+
+    parts: dict[str, set[str]] = {}
+    for module, deps in graph.items():
+        if module != "__init__":
+            parts.setdefault(part(module), set()).update(
+                part(d) for d in deps if part(d) != part(module)
+            )
+
+    def floor(p: str, seen: tuple[str, ...] = ()) -> int:
+        assert p not in seen, f"sub-packages import each other: {seen + (p,)}"
+        return 1 + max((floor(d, seen + (p,)) for d in parts.get(p, ())), default=0)
+
+    assert max(floor(p) for p in parts) <= 5, {p: floor(p) for p in parts}
 
 
 def test_csv_tells_posterior_and_missing_rerun_intervals_apart(tmp_path, capsys):

@@ -20,7 +20,7 @@ from browser import requests, start_browser, stop_browser
 from oracles import exact_mg_documented
 
 from gpassk_oc.cli import main
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.log import use_cli_format
 
@@ -58,13 +58,15 @@ def write_model(
         source.append([SOURCES[i % 3] for i in range(N)])
         found.append(["boxed"] * N)
     data = build_results(
-        spec=RunSpec.parse(KS).at_n(N),
-        rows=rows,
-        extracted=extracted,
-        correct=correct,
-        source=source,
-        found=found,
-        check="cascade",
+        ScoringInput(
+            spec=RunSpec.parse(KS).at_n(N),
+            check="cascade",
+            rows=rows,
+            extracted=extracted,
+            correct=correct,
+            source=source,
+            found=found,
+        )
     )
     out = root / "20261123_000000" / "results" / model / f"{dataset}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -131,8 +133,8 @@ def test_rows_sorting_views_and_drill_down(browser, page):
 
     driver = browser
     assert sorted(models_in_order(driver)) == sorted(MODELS)
-    # the default order is the report's: mG-Pass@k ascending (like the paper)
-    expected = sorted(MODELS, key=lambda m: (mg8(MODELS[m]), m))
+    # the default order is the report's: the best mG-Pass@k first, ties by name
+    expected = sorted(MODELS, key=lambda m: (-mg8(MODELS[m]), m))
     assert [mg8(MODELS[m]) for m in models_in_order(driver)] == [mg8(MODELS[m]) for m in expected]
 
     # both interval kinds are offered, the report's default (rerun) first, drawn as bars
@@ -287,7 +289,7 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    from gpassk_oc.report.audit_command import SHEET_COLUMNS
+    from gpassk_oc.report.auditing.audit_verdicts import SHEET_COLUMNS
 
     downloads = tmp_path / "downloads"
     downloads.mkdir()

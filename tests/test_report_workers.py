@@ -17,7 +17,7 @@ import pytest
 from conftest import start_cli_as_from_terminal
 from report_support import run_cli
 
-from gpassk_oc.report.collect import collect, keep_summaries
+from gpassk_oc.report.data.collect import collect, keep_summaries
 from gpassk_oc.report.worker_pool import Workers
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -130,6 +130,23 @@ def test_report_shows_opencompass_beside_rescored(judged_run, tmp_path, capsys):
     assert f"| G-Pass@4_0.5 | 40.00 | {want} |" in text
 
 
+def test_console_says_checker_reasons_with_counts_and_where(judged_run, tmp_path, capsys):
+    """Per run: the checker (rules, though the run had a judge), each reason with its count,
+    the results file and the full comparison; a success is no warning."""
+    out = tmp_path / "out"
+    data = write_data(tmp_path / "LiveMathBench")
+    capsys.readouterr()
+    assert main(["rescore", str(judged_run), "-o", str(out), "--data", str(data)]) == 0
+    err = capsys.readouterr().err
+    assert "warning" not in err
+    assert "graded by the rules where the run had a judge" in err
+    assert "split × language from --data" in err
+    side = json.loads(next((out).glob("*/rescore/*/*.json")).read_text())
+    reused = next(r for r in side["reasons"] if r["kind"] == "labels_reused")
+    assert f"differs ({reused['changed']}): labels reused across replicas" in err
+    assert f"full comparison: {next(out.glob('*/rescore/*/*.json'))}" in err
+
+
 def test_rule_path_without_results_file_rescored_from_predictions(tmp_path):
     work = tmp_path / "oc"
     write_oc_workdir(work, _replies(), dataset=dataset_cfg(N, KS))  # no results: a crash

@@ -8,6 +8,7 @@ thing; the expected substrings are written from the documented rules (docs/resco
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +98,59 @@ def _replicas_differ(work: Path, tmp: Path) -> list[str]:
     return []
 
 
+# ---- another tool's files: copies DERIVED from the real lm-eval 0.4.13 fixture, one thing
+# broken in each (tests/fixtures/harnesses/lm_eval/shaky_n8 is left as lm-eval wrote it)
+LM_EVAL = Path(__file__).resolve().parent / "fixtures" / "harnesses" / "lm_eval" / "shaky_n8"
+SAMPLES = "samples_livemathbench_amc_en_"
+
+
+def _lm_eval(work: Path) -> Path:
+    shutil.copytree(LM_EVAL, work)
+    return next(work.glob(f"*/{SAMPLES}*.jsonl"))
+
+
+def _edit_line(work: Path, line: int, edit: Callable[[dict], None]) -> None:
+    path = _lm_eval(work)
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[line - 1])
+    edit(record)
+    lines[line - 1] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _lm_cut_line(work: Path, tmp: Path) -> list[str]:
+    path = _lm_eval(work)
+    text = path.read_text()
+    third = text.index("\n", text.index("\n") + 1) + 1  # the start of line 3
+    path.write_text(text[: third + 40])
+    return []
+
+
+def _lm_short_replies(work: Path, tmp: Path) -> list[str]:
+    _edit_line(work, 3, lambda r: r["resps"][0].pop())
+    return []
+
+
+def _lm_no_gold(work: Path, tmp: Path) -> list[str]:
+    def drop(r: dict) -> None:
+        r["target"] = None
+        r["doc"].pop("answer")
+
+    _edit_line(work, 2, drop)
+    return []
+
+
+def _lm_format_changed(work: Path, tmp: Path) -> list[str]:
+    _edit_line(work, 1, lambda r: r.update(responses=r.pop("resps")))
+    return []
+
+
+def _two_tools(work: Path, tmp: Path) -> list[str]:
+    _good(work)
+    shutil.copytree(LM_EVAL, work / "lm-eval-out")
+    return []
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -113,6 +167,11 @@ CASES = [
     Case("question-missing-from-data", _missing_from_data, ("{pred}", "missing from --data")),
     Case("out-inside-workdir", _out_inside, ("-o", "inside the work dir")),
     Case("replicas-not-copies", _replicas_differ, ("{pred}", "replica-major")),
+    Case("lm-eval-truncated-line", _lm_cut_line, (SAMPLES, ".jsonl:3:", "truncated")),
+    Case("lm-eval-replies-not-repeats", _lm_short_replies, (SAMPLES, ":3:", "7 replies", "8")),
+    Case("lm-eval-no-gold", _lm_no_gold, (SAMPLES, ":2:", "no gold")),
+    Case("lm-eval-format-changed", _lm_format_changed, (SAMPLES, ":1:", "'resps'", "version")),
+    Case("two-tools-mixed", _two_tools, ("{work}", "two tools", "opencompass", "lm-eval")),
 ]
 
 

@@ -30,10 +30,10 @@ from gpassk_oc.core.runs.results_file import (
     read_results,
     schema_tag,
 )
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
-from gpassk_oc.report.collect import Row
-from gpassk_oc.report.report_model import sensitivity
+from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.report_model import sensitivity
 
 FIXTURE = Path(__file__).parent / "fixtures" / "results_schema1"
 OLD_MODEL = "m_t0-7_p0-95_k-1_rp1-0_rs0_l512"
@@ -79,15 +79,20 @@ def _rows(groups):
 def test_written_schema_keeps_counts_out_of_the_summary():
     correct = [[True, False, None, True], [False, False, False, True]]
     result = build_results(
-        spec=RunSpec.parse([2]).at_n(4),
-        rows=_rows([("AMC", "en"), ("CCEE", "cn")]),
-        extracted=[["1", "2", "3", "1"], ["2", None, "5", "1"]],
-        correct=correct,
-        source=[["rule", "rule", "unjudged", "judge"], ["rule", "no_answer", "rule", "cache"]],
-        found=[["boxed", "boxed", "statement", "fallback"], ["boxed", "none", "boxed", "boxed"]],
-        accounting={"samples": 8, "judge_calls": 2, "rule_checks": 5},
-        check="cascade",
-        judge={"model": "judge-m", "prompt": "auto"},
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(4),
+            rows=_rows([("AMC", "en"), ("CCEE", "cn")]),
+            extracted=[["1", "2", "3", "1"], ["2", None, "5", "1"]],
+            correct=correct,
+            source=[["rule", "rule", "unjudged", "judge"], ["rule", "no_answer", "rule", "cache"]],
+            found=[
+                ["boxed", "boxed", "statement", "fallback"],
+                ["boxed", "none", "boxed", "boxed"],
+            ],
+            accounting={"samples": 8, "judge_calls": 2, "rule_checks": 5},
+            check="cascade",
+            judge={"model": "judge-m", "prompt": "auto"},
+        )
     )
     assert result["schema"] == schema_tag() == f"gpassk_oc.results/{SCHEMA_VERSION}"
     # OpenCompass's summarizer shows every top-level int/float: metrics only
@@ -115,10 +120,12 @@ def test_written_schema_keeps_counts_out_of_the_summary():
 
 def test_found_is_optional_and_must_match_the_samples():
     base = build_results(
-        spec=RunSpec.parse([2]).at_n(2),
-        rows=_rows([("AMC", "en")]),
-        extracted=[["1", "1"]],
-        correct=[[True, False]],
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(2),
+            rows=_rows([("AMC", "en")]),
+            extracted=[["1", "1"]],
+            correct=[[True, False]],
+        )
     )
     assert "found" not in base["details"][0] and "source" not in base["details"][0]
     assert Results.from_json(base).questions[0].found is None
@@ -129,10 +136,12 @@ def test_found_is_optional_and_must_match_the_samples():
 
 def test_an_unknown_check_mode_is_refused_in_one_line():
     data = build_results(
-        spec=RunSpec.parse([2]).at_n(2),
-        rows=_rows([("AMC", "en")]),
-        extracted=[["1", "1"]],
-        correct=[[True, False]],
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(2),
+            rows=_rows([("AMC", "en")]),
+            extracted=[["1", "1"]],
+            correct=[[True, False]],
+        )
     )
     data["run"]["check"] = "vibes"
     with pytest.raises(ResultsError, match=r"^mem: run\.check: 'vibes' is not one of 'rules', "):
@@ -278,12 +287,14 @@ def test_sensitivity_is_the_exact_range_over_every_assignment():
 
 def test_rules_mode_undecided_samples_are_read_from_source(tmp_path):
     result = build_results(
-        spec=RunSpec.parse([2]).at_n(4),
-        rows=_rows([("AMC", "en")]),
-        extracted=[["1", "x+y", "2", None]],
-        correct=[[True, False, False, False]],
-        source=[["rule", "rule_undecided", "rule", "no_answer"]],
-        check="rules",
+        ScoringInput(
+            spec=RunSpec.parse([2]).at_n(4),
+            rows=_rows([("AMC", "en")]),
+            extracted=[["1", "x+y", "2", None]],
+            correct=[[True, False, False, False]],
+            source=[["rule", "rule_undecided", "rule", "no_answer"]],
+            check="rules",
+        )
     )
     res = Results.from_json(result)
     assert res.undecided_basis == "exact" and res.questions[0].undecided(True) == 1

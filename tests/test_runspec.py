@@ -20,7 +20,7 @@ from gpassk_oc.core.metrics.metric_keys import ALL_TAUS, HEADLINE_TAUS
 from gpassk_oc.core.runs.results_file import Results, read_results
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 from gpassk_oc.evaluators import GPassKEvaluator
-from gpassk_oc.report.report_model import build_report
+from gpassk_oc.report.data.report_model import build_report
 
 TEMPLATE = """
 llm_infos = [('org/m', 1, 8)]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gpassk_oc.core.metrics.question_scorer import count_verdicts, metric_means
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.core.uncertainty.metric_intervals import summarize
 
@@ -68,10 +68,12 @@ def test_evaluator_values_are_the_scorer_of_the_recorded_counts() -> None:
         for i, s in enumerate(["A", "A", "B"])
     ]
     out = build_results(
-        spec=RunSpec.parse([2], [0.5, 1]).at_n(4),
-        rows=rows,
-        extracted=[["1"] * 4] * 3,
-        correct=correct,
+        ScoringInput(
+            spec=RunSpec.parse([2], [0.5, 1]).at_n(4),
+            rows=rows,
+            extracted=[["1"] * 4] * 3,
+            correct=correct,
+        )
     )
     ns = [d["n"] if "n" in d else count_verdicts(d["correct"]).n for d in out["details"]]
     cs = [d["c"] if "c" in d else count_verdicts(d["correct"]).c for d in out["details"]]

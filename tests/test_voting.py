@@ -13,7 +13,7 @@ from oracles import brute_maj
 
 from gpassk_oc.core.judging.voting import vote_classes
 from gpassk_oc.core.runs.results_file import Results, ResultsError
-from gpassk_oc.core.runs.run_scoring import build_results
+from gpassk_oc.core.runs.run_scoring import ScoringInput, build_results
 from gpassk_oc.core.runs.run_spec import RunSpec
 from gpassk_oc.evaluators import GPassKEvaluator
 
@@ -141,12 +141,14 @@ def test_unjudged_samples_leave_the_vote_population():
     assert got.votes == [[0, 0, 1, 1, None, None]]
     rows = [{"question_id": "q", "split": "AMC", "language": "en", "question": "?", "answer": "1"}]
     result = build_results(
-        spec=RunSpec.parse([2, 4]).at_n(6),
-        rows=rows,
-        extracted=extracted,
-        correct=correct,
-        votes=got.votes,
-        vote_correct=got.correct_class,
+        ScoringInput(
+            spec=RunSpec.parse([2, 4]).at_n(6),
+            rows=rows,
+            extracted=extracted,
+            correct=correct,
+            votes=got.votes,
+            vote_correct=got.correct_class,
+        )
     )
     judged = [0, 0, 1, 1]  # the unjudged pair is out, as for G-Pass@k
     assert result["maj@2"] == float(brute_maj(judged, 2) * 100)
@@ -166,12 +168,14 @@ def test_a_wrong_sample_with_a_correct_samples_answer_votes_for_nothing():
     # maj@k as if the two wrong "4"s abstained: the correct class never faces its own answer
     rows = [{"question_id": "q0", "split": "AMC", "language": "en", "question": "?", "answer": "4"}]
     result = build_results(
-        spec=RunSpec.parse([3]).at_n(7),
-        rows=rows,
-        extracted=extracted[:1],
-        correct=correct[:1],
-        votes=got.votes[:1],
-        vote_correct=got.correct_class[:1],
+        ScoringInput(
+            spec=RunSpec.parse([3]).at_n(7),
+            rows=rows,
+            extracted=extracted[:1],
+            correct=correct[:1],
+            votes=got.votes[:1],
+            vote_correct=got.correct_class[:1],
+        )
     )
     assert result["maj@3"] == float(brute_maj([0, 0, None, None, 1, 1, 1], 3) * 100)
 

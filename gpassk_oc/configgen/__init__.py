@@ -9,8 +9,10 @@ The pipeline, one module per step:
 2. :mod:`.schema` validates every variable (one-line ``<field>: <problem>`` errors);
 3. :mod:`.expand` turns the grid into config *data* (:class:`ConfigData`), one per grid
    point, plus one grid config running them all;
-4. :mod:`.render` writes deterministic Python text; :mod:`.dump_command` writes files and is
-   the CLI (``gpassk-oc dump``, ``dump_opencompass_configs.py``).
+4. :mod:`.model_limits` checks each model's lengths against what it accepts;
+5. :mod:`.render` writes deterministic Python text; :mod:`.dump_command` writes files
+   (:mod:`.collisions`: one grid point per name in the output folder) and is the CLI
+   (``gpassk-oc dump``, ``dump_opencompass_configs.py``).
 
 Importing this package does not import OpenCompass (GPassK-style templates need mmengine).
 """

@@ -17,6 +17,8 @@ from gpassk_oc.core.runs.run_spec import RunSpecError, parse_ks, parse_threshold
 __all__ = [
     "TemplateError",
     "REQUIRED",
+    "MAX_OUT_LEN",
+    "MAX_SEQ_LEN",
     "Check",
     "suggest",
     "boolean",
@@ -33,6 +35,11 @@ __all__ = [
 ]
 
 REQUIRED = object()  # default of a variable that must be set
+
+#: bounds of a template's (or a model entry's) max_out_len / max_seq_len: far above any
+#: real setting, so a value beyond one is a typo (``max_out_len = 10**9``)
+MAX_OUT_LEN = 2**20
+MAX_SEQ_LEN = 2**24
 
 
 class TemplateError(Exception):
@@ -129,19 +136,6 @@ def text(field: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip() or not value.isprintable():
         raise TemplateError(f"must be a non-empty one-line string, got {value!r}", field)
     return value
-
-
-def one_of(*choices: str) -> Check:
-    """One of a fixed set of strings."""
-
-    def check(field: str, value: Any) -> str:
-        if value not in choices:
-            raise TemplateError(
-                f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}", field
-            )
-        return value
-
-    return check
 
 
 def list_of(item: Check, what: str = "") -> Check:

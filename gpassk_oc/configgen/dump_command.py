@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gpassk_oc.argtypes import path_text
+from gpassk_oc.configgen.collisions import check_folder
 from gpassk_oc.configgen.expand import ConfigData
 from gpassk_oc.configgen.loader import TEMPLATES_DIRNAME, resolve_template
-from gpassk_oc.configgen.pipeline import build
+from gpassk_oc.configgen.pipeline import Plan, build
 from gpassk_oc.configgen.schema import TemplateError
 from gpassk_oc.log import OneLineParser, fail, logger, use_cli_format
 from gpassk_oc.ownership import Refused, check_targets
@@ -92,6 +93,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "not written by this generator (default: leave them alone, write nothing, exit 2)",
     )
     parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 2, nothing written) a max_out_len or max_seq_len above a named "
+        "model's output limit or context length (default: a note)",
+    )
+    parser.add_argument(
         "--dry-run",
         "--dry_run",
         dest="dry_run",
@@ -112,13 +119,21 @@ def run(args: argparse.Namespace) -> int:
         configs = plan.configs + ([plan.grid] if args.grid else [])
     except TemplateError as exc:
         return fail(f"{display}: {exc}")
+    if args.strict and plan.limit_notes:
+        extra = len(plan.limit_notes) - 1
+        first = f"{display}: {plan.limit_notes[0]}"
+        return fail(first + (f" (and {extra} more)" if extra else ""))
     count = f"{len(plan.configs)} config(s)" + (" + 1 grid config" if args.grid else "")
     if args.dry_run:
-        _notes(plan.notes, display)
+        _notes(plan, display)
         for config in configs:
             print(config.name)
         print(f"{count} from {display} (dry run, nothing written)")
         return 0
+    clashes = check_folder(Path(args.output_dir), _origins(plan, display))
+    if clashes:  # one line: the first clash, and how many more
+        tail = f" (and {len(clashes) - 1} more such file(s))" if len(clashes) > 1 else ""
+        return fail(clashes[0] + tail)
     try:
         written = write_configs(configs, args.output_dir, force=args.force)
     except Refused as exc:
@@ -127,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(exc.lines[-1])
     except OSError as exc:
         return fail(f"{args.output_dir}: {exc}", 1)
-    _notes(plan.notes, display)  # after the write: a refusal stays one error line
+    _notes(plan, display)  # after the write: a refusal stays one error line
     shown = [os.path.join(args.output_dir, target.name) for target in written]
     for line in shown[: len(plan.configs)]:
         print(line)
@@ -137,9 +152,20 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _notes(notes: list[str], display: str) -> None:
-    for note in dict.fromkeys(notes):
+def _origins(plan: Plan, display: str) -> list[tuple[str, dict, str]]:
+    """(file name, data, template entry) of every per-point config."""
+    where = {spec.path: spec.where for spec in plan.settings.models}
+    return [
+        (c.name, c.data, f"{display} {where.get(c.data['models'][0]['path'], '')}".strip())
+        for c in plan.configs
+    ]
+
+
+def _notes(plan: Plan, display: str) -> None:
+    for note in dict.fromkeys(plan.notes):
         logger.info(f"note: {display}: {note}")
+    if plan.limits_unknown:  # said once per dump: neither a note nor a refusal
+        logger.info(f"{display}: {plan.limits_unknown}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpassk_oc.configgen.reasoning_settings import API_KEY, api_model_settings, evaluator_settings
+from gpassk_oc.configgen.reasoning_settings import api_model_settings, evaluator_settings
 from gpassk_oc.configgen.render import Ref, plain, render_file
 from gpassk_oc.configgen.schema import ModelSpec, Settings, TemplateError
 from gpassk_oc.core.data.naming import config_stem, dataset_abbr, model_abbr
@@ -110,6 +110,7 @@ def expand(s: Settings) -> list[GridPoint]:
 
 
 def _names(s: Settings, point: GridPoint) -> tuple[str, str]:
+    max_out_len, _ = point.model.lengths(s.max_out_len, s.max_seq_len)
     model_part = model_abbr(
         point.model.base,
         point.temperature,
@@ -117,14 +118,24 @@ def _names(s: Settings, point: GridPoint) -> tuple[str, str]:
         s.top_k,
         s.repetition_penalty,
         s.random_seed,
-        s.max_out_len,
+        max_out_len,
     )
     judge = s.eval_model_name if s.eval_urls else None
-    return model_part, dataset_abbr(s.version, point.ks, point.replication, judge=judge)
+    dataset_part = dataset_abbr(
+        s.version,
+        point.ks,
+        point.replication,
+        judge=judge,
+        splits=s.dataset_splits,
+        languages=s.dataset_languages,
+        cot=s.cot,
+    )
+    return model_part, dataset_part
 
 
 def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     spec = point.model
+    max_out_len, max_seq_len = spec.lengths(s.max_out_len, s.max_seq_len)
     gen_config: dict[str, Any] = dict(
         do_sample=not point.greedy,  # TurboMind samples only with do_sample=True
         temperature=point.temperature,
@@ -134,9 +145,9 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
     )
     if s.send_random_seed:
         gen_config["random_seed"] = s.random_seed
-    gen_config["max_new_tokens"] = s.max_out_len
+    gen_config["max_new_tokens"] = max_out_len
     engine_config = dict(
-        session_len=s.max_seq_len,
+        session_len=max_seq_len,
         max_batch_size=spec.batch_size,
         tp=spec.tp,
         enable_prefix_caching=s.enable_prefix_caching,
@@ -147,8 +158,8 @@ def _turbomind(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str
         path=spec.path,
         engine_config=engine_config,
         gen_config=gen_config,
-        max_seq_len=s.max_seq_len,
-        max_out_len=s.max_out_len,
+        max_seq_len=max_seq_len,
+        max_out_len=max_out_len,
         batch_size=spec.batch_size,
         run_cfg=dict(num_gpus=spec.tp),
     )
@@ -184,16 +195,18 @@ def _api(s: Settings, point: GridPoint, abbr: str) -> tuple[dict, list[str]]:
     if not point.greedy and spec.api_get("extra_sampling"):
         cfg["extra_body"] = dict(top_k=s.top_k, repetition_penalty=s.repetition_penalty)
         sent += ["top_k", "repetition_penalty"]
+    max_out_len, max_seq_len = spec.lengths(s.max_out_len, s.max_seq_len)
     cfg.update(
-        max_out_len=s.max_out_len,
-        max_seq_len=s.max_seq_len,
+        max_out_len=max_out_len,
+        max_seq_len=max_seq_len,
         batch_size=spec.batch_size,
         query_per_second=spec.api_get("query_per_second"),
         retry=spec.api_get("retry"),
     )
     if spec.api_get("timeout"):
         cfg["timeout"] = spec.api_get("timeout")
-    cfg.update(api_model_settings(s.think_tags))  # think_tag, only when not '</think>'
+    # think_tag, only when not '</think>'
+    cfg.update(api_model_settings(spec.get("think_tags", s.think_tags)))
     cfg["run_cfg"] = dict(num_gpus=0)
     return cfg, sent
 
@@ -207,7 +220,9 @@ def _dataset(s: Settings, point: GridPoint, abbr: str) -> dict:
         if s.eval_prompt != "auto":
             evaluator["judge"]["prompt"] = s.eval_prompt
     evaluator.update(
-        evaluator_settings(s.reasoning, s.think_tags, dict(point.model.api).get(API_KEY))
+        evaluator_settings(
+            s.reasoning, point.model.get("think_tags", s.think_tags), point.model.get("reasoning")
+        )
     )
     return dict(
         type=DATASET,

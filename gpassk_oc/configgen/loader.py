@@ -24,6 +24,7 @@ __all__ = [
     "read_variables",
     "is_gpassk_style",
     "available_templates",
+    "entry_lines",
 ]
 
 TEMPLATES_DIRNAME = "opencompass_config_templates"
@@ -126,3 +127,20 @@ def is_gpassk_style(path: Path) -> bool:
         if any(isinstance(t, ast.Name) and t.id in ("models", "datasets") for t in targets):
             return True
     return False
+
+
+def entry_lines(path: Path) -> dict[str, list[int]]:
+    """Line of every entry of a literal ``llm_infos`` / ``api_models`` list in a grid
+    template (the last assignment wins, as when the template runs), for messages."""
+    try:
+        tree = ast.parse(_source(path))
+    except (SyntaxError, TemplateError):
+        return {}
+    lines: dict[str, list[int]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not isinstance(node.value, (ast.List, ast.Tuple)):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id in ("llm_infos", "api_models"):
+                lines[target.id] = [element.lineno for element in node.value.elts]
+    return lines

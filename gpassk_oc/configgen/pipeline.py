@@ -10,7 +10,8 @@ from typing import Any
 
 from gpassk_oc.configgen import gpassk
 from gpassk_oc.configgen.expand import ConfigData, GridPoint, expand, grid_config, point_config
-from gpassk_oc.configgen.loader import is_gpassk_style, read_variables
+from gpassk_oc.configgen.loader import entry_lines, is_gpassk_style, read_variables
+from gpassk_oc.configgen.model_limits import check_limits, unknown_line
 from gpassk_oc.configgen.schema import BY_NAME, Settings, TemplateError, validate
 
 __all__ = ["Plan", "template_variables", "load_template", "build", "generate"]
@@ -25,6 +26,10 @@ class Plan:
     settings: Settings
     configs: list[ConfigData]
     notes: list[str] = field(default_factory=list)
+    #: values above a named model's limits (also in *notes*; refused by ``dump --strict``)
+    limit_notes: list[str] = field(default_factory=list)
+    #: the one line naming the models whose limits are unknown, or None
+    limits_unknown: str | None = None
 
     @property
     def grid(self) -> ConfigData:
@@ -66,23 +71,37 @@ def build(
     if overrides:
         variables = {**variables, **overrides}
         header.append(f"Overridden by {overridden_by}: {', '.join(overrides)}.")
-    settings = validate(variables)
+    settings = validate(variables, {} if upstream else entry_lines(path))
     notes += settings.notes
     points = expand(settings)
     configs = [point_config(settings, point, name, header) for point in points]
     notes += unsent_notes(settings, points, configs)
-    seen: dict[str, ConfigData] = {}
-    for config in configs:  # distinct grid values give distinct names; be sure
-        if config.name in seen:
-            raise TemplateError(f"duplicate config name {config.name!r}")
-        seen[config.name] = config
+    _distinct(points, configs)
+    limit_notes, unknown = check_limits(
+        settings.models, settings.max_out_len, settings.max_seq_len, Path.cwd()
+    )
+    notes += limit_notes
     if upstream:
         notes.insert(
             0,
             "GPassK-style template rewritten onto gpassk_oc's dataset and "
             "evaluator with convention names (see the file headers)",
         )
-    return Plan(name, settings, configs, notes)
+    return Plan(name, settings, configs, notes, limit_notes, unknown_line(unknown))
+
+
+def _distinct(points: list[GridPoint], configs: list[ConfigData]) -> None:
+    """Two grid points of one template never write one file (compared ignoring case, as
+    macOS and Windows file systems do)."""
+    seen: dict[str, GridPoint] = {}
+    for point, config in zip(points, configs):
+        first = seen.setdefault(config.name.casefold(), point)
+        if first is not point:
+            raise TemplateError(
+                f"{point.model.where} and {first.model.where} would both write "
+                f"{config.name} (file names are compared ignoring case); give one an abbr",
+                point.model.where,
+            )
 
 
 #: sampling knobs a config name carries: run-record key -> template variable

@@ -3,8 +3,9 @@
 By default (``reasoning = 'auto'``) the evaluator detects a reasoning model from its
 replies (:func:`gpassk_oc.core.answers.reasoning.reading_rule`). A template may force the
 reading for its models (``reasoning = True``: the o1 template does; ``False``); an
-``api_models`` entry may override it with ``reasoning=True/False/'auto'`` (close.py
-serves DeepSeek-R1 next to GPT-4o). A forced setting is written as
+``api_models`` entry or an ``llm_infos`` dict may override it with
+``reasoning=True/False/'auto'`` and ``think_tags`` (close.py serves DeepSeek-R1 next to
+GPT-4o; one template mixes R1-distill checkpoints with ordinary ones). A forced setting is written as
 ``GPassKEvaluator(reasoning=True)`` or ``reasoning=False``; tags other than
 ``<think>``/``</think>`` are written as ``think_tags`` and, for API models, as OpenAISDK's
 ``think_tag`` (the marker it puts between ``reasoning_content`` and ``content``).
@@ -31,6 +32,7 @@ __all__ = [
     "REASONING_VARIABLES",
     "api_model_settings",
     "check_api_reasoning",
+    "check_model_tags",
     "evaluator_settings",
     "reasoning_table",
     "validate_reasoning",
@@ -78,7 +80,10 @@ API_KEY_DOC = (
     "`True`/`False`: this model is (not) a reasoning model; `'auto'`: detect it "
     "(default: `reasoning`)"
 )
+MODEL_TAGS_DOC = "this model's (opening, closing) thinking markers (default: `think_tags`)"
 check_api_reasoning: Check = optional(setting)
+#: a model entry's own ``think_tags``
+check_model_tags: Check = optional(_tags)
 
 
 def validate_reasoning(variables: Mapping[str, Any]) -> dict[str, Any]:
@@ -115,6 +120,7 @@ def reasoning_table() -> str:
     rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
     for name, (kind, default, doc, _) in REASONING_VARIABLES.items():
         rows.append(f"| `{name}` | {kind} | `{default!r}` | {doc} |")
-    rows += ["", "| `api_models` key | default | meaning |", "|---|---|---|"]
+    rows += ["", "| `llm_infos` dict / `api_models` key | default | meaning |", "|---|---|---|"]
     rows.append(f"| `{API_KEY}` | unset | {API_KEY_DOC} |")
+    rows.append(f"| `think_tags` | unset | {MODEL_TAGS_DOC} |")
     return "\n".join(rows)

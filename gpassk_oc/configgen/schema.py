@@ -10,12 +10,14 @@ Pure: no OpenCompass, no mmengine.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpassk_oc.argtypes import MAX_SEED
 from gpassk_oc.configgen.checks import (
+    MAX_OUT_LEN,
+    MAX_SEQ_LEN,
     REQUIRED,
     Check,
     TemplateError,
@@ -34,7 +36,14 @@ from gpassk_oc.configgen.checks import (
     version,
 )
 from gpassk_oc.configgen.crosscheck import HUB_ID, cross_checks
-from gpassk_oc.configgen.model_specs import API_MODEL_KEYS, ModelSpec, model_list, parse_models
+from gpassk_oc.configgen.model_specs import (
+    API_MODEL_KEYS,
+    LLM_INFO_KEYS,
+    MODEL_KEYS,
+    ModelSpec,
+    model_list,
+    parse_models,
+)
 from gpassk_oc.configgen.reasoning_settings import REASONING_VARIABLES, validate_reasoning
 from gpassk_oc.configgen.settings import Settings
 from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
@@ -61,8 +70,6 @@ __all__ = [
 MAX_TOP_K = 1_000_000
 MAX_REPETITION_PENALTY = 10.0
 
-MAX_OUT_LEN = 2**20
-MAX_SEQ_LEN = 2**24
 MAX_WORKERS = 1024
 
 
@@ -286,13 +293,16 @@ def _pick(variables: Mapping[str, Any], var: Var) -> tuple[str, Any] | None:
     return None
 
 
-def validate(variables: Mapping[str, Any]) -> Settings:
+def validate(
+    variables: Mapping[str, Any], lines: Mapping[str, Sequence[int]] | None = None
+) -> Settings:
     """Check every variable against :data:`VARIABLES` (unknown names, types, ranges, the
-    cross-field rules) and return the values with defaults filled in."""
+    cross-field rules) and return the values with defaults filled in. *lines*: the
+    template line of each model entry, named in messages."""
     for name in variables:
         if name not in KNOWN_VARIABLES:
             raise TemplateError(f"unknown variable {name!r}{suggest(name, KNOWN_VARIABLES)}")
-    models = parse_models(variables)
+    models = parse_models(variables, lines)
     values: dict[str, Any] = {}
     for var in VARIABLES:
         if var.name in ("llm_infos", "api_models"):  # parsed by _models above
@@ -308,6 +318,10 @@ def validate(variables: Mapping[str, Any]) -> Settings:
     values.update(validate_reasoning(variables))
     notes: list[str] = []
     specs = cross_checks(values, notes)
+    for model in models:  # a model's own lengths, or one of them beside the template's
+        out, seq = model.lengths(values["max_out_len"], values["max_seq_len"])
+        if seq <= out:
+            raise TemplateError(f"max_seq_len {seq} is not above max_out_len = {out}", model.where)
     return Settings.build(models, values, notes, specs)
 
 
@@ -322,18 +336,25 @@ def _default_text(var: Var) -> str:
     return f"`{var.default!r}`"
 
 
+def _shown(default: Any) -> str:
+    return "required" if default is REQUIRED else ("unset" if default is None else f"`{default!r}`")
+
+
 def markdown_table() -> str:
-    """The README's variable table and api_models key table, generated from the schema."""
+    """docs/configgen.md's tables, generated from the schema: every variable (the reasoning
+    ones included), the keys of an ``llm_infos`` dict and of an ``api_models`` entry."""
     rows = ["| variable | type | default | meaning |", "|---|---|---|---|"]
     for var in VARIABLES:
         name = f"`{var.name}`" + (f" (or `{var.alias}`)" if var.alias else "")
         rows.append(f"| {name} | {var.type} | {_default_text(var)} | {var.doc} |")
+    for name, (kind, default, doc, _) in REASONING_VARIABLES.items():
+        rows.append(f"| `{name}` | {kind} | `{default!r}` | {doc} |")
+    rows += ["", "| `llm_infos` dict key | default | meaning |", "|---|---|---|"]
+    for key, (default, doc) in LLM_INFO_KEYS.items():
+        rows.append(f"| `{key}` | {_shown(default)} | {doc} |")
     rows += ["", "| `api_models` key | default | meaning |", "|---|---|---|"]
     for key, (default, _, doc) in API_MODEL_KEYS.items():
-        shown = (
-            "required"
-            if default is REQUIRED
-            else ("unset" if default is None else f"`{default!r}`")
-        )
-        rows.append(f"| `{key}` | {shown} | {doc} |")
+        rows.append(f"| `{key}` | {_shown(default)} | {doc} |")
+    for key, (_, doc) in MODEL_KEYS.items():
+        rows.append(f"| `{key}` | unset | {doc} |")
     return "\n".join(rows)

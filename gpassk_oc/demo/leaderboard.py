@@ -9,12 +9,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from gpassk_oc.core.metrics.metric_keys import PASS_AT_1, gap_key, group_name, pass_key
 from gpassk_oc.core.metrics.registry import headline_metrics
+
+if TYPE_CHECKING:  # the report is imported where it is used (the CLI starts faster)
+    from gpassk_oc.report.data.collect import Row
+    from gpassk_oc.report.data.report_model import Report
+
 from gpassk_oc.demo.simulation import (
     SHAKY,
     STEADY,
@@ -33,7 +38,7 @@ class DemoError(RuntimeError):
     """A stage failed; the message is the one line the user sees."""
 
 
-def _row_probabilities(row: Any) -> np.ndarray:
+def _row_probabilities(row: Row) -> np.ndarray:
     """True p of each question of a report row. Row keys carry (split, language, index)
     and only a hash of the text; the texts come from the runs' typed results."""
     from gpassk_oc.report import question_key
@@ -46,22 +51,26 @@ def _row_probabilities(row: Any) -> np.ndarray:
         )
     }
     s = row.setting
-    return np.array([question_probability(s.model, texts[key], s.temperature) for key in row.keys])
+    assert s is not None  # the demo's runs carry their run record
+    t = float(s.temperature or 0)
+    return np.array([question_probability(s.model, texts[key], t) for key in row.keys])
 
 
-def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
+def attach_truth(report: Report, rows_json: list[dict]) -> list[dict]:
     """Add ``truth`` (overall and per split × language) and the simulation's ``p`` to the
     report's JSON rows; keys are the report's own metric keys."""
-    from gpassk_oc.report.collect import subset_masks
+    from gpassk_oc.report.data.collect import subset_masks
 
     by_label = {(r.label, r.dataset_abbr): r for r in report.rows}
     keys = report.computed_specs()
     for entry in rows_json:
         row = by_label[(entry["model"], entry["dataset"])]
         p = _row_probabilities(row)
+        setting = row.setting
+        assert setting is not None  # the demo's runs carry their run record
         entry["simulation"] = {
-            "model": row.setting.model,
-            "temperature": row.setting.temperature,
+            "model": setting.model,
+            "temperature": setting.temperature,
             "p": {
                 f"{group_name(split, lang)}/{index}": round(float(q), 6)
                 for (split, lang, index, _), q in zip(row.keys, p)
@@ -76,15 +85,15 @@ def attach_truth(report: Any, rows_json: list[dict]) -> list[dict]:
 
 def _pct_text(value: float | None) -> str:
     """A percent value (the truth, unrounded) as text, by the report's one rounding rule."""
-    from gpassk_oc.report.numbers import pct_text
+    from gpassk_oc.report.data.numbers import pct_text
 
     return pct_text(None if value is None else value / 100)
 
 
-def _estimate(report: Any, entry: Mapping[str, Any], metric: str) -> str:
+def _estimate(report: Report, entry: Mapping[str, Any], metric: str) -> str:
     """The estimate of *metric* for a leaderboard row, as every report table writes it
     (from the report's own Estimate, not the JSON's rounded copy: one rounding only)."""
-    from gpassk_oc.report.tables import estimate_text
+    from gpassk_oc.report.data.tables import estimate_text
 
     cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
     # the truth is each metric on these questions, so the rerun interval is the one that
@@ -97,7 +106,7 @@ def shown_metrics(k: int) -> list[str]:
     return headline_metrics(k) + [pass_key(k), gap_key(k)]
 
 
-def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
+def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
     k, level = report.k, report.level
     metrics = shown_metrics(k)
@@ -124,7 +133,7 @@ def truth_markdown(report: Any, rows_json: Sequence[dict]) -> str:
     return "\n".join(out)
 
 
-def truth_text(report: Any, rows_json: Sequence[dict]) -> str:
+def truth_text(report: Report, rows_json: Sequence[dict]) -> str:
     """The terminal version: one block per row, metric | estimate [CI] | truth."""
     k = report.k
     out = []
@@ -186,25 +195,12 @@ def _demote_headings(markdown: str) -> str:
     return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
 
 
-def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any, list[Path]]:
-    """Leaderboard + truth (markdown, JSON), the standard CSV, the leaderboard page (html)
-    and the figures."""
+def _leaderboard_markdown(report: Report, rows_json: Sequence[dict]) -> str:
+    """leaderboard.md: the banner, the truth table, the simulation's description and the
+    full report (:func:`gpassk_oc.report.formats.markdown.render_markdown`)."""
     from gpassk_oc import report as report_mod
-    from gpassk_oc.report import plots
 
-    report = report_mod.build_report([run_dir], seed=seed)
-    from gpassk_oc.report.health_warnings import report_warnings
-
-    for line in report_warnings(report, [run_dir]):  # run health, as `gpassk-oc report` says it
-        print(f"warning: {line}", flush=True)
-    if not report.rows:
-        raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
-    rows_json = attach_truth(
-        report, [r for r in report_mod.to_json_rows(report) if not r["greedy"]]
-    )
-    report_dir = out / "report"
-    report_dir.mkdir(parents=True, exist_ok=True)
-    markdown = "\n".join(
+    return "\n".join(
         [
             f"# gpassk-oc demo — G-Pass@{report.k} leaderboard",
             "",
@@ -220,14 +216,11 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
             _demote_headings(report_mod.render_markdown(report)),
         ]
     )
-    files = [
-        report_dir / "leaderboard.md",
-        report_dir / "report.json",
-        report_dir / "report.csv",
-        report_dir / "leaderboard.html",
-    ]
-    files[0].write_text(markdown + "\n", encoding="utf-8")
-    files[1].write_text(
+
+
+def _truth_json(report: Report, rows_json: list[dict], run_dir: Path) -> str:
+    """report.json: the rows with their truth, marked as a simulation."""
+    return (
         json.dumps(
             {
                 "simulation": True,
@@ -241,19 +234,47 @@ def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Any,
             indent=1,
             ensure_ascii=False,
         )
-        + "\n",
-        encoding="utf-8",
+        + "\n"
     )
+
+
+def write_reports(run_dir: Path, out: Path, seed: int) -> tuple[list[dict], Report, list[Path]]:
+    """Leaderboard + truth (markdown, JSON), the standard CSV, the leaderboard page (html)
+    and the figures."""
+    from gpassk_oc import report as report_mod
+    from gpassk_oc.report.page import plots
+
+    report = report_mod.build_report([run_dir], seed=seed)
+    from gpassk_oc.report.data.report_model import report_warnings
+
+    for line in report_warnings(report, [run_dir]):  # run health, as `gpassk-oc report` says it
+        print(f"warning: {line}", flush=True)
+    if not report.rows:
+        raise DemoError(f"no usable results under {run_dir}: " + "; ".join(report.notes[:3]))
+    rows_json = attach_truth(
+        report, [r for r in report_mod.to_json_rows(report) if not r["greedy"]]
+    )
+    report_dir = out / "report"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    markdown = _leaderboard_markdown(report, rows_json)
+    files = [
+        report_dir / "leaderboard.md",
+        report_dir / "report.json",
+        report_dir / "report.csv",
+        report_dir / "leaderboard.html",
+    ]
+    files[0].write_text(markdown + "\n", encoding="utf-8")
+    files[1].write_text(_truth_json(report, rows_json, run_dir), encoding="utf-8")
     files[2].write_text(report_mod.render_csv(report), encoding="utf-8")
     # the leaderboard page, as `gpassk-oc report RUN_DIR --format html --out …` writes it:
     # the page and, beside it, the per-row drill-down scripts it loads on a click
-    from gpassk_oc.report.drilldown import drill_files, drill_folder
-    from gpassk_oc.report.report_command import render
+    from gpassk_oc.report.formats.format_registry import RenderOptions, render
+    from gpassk_oc.report.page.drilldown import drill_files, drill_folder
 
     for path, body in drill_files(report, files[3]).items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(body)
-    page = render(report, "html", drill=drill_folder(files[3]).name)
+    page = render(report, "html", RenderOptions(drill=drill_folder(files[3]).name))
     files[3].write_text(page, encoding="utf-8")
     files += plots.write_all(report, out / "plots", title_note="SIMULATED models")
     return rows_json, report, files

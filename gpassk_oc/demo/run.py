@@ -16,7 +16,7 @@ What it does (each stage prints one line):
    see :func:`demo_grid`);
 5. builds the leaderboard with rerun intervals (:mod:`gpassk_oc.report`) and puts the *true*
    value of every metric next to each estimate, then draws the figures
-   (:mod:`gpassk_oc.report.plots`).
+   (:mod:`gpassk_oc.report.page.plots`).
 
 The truth is computed here in closed form from the binomial distribution — for a question
 answered correctly with probability p, k independent samples give X ~ Binomial(k, p) and
@@ -29,12 +29,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +48,8 @@ from gpassk_oc.demo.leaderboard import (
     truth_text,
     write_reports,
 )
+from gpassk_oc.demo.opencompass_run import run_opencompass
+from gpassk_oc.demo.opencompass_run import say as _say
 from gpassk_oc.demo.sim_endpoint import SimEndpoint
 from gpassk_oc.demo.simulation import (
     MODELS,
@@ -65,7 +65,6 @@ from gpassk_oc.demo.simulation import (
 )
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, is_stamped
-from gpassk_oc.workdir import missing_results, results_file
 
 __all__ = [
     "MODELS",
@@ -98,8 +97,6 @@ DEFAULT_OUTPUT = "gpassk_demo_output"
 MARKER = ".gpassk-oc-demo"
 MARKER_TEXT = "This folder was made by `gpassk-oc demo`; the demo may overwrite its files.\n"
 TEMPLATE_NAME = "demo.py"
-#: How long the OpenCompass run may take before the demo gives up (seconds).
-CLI_TIMEOUT = 1200
 
 
 # --------------------------------------------------------------------------- configs
@@ -170,15 +167,6 @@ def remove_stale_configs(configs_dir: Path) -> None:
             stale.unlink()
 
 
-# --------------------------------------------------------------------------- CLI run
-def opencompass_command() -> list[str]:
-    """The ``opencompass`` script next to this interpreter, else ``python -m``."""
-    script = Path(sys.executable).with_name("opencompass")
-    if script.exists():
-        return [str(script)]
-    return [sys.executable, "-m", "opencompass.cli.main"]
-
-
 def cli_environment() -> dict[str, str]:
     """Offline switches, no proxy for 127.0.0.1, a dummy API key (the simulated endpoint
     ignores it; a real key is never sent), and this gpassk_oc importable by the tasks."""
@@ -197,105 +185,6 @@ def cli_environment() -> dict[str, str]:
         [package_root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     )
     return env
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
-
-
-def run_opencompass(
-    config: Path,
-    work_dir: Path,
-    log_path: Path,
-    pairs: Sequence[tuple[str, str]],
-    endpoint: SimEndpoint,
-    expected_requests: int,
-    timeout: float = CLI_TIMEOUT,
-) -> Path:
-    """Run the CLI on *config* (cwd: the output folder), print progress, and return the
-    timestamp directory it wrote; raise :class:`DemoError` naming the failure."""
-    before = {p.name for p in work_dir.iterdir()} if work_dir.exists() else set()
-    cmd = opencompass_command() + [config.name, "-w", str(work_dir), "--dump-eval-details"]
-    start = time.monotonic()
-    with open(log_path, "w", encoding="utf-8") as log:
-        log.write("$ " + " ".join(cmd) + "\n")
-        log.flush()
-        # own session: on timeout or Ctrl-C the CLI and its task processes go together
-        proc = subprocess.Popen(
-            cmd,
-            cwd=config.parent,
-            env=cli_environment(),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        try:
-            last = ""
-            next_print = 0.0
-            while proc.poll() is None:
-                elapsed = time.monotonic() - start
-                if elapsed > timeout:
-                    raise DemoError(
-                        f"opencompass did not finish within {timeout:.0f} s; log: {log_path}"
-                    )
-                stamp = _new_run_dir(work_dir, before)
-                done = _results_done(stamp, pairs)
-                answered = min(endpoint.num_requests, expected_requests)
-                status = (
-                    f"  opencompass: {answered}/{expected_requests} samples answered, "
-                    f"{done}/{len(pairs)} configs evaluated"
-                )
-                if status != last and elapsed >= next_print:
-                    _say(f"{status}  ({elapsed:.0f} s)")
-                    last, next_print = status, elapsed + 5
-                time.sleep(0.5)
-        finally:
-            if proc.poll() is None:
-                _kill_group(proc)
-    stamp = _new_run_dir(work_dir, before)
-    if proc.returncode != 0:
-        raise DemoError(f"opencompass exited with code {proc.returncode}; log: {log_path}")
-    if stamp is None:
-        raise DemoError(f"opencompass wrote no run directory under {work_dir}; log: {log_path}")
-    missing = [f"{m}/{d}" for m, d in pairs if not results_file(stamp, m, d).exists()]
-    if missing:
-        first = (missing_results(stamp) or [missing[0]])[0]  # names each pair's task log
-        raise DemoError(
-            f"opencompass produced no results for {len(missing)} of {len(pairs)} "
-            f"configs (first: {first}); log: {log_path}"
-        )
-    _say(
-        f"  opencompass: {len(pairs)}/{len(pairs)} configs evaluated "
-        f"({time.monotonic() - start:.0f} s)"
-    )
-    return stamp
-
-
-def _new_run_dir(work_dir: Path, before: set[str]) -> Path | None:
-    if not work_dir.exists():
-        return None
-    new = sorted(p for p in work_dir.iterdir() if p.is_dir() and p.name not in before)
-    return new[-1] if new else None
-
-
-def _results_done(stamp: Path | None, pairs: Sequence[tuple[str, str]]) -> int:
-    if stamp is None:
-        return 0
-    return sum(results_file(stamp, m, d).exists() for m, d in pairs)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """Terminate the CLI's process group (it and its task processes), then wait."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=10)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 # --------------------------------------------------------------------------- CLI
@@ -327,6 +216,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+@dataclass(frozen=True)
+class _Ran:
+    """What stages 1-4 leave for the report and the closing lines."""
+
+    run_dir: Path
+    configs_dir: Path
+    log_path: Path
+    template_path: Path
+
+
 def run(args: argparse.Namespace) -> int:
     """The demo; 0 on success, 1 with one ``error:`` line when a stage fails."""
     start = time.monotonic()
@@ -338,55 +237,8 @@ def run(args: argparse.Namespace) -> int:
     except OwnershipError as exc:
         return fail(str(exc))
     _say(f"gpassk-oc demo — {SIMULATION_BANNER}")
-    endpoint: SimEndpoint | None = None
     try:
-        _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
-        data_dir = out / "data"
-        problems.write_dataset(data_dir)
-
-        # looked up from the package's directory, so a demo.py in the user's cwd is not taken
-        template_path = configgen.resolve_template(
-            TEMPLATE_NAME, cwd=Path(configgen.__file__).parent
-        )
-        temperatures = configgen.load_template(template_path).temperatures
-        try:
-            endpoint = SimEndpoint(
-                TemperatureResponder(temperatures, seed=args.seed),
-                port=args.port,
-                models=list(MODELS),
-            ).start()
-        except OSError as exc:
-            raise DemoError(
-                f"cannot start the simulated endpoint on 127.0.0.1:{args.port}: {exc}"
-            ) from exc
-        _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
-
-        configs_dir = out / "configs"
-        remove_stale_configs(configs_dir)
-        plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
-        grid = demo_grid(plan)
-        written = configgen.write_configs(plan.configs, configs_dir)
-        (combined,) = configgen.write_configs([grid], out)  # beside configs/, not in it
-        pairs = grid.pairs
-        n_questions = len(problems.PROBLEMS) * len(
-            problems.LANGUAGES
-        )  # every split x language file
-        # samples per question of each dataset, from the generated config data (not names)
-        n_of = {d["abbr"]: d["n"] for d in grid.variables["datasets"]}
-        expected = sum(n_questions * n_of[d] for _, d in pairs)
-        _say(
-            f"[3/5] {len(plan.configs)} configs from {TEMPLATE_NAME} (endpoint URL and "
-            f"data path overridden) in {configs_dir}"
-        )
-        for path in written:
-            _say(f"      {path.name}")
-
-        log_path = out / "opencompass.log"
-        _say(
-            f"[4/5] running opencompass on {combined.name} ({len(plan.configs)} configs, "
-            f"{expected} samples); log: {log_path}"
-        )
-        run_dir = run_opencompass(combined, out / "outputs", log_path, pairs, endpoint, expected)
+        ran = _run_stages(out, args)
     except Refused as exc:  # a config of ours edited by hand: left alone
         for line in exc.lines[:-1]:
             logger.error(line)
@@ -399,15 +251,69 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc), 1)
     except KeyboardInterrupt:  # the CLI's process group is already gone (run_opencompass)
         return fail("interrupted", 130)
-    finally:
-        if endpoint is not None:
-            endpoint.stop()
 
-    _say(f"[5/5] report and figures from {run_dir}")
+    _say(f"[5/5] report and figures from {ran.run_dir}")
     try:
-        rows_json, report, files = write_reports(run_dir, out, args.seed)
+        rows_json, report, _ = write_reports(ran.run_dir, out, args.seed)
     except (DemoError, OSError) as exc:
         return fail(str(exc), 1)
+    _say_results(out, ran, rows_json, report, time.monotonic() - start)
+    return 0
+
+
+def _run_stages(out: Path, args: argparse.Namespace) -> _Ran:
+    """Stages 1-4: the dataset, the simulated endpoint, the configs, the opencompass run
+    (the endpoint stops when they end, in every case)."""
+    _say(f"[1/5] writing the sample dataset (LiveMathBench layout) to {out / 'data'}")
+    data_dir = out / "data"
+    problems.write_dataset(data_dir)
+    # looked up from the package's directory, so a demo.py in the user's cwd is not taken
+    template_path = configgen.resolve_template(TEMPLATE_NAME, cwd=Path(configgen.__file__).parent)
+    temperatures = configgen.load_template(template_path).temperatures
+    try:
+        endpoint = SimEndpoint(
+            TemperatureResponder(temperatures, seed=args.seed), port=args.port, models=list(MODELS)
+        ).start()
+    except OSError as exc:
+        raise DemoError(
+            f"cannot start the simulated endpoint on 127.0.0.1:{args.port}: {exc}"
+        ) from exc
+    try:
+        _say(f"[2/5] simulated endpoint (models {', '.join(MODELS)}) at {endpoint.url}")
+        configs_dir = out / "configs"
+        remove_stale_configs(configs_dir)
+        plan = demo_plan(template_path, endpoint.url, data_dir, args.quick)
+        grid = demo_grid(plan)
+        written = configgen.write_configs(plan.configs, configs_dir)
+        (combined,) = configgen.write_configs([grid], out)  # beside configs/, not in it
+        pairs = grid.pairs
+        n_questions = len(problems.PROBLEMS) * len(problems.LANGUAGES)  # split x language
+        # samples per question of each dataset, from the generated config data (not names)
+        n_of = {d["abbr"]: d["n"] for d in grid.variables["datasets"]}
+        expected = sum(n_questions * n_of[d] for _, d in pairs)
+        _say(
+            f"[3/5] {len(plan.configs)} configs from {TEMPLATE_NAME} (endpoint URL and "
+            f"data path overridden) in {configs_dir}"
+        )
+        for path in written:
+            _say(f"      {path.name}")
+        log_path = out / "opencompass.log"
+        _say(
+            f"[4/5] running opencompass on {combined.name} ({len(plan.configs)} configs, "
+            f"{expected} samples); log: {log_path}"
+        )
+        run_dir = run_opencompass(
+            combined, out / "outputs", log_path, pairs, endpoint, expected, cli_environment()
+        )
+    finally:
+        endpoint.stop()
+    return _Ran(run_dir, configs_dir, log_path, template_path)
+
+
+def _say_results(
+    out: Path, ran: _Ran, rows_json: Sequence[dict], report: Any, seconds: float
+) -> None:
+    """The leaderboard beside the truth, what the checker did, and where everything is."""
     _say("")
     _say(f"=== {SIMULATION_BANNER}")
     _say(
@@ -422,24 +328,23 @@ def run(args: argparse.Namespace) -> int:
     )
     _say(checking_text(rows_json, report.level))
     _say("")
-    _say(f"Done in {time.monotonic() - start:.0f} s. Everything is in {out}:")
+    _say(f"Done in {seconds:.0f} s. Everything is in {out}:")
     for label, path in [
         ("leaderboard + truth", out / "report" / "leaderboard.md"),
         ("leaderboard page", out / "report" / "leaderboard.html"),
         ("report JSON", out / "report" / "report.json"),
         (f"figures ({100 * report.level:g}% benchmark bands)", out / "plots"),
-        ("configs", configs_dir),
-        ("OpenCompass work dir", run_dir),
-        ("OpenCompass log", log_path),
+        ("configs", ran.configs_dir),
+        ("OpenCompass work dir", ran.run_dir),
+        ("OpenCompass log", ran.log_path),
     ]:
         _say(f"  {label:<30} {path}")
     _say("Real models: serve one (e.g. `lmdeploy serve api_server <model> --server-port 23333`),")
-    _say(f"copy {template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
+    _say(f"copy {ran.template_path} and set path, openai_api_base='http://127.0.0.1:23333/v1' and")
     _say(
         "data_path (or use llm_infos for TurboMind), then `gpassk-oc dump -tc YOUR_COPY.py`. "
         "See docs/real-models.md."
     )
-    return 0
 
 
 def checking_text(rows_json: Sequence[dict], level: float) -> str:

@@ -234,8 +234,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: dict) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
+        for name, value in (("Content-Type", "application/json"), ("Content-Length", len(data))):
+            self.send_header(name, str(value))
         self.end_headers()
         self.wfile.write(data)
 

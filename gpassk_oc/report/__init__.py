@@ -1,22 +1,26 @@
 """``gpassk-oc report``: G-Pass@k tables with error bars from OpenCompass work dirs.
 
-The package is a model and its renderers, never the reverse:
+The folders by job, each importing only those listed before it (no command module is
+imported by another module):
 
-* :mod:`.collect` — find results files, read them (:mod:`gpassk_oc.core.runs.results_file`), group runs;
-* :mod:`.report_model` — statistics per row and subset, verdict sensitivity (:class:`Report`);
-* :mod:`.sweep` — every metric at every k of ``--k 1,2,…`` (maj@k from the votes);
-* :mod:`.numbers` — the one rounding rule; :mod:`.tables` — cell text;
-* renderers :mod:`.markdown`, :mod:`.html`, :mod:`.csvout`, :mod:`.jsonout`;
-* :mod:`.plots` — figures (matplotlib, imported lazily by the CLI);
 * :mod:`.worker_pool` — worker processes: a grid's first read, drawing the figures;
-* :mod:`.report_command` — flags, validation, output.
+* :mod:`.data` — read results files and group runs (``collect``), the report model
+  (``report_model``: :class:`Report`, typed parts in ``report_parts``), the any-k sweep,
+  published values, the one rounding rule (``numbers``) and cell text (``tables``);
+* :mod:`.auditing` — audit sheets: sampling verdicts or answer classes, reading them back;
+* :mod:`.page` — figures (matplotlib, imported lazily) and the page's drill-down and assets;
+* :mod:`.planning` — ``plan``'s model and text;
+* :mod:`.ranking` — rank intervals, verdict-error corrections, P(A better than B);
+* :mod:`.formats` — one module per output format, listed once in ``formats.format_registry``;
+* :mod:`.commands` — the ``report``, ``compare``, ``plan`` and ``audit`` entry points and
+  their shared CLI plumbing.
 
-Renderers and plots read the model; nothing in the model imports them.
+Modules below ``gpassk_oc.report`` are internal (docs/api.md): their paths may change.
 """
 
 from __future__ import annotations
 
-from gpassk_oc.report.collect import (
+from gpassk_oc.report.data.collect import (
     Row,
     Run,
     collect,
@@ -24,11 +28,7 @@ from gpassk_oc.report.collect import (
     question_key,
     subset_name,
 )
-from gpassk_oc.report.csvout import render_csv
-from gpassk_oc.report.html import render_html
-from gpassk_oc.report.jsonout import to_json_rows
-from gpassk_oc.report.markdown import render_markdown
-from gpassk_oc.report.report_model import (
+from gpassk_oc.report.data.report_model import (
     Cell,
     Report,
     ReportError,
@@ -36,6 +36,10 @@ from gpassk_oc.report.report_model import (
     default_k,
     sorted_rows,
 )
+from gpassk_oc.report.formats.csvout import render_csv
+from gpassk_oc.report.formats.html import render_html
+from gpassk_oc.report.formats.jsonout import to_json_rows
+from gpassk_oc.report.formats.markdown import render_markdown
 
 __all__ = [
     "Cell",

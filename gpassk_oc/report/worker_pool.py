@@ -42,8 +42,13 @@ R = TypeVar("R")
 #: ``report --workers`` default: the usable cores, at most this many (a login node's 64
 #: cores gain little over 8 for a few hundred files and cost a worker's memory each)
 DEFAULT_WORKERS_MAX = 8
-#: seconds an idle worker waits for more work before it exits
-IDLE_TIMEOUT = 10
+#: no idle timeout: the workers live as long as the command's :class:`Workers` block. With
+#: loky's default (10 s), a grid whose report works alone for longer after the first read
+#: (rank intervals, drill-down files) saw its idle workers quit on their own, and the
+#: figures' submit then had loky's manager thread start new ones racing the command's
+#: exit: loky warned "A worker stopped while some jobs were given to the executor", and
+#: sometimes its resource tracker "1 leaked semlock objects" (a new worker's exit lock)
+IDLE_TIMEOUT = None
 
 
 def default_workers() -> int:

@@ -20,7 +20,7 @@ from typing import Any
 from gpassk_oc.core.data.livemath_data import LiveMathDataError, read_jsonl
 from gpassk_oc.rescore.source import OCTask, Prediction, RescoreError
 
-__all__ = ["Located", "locate_questions"]
+__all__ = ["Located", "local_rows", "locate_questions"]
 
 DEFAULT_VERSION = "202412"
 
@@ -56,6 +56,20 @@ class _Known:
         }
 
 
+def local_rows(files: Sequence[Path]) -> list[tuple[str, str, int, dict[str, Any]]]:
+    """``(split, language, index, row)`` of every question of the local LiveMathBench
+    *files* (``{split}_{lang}.jsonl``); RescoreError naming a bad file."""
+    out = []
+    for file in files:
+        split, _, lang = file.stem.rpartition("_")
+        try:
+            rows = read_jsonl(file)
+        except LiveMathDataError as exc:
+            raise RescoreError(str(exc)) from None
+        out += [(split, lang, i, r) for i, r in enumerate(rows)]
+    return out
+
+
 def _load(data: Path, version: str) -> tuple[Path, list[_Known]]:
     folder = data / version
     files = sorted(folder.glob("*_*.jsonl")) if folder.is_dir() else []
@@ -64,17 +78,10 @@ def _load(data: Path, version: str) -> tuple[Path, list[_Known]]:
             f"--data {data}: no {version}/{{split}}_{{lang}}.jsonl files (the local "
             "LiveMathBench layout)"
         )
-    known: list[_Known] = []
-    for file in files:
-        split, _, lang = file.stem.rpartition("_")
-        try:
-            rows = read_jsonl(file)
-        except LiveMathDataError as exc:
-            raise RescoreError(str(exc)) from None
-        known += [
-            _Known(split, lang, i, r["question"], r["answer"], r["question_type"])
-            for i, r in enumerate(rows)
-        ]
+    known = [
+        _Known(split, lang, i, r["question"], r["answer"], r["question_type"])
+        for split, lang, i, r in local_rows(files)
+    ]
     return folder, known
 
 

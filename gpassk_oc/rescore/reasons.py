@@ -11,7 +11,7 @@
 * ``no_results`` / ``groups_dropped`` — OpenCompass left no results file (its evaluation
   crashed: rescored from the predictions alone), or dropped split × language.
 
-Everything is data (counts per kind); :mod:`gpassk_oc.report.rescored_section` writes the words.
+Everything is data (counts per kind); :mod:`gpassk_oc.report.data.rescored_section` writes the words.
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ from gpassk_oc.rescore.sidecar import SIDECAR_SCHEMA
 from gpassk_oc.rescore.source import OCTask
 from gpassk_oc.workdir import results_file
 
-__all__ = ["build_sidecar", "reused_labels"]
+__all__ = [
+    "KINDS",
+    "build_sidecar",
+    "disagreements",
+    "identity_model",
+    "reported_beside",
+    "reused_labels",
+]
 
 #: disagreement kinds, in the order they are attributed
 KINDS = ("reused_label", "truncated_graded", "opencompass_only_correct", "rescore_only_correct")
@@ -48,18 +55,21 @@ def reused_labels(
     return same and varied
 
 
-def _disagreements(
+def disagreements(
     labels: Sequence[Sequence[bool | None]],
-    regraded: Regraded,
-    reused: bool,
+    correct: Sequence[Sequence[bool | None]],
+    found: Sequence[Sequence[str]] | None,
+    reused: bool = False,
 ) -> tuple[Counter, int]:
+    """Samples whose tool *labels* and re-graded verdicts (*correct*) differ, by kind
+    (:data:`KINDS`), and how many samples both decided. *found* marks unclosed thinking."""
     kinds: Counter = Counter()
     compared = 0
-    found = regraded.graded.found or [[Found.NONE] * len(row) for row in labels]
+    found = found or [[Found.NONE] * len(row) for row in labels]
     for q, row in enumerate(labels):
-        mine = regraded.graded.correct[q]
+        mine = correct[q]
         for r, label in enumerate(row):
-            verdict = mine[r]
+            verdict = mine[r] if r < len(mine) else None
             if label is None or verdict is None:
                 continue
             compared += 1
@@ -88,62 +98,98 @@ def _judge_log(task: OCTask) -> int | None:
     return len(data) if isinstance(data, (dict, list)) else None
 
 
+def _truncated(regraded: Regraded) -> list[tuple[int, int]]:
+    """(question, replica) of every reply whose thinking never closed."""
+    return [
+        (qi, r)
+        for qi, row in enumerate(regraded.graded.found or [])
+        for r, f in enumerate(row)
+        if f == Found.TRUNCATED
+    ]
+
+
+def _label_reasons(
+    task: OCTask, regraded: Regraded, labels: Sequence[Sequence[bool | None]]
+) -> tuple[list[dict[str, Any]], Counter, int]:
+    """The reasons OpenCompass's per-sample *labels* show, the disagreements by kind and
+    how many samples were compared."""
+    n, q = task.n, len(regraded.replies)
+    reasons: list[dict[str, Any]] = []
+    reused = task.judge_configured and reused_labels(labels, regraded.replies)
+    graded = regraded.graded
+    kinds, compared = disagreements(labels, graded.correct, graded.found, reused)
+    if reused:
+        reasons.append(
+            {
+                "kind": "labels_reused",
+                "questions": q,
+                "samples": q * n,
+                "judge_log_entries": _judge_log(task),
+                "changed": kinds["reused_label"],
+            }
+        )
+    truncated = _truncated(regraded)
+    if truncated:
+        graded_as_correct = sum(1 for qi, r in truncated if labels[qi][r])
+        reasons.append(
+            {
+                "kind": "truncated_graded",
+                "truncated": len(truncated),
+                "opencompass_correct": graded_as_correct,
+            }
+        )
+    if sum(kinds.values()):
+        reasons.append({"kind": "disagree", **{k: kinds[k] for k in KINDS}})
+    return reasons, kinds, compared
+
+
+def _reasons(
+    task: OCTask, located: Located, regraded: Regraded, reported: Reported
+) -> tuple[list[dict[str, Any]], Counter, int]:
+    reasons: list[dict[str, Any]] = []
+    if reported.path is None:
+        reasons.append({"kind": "no_results"})
+    if located.how == "unknown":
+        reasons.append({"kind": "groups_dropped"})
+    labels = reported.labels
+    if labels is not None and len(labels) == len(regraded.replies):
+        more, kinds, compared = _label_reasons(task, regraded, labels)
+        return reasons + more, kinds, compared
+    truncated = _truncated(regraded)
+    if truncated:
+        reasons.append({"kind": "truncated_graded", "truncated": len(truncated)})
+    return reasons, Counter(), 0
+
+
+def identity_model(results: dict[str, Any]) -> str:
+    """The model a report's leaderboard names this run by: the record's model (path or
+    served name), else its abbr — so every section names the run alike."""
+    record = results.get("record") or {}
+    return str(record.get("model_path") or record.get("model_abbr") or "")
+
+
+def reported_beside(results: dict[str, Any], reported: dict[str, float]) -> list[dict[str, Any]]:
+    """Each overall metric of *results* with the tool's own value (None: not reported)."""
+    return [
+        {"metric": key, "opencompass": reported.get(key), "rescored": value}
+        for key, value in results.items()
+        if "/" not in key and isinstance(value, (int, float)) and not isinstance(value, bool)
+    ]
+
+
 def build_sidecar(
     task: OCTask, located: Located, regraded: Regraded, reported: Reported
 ) -> dict[str, Any]:
     """The sidecar's data for one task (format: :mod:`gpassk_oc.rescore.sidecar`)."""
     results = regraded.results
     n, q = task.n, len(regraded.replies)
-    reasons: list[dict[str, Any]] = []
-    if reported.path is None:
-        reasons.append({"kind": "no_results"})
-    if located.how == "unknown":
-        reasons.append({"kind": "groups_dropped"})
-    truncated = [
-        (qi, r)
-        for qi, row in enumerate(regraded.graded.found or [])
-        for r, f in enumerate(row)
-        if f == Found.TRUNCATED
-    ]
-    kinds: Counter = Counter()
-    compared = 0
-    labels = reported.labels
-    if labels is not None and len(labels) == q:
-        reused = task.judge_configured and reused_labels(labels, regraded.replies)
-        kinds, compared = _disagreements(labels, regraded, reused)
-        if reused:
-            reasons.append(
-                {
-                    "kind": "labels_reused",
-                    "questions": q,
-                    "samples": q * n,
-                    "judge_log_entries": _judge_log(task),
-                    "changed": kinds["reused_label"],
-                }
-            )
-        graded_as_correct = sum(1 for qi, r in truncated if labels[qi][r])
-        if truncated:
-            reasons.append(
-                {
-                    "kind": "truncated_graded",
-                    "truncated": len(truncated),
-                    "opencompass_correct": graded_as_correct,
-                }
-            )
-        if sum(kinds.values()):
-            reasons.append({"kind": "disagree", **{k: kinds[k] for k in KINDS}})
-    elif truncated:
-        reasons.append({"kind": "truncated_graded", "truncated": len(truncated)})
-    metrics = [
-        {"metric": key, "opencompass": reported.metrics.get(key), "rescored": value}
-        for key, value in results.items()
-        if "/" not in key and isinstance(value, (int, float)) and not isinstance(value, bool)
-    ]
+    reasons, kinds, compared = _reasons(task, located, regraded, reported)
     return {
         "schema": SIDECAR_SCHEMA,
         "writer": f"gpassk_oc {__version__}",
         "task": {
             "run": task.run_dir.name,
+            "model": identity_model(results),
             "model_abbr": task.model_abbr,
             "dataset_abbr": task.dataset_abbr,
             "evaluator": task.evaluator_name,
@@ -158,12 +204,15 @@ def build_sidecar(
         "groups": located.how,
         "reasoning": {"applied": regraded.reasoning, "why": regraded.reasoning_why},
         "opencompass_problem": reported.problem,
-        "metrics": metrics,
+        "metrics": reported_beside(results, reported.metrics),
         "reasons": reasons,
         "disagreements": {
             "samples": q * n,
             "compared": compared,
             "by_kind": {k: kinds[k] for k in KINDS},
         },
-        "notes": [note for note in (located.note, *task.notes) if note],
+        # a success (split × language recovered) is no note: the console says how
+        "notes": [
+            n for n in (located.note if located.how == "unknown" else None, *task.notes) if n
+        ],
     }

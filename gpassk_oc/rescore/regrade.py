@@ -15,16 +15,16 @@ from typing import Any
 
 from gpassk_oc import __version__
 from gpassk_oc.core.answers.reasoning import ReadingRule, reading_rule
-from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy, grade
+from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy
 from gpassk_oc.core.judging.judge import JudgeConfig
-from gpassk_oc.core.judging.voting import votes_and_accounting
 from gpassk_oc.core.runs.run_record import RunRecord, dataset_facts, model_facts
-from gpassk_oc.core.runs.run_scoring import build_results, group_replicas
-from gpassk_oc.core.vocabulary import CheckMode, plain
-from gpassk_oc.evaluator_record import run_health_of
+from gpassk_oc.core.runs.run_scoring import group_replicas
+from gpassk_oc.core.runs.score_run import Grading, Question, Reply, RunSamples, ScoredRun, score_run
+from gpassk_oc.core.vocabulary import CheckMode
+from gpassk_oc.evaluator_record import token_counter
 from gpassk_oc.rescore.source import OCTask, Samples
 
-__all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade"]
+__all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade", "score_with"]
 
 REASONING_CHOICES = ("auto", "true", "false")
 RECORD_SOURCE = "rescore: work-dir config"
@@ -88,51 +88,34 @@ def regrade(
     task: OCTask, samples: Samples, rows: Sequence[dict[str, Any]], opts: Options
 ) -> Regraded:
     """Grade every sample of *task* (*rows*: the question rows of replica 0)."""
-    spec = task.spec
-    n = task.n
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
-    grouped = group_replicas(samples.replies, n)
-    rule = reasoning_flag(opts.reasoning, samples.replies)
-    reasoning, why = rule.reasoning, f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
-    items = [
-        {
-            "question": str(r["question"]),
-            "gold": str(r["answer"]),
-            "language": str(r["language"]),
-            "responses": replies,
-        }
-        for r, replies in zip(rows, grouped)
-    ]
+    grouped = group_replicas(samples.replies, task.n)
+    record = _record(task, opts)
+    questions = [Question(row, [Reply(r) for r in texts]) for row, texts in zip(rows, grouped)]
+    scored, rule = score_with(RunSamples(task.spec, questions, record), opts, task.name)
+    why = f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
+    return Regraded(scored.results, scored.graded, scored.replies, rule.reasoning, why)
+
+
+def score_with(run: RunSamples, opts: Options, task_id: str) -> tuple[ScoredRun, ReadingRule]:
+    """*run* through the core step with rescore's *opts* (any importer's runs too)."""
+    replies = [r.text for q in run.questions for r in q.replies]
+    rule = reasoning_flag(opts.reasoning, replies)
+    rules = opts.check == CheckMode.RULES
     policy = GradingPolicy(
         check=opts.check,
-        judge=opts.judge if opts.check != CheckMode.RULES else None,
-        cache_dir=opts.cache_dir if opts.check != CheckMode.RULES else None,
+        judge=None if rules else opts.judge,
+        cache_dir=None if rules else opts.cache_dir,
         max_unjudged=opts.max_unjudged,
-        task_id=task.name,
+        task_id=task_id,
         progress=opts.progress,
         rule_timeout=opts.rule_timeout,
-        reasoning=reasoning,
+        reasoning=rule.reasoning,
     )
-    graded = grade(items, policy)
-    # maj@k: the same checker groups the answers into vote classes
-    classes, accounting = votes_and_accounting(graded, opts.check, opts.rule_timeout)
-    record = _record(task, opts)
-    health = run_health_of(grouped, rows, graded, spec.ks, record, None)
-    results = build_results(
-        spec=spec,
-        rows=rows,
-        extracted=graded.extracted,
-        correct=graded.correct,
-        source=plain(graded.source),
-        found=plain(graded.found),
-        accounting=accounting,
-        check=str(opts.check),
-        judge=opts.judge_identity if opts.check != CheckMode.RULES else None,
-        undecided_marked=True,
-        votes=classes.votes,
-        vote_correct=classes.correct_class,
-        record=record,
-        health=health,
-        reasoning=rule.to_json(),
+    how = Grading(
+        policy,
+        rule,
+        judge=opts.judge_identity,
+        count_tokens=token_counter(run.record.tokenizer_path),
     )
-    return Regraded(results, graded, grouped, reasoning, why)
+    return score_run(run, how), rule

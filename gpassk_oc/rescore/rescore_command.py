@@ -1,11 +1,13 @@
-"""``gpassk-oc rescore OC_WORK_DIR -o OUT``: re-grade OpenCompass's own LiveMathBench runs.
+"""``gpassk-oc rescore PATH -o OUT``: re-grade another tool's LiveMathBench runs.
 
-Reads the work dir (never writes there), grades every sample with this package's checker,
-and writes under OUT, in the layout ``report``/``compare``/``plan`` read:
+PATH is an OpenCompass work dir or the output folder of another harness; the tool is
+detected from its files (or named with ``--from``; importers: :mod:`.importers`). Reads
+PATH (never writes there), grades every sample with this package's checker, and writes
+under OUT, in the layout ``report``/``compare``/``plan`` read:
 
 * ``{ts}/results/{model}/{abbr}.json`` — this package's results file (current schema,
   with run record and health);
-* ``{ts}/rescore/{model}/{abbr}.json`` — OpenCompass's reported values beside the
+* ``{ts}/rescore/{model}/{abbr}.json`` — the tool's reported values beside the
   re-scored ones and the reasons for the differences (:mod:`.sidecar`);
 * ``.gpassk_judge_cache/`` — with ``--judge-url``, the judgement cache.
 
@@ -30,12 +32,11 @@ from gpassk_oc.core.metrics.registry import parse_metric
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
-from gpassk_oc.rescore.questions import locate_questions
-from gpassk_oc.rescore.reasons import build_sidecar
-from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options, regrade
-from gpassk_oc.rescore.reported import read_reported
+from gpassk_oc.rescore.importers import detect, importer_names, importers
+from gpassk_oc.rescore.reason_words import reason_count, reason_text, tool_label
+from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options
 from gpassk_oc.rescore.sidecar import MANIFEST, sidecar_path
-from gpassk_oc.rescore.source import OCTask, RescoreError, find_tasks, read_predictions
+from gpassk_oc.rescore.source import RescoreError
 from gpassk_oc.workdir import CACHE_DIRNAME, results_file
 
 __all__ = ["add_arguments", "rescore", "run"]
@@ -43,7 +44,19 @@ __all__ = ["add_arguments", "rescore", "run"]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``rescore`` flags."""
-    parser.add_argument("work_dir", type=Path, metavar="OC_WORK_DIR", help="OpenCompass -w dir")
+    parser.add_argument(
+        "work_dir",
+        type=Path,
+        metavar="PATH",
+        help="an OpenCompass -w dir, or another harness's output folder",
+    )
+    parser.add_argument(
+        "--from",
+        dest="tool",
+        choices=importer_names(),
+        default=None,
+        help="the tool that wrote PATH (default: detected from its files)",
+    )
     parser.add_argument(
         "-o", "--out", type=Path, required=True, help="where the results files go (not inside it)"
     )
@@ -110,13 +123,10 @@ def _encode(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _one(task: OCTask, data: Path | None, opts: Options) -> tuple[bytes, dict[str, Any]]:
-    """One task: (its results file's bytes, its sidecar)."""
-    samples = read_predictions(task)
-    located = locate_questions(task, samples.first, data)
-    regraded = regrade(task, samples, located.rows, opts)
-    reported = read_reported(task.results, len(samples.prompts), task.n)
-    return _encode(regraded.results), build_sidecar(task, located, regraded, reported)
+def _one(tool: str, job: Any, data: Path | None, opts: Options) -> tuple[bytes, dict[str, Any]]:
+    """One run: (its results file's bytes, its sidecar)."""
+    results, sidecar = importers()[tool].rescore_run(job, data, opts)
+    return _encode(results), sidecar
 
 
 def _workers(tasks: int, opts: Options) -> int:
@@ -128,23 +138,28 @@ def _workers(tasks: int, opts: Options) -> int:
 
 
 def rescore(
-    work_dir: Path, out: Path, data: Path | None, opts: Options
+    work_dir: Path, out: Path, data: Path | None, opts: Options, tool: str | None = None
 ) -> tuple[dict[Path, bytes], list[dict[str, Any]], list[str]]:
     """Every file to write under *out* (path -> bytes), the sidecars and the notes;
     nothing is written here."""
-    tasks, notes = find_tasks(work_dir)
-    jobs = _workers(len(tasks), opts)
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
-            done = list(pool.map(_one, tasks, repeat(data), repeat(opts)))
+    importer = detect(work_dir, tool)
+    jobs, notes = importer.find_runs(work_dir)
+    if not jobs:
+        raise RescoreError(f"{work_dir}: no {importer.name} run found")
+    workers = _workers(len(jobs), opts)
+    args = (repeat(importer.name), jobs, repeat(data), repeat(opts))
+    if workers > 1:
+        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
+            done = list(pool.map(_one, *args))
     else:
-        done = [_one(task, data, opts) for task in tasks]
+        done = list(map(_one, *args))
     files: dict[Path, bytes] = {}
     sidecars = []
-    for task, (results, sidecar) in zip(tasks, done):
-        run = task.run_dir.name
-        files[results_file(out / run, task.model_abbr, task.dataset_abbr)] = results
-        files[sidecar_path(out, run, task.model_abbr, task.dataset_abbr)] = _encode(sidecar)
+    for results, sidecar in done:
+        task = sidecar["task"]
+        run, model, abbr = task["run"], task["model_abbr"], task["dataset_abbr"]
+        files[results_file(out / run, model, abbr)] = results
+        files[sidecar_path(out, run, model, abbr)] = _encode(sidecar)
         sidecars.append(sidecar)
         notes += sidecar["notes"]
     return files, sidecars, notes
@@ -194,23 +209,60 @@ def _headline(metric: str) -> bool:
         return False
 
 
-def _summary(path: Path, sidecar: dict[str, Any]) -> str:
-    task = sidecar["task"]
+_GROUPS = {
+    "data": "split × language from --data",
+    "config": "split × language from the config",
+    "tool": "split × language from the tool's records",
+    "unknown": "split × language unknown",
+}
+
+
+def _checker(results: dict[str, Any], judged_run: bool) -> str:
+    """Which checker graded: rules (saying so where the run itself had a judge), or the
+    cascade with its judge model."""
+    run = results.get("run") or {}
+    judge = run.get("judge") or {}
+    if run.get("check") == str(CheckMode.RULES) or not judge:
+        where = " where the run had a judge (--judge-url for the cascade)" if judged_run else ""
+        return f"graded by the rules{where}"
+    return f"graded by {run.get('check')} (rules, then judge {judge.get('model')})"
+
+
+def _summary(path: Path, side: Path, sidecar: dict[str, Any], results: dict[str, Any]) -> str:
+    """Per run: identity, checker, headline numbers beside the tool's, each reason the
+    numbers differ with its count, and where the full comparison is."""
+    task, tool = sidecar["task"], tool_label(sidecar)
+    # the metrics the tool reported first (those are the comparison), then the headline
+    ordered = sorted(
+        (m for m in sidecar["metrics"] if _headline(m["metric"]) or m["opencompass"] is not None),
+        key=lambda m: m["opencompass"] is None,
+    )
     shown = [
         f"{m['metric']} {m['rescored']:.2f}"
-        + ("" if m["opencompass"] is None else f" (OpenCompass {m['opencompass']:.2f})")
-        for m in sidecar["metrics"]
-        if _headline(m["metric"])
+        + ("" if m["opencompass"] is None else f" ({tool} {m['opencompass']:.2f})")
+        for m in ordered
     ]
-    head = f"{task['run']}/{task['model_abbr']}/{task['dataset_abbr']}"
-    return f"rescored {head}: " + ", ".join(shown[:8]) + f" -> {path}"
+    head = f"{task.get('model') or task['model_abbr']} / {task['dataset_abbr']} ({task['run']})"
+    lines = [
+        f"rescored {head} from {tool}, {_checker(results, bool(task.get('judge_configured')))}, "
+        f"{_GROUPS.get(str(sidecar.get('groups')), 'split × language unknown')}",
+        "  " + ", ".join(shown[:8]),
+    ]
+    for reason in sidecar.get("reasons", []):
+        count = reason_count(reason)
+        counted = "" if count is None else f" ({count})"
+        lines.append(f"  differs{counted}: {reason_text(reason, tool)}")
+    lines.append(f"  results: {path}; full comparison: {side}")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     work, out = args.work_dir, args.out
     try:
         if not work.is_dir():
-            raise RescoreError(f"{work}: no such folder (need an OpenCompass work dir)")
+            raise RescoreError(
+                f"{work}: no such folder (need an OpenCompass work dir or a tool's output)"
+            )
         if _inside(out, work):
             raise RescoreError(
                 f"-o {out}: inside the work dir {work}; rescore never writes there, "
@@ -221,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
         if args.data is not None and not args.data.is_dir():
             raise RescoreError(f"--data {args.data}: no such folder")
         opts = _options(args, out)
-        files, sidecars, notes = rescore(work, out, args.data, opts)
+        files, sidecars, notes = rescore(work, out, args.data, opts, args.tool)
         write_all(out, files, args.force)
     except RescoreError as exc:
         return fail(str(exc))
@@ -229,6 +281,8 @@ def run(args: argparse.Namespace) -> int:
         logger.warning(note)
     for sidecar in sidecars:
         task = sidecar["task"]
-        where = results_file(out / task["run"], task["model_abbr"], task["dataset_abbr"])
-        logger.info(_summary(where, sidecar))
+        key = (task["run"], task["model_abbr"], task["dataset_abbr"])
+        where = results_file(out / key[0], key[1], key[2])
+        results = json.loads(files[where])
+        logger.info(_summary(where, sidecar_path(out, *key), sidecar, results))
     return 0

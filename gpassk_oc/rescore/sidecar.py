@@ -1,23 +1,28 @@
-"""The rescore sidecar: OpenCompass's reported values beside the re-scored ones, as data.
+"""The rescore sidecar: the tool's reported values beside the re-scored ones, as data.
 
 ``rescore`` writes, under OUT, the results file in the layout every reader knows
 (``{ts}/results/{model}/{abbr}.json``) and beside it ``{ts}/rescore/{model}/{abbr}.json``::
 
     {"schema": "gpassk_oc.rescore/1", "writer": "gpassk_oc 0.x",
-     "task": {"run": ts, "model_abbr": ..., "dataset_abbr": ..., "evaluator": ...,
+     "tool": {"name": "lm-eval", "version": "0.4.13"},  # other harnesses only
+     "task": {"run": ts, "model": the leaderboard's name, "model_abbr": ...,
+              "dataset_abbr": ..., "evaluator": ..., "tool_task": ... (other harnesses),
               "judge_configured": bool, "n": 4, "num_questions": 8, "ks": [2, 4],
               "config": path, "predictions": [paths], "opencompass_results": path | null},
-     "groups": "data" | "config" | "unknown",
+     "groups": "data" | "config" | "tool" | "unknown",
      "reasoning": {"applied": bool, "why": "..."},
      "opencompass_problem": null | "why its results could not be compared",
      "metrics": [{"metric": "G-Pass@4_0.5", "opencompass": 65.62 | null, "rescored": 87.5}],
+     # "opencompass": the value the tool reported (OpenCompass's, or the "tool"'s)
      "reasons": [{"kind": "labels_reused" | "truncated_graded" | "disagree" | "no_results"
-                  | "groups_dropped", ...counts}],
+                  | "groups_dropped" | "groups_unknown" | "first_k_filter"
+                  | "regex_cut_braces" | "nominal_n" | "float_tau", ...counts}],
      "disagreements": {"samples": 128, "compared": 128, "by_kind": {"reused_label": 12, ...}},
      "notes": ["..."]}
 
 The folder name is not ``results``, so report/compare/plan never take it for a results
-file. This module owns the format; :mod:`gpassk_oc.report.rescored_section` renders it.
+file. This module owns the format; :mod:`gpassk_oc.rescore.reason_words` words its reasons
+and :mod:`gpassk_oc.report.data.rescored_section` renders it.
 """
 
 from __future__ import annotations

@@ -145,6 +145,55 @@ def _is_livemath(dataset: Mapping[str, Any]) -> bool:
     return "livemathbench" in str(dataset.get("type") or "").rpartition(".")[2].lower()
 
 
+@dataclass
+class _Found:
+    """What :func:`find_tasks` met walking the runs."""
+
+    tasks: list[OCTask] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    in_progress: list[Path] = field(default_factory=list)
+    others: list[str] = field(default_factory=list)
+    configs: int = 0
+
+
+def _task_of(run_dir: Path, config_path: Path, model: Any, dataset: Any, seen: _Found) -> None:
+    """Add the task of one (model, dataset) pair of *run_dir*, or a note why it is skipped."""
+    pair = (str(model.get("abbr")), str(dataset.get("abbr")))
+    if not _is_livemath(dataset):
+        seen.others.append(pair[1])
+        return
+    files, tmp = prediction_files(run_dir, *pair)
+    where = f"{run_dir.name}/{pair[0]}/{pair[1]}"
+    if tmp:
+        seen.in_progress.extend(tmp)
+        names = ", ".join(str(p) for p in tmp)
+        seen.notes.append(f"{where}: inference unfinished ({names}); skipped")
+        return
+    if not files:
+        seen.notes.append(f"{where}: no predictions (inference failed or never ran); skipped")
+        return
+    result = results_file(run_dir, *pair)
+    found = result if result.is_file() else None
+    seen.tasks.append(OCTask(run_dir, config_path, model, dataset, files, found))
+
+
+def _nothing_found(work_dir: Path, runs: list[Path], seen: _Found) -> RescoreError:
+    """Why *work_dir* has no task to rescore."""
+    if seen.in_progress:
+        return RescoreError(
+            f"{seen.in_progress[0]}: the run is still in progress (or was interrupted): only "
+            "tmp_ prediction files; rescore it once inference has finished"
+        )
+    if not seen.configs:
+        return RescoreError(f"{runs[-1]}: no readable dumped config in {CONFIGS_DIR}/")
+    if seen.others or not seen.notes:
+        listed = ", ".join(sorted(set(seen.others))) or "none"
+        return RescoreError(
+            f"{work_dir}: no LiveMathBench task in its configs (datasets: {listed})"
+        )
+    return RescoreError(seen.notes[0].removesuffix("; skipped"))
+
+
 def find_tasks(work_dir: Path) -> tuple[list[OCTask], list[str]]:
     """Every LiveMathBench task of *work_dir* with finished predictions, and one note per
     task skipped (inference unfinished or never ran). RescoreError when there is none."""
@@ -154,60 +203,22 @@ def find_tasks(work_dir: Path) -> tuple[list[OCTask], list[str]]:
             f"{work_dir}: not an OpenCompass work dir (no {{timestamp}}/{CONFIGS_DIR}/ or "
             f"{{timestamp}}/{PREDICTIONS_DIR}/ folder under it)"
         )
-    tasks: list[OCTask] = []
-    notes: list[str] = []
-    in_progress: list[Path] = []
-    others: list[str] = []
-    configs = 0
+    seen = _Found()
     for run_dir in runs:
         config = load_dumped_config(run_dir)
         if config is None:
-            notes.append(f"{run_dir}: no readable dumped config in {CONFIGS_DIR}/; skipped")
+            seen.notes.append(f"{run_dir}: no readable dumped config in {CONFIGS_DIR}/; skipped")
             continue
-        configs += 1
-        seen: set[tuple[str, str]] = set()
+        seen.configs += 1
+        pairs: set[tuple[str, str]] = set()
         for model, dataset in config.pairs():
             pair = (str(model.get("abbr")), str(dataset.get("abbr")))
-            if pair in seen:
-                continue
-            seen.add(pair)
-            if not _is_livemath(dataset):
-                others.append(pair[1])
-                continue
-            files, tmp = prediction_files(run_dir, *pair)
-            where = f"{run_dir.name}/{pair[0]}/{pair[1]}"
-            if tmp:
-                in_progress.extend(tmp)
-                names = ", ".join(str(p) for p in tmp)
-                notes.append(f"{where}: inference unfinished ({names}); skipped")
-                continue
-            if not files:
-                notes.append(f"{where}: no predictions (inference failed or never ran); skipped")
-                continue
-            result = results_file(run_dir, *pair)
-            tasks.append(
-                OCTask(
-                    run_dir,
-                    config.path,
-                    model,
-                    dataset,
-                    files,
-                    result if result.is_file() else None,
-                )
-            )
-    if tasks:
-        return tasks, notes
-    if in_progress:
-        raise RescoreError(
-            f"{in_progress[0]}: the run is still in progress (or was interrupted): only "
-            "tmp_ prediction files; rescore it once inference has finished"
-        )
-    if not configs:
-        raise RescoreError(f"{runs[-1]}: no readable dumped config in {CONFIGS_DIR}/")
-    if others or not notes:
-        listed = ", ".join(sorted(set(others))) or "none"
-        raise RescoreError(f"{work_dir}: no LiveMathBench task in its configs (datasets: {listed})")
-    raise RescoreError(notes[0].removesuffix("; skipped"))
+            if pair not in pairs:
+                pairs.add(pair)
+                _task_of(run_dir, config.path, model, dataset, seen)
+    if seen.tasks:
+        return seen.tasks, seen.notes
+    raise _nothing_found(work_dir, runs, seen)
 
 
 def _prompt_text(value: Any) -> str:

@@ -19,7 +19,7 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-from gpassk_oc.core.arguments import answer_text
+from gpassk_oc.core.answers.arguments import answer_text
 
 # unicode writings of LaTeX (only tried on text that is not pure ASCII)
 _UNICODE_SUBS = (

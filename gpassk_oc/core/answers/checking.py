@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from gpassk_oc.core.answers import notation
+from gpassk_oc.core.answers.arguments import ArgumentTypeError, answer_text, optional_answer_text
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
 from gpassk_oc.core.answers.numeric import Outcome
 from gpassk_oc.core.answers.rules import DEFAULT_TOLERANCES, Tolerances, fast_check
-from gpassk_oc.core.arguments import ArgumentTypeError, answer_text, optional_answer_text
 
 __all__ = [
     "DEFAULT_RULES",
@@ -135,7 +135,7 @@ def check_answer(
 ) -> Outcome:
     """'equal', 'wrong' (confidently wrong) or 'undecided' for one extracted answer.
     Numbers are accepted as what they write (``check_answer(3, 3)`` is 'equal'); other
-    types raise :class:`~gpassk_oc.core.arguments.ArgumentTypeError` (a TypeError)."""
+    types raise :class:`~gpassk_oc.core.answers.arguments.ArgumentTypeError` (a TypeError)."""
     answer = optional_answer_text(prediction, "prediction")
     return check_answers([(answer, answer_text(gold, "gold"))], pool, config)[0]
 

@@ -46,10 +46,10 @@ from functools import lru_cache
 from itertools import islice
 from typing import NamedTuple
 
+from gpassk_oc.core.answers.arguments import optional_answer_text
 from gpassk_oc.core.answers.boxes import boxed_answers as boxed_answers  # re-exported
 from gpassk_oc.core.answers.boxes import boxes_with_pos, cut_in_box
 from gpassk_oc.core.answers.reasoning import DEFAULT_THINK_TAGS, ThinkTags, split_reply
-from gpassk_oc.core.arguments import optional_answer_text
 from gpassk_oc.core.vocabulary import Found as Found  # re-exported
 
 FOUND_KINDS: tuple[str, ...] = Found.values()

@@ -22,8 +22,8 @@ from typing import Any, Literal, NamedTuple
 
 from mpmath.ctx_mp import MPContext
 
+from gpassk_oc.core.answers.arguments import optional_answer_text
 from gpassk_oc.core.answers.canonical import as_rational
-from gpassk_oc.core.arguments import optional_answer_text
 
 Outcome = Literal["equal", "wrong", "undecided"]
 
@@ -374,12 +374,6 @@ def variables(canonical: str) -> list[str] | None:
         return None
     # e is Euler's number and i the imaginary unit, never variables
     return sorted({v for v in _VARIABLE_RE.findall(stripped) if v not in ("e", "i")})
-
-
-def values_at_points(canonical: str, names: list[str], num: Numbers = FLOAT) -> list | None:
-    """Values of an expression in the variables *names* at three fixed irrational points."""
-    found = values_at_common_points([canonical], names, num)
-    return found[0] if found is not None else None
 
 
 def _values_at(tokens: list[str], env: dict, num: Numbers):

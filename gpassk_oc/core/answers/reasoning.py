@@ -39,7 +39,6 @@ __all__ = [
     "ReadingRule",
     "ReplyParts",
     "ThinkTags",
-    "check_reasoning_flag",
     "check_reasoning_setting",
     "judge_excerpt",
     "no_closing_tag_warning",
@@ -88,14 +87,6 @@ class ThinkTags:
 
 
 DEFAULT_THINK_TAGS = ThinkTags()
-
-
-def check_reasoning_flag(value: Any, where: str = "reasoning") -> bool:
-    """*value* if it is a bool; a one-line ValueError naming *where* otherwise (a string
-    ``'false'`` would be truthy: refuse it rather than guess)."""
-    if not isinstance(value, bool):
-        raise ValueError(f"{where}: need True or False, got {value!r}")
-    return value
 
 
 #: what ``reasoning`` may be set to: detect from the replies, or force either reading

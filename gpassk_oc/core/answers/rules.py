@@ -69,6 +69,7 @@ from gpassk_oc.core.answers.numeric import (
     numeric_value,
     variables,
 )
+from gpassk_oc.core.answers.qualifiers import plain_pair
 from gpassk_oc.core.answers.structures import close, compare_structures, structure
 from gpassk_oc.core.answers.symbolic import (
     rename_function_variable,
@@ -238,56 +239,52 @@ def _mixed_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances
     return None
 
 
-# "\text{for all } x \in \mathbb{N}", "\text{ where } c \text{ is ...}" after an answer; "only" before
-_QUALIFIER_RE = re.compile(
-    r",?\\text\{(?:for(?!ty|m)|where)[^{}]*\}.*$|^\\text\{only\}"
-    # an integer parameter declared after a solution family: (k\in\mathbb{Z}), ,k∈Z
-    r"|,?\(?[kmnt]\\in(?:\\mathbb\{Z\}|\\mathbf\{Z\}|Z)\)?$"
-)
-_AND_RE = re.compile(r"(?:\\q?quad)*\\text\{and\}(?:\\q?quad)*")  # "A \quad\text{and}\quad B" lists
-_TUPLE_ASSIGN_RE = re.compile(r"^(\(.*\))=(\(.*\))$")
-
-
-def _tuple_assignment(canonical: str) -> str:
-    """``(f(n),g(n))=(n,1)`` → ``f(n)=n,g(n)=1`` (names and values of the same count)."""
-    m = _TUPLE_ASSIGN_RE.match(canonical)
-    if m is None or "=" in m.group(1) or "=" in m.group(2):
-        return canonical
-    names, values = split_top(m.group(1)[1:-1]), split_top(m.group(2)[1:-1])
-    if len(names) < 2 or len(names) != len(values) or not all(names) or not all(values):
-        return canonical
-    return ",".join(f"{n}={v}" for n, v in zip(names, values))
-
-
 def _rewritten(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
     """The pair without qualifiers ("for all x ∈ N", "only"), with "and" as a list comma and
-    tuple assignments as lists of assignments: equal if the rewritten pair is; otherwise
-    'undecided' (a qualifier may matter; after "and" alone: the rewritten pair's outcome) or
-    None when nothing was rewritten."""
-    pair, qualified = [], False
-    for text in (pred_canon, gold_canon):
-        if ("\\text{" in text or "\\in" in text) and "\\begin" not in text:
-            bare = _QUALIFIER_RE.sub("", text)
-            qualified = qualified or bare != text
-            text = _AND_RE.sub(",", bare)
-        if "=(" in text:
-            assigned = _tuple_assignment(text)
-            qualified = qualified or assigned != text
-            text = assigned
-        pair.append(text)
-    if pair == [pred_canon, gold_canon] or not all(pair):
+    tuple assignments as lists of assignments (:func:`.qualifiers.plain_pair`): equal if
+    the rewritten pair is; otherwise 'undecided' (a qualifier may matter; after "and"
+    alone: the rewritten pair's outcome) or None when nothing was rewritten."""
+    plain = plain_pair(pred_canon, gold_canon)
+    if plain is None:
         return None
-    found = _fast_check(pair[0], pair[1], num, tol)
+    pred, gold, qualified = plain
+    found = _fast_check(pred, gold, num, tol)
     if not qualified:  # only "and" read as a comma: the same answer
         return found
     return "equal" if found == "equal" else "undecided" if found is not None else None
 
 
+class _Next:
+    """A stage of :func:`_fast_check` did not settle the pair: the next stage reads it
+    (``None`` is an outcome: the rules cannot decide, math-verify is asked)."""
+
+
+_NEXT = _Next()
+Stage = Outcome | None | _Next
+
+
 def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Outcome | None:
+    """The rules in order: the pair's special writings, then as numbers, as structures or
+    choices, and last as expressions or text; the first stage that settles it decides."""
     if not pred_canon:
         return "wrong"
     if pred_canon == gold_canon:
         return "equal"
+    found = _special_writings(pred_canon, gold_canon, num, tol)
+    if not isinstance(found, _Next):
+        return found
+    found, pv, gv = _as_numbers(pred_canon, gold_canon, num, tol)
+    if not isinstance(found, _Next):
+        return found
+    found = _as_structures(pred_canon, gold_canon, num, tol, pv, gv)
+    if not isinstance(found, _Next):
+        return found
+    return _as_expressions(pred_canon, gold_canon, num, tol, pv, gv)
+
+
+def _special_writings(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances) -> Stage:
+    """≈, degrees, qualifiers and tuple assignments, a renamed function variable, one
+    assigned variable, mixed numbers."""
     if "\\approx" in pred_canon or "\\approx" in gold_canon:
         return _approx_check(pred_canon, gold_canon, num, tol)
     if forms.has_degrees(pred_canon) or forms.has_degrees(gold_canon):
@@ -310,26 +307,40 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances)
         if found is not None:
             return found  # else the rules below may still settle the pair as written
     mixed = _mixed_check(pred_canon, gold_canon, num, tol)
-    if mixed is not None:
-        return mixed
+    return _NEXT if mixed is None else mixed
+
+
+def _as_numbers(
+    pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances
+) -> tuple[Stage, Any, Any]:
+    """Both sides as exact rationals, exact powers or numbers; their numeric values (None:
+    not a number) for the stages after."""
     p, g = as_rational(pred_canon), as_rational(gold_canon)
     if p is not None and g is not None:
         if p == g:
             unreduced = forms.unreduced(pred_canon) and not forms.unreduced(gold_canon)
-            return "undecided" if unreduced else "equal"
-        return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g))
+            return ("undecided" if unreduced else "equal"), None, None
+        return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g)), None, None
     if "^" in pred_canon or "^" in gold_canon:  # 3^{2021}-2^{2021}: exact, where doubles overflow
         p, g = numeric_value(pred_canon, EXACT), numeric_value(gold_canon, EXACT)
         if p is not None and g is not None:
             if p == g:
-                return "equal"
-            return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g))
+                return "equal", None, None
+            return _unless_approximation(pred_canon, gold_canon, num, tol, (p, g)), None, None
     pv, gv = numeric_value(pred_canon, num), numeric_value(gold_canon, num)
     if pv is not None and gv is not None:
         outcome = compare_numbers(pv, gv, num)
         if outcome == "wrong":
-            return _unless_approximation(pred_canon, gold_canon, num, tol, (pv, gv))
-        return outcome
+            outcome = _unless_approximation(pred_canon, gold_canon, num, tol, (pv, gv))
+        return outcome, pv, gv
+    return _NEXT, pv, gv
+
+
+def _as_structures(
+    pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances, pv: Any, gv: Any
+) -> Stage:
+    """Decorations, m and n for m/n, tuples, sets and intervals (against each other or a
+    number), option letters, relations the rules cannot read."""
     if pv is None or gv is None:
         found = forms.decoration_check(pred_canon, gold_canon, num)
         if found is not None:
@@ -354,6 +365,14 @@ def _fast_check(pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances)
     p_rel, g_rel = bool(_RELATION_RE.search(pred_canon)), bool(_RELATION_RE.search(gold_canon))
     if (p_rel and not g_rel and ps is None) or (g_rel and not p_rel and gs is None):
         return "undecided"  # an inequality the rules cannot read against a value or interval
+    return _NEXT
+
+
+def _as_expressions(
+    pred_canon: str, gold_canon: str, num: Numbers, tol: Tolerances, pv: Any, gv: Any
+) -> Outcome | None:
+    """Lists, equations, symbolic expressions, text; what only math-verify or the judge
+    can settle stays undecided or None."""
     found = forms.list_check(pred_canon, gold_canon, num, partial(_fast_check, tol=tol))
     if found is not None:
         return found

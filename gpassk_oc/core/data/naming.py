@@ -4,9 +4,16 @@
 ``dataset = LiveMathBench-v{VERSION}-k{K1_K2_..}-r{REPLICATION}`` and every '.' in a
 value is written '-', e.g.
 ``deepseek-math-7b-rl_t0-3_p0-8_k50_rp1-0_rs42_l8192@LiveMathBench-v202412-k4_8_16-r3``.
-The part before '@' is the model abbr, the part after it the dataset abbr. A run graded
-by an LLM judge appends ``-judge-{short judge name}`` to the dataset abbr (see
-:func:`judge_tag`), so a judged and a rule-based run of one grid point never share a name.
+The part before '@' is the model abbr, the part after it the dataset abbr. A dataset
+setting that changes what is asked and differs from the version's default is written
+right after the version (:func:`dataset_tags`): the split set (``-hard``, or
+``-CCEE-AMC`` for a subset of the default splits), the languages (``-en``) and ``-nocot``
+for the plain prompt, e.g. ``LiveMathBench-v202412-hard-en-nocot-k4_8_16-r3``; default
+settings add nothing, so their names are those of earlier versions (and an untagged abbr
+of an earlier version reads as the default selection, even where that run used a subset). A run graded by an LLM judge appends
+``-judge-{short judge name}`` to the dataset abbr (see :func:`judge_tag`), so a judged and
+a rule-based run of one grid point never share a name. No part holds '_' but the k list
+(OpenCompass groups per-sample rows by ``abbr.split('_')[0]``).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from gpassk_oc.core.data.livemath_data import KNOWN_VERSIONS
 from gpassk_oc.core.runs.run_spec import RunSpec
 
 Number = int | float
@@ -25,7 +33,8 @@ _MODEL_RE = re.compile(
     r"_l(?P<max_out_len>\d+)$"
 )
 _DATASET_RE = re.compile(
-    r"^(?P<name>.+)-v(?P<version>[0-9A-Za-z]+)-k(?P<ks>\d+(?:_\d+)*)-r(?P<replication>\d+)"
+    r"^(?P<name>.+)-v(?P<version>[0-9A-Za-z]+)(?P<tags>(?:-(?!k\d)[0-9A-Za-z]+)*)"
+    r"-k(?P<ks>\d+(?:_\d+)*)-r(?P<replication>\d+)"
     r"(?:-judge-(?P<judge>[0-9A-Za-z-]+))?$"
 )
 _NOT_TAG_RE = re.compile(r"[^0-9A-Za-z-]+")
@@ -78,16 +87,67 @@ def judge_tag(judge_model: str) -> str:
     return tag
 
 
+#: the tag of the plain (no chain-of-thought) prompt
+NO_COT = "nocot"
+
+
+def default_selection(version: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(splits, languages) a version's names leave unsaid: every split but ``hard`` (the
+    hard split is its own benchmark) and every language; ((), ()) for an unknown version."""
+    splits, languages = KNOWN_VERSIONS.get(str(version), ((), ()))
+    return tuple(s for s in splits if s != "hard"), tuple(languages)
+
+
+def _canonical(chosen: Sequence[str], known: Sequence[str]) -> list[str]:
+    """*chosen* as a set in the version's order (unknown items last, as given)."""
+    return [k for k in known if k in chosen] + [c for c in chosen if c not in known]
+
+
+def dataset_tags(
+    version: str,
+    splits: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+    cot: bool = True,
+) -> str:
+    """``-{split}..-{language}..[-nocot]`` for the settings that differ from the version's
+    default (None = the default): a split set other than the default splits (``-hard``,
+    ``-CCEE-AMC`` for a subset), languages other than all, the plain prompt; '' for a
+    default selection. Sets, not lists, each written in the version's order
+    (:data:`KNOWN_VERSIONS`): the order a template lists them in does not change what is
+    asked, so it does not change the name."""
+    known_splits, known_languages = KNOWN_VERSIONS.get(str(version), ((), ()))
+    default_splits, default_languages = default_selection(version)
+    tags: list[str] = []
+    # any other split set is named, a subset of the default splits too: otherwise an AMC +
+    # CCEE run and a full one share results paths and OpenCompass's cache keys
+    if splits is not None and set(splits) != set(default_splits):
+        tags += _canonical(splits, known_splits)
+    if languages is not None and set(languages) != set(default_languages):
+        tags += _canonical(languages, known_languages)
+    if not cot:
+        tags.append(NO_COT)
+    for tag in tags:
+        if not tag or _NOT_TAG_RE.search(tag):
+            raise ValueError(f"{tag!r} cannot be written in a dataset abbr")
+    return "".join(f"-{tag}" for tag in tags)
+
+
 def dataset_abbr(
     version: str,
     ks: Sequence[int],
     replication: int,
     name: str = "LiveMathBench",
     judge: str | None = None,
+    splits: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+    cot: bool = True,
 ) -> str:
-    """Dataset half of the name; *judge* (a served judge model name) adds
+    """Dataset half of the name; *splits*, *languages* and *cot* add
+    :func:`dataset_tags` after the version, *judge* (a served judge model name) adds
     ``-judge-{judge_tag(judge)}``."""
-    abbr = f"{name}-v{version}-k{'_'.join(str(int(k)) for k in ks)}-r{int(replication)}"
+    tags = dataset_tags(version, splits, languages, cot)
+    ks_part = "_".join(str(int(k)) for k in ks)
+    abbr = f"{name}-v{version}{tags}-k{ks_part}-r{int(replication)}"
     return abbr + (f"-judge-{judge_tag(judge)}" if judge else "")
 
 
@@ -113,6 +173,9 @@ class DatasetSetting:
     ks: tuple[int, ...]
     replication: int
     judge: str | None = None  # judge tag, None for rule-based checking
+    splits: tuple[str, ...] | None = None  # None: the version's default splits
+    languages: tuple[str, ...] | None = None  # None: the version's default languages
+    cot: bool = True
 
     @property
     def n(self) -> int:
@@ -142,10 +205,17 @@ def parse_dataset_abbr(abbr: str) -> DatasetSetting | None:
     if not match:
         return None
     g = match.groupdict()
+    _, known_languages = KNOWN_VERSIONS.get(g["version"], ((), ()))
+    tags = [t for t in g["tags"].split("-") if t]
+    splits = tuple(t for t in tags if t not in known_languages and t != NO_COT)
+    languages = tuple(t for t in tags if t in known_languages)
     return DatasetSetting(
         g["name"],
         g["version"],
         tuple(int(k) for k in g["ks"].split("_")),
         int(g["replication"]),
         g["judge"],
+        splits or None,
+        languages or None,
+        NO_COT not in tags,
     )

@@ -131,6 +131,21 @@ def load_leaderboard(path: Path | str | None = None) -> Leaderboard:
         where,
         "columns: need a list of metric names",
     )
+    benchmarks = _benchmarks(data, where)
+    rows = _rows(data, where, benchmarks, columns)
+    notes = _notes(data, where, {(r.benchmark, r.model) for r in rows})
+    rows = [
+        PublishedRow(r.benchmark, r.model, r.values, tuple(notes.get((r.benchmark, r.model), ())))
+        for r in rows
+    ]
+    board = Leaderboard(dict(source), k, list(columns), benchmarks, rows, where)
+    board.flags.update(consistency_flags(rows, k))
+    return board
+
+
+def _benchmarks(data: Mapping[str, Any], where: str) -> dict[str, dict[str, Any] | None]:
+    """The leaderboard's benchmarks by name: their LiveMathBench version and splits (None:
+    not a LiveMathBench benchmark)."""
     benchmarks: dict[str, dict[str, Any] | None] = {}
     for i, b in enumerate(data.get("benchmarks") or []):
         _need(
@@ -146,8 +161,16 @@ def load_leaderboard(path: Path | str | None = None) -> Leaderboard:
         )
         benchmarks[b["name"]] = None if lmb is None else dict(lmb)
     _need(bool(benchmarks), where, "benchmarks: need at least one benchmark")
+    return benchmarks
+
+
+def _rows(
+    data: Mapping[str, Any], where: str, benchmarks: Mapping[str, Any], columns: list[str]
+) -> list[PublishedRow]:
+    """The leaderboard's rows, each a known benchmark, a model and one percent per column;
+    no (benchmark, model) pair twice."""
     rows: list[PublishedRow] = []
-    raw_rows = data.get("rows")
+    raw_rows: Any = data.get("rows")
     _need(isinstance(raw_rows, list) and bool(raw_rows), where, "rows: need a list of rows")
     for i, r in enumerate(raw_rows):
         at = f"rows[{i}]"
@@ -167,19 +190,20 @@ def load_leaderboard(path: Path | str | None = None) -> Leaderboard:
         )
     seen = {(r.benchmark, r.model) for r in rows}
     _need(len(seen) == len(rows), where, "rows: a (benchmark, model) pair is listed twice")
+    return rows
+
+
+def _notes(
+    data: Mapping[str, Any], where: str, seen: set[tuple[str, str]]
+) -> dict[tuple[str, str], list[str]]:
+    """The notes of listed rows, by (benchmark, model)."""
     notes: dict[tuple[str, str], list[str]] = {}
     for i, n in enumerate(data.get("notes") or []):
         key = (n.get("benchmark"), n.get("model")) if isinstance(n, Mapping) else None
         _need(key in seen, where, f"notes[{i}]: need the benchmark and model of a listed row")
         _need(isinstance(n.get("note"), str), where, f"notes[{i}].note: need a string")
         notes.setdefault(key, []).append(n["note"])  # type: ignore[arg-type]
-    rows = [
-        PublishedRow(r.benchmark, r.model, r.values, tuple(notes.get((r.benchmark, r.model), ())))
-        for r in rows
-    ]
-    board = Leaderboard(dict(source), k, list(columns), benchmarks, rows, where)
-    board.flags.update(consistency_flags(rows, k))
-    return board
+    return notes
 
 
 def _g_columns(k: int) -> tuple[str, str, str, str]:

@@ -8,7 +8,7 @@ mode, deduplication, the meaning of every count in :data:`COUNT_KEYS`) is docume
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,57 +82,20 @@ def rule_decisions(
     """
     check = CheckMode.parse(check, "rule_decisions check")
     counts = dict.fromkeys(COUNT_KEYS, 0)
-    extracted: list[list[str | None]] = []
-    found: list[list[Found]] = []
-    candidates: list[list[str | None]] = []
-    canon: list[list[str]] = []
-    canon_memo: dict[str, str] = {}
+    rows = _read_replies(items, reasoning, think_tags)
+    extracted = [[e.answer for e in row] for row in rows]
+    found = [[e.found for e in row] for row in rows]
+    candidates = [[e.candidate for e in row] for row in rows]
+    canon = _canonical_answers(extracted)
     gold_canon = [canonical_answer(str(item["gold"])) for item in items]
-
-    read: dict[str, Extraction] = {}  # replicas and samples repeat replies
-    for item in items:
-        replies: list[Extraction] = []
-        for reply in item["responses"]:
-            e = read.get(reply)
-            if e is None:
-                e = read[reply] = extract_reply(reply, reasoning=reasoning, tags=think_tags)
-            replies.append(e)
-        extracted.append([e.answer for e in replies])
-        found.append([e.found for e in replies])
-        candidates.append([e.candidate for e in replies])
-        cs = []
-        for e in replies:
-            if e.answer is None:
-                cs.append("")
-            else:
-                c = canon_memo.get(e.answer)
-                if c is None:
-                    c = canon_memo[e.answer] = canonical_answer(e.answer)
-                cs.append(c)
-        canon.append(cs)
     counts["samples"] = sum(len(ex) for ex in extracted)
     for how, n in Counter(how for row in found for how in row).items():
         counts[found_key(how)] += n
 
-    # ---- rules: each distinct (answer, gold) once, through the one pipeline
     rule: dict[tuple[str, str], Outcome] = {}
     if check in (CheckMode.RULES, CheckMode.CASCADE):
-        pool = (
-            default_pool() if rule_workers is None else MathVerifyPool(rule_workers, rule_timeout)
-        )
-        try:  # a private pool starts its workers only if a pair needs math-verify
-            checked = check_pairs(
-                ((c, gold_canon[qi]) for qi, cs in enumerate(canon) for c in cs),
-                pool,
-                RuleConfig(mv_timeout=rule_timeout),
-            )
-        finally:
-            if rule_workers is not None:
-                pool.close()
-        rule = checked.outcomes
-        counts["rule_checks"] = checked.checks
-        counts["rule_mv_calls"] = checked.mv_calls
-        counts["rule_timeouts"] = checked.timeouts
+        pairs = ((c, gold_canon[qi]) for qi, cs in enumerate(canon) for c in cs)
+        rule = _check_rules(pairs, rule_workers, rule_timeout, counts)
 
     decision = [
         [
@@ -148,3 +111,59 @@ def rule_decisions(
         for qi, cs in enumerate(canon)
     ]
     return RuleDecisions(extracted, found, candidates, decision, counts)
+
+
+def _read_replies(
+    items: Sequence[Mapping[str, Any]], reasoning: bool, think_tags: ThinkTags
+) -> list[list[Extraction]]:
+    """Each item's replies read (answer part, extraction); a reply repeated across samples
+    and replicas is read once."""
+    read: dict[str, Extraction] = {}
+    rows = []
+    for item in items:
+        row: list[Extraction] = []
+        for reply in item["responses"]:
+            e = read.get(reply)
+            if e is None:
+                e = read[reply] = extract_reply(reply, reasoning=reasoning, tags=think_tags)
+            row.append(e)
+        rows.append(row)
+    return rows
+
+
+def _canonical_answers(extracted: list[list[str | None]]) -> list[list[str]]:
+    """The canonical form of every extracted answer ('' for none), each distinct once."""
+    memo: dict[str, str] = {}
+    out = []
+    for row in extracted:
+        cs = []
+        for answer in row:
+            if answer is None:
+                cs.append("")
+            else:
+                c = memo.get(answer)
+                if c is None:
+                    c = memo[answer] = canonical_answer(answer)
+                cs.append(c)
+        out.append(cs)
+    return out
+
+
+def _check_rules(
+    pairs: Iterable[tuple[str, str]],
+    rule_workers: int | None,
+    rule_timeout: float,
+    counts: dict[str, int],
+) -> dict[tuple[str, str], Outcome]:
+    """The rules' outcome of each distinct (answer, gold) pair, through the one pipeline;
+    math-verify in the shared pool (``rule_workers=None``) or a private one."""
+    pool = default_pool() if rule_workers is None else MathVerifyPool(rule_workers, rule_timeout)
+    try:  # a private pool starts its workers only if a pair needs math-verify
+        checked = check_pairs(pairs, pool, RuleConfig(mv_timeout=rule_timeout))
+    finally:
+        if rule_workers is not None:
+            pool.close()
+    counts["rule_checks"] = checked.checks
+    counts["rule_mv_calls"] = checked.mv_calls
+    counts["rule_timeouts"] = checked.timeouts
+    return checked.outcomes

@@ -21,8 +21,12 @@ Usage (what the OpenCompass evaluator calls)::
 
 Reasoning traces
     Each distinct reply is split at its last closing think tag (:mod:`.reasoning`;
-    ``policy.think_tags``): only the answer part is read. A thought that never closed (an
-    unclosed opening tag; or, with ``policy.reasoning=True``, no closing tag) is
+    ``policy.think_tags``): only the answer part is read. One reading rule holds for the
+    whole call, as in the evaluator: with ``policy.reasoning='auto'`` (the default) the
+    model thinks if any reply given closes a think tag, and then a reply without the
+    closing tag is a thought cut short; ``True``/``False`` force either rule
+    (``result.reading`` says which applied and why). A thought that never closed (an
+    unclosed opening tag; or, under the thinking rule, no closing tag) is
     ``found='truncated'``: no answer, scored wrong as ``no_answer``, never judged.
 
 Checks
@@ -84,9 +88,11 @@ from typing import Any
 from gpassk_oc.core.answers.canonical import canonical_answer
 from gpassk_oc.core.answers.reasoning import (
     DEFAULT_THINK_TAGS,
+    ReadingRule,
     ThinkTags,
-    check_reasoning_flag,
+    check_reasoning_setting,
     judge_excerpt,
+    reading_rule,
 )
 from gpassk_oc.core.judging.decisions import RuleDecisions as RuleDecisions
 from gpassk_oc.core.judging.decisions import decide as decide
@@ -112,8 +118,9 @@ class GradingPolicy:
         rule_workers: math-verify worker processes; None uses the shared default pool
             (min(2, CPUs) workers).
         rule_timeout: per-call math-verify deadline in seconds (a timeout is 'undecided').
-        reasoning: the model always thinks first: a reply without a closing think tag is
-            truncated (see "Reasoning traces" in the module docstring).
+        reasoning: ``'auto'`` (default): the model thinks if any reply of the call closes
+            a think tag, and then a reply without one is truncated; ``True``/``False``
+            force either reading (see "Reasoning traces" in the module docstring).
         think_tags: the thinking markers, a :class:`ThinkTags` or an (open, close) pair.
     """
 
@@ -125,11 +132,11 @@ class GradingPolicy:
     progress: bool = True
     rule_workers: int | None = None
     rule_timeout: float = 5.0
-    reasoning: bool = False
+    reasoning: bool | str = "auto"
     think_tags: ThinkTags = DEFAULT_THINK_TAGS
 
     def __post_init__(self) -> None:
-        check_reasoning_flag(self.reasoning, "GradingPolicy.reasoning")
+        check_reasoning_setting(self.reasoning, "GradingPolicy.reasoning")
         self.think_tags = ThinkTags.coerce(self.think_tags, "GradingPolicy.think_tags")
         self.check = CheckMode.parse(self.check, "GradingPolicy.check")
         if isinstance(self.judge, Mapping):
@@ -147,7 +154,7 @@ class GradeResult:
     ``source`` says who decided each sample: 'rule', 'rule_undecided' (rules mode: scored
     wrong, no rule decided), 'no_answer' (empty or truncated), 'cache', 'judge' or
     'unjudged'; ``found`` how its answer was extracted: 'boxed', 'statement', 'fallback',
-    'none' or 'truncated' (:mod:`.extraction`).
+    'none' or 'truncated' (:mod:`.extraction`); ``reading`` the reading rule of the call.
     """
 
     extracted: list[list[str | None]]
@@ -157,6 +164,7 @@ class GradeResult:
     found: list[list[Found]] | None = None
     errors: Counter = field(default_factory=Counter)
     cache_path: str = ""
+    reading: ReadingRule | None = None
 
 
 class UnjudgedError(RuntimeError):
@@ -195,6 +203,13 @@ def _bar(total: int, enabled: bool):
     )
 
 
+def policy_reading(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> ReadingRule:
+    """The one reading rule of a :func:`grade` call: ``policy.reasoning`` applied to every
+    reply of every item (the evaluator's rule, :func:`.reasoning.reading_rule`)."""
+    replies = (reply for item in items for reply in item["responses"])
+    return reading_rule(replies, policy.reasoning, policy.think_tags)
+
+
 def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeResult:
     """Grade every response of every item; see the module docstring for the contract.
 
@@ -206,31 +221,88 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
     Raises:
         UnjudgedError: more than ``policy.max_unjudged`` of the samples are unjudged.
     """
+    reading = policy_reading(items, policy)
     ruled = rule_decisions(
         items,
         policy.check,
         policy.rule_workers,
         policy.rule_timeout,
-        policy.reasoning,
+        reading.reasoning,
         policy.think_tags,
     )
     counts = ruled.counts
-    extracted = ruled.extracted
-    correct: list[list[bool | None]] = [[None] * len(row) for row in extracted]
-    source: list[list[Source | str]] = [[""] * len(row) for row in extracted]
-    bar = _bar(counts["samples"], policy.progress)
+    correct: list[list[bool | None]] = [[None] * len(row) for row in ruled.extracted]
+    source: list[list[Source | str]] = [[""] * len(row) for row in ruled.extracted]
+    pairs = _settle_by_rules(items, ruled, counts, correct, source)
+    progress = _Progress(counts, policy.progress)
+    progress.advance(counts["rule_decided"])
 
-    def postfix(refresh: bool = False) -> None:
-        bar.set_postfix(
-            rule=counts["rule_decided"],
-            cache=counts["cache_hits"],
-            judged=counts["judged"],
-            unjudged=counts["unjudged"],
+    cache = JudgeCache(policy.cache_dir, policy.task_id) if pairs else None
+    errors: Counter = Counter()
+    counts["unique_pairs"] = len(pairs)
+    try:
+        if cache is not None:  # made exactly when there are pairs to judge
+            _judge_pairs(pairs, policy, cache, (counts, correct, source, errors), progress)
+    finally:
+        progress.close()  # the final counts are always shown once
+        if cache is not None:
+            cache.close()
+
+    result = GradeResult(
+        extracted=ruled.extracted,
+        correct=correct,
+        source=source,
+        counts=counts,
+        found=ruled.found,
+        errors=errors,
+        cache_path=cache.location
+        if cache is not None
+        else str(policy.cache_dir or "(in memory only: no cache_dir)"),
+        reading=reading,
+    )
+    if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:
+        raise UnjudgedError(result, policy.max_unjudged)
+    return result
+
+
+class _Progress:
+    """The tqdm bar of one :func:`grade` call, its postfix showing the running counts."""
+
+    def __init__(self, counts: dict[str, int], enabled: bool) -> None:
+        self.counts = counts
+        self.bar = _bar(counts["samples"], enabled)
+
+    def advance(self, samples: int = 0, refresh: bool = False) -> None:
+        if samples:
+            self.bar.update(samples)
+        c = self.counts
+        self.bar.set_postfix(
+            rule=c["rule_decided"],
+            cache=c["cache_hits"],
+            judged=c["judged"],
+            unjudged=c["unjudged"],
             refresh=refresh,
         )
 
-    # ---- decide by rules; collect judge pairs (what the judge sees: the candidate)
-    pairs: dict[tuple[str, str, str], dict[str, Any]] = {}
+    def close(self) -> None:
+        self.advance(refresh=True)
+        self.bar.close()
+
+
+#: a judge pair (question, gold, canonical shown answer) -> its answers, samples, language
+Pairs = dict[tuple[str, str, str], dict[str, Any]]
+
+
+def _settle_by_rules(
+    items: Sequence[Mapping[str, Any]],
+    ruled: RuleDecisions,
+    counts: dict[str, int],
+    correct: list[list[bool | None]],
+    source: list[list[Source | str]],
+) -> Pairs:
+    """Record every sample the rules settle; collect the rest as judge pairs (what the
+    judge sees: the candidate's excerpt, deduplicated by its canonical form)."""
+    pairs: Pairs = {}
     shown_canon: dict[str, str] = {}  # candidates repeat across samples and replicas
     for qi, item in enumerate(items):
         for si, fate in enumerate(ruled.decision[qi]):
@@ -258,50 +330,29 @@ def grade(items: Sequence[Mapping[str, Any]], policy: GradingPolicy) -> GradeRes
                 )
                 entry["answers"].add(shown)
                 entry["samples"].append((qi, si))
-    bar.update(counts["rule_decided"])
-    postfix()
+    return pairs
 
-    cache = JudgeCache(policy.cache_dir, policy.task_id) if pairs else None
-    errors: Counter = Counter()
-    counts["unique_pairs"] = len(pairs)
-    try:
-        if cache is not None:  # made exactly when there are pairs to judge
-            _judge_pairs(pairs, policy, cache, counts, correct, source, errors, bar, postfix)
-    finally:
-        postfix(refresh=True)  # the final counts are always shown once
-        bar.close()
-        if cache is not None:
-            cache.close()
 
-    result = GradeResult(
-        extracted=extracted,
-        correct=correct,
-        source=source,
-        counts=counts,
-        found=ruled.found,
-        errors=errors,
-        cache_path=cache.location
-        if cache is not None
-        else str(policy.cache_dir or "(in memory only: no cache_dir)"),
-    )
-    if counts["samples"] and counts["unjudged"] / counts["samples"] > policy.max_unjudged:
-        raise UnjudgedError(result, policy.max_unjudged)
-    return result
+#: what the judge stage writes into: counts, per-sample verdicts and sources, error kinds
+Outcome = tuple[dict[str, int], list[list[bool | None]], list[list[Source | str]], Counter]
 
 
 def _judge_pairs(
-    pairs,
-    policy: GradingPolicy,
-    cache: JudgeCache,
-    counts,
-    correct,
-    source,
-    errors: Counter,
-    bar,
-    postfix,
+    pairs: Pairs, policy: GradingPolicy, cache: JudgeCache, out: Outcome, progress: _Progress
 ) -> None:
+    """Settle each pair from the cache, else by a (concurrent) judge request."""
     cfg = policy.judge
     assert cfg is not None
+    todo = _from_cache(pairs, cfg, cache, out, progress)
+    if todo:
+        _ask_judge(todo, cfg, cache, out, progress)
+
+
+def _from_cache(
+    pairs: Pairs, cfg: JudgeConfig, cache: JudgeCache, out: Outcome, progress: _Progress
+) -> list[tuple[str, str, str, str, str, dict[str, Any]]]:
+    """Assign every cached label; the pairs still to ask, with their cache keys."""
+    counts, correct, source, _ = out
     cache.refresh()  # pick up labels committed by concurrent tasks since we opened it
     todo = []
     for (question, gold, c), entry in pairs.items():
@@ -312,14 +363,23 @@ def _judge_pairs(
             _assign(entry, label, Source.CACHE, correct, source)
             counts["cache_hits"] += len(entry["samples"])
             counts["cache_hit_pairs"] += 1
-            bar.update(len(entry["samples"]))
+            progress.bar.update(len(entry["samples"]))
         else:
             # a deterministic representative of the identical answer forms
             todo.append((key, question, gold, c, min(entry["answers"]), entry))
-    postfix()
-    if not todo:
-        return
+    progress.advance()
+    return todo
 
+
+def _ask_judge(
+    todo: list[tuple[str, str, str, str, str, dict[str, Any]]],
+    cfg: JudgeConfig,
+    cache: JudgeCache,
+    out: Outcome,
+    progress: _Progress,
+) -> None:
+    """Judge the pairs on ``cfg.concurrency`` threads; each label is cached at once."""
+    counts, correct, source, errors = out
     client = JudgeClient(cfg)
     lock = threading.Lock()
 
@@ -328,7 +388,7 @@ def _judge_pairs(
         outcome = client.judge(question, gold, answer, entry["language"])
         if outcome.label is not None:  # commit before anything else can go wrong
             cache.put(key, outcome.label, model=cfg.model, question=question, gold=gold, answer=c)
-        return task, outcome
+        return entry, outcome
 
     ex = ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="judge")
     try:
@@ -336,7 +396,7 @@ def _judge_pairs(
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
-                (_, _, _, _, _, entry), outcome = fut.result()
+                entry, outcome = fut.result()
                 with lock:
                     errors.update(outcome.errors)
                     n = len(entry["samples"])
@@ -350,8 +410,7 @@ def _judge_pairs(
                         counts["judged_samples"] += n
                         counts["judged"] += 1
                     counts["judge_calls"] = client.calls
-                    bar.update(n)
-                    postfix()
+                    progress.advance(n)
     finally:
         ex.shutdown(wait=True, cancel_futures=True)
         counts["judge_calls"] = client.calls

@@ -172,40 +172,70 @@ def vote_classes(
     ]
     right = [_order(_right_answers(ex, co, memo)) for ex, co in zip(extracted, correct)]
     ordered = [_order(answers) for answers in wrong]
-    fast: dict[tuple[str, str], Outcome | None] = {}  # None: the fast rules left it open
-    slow: dict[tuple[str, str], Outcome] = {}  # math-verify's word on the open ones
-    open_pairs: set[tuple[str, str]] = set()  # consulted in the latest pass, still open
-    to_mv: set[tuple[str, str]] = set()  # of them, left to math-verify by the fast rules
-
-    def outcome(answer: str, rep: str) -> Outcome | None:
-        key = (answer, rep)
-        if key in slow:
-            out: Outcome | None = slow[key]
-        else:
-            if key not in fast:
-                fast[key] = fast_check(answer, rep)
-            out = fast[key]
-        if out is None or out == "undecided":  # the fast rules' 'undecided' is final
-            open_pairs.add(key)
-            if out is None:
-                to_mv.add(key)
-        return out
+    pairs = _Pairs()
 
     def classify() -> list[tuple[dict[str, int], set[str]]]:
-        open_pairs.clear()
-        to_mv.clear()
-        return [_question_classes(d, r, outcome) for d, r in zip(ordered, right)]
+        pairs.new_pass()
+        return [_question_classes(d, r, pairs.outcome) for d, r in zip(ordered, right)]
 
     per_question = classify()
     mv_calls = 0
     for _ in range(_MV_ROUNDS if math_verify else 0):
-        todo = sorted(to_mv)
+        todo = sorted(pairs.to_mv)
         if not todo:
             break
-        mv = pool or default_pool()
-        slow.update(zip(todo, math_verify_outcomes(todo, mv, rule_timeout)))
+        pairs.slow.update(
+            zip(todo, math_verify_outcomes(todo, pool or default_pool(), rule_timeout))
+        )
         mv_calls += len(todo)
         per_question = classify()
+    votes, correct_class, inconsistent = _vote_rows(per_question, correct, wrong)
+    counts = {
+        "vote_checks": len(pairs.fast),
+        "vote_mv_calls": mv_calls,
+        # pairs the final grouping consulted and could not decide (never merged on a guess)
+        "vote_undecided": len(pairs.open),
+        "vote_inconsistent": inconsistent,
+    }
+    return VoteClasses(votes, correct_class, counts)
+
+
+class _Pairs:
+    """What the checker said of each (answer, representative) pair the clustering asked
+    about: the fast rules once per pair, math-verify's word on those they left open."""
+
+    def __init__(self) -> None:
+        self.fast: dict[tuple[str, str], Outcome | None] = {}  # None: the fast rules left it open
+        self.slow: dict[tuple[str, str], Outcome] = {}  # math-verify's word on the open ones
+        self.open: set[tuple[str, str]] = set()  # consulted in the latest pass, still open
+        self.to_mv: set[tuple[str, str]] = set()  # of them, left to math-verify by the rules
+
+    def new_pass(self) -> None:
+        self.open.clear()
+        self.to_mv.clear()
+
+    def outcome(self, answer: str, rep: str) -> Outcome | None:
+        key = (answer, rep)
+        if key in self.slow:
+            out: Outcome | None = self.slow[key]
+        else:
+            if key not in self.fast:
+                self.fast[key] = fast_check(answer, rep)
+            out = self.fast[key]
+        if out is None or out == "undecided":  # the fast rules' 'undecided' is final
+            self.open.add(key)
+            if out is None:
+                self.to_mv.add(key)
+        return out
+
+
+def _vote_rows(
+    per_question: list[tuple[dict[str, int], set[str]]],
+    correct: Sequence[Sequence[bool | None]],
+    wrong: list[list[str | None]],
+) -> tuple[list[list[int | None]], list[int | None], int]:
+    """Each sample's vote (a class id; None: no vote) and each question's correct class
+    from its classes; how many wrong answers were inconsistent."""
     votes: list[list[int | None]] = []
     correct_class: list[int | None] = []
     inconsistent = 0
@@ -221,14 +251,7 @@ def vote_classes(
                 row.append(cls[answer] + 1)
         votes.append(row)
         correct_class.append(CORRECT_CLASS if any(v is True for v in correct[qi]) else None)
-    counts = {
-        "vote_checks": len(fast),
-        "vote_mv_calls": mv_calls,
-        # pairs the final grouping consulted and could not decide (never merged on a guess)
-        "vote_undecided": len(open_pairs),
-        "vote_inconsistent": inconsistent,
-    }
-    return VoteClasses(votes, correct_class, counts)
+    return votes, correct_class, inconsistent
 
 
 def votes_and_accounting(

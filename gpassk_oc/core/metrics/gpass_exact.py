@@ -34,7 +34,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.arguments import ArgumentTypeError, integer_arg
+from gpassk_oc.core.answers.arguments import ArgumentTypeError, integer_arg
 from gpassk_oc.core.metrics import metric_keys as metric_names
 from gpassk_oc.log import logger
 
@@ -43,7 +43,6 @@ __all__ = [
     "EXACT_N_MAX",
     "GPassTable",
     "as_fraction",
-    "format_threshold",
     "g_pass_at_k",
     "g_pass_table",
     "g_pass_key",
@@ -139,11 +138,6 @@ def threshold_count(k: int, tau: Threshold) -> int:
     """m = max(ceil(τ·k), 1): how many of the k draws must be correct."""
     frac, k = as_fraction(tau), _check_int(k, "k")
     return max(-((-frac.numerator * k) // frac.denominator), 1)
-
-
-def format_threshold(tau: Threshold) -> str:
-    """τ as OpenCompass prints it in keys: 0.0, 0.25, 0.5, 0.75, 1.0, 0.55 …"""
-    return metric_names.format_tau(as_fraction(tau))
 
 
 def g_pass_key(k: int, tau: Threshold) -> str:

@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.arguments import ArgumentTypeError, integer_arg
+from gpassk_oc.core.answers.arguments import ArgumentTypeError, integer_arg
 
 __all__ = [
     "FLOAT_EXACT_N_MAX",

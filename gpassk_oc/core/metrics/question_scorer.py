@@ -3,7 +3,7 @@
 Every place that turns a question's verdicts into ``(c_q, n_q)`` or counts into G-Pass
 values goes through here: the evaluator (:mod:`gpassk_oc.core.runs.run_scoring`) when it writes a results
 file, the results reader (:mod:`gpassk_oc.core.runs.results_file`) when it checks a file's ``c``/``n`` fields, and
-the report (:mod:`gpassk_oc.report.collect`) when it cross-checks the file's top-level
+the report (:mod:`gpassk_oc.report.data.collect`) when it cross-checks the file's top-level
 values against the recorded verdicts — so that cross-check compares the same code, not two.
 
 A verdict is ``True`` (correct), ``False`` (wrong) or ``None`` (unjudged: excluded from
@@ -20,8 +20,9 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from gpassk_oc.core.metrics.gpass_exact import g_pass_key, g_pass_table, mg_pass_key
+from gpassk_oc.core.metrics.gpass_exact import as_fraction, g_pass_table
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1, avg_key
+from gpassk_oc.core.metrics.registry import METRICS
 
 __all__ = [
     "QuestionCounts",
@@ -83,10 +84,14 @@ def question_values(
 
 
 def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
-    keys = []
+    """The keys of the exact table (the registry's metrics OpenCompass's evaluator writes:
+    G-Pass@k at every τ, mG-Pass@k), per k in order; τ read as :func:`as_fraction` does."""
+    taus = [as_fraction(t) for t in dict.fromkeys(thresholds)]
+    keys: list[str] = []
     for k in dict.fromkeys(ks):
-        keys += [g_pass_key(k, t) for t in dict.fromkeys(thresholds)]  # g_pass_key reads τ
-        keys.append(mg_pass_key(k))
+        for m in METRICS:
+            if m.opencompass:
+                keys += [m.key(k, t) for t in taus] if m.has_tau else [m.key(k)]
     return keys
 
 

@@ -3,8 +3,8 @@
 Everything the package knows about a metric lives in its definition: how its key is
 spelled and parsed, its per-question function (of the counts (n, c), or of the vote
 profile), how questions aggregate, whether a rerun variance exists, whether the
-verdict-error channel can correct it, its display label, and whether it is a headline
-metric. Code between the results file and the renderers passes :class:`MetricSpec`
+verdict-error channel can correct it, its display label, whether it is a headline
+metric, and whether a larger value is better. Code between the results file and the renderers passes :class:`MetricSpec`
 values (``spec.definition`` is the definition) and asks the definition's fields instead
 of comparing kind names; keys are written and parsed only at the file and CLI edges
 (:func:`parse_metric`, :func:`parse_result_key`). Adding a metric is one definition here
@@ -95,6 +95,9 @@ class MetricDef:
     any_k: int | None = None
     #: drawn against k in the ``metrics_vs_k`` figure (mG-Pass@k has its own figures)
     k_curve: bool = False
+    #: a larger value is the better model (gap@k: a smaller gap is the steadier one);
+    #: comparisons ("A better than B"), rank intervals and leaderboard order read it
+    higher_is_better: bool = True
 
     def __post_init__(self) -> None:
         if (self.per_count is None) == (self.per_profile is None):
@@ -276,6 +279,7 @@ GAP = MetricDef(
     per_count=_gap,
     expected=lambda p, k, tau: (1 - (1 - p) ** k) - p**k,
     in_report=True,
+    higher_is_better=False,
 )
 MAJ = MetricDef(
     "maj",

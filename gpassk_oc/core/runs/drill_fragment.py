@@ -1,6 +1,6 @@
 """A run's drill-down fragment: its samples as the page's drill-down files carry them (pure core).
 
-The leaderboard page's drill-down (``gpassk_oc.report.drilldown``) shows every sample of a
+The leaderboard page's drill-down (``gpassk_oc.report.page.drilldown``) shows every sample of a
 row: 3.2 million at 240 runs × 280 questions × n = 48, too many to touch one by one each
 time a page is written. So each results file's share is made once, when the file is read
 in full anyway (the summary's cold read, :mod:`.results_summary`), as ready JSON text per

@@ -20,6 +20,7 @@ for the same ks (exact, :mod:`gpassk_oc.core.metrics.majority_vote`, over the sa
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -39,7 +40,7 @@ from gpassk_oc.core.runs.results_file import QuestionResult, Results, RunInfo
 from gpassk_oc.core.runs.run_record import RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec
 
-__all__ = ["build_results", "excluded_questions", "group_replicas"]
+__all__ = ["ScoringInput", "build_results", "excluded_questions", "group_replicas"]
 
 
 def group_replicas(
@@ -145,26 +146,9 @@ def _per_sample(
     return [[str(v) for v in row] for row in values]
 
 
-def build_results(
-    *,
-    spec: RunSpec,
-    rows: Sequence[dict],
-    extracted: Sequence[Sequence[str | None]],
-    correct: Sequence[Sequence[bool | None]],
-    mg_mode: str = "documented",
-    source: Sequence[Sequence[str]] | None = None,
-    found: Sequence[Sequence[str]] | None = None,
-    accounting: Mapping[str, Any] | None = None,
-    check: str | None = None,
-    judge: Mapping[str, Any] | None = None,
-    undecided_marked: bool = False,
-    votes: Sequence[Sequence[int | None]] | None = None,
-    vote_correct: Sequence[int | None] | None = None,
-    record: RunRecord | None = None,
-    health: Mapping[str, Any] | None = None,
-    reasoning: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The evaluator's result dict, in the results-file schema of :mod:`.results_file`.
+@dataclass(frozen=True)
+class ScoringInput:
+    """Everything :func:`build_results` turns into a results file.
 
     *spec* is the run spec, its n set (:meth:`~.run_spec.RunSpec.at_n`: k = 1 at n = 1);
     *rows* are the q question rows of replica 0 (``question_id``, ``split``, ``language``,
@@ -172,69 +156,77 @@ def build_results(
     *source*, who decided each sample, and *found*, how its answer was located) are q lists
     of n. ``None`` in *correct* means unjudged: the sample is excluded — question q counts
     ``c_q`` True among its ``n_q`` judged samples (see :func:`_metrics` for questions with
-    ``n_q < k``) — and is counted in ``accounting.unjudged``.
-
-    Top-level keys are metrics only: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1``
-    (``accuracy`` and ``pass@1`` when n = 1), and the same per split × language group as
-    ``{split}/{lang}/{metric}``; with *votes* and *vote_correct* (per question, from
-    :func:`gpassk_oc.core.judging.voting.vote_classes`) also ``maj@{k}``, and ``avg@{n}``
-    when n > 1. ``run`` holds the spec (n, ks, thresholds), mg_mode and the *check*
-    mode, the *judge* identity and the *reasoning* rule applied
-    (:meth:`gpassk_oc.core.answers.reasoning.ReadingRule.to_json`); ``accounting`` the *accounting* items plus ``unjudged`` and
-    ``excluded_questions`` (per k); ``details`` one entry per question. Plain Python types
-    only, so the result is JSON-serialisable.
+    ``n_q < k``) — and is counted in ``accounting.unjudged``. *votes* and *vote_correct*
+    (per question, from :func:`gpassk_oc.core.judging.voting.vote_classes`) add ``maj@k``;
+    *check*, *judge* (identity), *reasoning* (the reading rule's JSON) and *mg_mode* go to
+    ``run``; *record* and *health* to their sections.
     """
-    if spec.n is None:
-        raise ValueError("build_results needs the run spec at its n (RunSpec.at_n)")
-    n, ks, thresholds = spec.n, spec.ks, spec.thresholds
-    q = len(rows)
-    if not (len(extracted) == len(correct) == q) or q == 0:
-        raise ValueError(
-            f"need one extracted/correct list per question: {q} rows, "
-            f"{len(extracted)} extracted, {len(correct)} correct"
-        )
-    if any(len(e) != n or len(c) != n for e, c in zip(extracted, correct)):
-        raise ValueError(f"every question needs n={n} extracted answers and verdicts")
-    source = _per_sample("source", source, q, n)
-    found = _per_sample("found", found, q, n)
-    if votes is not None and (
-        vote_correct is None
-        or len(votes) != q
-        or len(vote_correct) != q
-        or any(len(v) != n for v in votes)
-    ):
-        raise ValueError(f"votes need q={q} lists of n={n} entries and q vote_correct ids")
-    profiles = _profiles(votes, vote_correct, correct)
-    metrics: dict[str, float] = dict(_metrics(n, ks, thresholds, mg_mode, correct, profiles))
+
+    spec: RunSpec
+    rows: Sequence[Mapping[str, Any]]
+    extracted: Sequence[Sequence[str | None]]
+    correct: Sequence[Sequence[bool | None]]
+    mg_mode: str = "documented"
+    source: Sequence[Sequence[str]] | None = None
+    found: Sequence[Sequence[str]] | None = None
+    accounting: Mapping[str, Any] | None = None
+    check: str | None = None
+    judge: Mapping[str, Any] | None = None
+    undecided_marked: bool = False
+    votes: Sequence[Sequence[int | None]] | None = None
+    vote_correct: Sequence[int | None] | None = None
+    record: RunRecord | None = None
+    health: Mapping[str, Any] | None = None
+    reasoning: Mapping[str, Any] | None = None
+
+    def check_shape(self) -> tuple[int, int]:
+        """(q, n) after checking every per-question list has n entries (ValueError)."""
+        if self.spec.n is None:
+            raise ValueError("build_results needs the run spec at its n (RunSpec.at_n)")
+        n, q = self.spec.n, len(self.rows)
+        extracted, correct = self.extracted, self.correct
+        if not (len(extracted) == len(correct) == q) or q == 0:
+            raise ValueError(
+                f"need one extracted/correct list per question: {q} rows, "
+                f"{len(extracted)} extracted, {len(correct)} correct"
+            )
+        if any(len(e) != n or len(c) != n for e, c in zip(extracted, correct)):
+            raise ValueError(f"every question needs n={n} extracted answers and verdicts")
+        votes, vote_correct = self.votes, self.vote_correct
+        if votes is not None and (
+            vote_correct is None
+            or len(votes) != q
+            or len(vote_correct) != q
+            or any(len(v) != n for v in votes)
+        ):
+            raise ValueError(f"votes need q={q} lists of n={n} entries and q vote_correct ids")
+        return q, n
+
+
+def _all_metrics(scoring: ScoringInput, n: int) -> dict[str, float]:
+    """Overall metrics, then each split × language group's under ``{split}/{lang}/``."""
+    spec, correct = scoring.spec, scoring.correct
+    profiles = _profiles(scoring.votes, scoring.vote_correct, correct)
+    args = (n, spec.ks, spec.thresholds, scoring.mg_mode)
+    metrics: dict[str, float] = dict(_metrics(*args, correct, profiles))
     groups: dict[str, list[int]] = {}
-    for i, row in enumerate(rows):
+    for i, row in enumerate(scoring.rows):
         groups.setdefault(group_name(str(row["split"]), str(row["language"])), []).append(i)
     for group, members in groups.items():
         if not group:  # rows without split and language: their keys are the overall ones
             continue
-        for metric, value in _metrics(
-            n,
-            ks,
-            thresholds,
-            mg_mode,
-            [correct[i] for i in members],
-            [profiles[i] for i in members],
-        ).items():
+        picked = _metrics(*args, [correct[i] for i in members], [profiles[i] for i in members])
+        for metric, value in picked.items():
             metrics[result_key(metric, group)] = value
-    info = RunInfo(
-        spec=spec,
-        num_questions=q,
-        mg_mode=mg_mode,
-        check=check,
-        judge=dict(judge) if judge else None,
-        undecided_marked=bool(undecided_marked),
-        writer=f"gpassk_oc {__version__}",
-        reasoning=dict(reasoning) if reasoning else None,
-    )
-    counts: dict[str, Any] = dict(accounting or {})
-    counts["unjudged"] = sum(count_verdicts(row).unjudged for row in correct)
-    counts["excluded_questions"] = excluded_questions(ks, correct)
-    questions = [
+    return metrics
+
+
+def _questions(scoring: ScoringInput, q: int, n: int) -> list[QuestionResult]:
+    """One :class:`QuestionResult` per row, in row order."""
+    source = _per_sample("source", scoring.source, q, n)
+    found = _per_sample("found", scoring.found, q, n)
+    votes, vote_correct = scoring.votes, scoring.vote_correct
+    return [
         QuestionResult(
             index=i,
             question_id=str(row["question_id"]),
@@ -243,20 +235,43 @@ def build_results(
             question_type=str(row.get("question_type") or ""),
             question=str(row["question"]),
             gold=str(row["answer"]),
-            extracted=[None if e is None else str(e) for e in extracted[i]],
-            correct=[None if v is None else bool(v) for v in correct[i]],
+            extracted=[None if e is None else str(e) for e in scoring.extracted[i]],
+            correct=[None if v is None else bool(v) for v in scoring.correct[i]],
             source=source[i] if source is not None else None,
             found=found[i] if found is not None else None,
             vote=list(votes[i]) if votes is not None else None,
             vote_correct=vote_correct[i] if vote_correct is not None else None,
         )
-        for i, row in enumerate(rows)
+        for i, row in enumerate(scoring.rows)
     ]
-    return Results(
-        info,
-        metrics,
-        counts,
-        questions,
-        record=record,
-        health=None if health is None else dict(health),
-    ).to_json()
+
+
+def build_results(scoring: ScoringInput) -> dict[str, Any]:
+    """The evaluator's result dict, in the results-file schema of :mod:`.results_file`.
+
+    Top-level keys are metrics only: overall ``G-Pass@{k}_{τ}``, ``mG-Pass@{k}``, ``pass@1``
+    (``accuracy`` and ``pass@1`` when n = 1), and the same per split × language group as
+    ``{split}/{lang}/{metric}``; with votes also ``maj@{k}``, and ``avg@{n}`` when n > 1.
+    ``run`` holds the spec (n, ks, thresholds), mg_mode, the check mode, the judge identity
+    and the reading rule applied (:meth:`gpassk_oc.core.answers.reasoning.ReadingRule.to_json`);
+    ``accounting`` the given items plus ``unjudged`` and ``excluded_questions`` (per k);
+    ``details`` one entry per question. Plain Python types only (JSON-serialisable).
+    """
+    q, n = scoring.check_shape()
+    metrics = _all_metrics(scoring, n)
+    questions = _questions(scoring, q, n)
+    info = RunInfo(
+        spec=scoring.spec,
+        num_questions=q,
+        mg_mode=scoring.mg_mode,
+        check=scoring.check,
+        judge=dict(scoring.judge) if scoring.judge else None,
+        undecided_marked=bool(scoring.undecided_marked),
+        writer=f"gpassk_oc {__version__}",
+        reasoning=dict(scoring.reasoning) if scoring.reasoning else None,
+    )
+    counts: dict[str, Any] = dict(scoring.accounting or {})
+    counts["unjudged"] = sum(count_verdicts(row).unjudged for row in scoring.correct)
+    counts["excluded_questions"] = excluded_questions(scoring.spec.ks, scoring.correct)
+    health = None if scoring.health is None else dict(scoring.health)
+    return Results(info, metrics, counts, questions, record=scoring.record, health=health).to_json()

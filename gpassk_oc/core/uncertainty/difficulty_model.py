@@ -95,8 +95,6 @@ def fit_beta(
     (:data:`LOG_S_BOUNDS`), so data without extra-binomial spread give a large s at the
     mean rate, not a Beta centred on 1/2.
     """
-    from scipy.special import betaln
-
     n = np.broadcast_to(np.asarray(n, dtype=float), np.shape(c))
     c = np.asarray(c, dtype=float)
     w = np.ones(c.shape) if weight is None else np.asarray(weight, dtype=float)
@@ -107,17 +105,31 @@ def fit_beta(
             "fitting a Beta needs n >= 2 samples per question (n = 1 cannot separate "
             "question difficulty from sampling noise)"
         )
+    mean, total = _moments_start(n, c, w)
+    fast = _newton_fit(n, c, w, mean * total, (1 - mean) * total)
+    if fast is not None:
+        return Difficulty(fast[0], fast[1], source)
+    mu, s = _nelder_mead_fit(n, c, w, mean, total, source)
+    return Difficulty(mu * s, (1 - mu) * s, source)
+
+
+def _moments_start(n: np.ndarray, c: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """The method-of-moments mean rate μ and concentration s = a + b (the search's start)."""
     rate = c / n
     mean = float(np.clip(np.average(rate, weights=w), 1e-4, 1 - 1e-4))
     var = float(np.average((rate - np.average(rate, weights=w)) ** 2, weights=w))
     binomial_part = float(np.average(mean * (1 - mean) / n, weights=w))
     spread = max(var - binomial_part, 1e-12)
-    total = max(mean * (1 - mean) / spread - 1, 0.05)
+    return mean, max(mean * (1 - mean) / spread - 1, 0.05)
 
-    fast = _newton_fit(n, c, w, mean * total, (1 - mean) * total)
-    if fast is not None:
-        return Difficulty(fast[0], fast[1], source)
+
+def _nelder_mead_fit(
+    n: np.ndarray, c: np.ndarray, w: np.ndarray, mean: float, total: float, source: str
+) -> tuple[float, float]:
+    """(μ, s) maximising the likelihood on (logit μ, log s) within the bounds, by
+    Nelder-Mead (any optimum, boundary ones included); ValueError when it fails."""
     from scipy.optimize import minimize  # only here: importing it costs ~1 s
+    from scipy.special import betaln
 
     def nll(x: np.ndarray) -> float:
         mu = 1.0 / (1.0 + math.exp(-x[0]))
@@ -143,9 +155,7 @@ def fit_beta(
         )
     if not res.success or not np.all(np.isfinite(res.x)):
         raise ValueError(f"the Beta fit to {source} did not converge: {res.message}")
-    mu = 1.0 / (1.0 + math.exp(-float(res.x[0])))
-    s = math.exp(float(res.x[1]))
-    return Difficulty(mu * s, (1 - mu) * s, source)
+    return 1.0 / (1.0 + math.exp(-float(res.x[0]))), math.exp(float(res.x[1]))
 
 
 def _newton_fit(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -363,6 +364,64 @@ class Difference:
     rerun: str = "off"  # as Estimate.rerun
 
 
+@dataclass(frozen=True)
+class _Paired:
+    """Two runs on the same questions as distinct (atom of A, atom of B) pairs, with the
+    pairs' weights and per-metric values; a question counts only where the metric is
+    defined for both runs (``both``; elsewhere the values are NaN)."""
+
+    atoms_a: Any
+    atoms_b: Any
+    pairs: np.ndarray
+    weight: np.ndarray
+    va: np.ndarray
+    vb: np.ndarray
+    both: np.ndarray
+
+    @classmethod
+    def of(cls, n_a: Any, c_a: Any, n_b: Any, c_b: Any, specs: list[MetricSpec]) -> _Paired:
+        c_a = np.asarray(c_a).ravel()
+        c_b = np.asarray(c_b).ravel()
+        if c_a.shape != c_b.shape:
+            raise ValueError(
+                f"paired comparison needs the same questions: {c_a.size} vs {c_b.size}"
+            )
+        atoms_a, atoms_b = atoms_of(n_a, c_a), atoms_of(n_b, c_b)
+        pairs, _, weight = np.unique(
+            np.stack([atoms_a.inverse, atoms_b.inverse], axis=1),
+            axis=0,
+            return_inverse=True,
+            return_counts=True,
+        )
+        va = atoms_a.values(specs)[pairs[:, 0]]
+        vb = atoms_b.values(specs)[pairs[:, 1]]
+        both = ~(np.isnan(va) | np.isnan(vb))
+        va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
+        return cls(atoms_a, atoms_b, pairs, weight, va, vb, both)
+
+    def rerun_kind(
+        self, specs: list[MetricSpec], diff_values: np.ndarray, point: np.ndarray, level: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]:
+        """Rerun interval, SE, status and t-test p of the difference: reruns of A and B
+        are independent, so the variances add per question."""
+        a, b, weight = self.atoms_a, self.atoms_b, self.weight
+        short_a, short_b = a.short(specs), b.short(specs)
+        prior_a = a.prior() if short_a.any() else None
+        prior_b = b.prior() if short_b.any() else None
+        var = (
+            a.variances(specs, prior_a)[self.pairs[:, 0]]
+            + b.variances(specs, prior_b)[self.pairs[:, 1]]
+        )
+        r_low, r_high, se, r_status = rerun_interval(
+            weight, diff_values, var, level=level, clip=False
+        )
+        r_status = _mark_posterior(r_status, short_a | short_b)
+        v = np.where(self.both & ~np.isnan(var), var, 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
+        return r_low, r_high, se, r_status, r_p
+
+
 def compare(
     n_a: int | Sequence[int] | np.ndarray,
     c_a: Sequence[int] | np.ndarray,
@@ -386,22 +445,8 @@ def compare(
     (atom of A, atom of B) pairs, so the same counts-matrix product applies.
     """
     specs = _specs(metrics)
-    c_a = np.asarray(c_a).ravel()
-    c_b = np.asarray(c_b).ravel()
-    if c_a.shape != c_b.shape:
-        raise ValueError(f"paired comparison needs the same questions: {c_a.size} vs {c_b.size}")
-    atoms_a, atoms_b = atoms_of(n_a, c_a), atoms_of(n_b, c_b)
-    pairs, inverse, weight = np.unique(
-        np.stack([atoms_a.inverse, atoms_b.inverse], axis=1),
-        axis=0,
-        return_inverse=True,
-        return_counts=True,
-    )
-    va = atoms_a.values(specs)[pairs[:, 0]]
-    vb = atoms_b.values(specs)[pairs[:, 1]]
-    # a question counts only where the metric is defined for both runs
-    both = ~(np.isnan(va) | np.isnan(vb))
-    va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
+    paired = _Paired.of(n_a, c_a, n_b, c_b, specs)
+    weight, both, va, vb = paired.weight, paired.both, paired.va, paired.vb
     diff_values = va - vb
     point, means = _bootstrap_means(weight, diff_values, n_boot, seed)
     flat = no_spread(weight, diff_values)
@@ -415,19 +460,7 @@ def compare(
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
-    # reruns of A and B are independent, so the variances add per question
-    short_a, short_b = atoms_a.short(specs), atoms_b.short(specs)
-    prior_a = atoms_a.prior() if short_a.any() else None
-    prior_b = atoms_b.prior() if short_b.any() else None
-    var = (
-        atoms_a.variances(specs, prior_a)[pairs[:, 0]]
-        + atoms_b.variances(specs, prior_b)[pairs[:, 1]]
-    )
-    r_low, r_high, se, r_status = rerun_interval(weight, diff_values, var, level=level, clip=False)
-    r_status = _mark_posterior(r_status, short_a | short_b)
-    v = np.where(both & ~np.isnan(var), var, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
+    r_low, r_high, se, r_status, r_p = paired.rerun_kind(specs, diff_values, point, level)
     return {
         s.key: Difference(
             float(mean_a[j]),

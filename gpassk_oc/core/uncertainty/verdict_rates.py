@@ -1,6 +1,6 @@
 """Verdict error rates: stated ones, and ones measured by an audit, with their uncertainty.
 
-An audit labels a stratified sample of verdicts (:mod:`gpassk_oc.report.audit_command`): per
+An audit labels a stratified sample of verdicts (:mod:`gpassk_oc.report.commands.audit_command`): per
 source, some verdicts "correct" (of the N1 the source gave) and some "wrong" (of its N0).
 Among the audited "correct" ones a share e1 is truly wrong; among the audited "wrong" ones
 a share e0 is truly correct. The population of the source then holds N1·e1 let-through

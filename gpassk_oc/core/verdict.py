@@ -1,5 +1,0 @@
-"""Deprecated since 0.2.0: moved to :mod:`gpassk_oc.core.judging.verdict` (this path forwards, with a warning)."""
-
-from gpassk_oc._moved import forward
-
-__getattr__, __dir__ = forward(__name__, "gpassk_oc.core.judging.verdict")

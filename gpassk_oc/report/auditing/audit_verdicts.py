@@ -1,0 +1,149 @@
+"""The verdicts an audit sheet samples (:mod:`gpassk_oc.report.commands.audit_command`
+writes it): every judged sample of a run, the stratified draw by (source, verdict), and
+the sheet's CSV text with each sampled reply's end from ``predictions/``. The columns
+(:data:`SHEET_COLUMNS`) are also what the page's audit export writes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+
+from gpassk_oc.report.auditing.audit_strata import allocate, draw_stratified
+from gpassk_oc.report.data.collect import Run, run_results
+from gpassk_oc.workdir import PREDICTIONS_DIR
+
+__all__ = [
+    "SHEET_COLUMNS",
+    "Verdict",
+    "allocate",
+    "collect_verdicts",
+    "draw_sample",
+    "render_sheet",
+]
+
+SHEET_COLUMNS = (
+    "sample_id",
+    "model",
+    "dataset",
+    "question_index",
+    "replica",
+    "source",
+    "verdict",
+    "question",
+    "gold",
+    "extracted",
+    "reply_end",
+    "label",
+)
+#: characters of the reply's end shown in the sheet
+REPLY_END = 600
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judged sample (the question's index and split × language group are kept so
+    the sample id needs no re-read of the results file)."""
+
+    run: Run
+    question: int  # position in the run's results-file questions
+    replica: int
+    source: str
+    correct: bool
+    index: int  # the question's index in the file
+    group: str  # its split × language group ('' when the file names none)
+
+    @property
+    def sample_id(self) -> str:
+        where = f"{self.group}/" if self.group else ""  # indices may restart per group
+        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}{self.index}/{self.replica}"
+
+
+def collect_verdicts(runs: list[Run]) -> list[Verdict]:
+    """Every judged sample of *runs* (unjudged ones have no verdict to audit); one run's
+    samples in memory at a time."""
+    out = []
+    for run in runs:
+        for qi, q in enumerate(run_results(run).questions):
+            sources = q.source or ["unknown"] * len(q.correct)
+            for r, (v, s) in enumerate(zip(q.correct, sources)):
+                if v is not None:
+                    out.append(Verdict(run, qi, r, str(s), bool(v), q.index, q.group))
+    return out
+
+
+def draw_sample(verdicts: list[Verdict], size: int, seed: int) -> list[Verdict]:
+    """The stratified sample (see the module docstring), ordered by stratum then id."""
+    return draw_stratified(
+        verdicts, lambda v: (v.source, v.correct), lambda v: v.sample_id, size, seed
+    )
+
+
+def _replies(run: Run) -> dict[str, str]:
+    """The run's predictions by key ("0".."Q·n−1"), shards merged; {} when absent."""
+    if len(run.path.parents) < 3:
+        return {}
+    folder = run.path.parents[2] / PREDICTIONS_DIR / run.model_abbr
+    out: dict[str, str] = {}
+    for path in [
+        folder / f"{run.dataset_abbr}.json",
+        *sorted(folder.glob(f"{run.dataset_abbr}_*.json")),
+    ]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if isinstance(value, dict) and isinstance(value.get("prediction"), str):
+                    out[key] = value["prediction"]
+    return out
+
+
+def _sheet_fields(sample: list[Verdict]) -> dict[int, tuple[str, str, str, str]]:
+    """(question, gold, extracted, reply end) per sampled verdict, by position in *sample*:
+    each run's results file and predictions are read once, one run at a time."""
+    by_run: dict[int, list[int]] = {}
+    for i, v in enumerate(sample):
+        by_run.setdefault(id(v.run), []).append(i)
+    out: dict[int, tuple[str, str, str, str]] = {}
+    for positions in by_run.values():
+        run = sample[positions[0]].run
+        questions = run_results(run).questions
+        replies = _replies(run)
+        for i in positions:
+            v = sample[i]
+            q = questions[v.question]
+            # replica r of question q is prediction r·Q + q (OpenCompass's repeated dataset)
+            reply = replies.get(str(v.replica * len(questions) + q.index), "")
+            extracted = q.extracted[v.replica] if v.replica < len(q.extracted) else None
+            out[i] = (q.question or "", q.gold or "", extracted or "", reply[-REPLY_END:])
+    return out
+
+
+def render_sheet(sample: list[Verdict]) -> str:
+    """The audit sheet as CSV text."""
+    fields = _sheet_fields(sample)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(SHEET_COLUMNS)
+    for i, v in enumerate(sample):
+        question, gold, extracted, reply_end = fields[i]
+        writer.writerow(
+            [
+                v.sample_id,
+                v.run.model_abbr,
+                v.run.dataset_abbr,
+                v.index,
+                v.replica,
+                v.source,
+                "correct" if v.correct else "wrong",
+                question,
+                gold,
+                extracted,
+                reply_end,
+                "",
+            ]
+        )
+    return buf.getvalue()

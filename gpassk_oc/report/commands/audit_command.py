@@ -1,0 +1,116 @@
+"""``gpassk-oc audit``: a stratified random sample of verdicts, written as an audit sheet.
+
+Every judged sample of every results file under WORK_DIR is a verdict with a source (who
+settled it: ``rule``, ``judge``, ``cache``, ``no_answer``, …; see
+:class:`gpassk_oc.core.vocabulary.Source`) and a verdict (correct or wrong). The sample is
+stratified by (source, verdict): ``--size`` is split evenly over the strata, a stratum
+smaller than its share gives all it has, and the rest goes to the others — so rare strata
+(the judge's "wrong" verdicts, say) are audited enough to estimate their error rate.
+
+The sheet is a CSV, one line per sampled verdict: ``sample_id`` (``model/dataset/index/
+replica``, with the split × language group before the index when the file names one),
+the question, the gold answer, the extracted answer, the reply's last part
+(from ``predictions/``; empty when the predictions are not there), ``source``,
+``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
+correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`gpassk_oc.report.auditing.audit_sheet`).
+The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`).
+
+``--by class`` audits answer classes instead, for maj@k (:mod:`gpassk_oc.report.auditing.audit_classes`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpassk_oc.argtypes import seed_number
+from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused, write_files
+from gpassk_oc.report.auditing.audit_verdicts import collect_verdicts, draw_sample, render_sheet
+from gpassk_oc.report.data.collect import Run, find_result_files, load_run
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("work_dir", metavar="WORK_DIR", help="OpenCompass work dir (or results)")
+    parser.add_argument("--size", type=int, required=True, help="verdicts to sample")
+    parser.add_argument("--seed", type=seed_number, default=0, help="sampling seed (default 0)")
+    parser.add_argument(
+        "--by",
+        choices=("sample", "class"),
+        default="sample",
+        help="what one line audits: a sample's verdict (default; report --audit), or an "
+        "answer class of a question (report --audit-classes: corrects maj@k)",
+    )
+    parser.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        required=True,
+        metavar="SHEET.csv",
+        help="the audit sheet to write",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the sheet even if gpassk-oc did not write it",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.size < 1:
+        return fail(f"--size {args.size}: need at least 1 verdict to sample")
+    if args.out.is_dir():
+        return fail(f"-o {args.out}: is a folder; need a file name")
+    files, notes = find_result_files([args.work_dir])
+    runs = [r for r in (load_run(p)[0] for p in files) if r is not None]
+    if args.by == "class":
+        return _run_classes(args, runs)
+    verdicts = collect_verdicts(runs)
+    if not verdicts:
+        why = f": {notes[0]}" if notes else ""
+        return fail(f"{args.work_dir}: no judged verdicts to audit{why}")
+    sample = draw_sample(verdicts, args.size, args.seed)
+    return _write(
+        args,
+        render_sheet(sample),
+        [(v.source, v.correct) for v in sample],
+        len(verdicts),
+        "verdicts",
+    )
+
+
+def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
+    """``--by class``: a stratified sample of the runs' answer classes."""
+    from gpassk_oc.report.auditing.audit_classes import (
+        collect_classes,
+        draw_classes,
+        render_class_sheet,
+    )
+
+    classes = collect_classes(runs)
+    if not classes:
+        return fail(
+            f"{args.work_dir}: no answer classes to audit (the results files record no "
+            "votes: maj@k's classes; rescore them to add votes)"
+        )
+    sample = draw_classes(classes, args.size, args.seed)
+    strata = [(c.source, c.correct) for c in sample]
+    return _write(args, render_class_sheet(sample), strata, len(classes), "classes")
+
+
+def _write(
+    args: argparse.Namespace, text: str, strata: list[tuple[str, bool]], total: int, what: str
+) -> int:
+    try:
+        write_files({args.out: text.encode("utf-8")}, args.force, "-o")
+    except Refused as exc:
+        return fail(exc.lines[-1])
+    except OSError as exc:
+        return fail(f"-o {args.out}: {exc.strerror or exc}")
+    counts: dict[tuple[str, str], int] = {}
+    for source, correct in strata:
+        key = (source, "correct" if correct else "wrong")
+        counts[key] = counts.get(key, 0) + 1
+    shown = ", ".join(f"{s} {w}: {n}" for (s, w), n in sorted(counts.items()))
+    logger.info(f"wrote {args.out}: {len(strata)} of {total} {what} ({shown})")
+    return 0

@@ -1,0 +1,291 @@
+"""``gpassk-oc compare A B``: paired difference of two runs on the same questions.
+
+A and B are each a results JSON or anything ``report`` reads (work dir, timestamp dir,
+results dir). When a path holds several runs, pick one with ``--model-a`` / ``--model-b``
+(exact model abbr, base model name, or a unique substring) and ``--dataset``. Both may
+name the same work dir. Seeds of one sampling setting are pooled as in ``report``.
+
+A − B gets both named intervals and a two-sided p-value for each: *rerun* (same
+questions, A and B resampled: t interval and t-test from unbiased per-question variance
+estimates) and *benchmark* (new questions too: paired bootstrap, *questions resampled
+jointly*). Pairing is only meaningful when both runs answered exactly the same questions
+— otherwise the command refuses and says which questions differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from gpassk_oc.argtypes import path_text
+from gpassk_oc.core.metrics.metric_keys import pass_key
+from gpassk_oc.core.metrics.registry import PASS, MetricSpec, headline_specs, parse_metric
+from gpassk_oc.core.uncertainty.metric_intervals import Difference
+from gpassk_oc.core.uncertainty.metric_intervals import compare as paired_compare
+from gpassk_oc.log import fail, logger
+from gpassk_oc.ownership import Refused
+from gpassk_oc.report.commands.cli_common import (
+    add_common_arguments,
+    add_error_arguments,
+    check_common,
+    fail_refused,
+    output_format,
+    write_output,
+)
+from gpassk_oc.report.data.collect import Row, subset_masks
+from gpassk_oc.report.data.numbers import DASH, pct, pct_text
+from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
+from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
+from gpassk_oc.report.formats.format_registry import format_names
+from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
+from gpassk_oc.report.ranking.corrections import load_rates
+
+#: what ``--format`` (or the suffix of ``--out``) may choose
+FORMATS = format_names("compare")
+
+
+def compare_rows(
+    a: Row,
+    b: Row,
+    metrics: Sequence[MetricSpec],
+    *,
+    by_split: bool = False,
+    n_boot: int = 10_000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, dict[str, Difference]]:
+    """Differences per subset ("overall", and "split/lang" when *by_split*)."""
+    n_a, c_a, n_b, c_b = aligned(a, b)
+    subsets = subset_masks(a.keys)
+    if not by_split:
+        subsets = {"overall": subsets["overall"]}
+    return {
+        name: paired_compare(
+            n_a[m], c_a[m], n_b[m], c_b[m], metrics, n_boot=n_boot, level=level, seed=seed
+        )
+        for name, m in subsets.items()
+    }
+
+
+def to_json(
+    a: Row, b: Row, k: int, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+) -> dict[str, Any]:
+    def block(diffs: dict[str, Difference]) -> dict[str, Any]:
+        out = {}
+        for key, d in diffs.items():
+            p_bench = _p_or_none(d.p_value, d.ci)
+            out[key] = {
+                "a": pct(d.a),
+                "b": pct(d.b),
+                "diff": pct(d.diff),
+                "rerun": {
+                    "low": pct(d.rerun_low),
+                    "high": pct(d.rerun_high),
+                    "se": pct(d.sampling_se),
+                    "p_value": _p_or_none(d.rerun_p, d.rerun),
+                    "status": d.rerun,
+                },
+                "benchmark": {
+                    "low": pct(d.ci_low),
+                    "high": pct(d.ci_high),
+                    "p_value": p_bench,
+                    "status": d.ci,
+                },
+                # release-0.1 names of the benchmark interval and the rerun SE
+                "ci_low": pct(d.ci_low),
+                "ci_high": pct(d.ci_high),
+                "ci": d.ci,
+                "sampling_se": pct(d.sampling_se),
+                "p_value": p_bench,
+                "n_questions": d.n_questions,
+            }
+        return out
+
+    return {
+        "a": a.label,
+        "b": b.label,
+        "dataset_a": a.dataset_abbr,
+        "dataset_b": b.dataset_abbr,
+        "k": k,
+        "num_questions": len(a.keys),
+        "confidence_level": level,
+        "resamples": n_boot,
+        "metrics": block(result["overall"]),
+        "splits": {name: block(d) for name, d in result.items() if name != "overall"},
+    }
+
+
+def _p_or_none(p: float, status: str) -> float | None:
+    return None if status in ("undefined", "off", "n < 2k") or p != p else p
+
+
+def _ci_text(low: float, high: float, status: str) -> str:
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]{mark}"
+    return {"no width": "no width", "n < 2k": "n<2k"}.get(status, DASH)
+
+
+def _p_text(p: float, status: str) -> str:
+    value = _p_or_none(p, status)
+    return DASH if value is None else f"{value:.3f}"
+
+
+def render_markdown(
+    a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+) -> str:
+    out = [
+        f"# {a.label} (A) vs {b.label} (B)",
+        "",
+        f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
+        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each, "
+        f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
+        "beside it leaves 0 out. "
+        "rerun: would the difference hold if both were sampled again on these questions "
+        "(t interval, unbiased per-question variances; * where n < 2k: posterior "
+        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
+        "",
+    ]
+    for name, diffs in result.items():
+        out += [
+            f"## {name}",
+            "",
+            f"| Metric | A | B | A − B | rerun {100 * level:g}% | rerun p | "
+            f"benchmark {100 * level:g}% | benchmark p |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for key, d in diffs.items():
+            out.append(
+                f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
+                f"{pct_text(d.diff, sign=True)} | "
+                f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | {_p_text(d.rerun_p, d.rerun)} | "
+                f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci)} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "a", type=path_text, metavar="A", help="results JSON or work/timestamp/results dir of run A"
+    )
+    parser.add_argument(
+        "b", type=path_text, metavar="B", help="results JSON or work/timestamp/results dir of run B"
+    )
+    parser.add_argument(
+        "--model-a", default=None, help="model abbr (or base name / unique substring) in A"
+    )
+    parser.add_argument(
+        "--model-b", default=None, help="model abbr (or base name / unique substring) in B"
+    )
+    parser.add_argument(
+        "--dataset", default=None, help="dataset abbr (or substring) when a path holds several"
+    )
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        default=None,
+        metavar="METRIC",
+        help="metrics to compare (default: G-Pass@k_{0.5,0.75,1.0}, mG-Pass@k, pass@k, pass@1)",
+    )
+    parser.add_argument("--by-split", action="store_true", help="also compare per split × language")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="default: from the suffix of --out (.md, .json), else markdown",
+    )
+    add_common_arguments(parser)
+    add_error_arguments(parser)
+
+
+def check_metrics(
+    names: Sequence[str | MetricSpec], rows: Sequence[tuple[Row, str]]
+) -> list[MetricSpec]:
+    """Metric keys (``--metrics``, the CLI edge), parsed once into specs; CompareError (one
+    line) for an unknown name, a vote metric, or a k that a run's samples cannot reach."""
+    keys = []
+    for name in names:
+        try:
+            spec = parse_metric(name)
+        except ValueError as exc:
+            raise CompareError(f"--metrics: {exc}") from None
+        if spec.definition.needs_votes:
+            raise CompareError(
+                f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
+                "answer classes; see maj@k in gpassk-oc report"
+            )
+        for row, side in rows:
+            most = int(row.n.max())
+            if spec.k > most:
+                raise CompareError(
+                    f"--metrics {name}: k={spec.k} exceeds the n={most} judged "
+                    f"samples per question of {side} ({row.label}); it cannot "
+                    "be computed"
+                )
+        keys.append(spec)
+    return list(dict.fromkeys(keys))
+
+
+def run(args: argparse.Namespace) -> int:
+    pool = not args.no_pool_seeds
+    try:
+        check_common(args)
+        args.format = output_format(args.format, args.out, FORMATS)
+        a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
+        b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
+        sides = ((a, "A"), (b, "B"))
+        if args.k is not None:
+            check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
+        k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
+        metrics = check_metrics(
+            args.metrics
+            or (headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]),
+            sides,
+        )
+        result = compare_rows(
+            a,
+            b,
+            metrics,
+            by_split=args.by_split,
+            n_boot=args.resamples,
+            level=args.level,
+            seed=args.seed,
+        )
+    except (CompareError, ReportError) as exc:
+        return fail(str(exc))
+    for note in dict.fromkeys(notes_a + notes_b):
+        logger.info(f"note: {note}")
+    probs = prob_a_better(aligned(a, b), result["overall"], metrics, args.resamples, args.seed)
+    if args.audit is not None and args.verdict_error:
+        return fail("--audit and --verdict-error: give one of them, not both")
+    try:
+        rates = load_rates(a.runs + b.runs, args.audit, args.verdict_error)
+    except ValueError as exc:
+        return fail(str(exc))
+    fixed: tuple[list[str], dict[str, Any]] = ([], {})
+    if rates is not None:
+        fixed = corrected_lines(
+            [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
+        )
+    if args.format == "json":
+        data = to_json(a, b, k, args.level, args.resamples, result)
+        # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for
+        # every metric but gap@k "better" is "greater")
+        data["p_a_better"] = data["p_a_greater"] = probs
+        if rates is not None:
+            data["corrected"] = fixed[1]
+        text = json.dumps(data, indent=1) + "\n"
+    else:
+        text = render_markdown(a, b, args.level, args.resamples, result)
+        text += "\n" + "\n".join(prob_lines(probs) + fixed[0])
+    try:
+        write_output(text, args.out, args.force)
+    except Refused as exc:
+        return fail_refused(exc)
+    except ReportError as exc:
+        return fail(str(exc))
+    return 0

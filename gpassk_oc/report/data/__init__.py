@@ -1,0 +1,1 @@
+"""The report model: reading results files and grouping runs into rows (:mod:`.collect`), the statistics per row and subset (:mod:`.report_model`), the any-k sweep, published values, run health, and the cell text every table shares (:mod:`.tables`, :mod:`.numbers`)."""

@@ -1,0 +1,90 @@
+"""The typed parts of a report that are attached after it is built: the any-k sweep
+(:mod:`.sweep`), the published values (:mod:`.published_section`), rank intervals and
+verdict-error rates and corrections (:mod:`gpassk_oc.report.ranking.corrections`). They
+are data only; :class:`~.report_model.Report` holds them, the outputs read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate
+
+__all__ = [
+    "ClassRates",
+    "Entry",
+    "ErrorRates",
+    "PublishedCell",
+    "PublishedView",
+    "RankCell",
+    "Sweep",
+]
+
+
+@dataclass
+class Sweep:
+    """Estimates for every k of ``ks``: ``cells[(row label, dataset)][metric key]``."""
+
+    ks: list[int]
+    taus: list[Fraction]
+    cells: dict[tuple[str, str], dict[str, Estimate]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One published column beside the run: value (percent), the run's benchmark interval
+    (percent; None when it has none) and whether the value lies inside it."""
+
+    column: str
+    published: float
+    low: float | None
+    high: float | None
+    inside: bool | None
+
+
+@dataclass
+class PublishedCell:
+    model: str  # the published name
+    benchmark: str
+    entries: list[Entry]
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PublishedView:
+    source: str
+    columns: list[str]  # the published columns, in order
+    cells: dict[tuple[str, str], PublishedCell]  # (row label, dataset abbr) -> cell
+    unmatched: list[str] = field(default_factory=list)  # rows without a published value
+
+
+@dataclass
+class ErrorRates:
+    """Verdict error rates per source (:data:`ALL_SOURCES` = every source)."""
+
+    points: dict[str, tuple[float, float]]
+    draws: dict[str, np.ndarray] | None  # posterior draws (R × 2) per source; None: known
+    origin: str  # "audit SHEET" or "stated"
+    #: audited sources that gave one verdict only: not corrected (SourceAudit.one_verdict)
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ClassRates:
+    """Class-level verdict error rates per source from an audit by class: (e1, e0) =
+    (graded correct but not the gold, graded wrong but the gold), weighted by each
+    class's chance to win (:mod:`gpassk_oc.core.uncertainty.corrected_majority`)."""
+
+    points: dict[str, tuple[float, float]]
+    draws: dict[str, np.ndarray]  # posterior draws (R × 2) per source
+    origin: str  # "class audit SHEET"
+
+
+@dataclass(frozen=True)
+class RankCell:
+    """A row's rank by one metric and its interval under each kind (None: not given)."""
+
+    rank: int
+    intervals: dict[str, tuple[int, int] | None] = field(default_factory=dict)

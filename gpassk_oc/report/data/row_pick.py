@@ -1,0 +1,79 @@
+"""Picking the one run (row) a path and a model/dataset name mean, and lining two rows up
+question by question: what ``compare`` and ``plan`` pair."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpassk_oc.report.data.collect import Row, collect, describe_key_difference
+
+__all__ = ["CompareError", "aligned", "select_row"]
+
+
+class CompareError(Exception):
+    """A comparison that cannot be made; the message says why."""
+
+
+def _candidates(path: str, pool_seeds: bool) -> tuple[list[Row], list[str]]:
+    rows, greedy, notes = collect([path], pool_seeds)
+    # greedy runs are not table rows but may be compared too
+    rows = rows + [Row.of_run(g) for g in greedy]
+    return rows, notes
+
+
+def select_row(
+    path: str, model: str | None, dataset: str | None, side: str, pool_seeds: bool = True
+) -> tuple[Row, list[str]]:
+    """The one run (row) of *path* matching *model* and *dataset*; CompareError otherwise."""
+    rows, notes = _candidates(path, pool_seeds)
+    if not rows:
+        raise CompareError(
+            f"{side}: no usable run under {path}" + (f" ({'; '.join(notes)})" if notes else "")
+        )
+    candidates = rows
+    if dataset:
+        exact = [r for r in rows if r.dataset_abbr == dataset]
+        rows = exact or [r for r in rows if dataset in r.dataset_abbr]
+    if model:
+        for match in (
+            lambda r: r.label == model or any(x.model_abbr == model for x in r.runs),
+            lambda r: r.base_model == model,
+            lambda r: model in r.label,
+        ):
+            chosen = [r for r in rows if match(r)]
+            if chosen:
+                rows = chosen
+                break
+        else:
+            rows = []
+    if len(rows) != 1:
+        # nothing matched: list every run there is, so the user can pick one
+        shown = rows or candidates
+        found = "; ".join(f"{r.label} on {r.dataset_abbr}" for r in shown)
+        flag = f"--model-{side.lower()}"
+        asked = " ".join(
+            f"{name} {value!r}"
+            for name, value in ((flag, model), ("--dataset", dataset))
+            if value is not None
+        )
+        what = (
+            f"no run under {path} matches {asked}"
+            if not rows
+            else (f"{len(rows)} runs under {path} match")
+        )
+        raise CompareError(
+            f"{side}: {what}; choose one with {flag} and/or --dataset (candidates: {found})"
+        )
+    return rows[0], notes
+
+
+def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(n_a, c_a, n_b, c_b) in A's question order; CompareError if the sets differ."""
+    if set(a.keys) != set(b.keys):
+        raise CompareError(
+            "refusing a paired comparison: the question sets differ "
+            f"(A {describe_key_difference(a.keys, b.keys)}; A={a.label}, B={b.label})"
+        )
+    order = {key: i for i, key in enumerate(b.keys)}
+    idx = np.array([order[key] for key in a.keys])
+    return a.n, a.c, b.n[idx], b.c[idx]

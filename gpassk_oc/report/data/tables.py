@@ -1,0 +1,251 @@
+"""Table content shared by the markdown and HTML renderers: headers and cell strings,
+all numbers through :mod:`.numbers` (one rounding rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
+from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
+from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.health_warnings import MARKER
+from gpassk_oc.report.data.identity import identity, identity_header
+from gpassk_oc.report.data.numbers import DASH, pct_text
+from gpassk_oc.report.data.report_model import (
+    ACCOUNTING_COLUMNS,
+    Cell,
+    Report,
+    accounting,
+    sorted_rows,
+)
+
+NO_WIDTH = "no width"
+SHORT_N = "n<2k"
+#: what ``--interval`` may ask for, and the kinds each shows (in order)
+INTERVAL_CHOICES: dict[str, tuple[str, ...]] = {
+    "rerun": ("rerun",),
+    "benchmark": ("benchmark",),
+    "both": INTERVAL_KINDS,
+}
+#: the compact table's default: the leaderboard's numbers are defined on these questions,
+#: and the rerun interval is what reproducing the table would move; the benchmark interval
+#: (~3-7× wider) answers "on new questions like these", which `compare` serves for A − B
+DEFAULT_INTERVAL = "rerun"
+
+
+def interval_text(low: float, high: float, status: str) -> str:
+    """``[low, high]`` (``[low, high]*`` from posterior variances), ``[no width]``,
+    ``[n<2k]``, or '' when there is none to show."""
+    if status in ("ok", "posterior"):
+        mark = "*" if status == "posterior" else ""
+        return f"[{pct_text(low)}, {pct_text(high)}]{mark}"
+    if status == "no width":
+        return f"[{NO_WIDTH}]"
+    if status == "n < 2k":
+        return f"[{SHORT_N}]"
+    return ""
+
+
+def estimate_text(est: Estimate | None, ci: bool, kinds: Sequence[str] = ("benchmark",)) -> str:
+    """``value [low, high]`` with one bracket per interval kind in *kinds*;
+    ``[no width]`` when there is no spread to give one a width, ``[n<2k]`` when a rerun
+    interval cannot be calibrated."""
+    if est is None:
+        return DASH
+    text = pct_text(est.value)
+    if text == DASH or not ci:
+        return text
+    parts = [interval_text(*est.interval(kind)) for kind in kinds]
+    return " ".join([text] + [p for p in parts if p])
+
+
+def setting_text(row: Row) -> str:
+    s = row.setting
+    if s is None:
+        return DASH
+    seeds = ",".join(value_text(x) for x in row.seeds)
+    return (
+        f"T={value_text(s.temperature)} top_p={value_text(s.top_p)} "
+        f"top_k={value_text(s.top_k)} rp={value_text(s.repetition_penalty)} "
+        f"seed={seeds} len={value_text(s.max_out_len)}"
+    )
+
+
+def identity_cells(report: Report, row: Row, marker: bool = False) -> list[str]:
+    """The row's identity columns (see :mod:`.identity`); *marker* flags run-health
+    warnings on the model name."""
+    cells = list(identity(row, report.identity).values())
+    if marker and row.warnings:
+        cells[0] += MARKER
+    return cells
+
+
+def identity_columns(report: Report) -> list[str]:
+    """Headers of :func:`identity_cells`."""
+    return identity_header(report.identity)
+
+
+def interval_header(report: Report, kinds: Sequence[str] | None = None) -> str:
+    """The bracket the table header names: ``[rerun 95%]``, ``[benchmark 95%]``…"""
+    kinds = INTERVAL_CHOICES[report.interval] if kinds is None else kinds
+    return " ".join(f"[{kind} {100 * report.level:g}%]" for kind in kinds)
+
+
+def greedy_kinds(report: Report) -> tuple[str, ...]:
+    """Greedy (temperature-0) accuracy has no sampling noise to rerun: benchmark only."""
+    return tuple(k for k in INTERVAL_CHOICES[report.interval] if k != "rerun")
+
+
+def table_rows(
+    report: Report, dataset_abbr: str, subset: str, ci: bool = True, descending: bool = True
+) -> tuple[list[str], list[list[str]]]:
+    """Header and string cells of one table; with *ci* every metric column names the
+    interval kind(s) its brackets show."""
+    columns = ["Greedy"] + report.headline_metrics()
+    kinds = INTERVAL_CHOICES[report.interval]
+    suffix = f" {interval_header(report)}" if ci else ""
+    greedy = greedy_kinds(report)
+    greedy_suffix = f" {interval_header(report, greedy)}" if ci and greedy else ""
+    header = identity_columns(report) + ["Setting", "n", "Q", columns[0] + greedy_suffix]
+    header += [col + suffix for col in columns[1:]]
+    body = []
+    for row in sorted_rows(report, dataset_abbr, subset, descending):
+        cell = report.cells[(row.label, dataset_abbr, subset)]
+        values = [estimate_text(cell.greedy, ci, greedy_kinds(report))] + [
+            estimate_text(cell.metrics.get(key), ci, kinds) for key in columns[1:]
+        ]
+        body.append(
+            identity_cells(report, row, marker=True)
+            + [setting_text(row), str(int(row.n.max())), str(cell.num_questions)]
+            + values
+        )
+    return header, body
+
+
+def greedy_rows(report: Report, ci: bool = True) -> tuple[list[str], list[list[str]]]:
+    """Every greedy (one sample per question) run: its accuracy."""
+    kinds = greedy_kinds(report)
+    label = f"{ACCURACY} {interval_header(report, kinds)}" if ci and kinds else ACCURACY
+    header = ["Model", "Dataset", "Q", label]
+    body = []
+    for run in report.greedy:
+        cell: Cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
+        body.append(
+            [
+                run.model_abbr,
+                run.dataset_abbr,
+                str(cell.num_questions),
+                estimate_text(cell.metrics[PASS_AT_1], ci, kinds),
+            ]
+        )
+    return header, body
+
+
+def sensitivity_rows(
+    report: Report, dataset_abbr: str, descending: bool = True
+) -> tuple[list[str], list[list[str]]]:
+    """Verdict sensitivity: each headline metric's range, reported value first."""
+    metrics = report.headline_metrics() + [PASS_AT_1]
+    header = identity_columns(report) + ["undecided", "unjudged"] + metrics
+    body = []
+    for row in sorted_rows(report, dataset_abbr, "overall", descending):
+        cell = report.cells[(row.label, dataset_abbr, "overall")]
+        sens = cell.sensitivity
+        if sens is None:
+            continue
+        undecided = {
+            "exact": str(sens.undecided),
+            "upper bound": f"≤{sens.undecided}",
+            "unknown": "?",
+        }[sens.basis]
+        cells = []
+        for key in metrics:
+            low, high = sens.ranges[key]
+            cells.append(
+                f"{pct_text(cell.metrics[key].value)} ({pct_text(low)}–{pct_text(high)})"
+                if pct_text(low) != pct_text(high)
+                else pct_text(cell.metrics[key].value)
+            )
+        body.append(identity_cells(report, row) + [undecided, str(sens.unjudged)] + cells)
+    return header, body
+
+
+def accounting_rows(
+    report: Report, dataset_abbr: str, descending: bool = True
+) -> tuple[list[str], list[list[str]]]:
+    """How the samples were checked: the counts the results files carry (no metric)."""
+    rows = sorted_rows(report, dataset_abbr, "overall", descending)
+    tables = [accounting(row) for row in rows]
+    columns = [c for c in ACCOUNTING_COLUMNS if any(c in t for t in tables)]
+    if not columns:
+        return [], []
+    body = [
+        identity_cells(report, row) + [str(t["check"])] + [str(t.get(c, DASH)) for c in columns]
+        for row, t in zip(rows, tables)
+    ]
+    return identity_columns(report) + ["check"] + columns, body
+
+
+def accounting_note(columns: Sequence[str]) -> str:
+    """The accounting table's caption: what its counts hold, for the columns it shows."""
+    parts = ["How each row's samples were checked (counts summed over its runs)."]
+    if "rule_decided" in columns:
+        among = [c for c in ("no_answer", "rule_undecided") if c in columns]
+        inside = f", {' and '.join(among)} among them" if among else ""
+        parts.append(f"rule_decided: every sample the rules settled{inside}.")
+    if "rule_undecided" in columns:
+        parts.append("rule_undecided: no rule decided it; scored wrong.")
+    return " ".join(parts)
+
+
+def sensitivity_note(report: Report) -> str:
+    return (
+        "Verdict sensitivity: value (range if every sample no rule decided and no judge "
+        "labelled were wrong – right). undecided = scored wrong with no rule deciding "
+        "(rules mode; ≤ marks an upper bound from an older results file: every rule-wrong "
+        "sample with an answer; ? = the file does not record how samples were checked, "
+        "so only unjudged samples count); unjudged = no judge label (excluded from n). "
+        "The range is how far the checker, not the model, could move the number."
+    )
+
+
+def ci_note(report: Report, best_first: bool = True) -> str:
+    order = "the best first" if best_first else "ascending, like the paper"
+    level = f"{100 * report.level:g}%"
+    rerun = (
+        f"[rerun {level}] = how far a rerun on these same questions would move the value "
+        "(sampling noise only; t interval from an unbiased per-question variance "
+        "estimate; * = some question has n < 2k samples, where no unbiased estimate "
+        "exists: its variance is the posterior expectation under a Beta fitted to the "
+        f"questions, approximate; [{SHORT_N}]: not even that can be fitted)"
+    )
+    if report.n_boot <= 0:
+        bench = f"[benchmark {level}]: off (--resamples 0)"
+    else:
+        bench = (
+            f"[benchmark {level}] = how the model would do on new questions like these "
+            f"(questions resampled too: BCa bootstrap over questions, "
+            f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
+            "estimate)"
+        )
+    shown = (
+        [rerun, bench]
+        if report.interval == "both"
+        else ([rerun] if report.interval == "rerun" else [bench])
+    )
+    ci = "; ".join(shown) + (
+        f"; [{NO_WIDTH}]: no question varies, so no interval can be given a width; the "
+        "Greedy column and table (temperature 0, nothing to resample) show only the "
+        "benchmark interval"
+    )
+    return (
+        f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
+        f"questions. Rows sorted by mG-Pass@{report.k}, {order}. Greedy: temperature-0 run of the "
+        f"same base model ({DASH} when absent)."
+    )
+
+
+def titles(report: Report) -> Sequence[tuple[str, str]]:
+    """(dataset, subset) of every table, in order."""
+    return [(d, s) for d, subsets in report.subsets.items() for s in subsets]

@@ -1,0 +1,303 @@
+"""Text for the report's rank intervals and verdict-error corrections
+(:mod:`.corrections`): one small hook per renderer calls these.
+
+A rank cell reads ``2 (1–4)``: rank 2 by the point estimates (1 = best; tied rows share
+the better rank), and at the report's level the true rank lies between 1 and 4 under the
+interval kind the tables show (``--interval``; with ``both``: ``2 (1–4; 1–5)``, rerun
+first). Corrected values are shown beside the raw ones, labelled, never in their place,
+with the rates used (an audit's rates with their intervals: percent, at the report's level).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MAJ
+from gpassk_oc.core.uncertainty.corrected_estimates import Corrected
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
+from gpassk_oc.report.data.identity import identity, identity_header
+from gpassk_oc.report.data.numbers import DASH, pct, pct_text
+from gpassk_oc.report.data.report_model import Report
+from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
+
+__all__ = [
+    "csv_columns",
+    "csv_values",
+    "json_extras",
+    "markdown_sections",
+    "rank_text",
+    "rate_intervals",
+    "sections",
+]
+
+
+def _kinds(report: Report) -> tuple[str, ...]:
+    shown = report.interval
+    return INTERVAL_KINDS if shown == "both" else (shown,)
+
+
+def rank_text(cell: RankCell | None, kinds: tuple[str, ...]) -> str:
+    """``2 (1–4)`` (or ``2`` when no interval was computed)."""
+    if cell is None:
+        return DASH
+    spans = [cell.intervals.get(k) for k in kinds]
+    inner = "; ".join(f"{s[0]}–{s[1]}" for s in spans if s is not None)
+    return f"{cell.rank} ({inner})" if inner else str(cell.rank)
+
+
+def rate_intervals(rates: ErrorRates | ClassRates, level: float) -> dict[str, dict[str, Any]]:
+    """Per source: fp and fn (fractions) and, for audited rates, their intervals at *level*
+    (quantiles of the posterior draws; None for stated rates)."""
+    out: dict[str, dict[str, Any]] = {}
+    alpha = (1 - level) / 2
+    for source, (fp, fn) in rates.points.items():
+        draws = rates.draws.get(source) if rates.draws is not None else None
+        spans: list[list[float] | None] = [None, None]
+        if draws is not None:  # holds the point (an audit without errors: rate 0)
+            for j, value in enumerate((fp, fn)):
+                low, high = np.quantile(draws[:, j], [alpha, 1 - alpha])
+                spans[j] = [min(float(low), value), max(float(high), value)]
+        out[source] = {"fp": fp, "fn": fn, "fp_interval": spans[0], "fn_interval": spans[1]}
+    return out
+
+
+def _rate_text(name: str, value: float, span: list[float] | None) -> str:
+    inner = f" [{100 * span[0]:.2f}, {100 * span[1]:.2f}]" if span else ""
+    return f"{name} {100 * value:.2f}%{inner}"
+
+
+def _corrected_note(report: Report) -> str:
+    rates = report.rates
+    parts = []
+    if rates is not None:
+        parts = [
+            f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
+            f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
+            for s, r in rate_intervals(rates, report.level).items()
+        ]
+        how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+        parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
+        head = f"Raw values and values corrected for verdict error ({rates.origin}; "
+        head += f"{'; '.join(parts)}; {how})."
+    else:
+        head = "Raw values and values corrected for verdict error."
+    return f"{head}{_vote_note(report)} Brackets: the corrected value's rerun and benchmark intervals at {100 * report.level:g}%."
+
+
+def _vote_note(report: Report) -> str:
+    """What the maj@k column rests on: the class rates, or the flag that would give them."""
+    if not report.raw_votes:
+        return ""
+    classes = report.class_rates
+    if classes is None:
+        return (
+            " maj@k is not corrected: sample rates do not say which answer class is the "
+            "gold; an audit by class would (gpassk-oc audit --by class, then "
+            "--audit-classes SHEET)."
+        )
+    parts = [
+        f"{s}: {_rate_text('e1', r['fp'], r['fp_interval'])}, "
+        f"{_rate_text('e0', r['fn'], r['fn_interval'])}"
+        for s, r in rate_intervals(classes, report.level).items()
+    ]
+    return (
+        f" maj@k is corrected with class rates ({classes.origin}; e1: graded correct but "
+        f"not the gold, e0: graded wrong but the gold, weighted by the chance to win; "
+        f"{'; '.join(parts) or 'no class labelled'}); it has no rerun interval (—), as "
+        "the raw maj@k."
+    )
+
+
+def _cell_text(est: Corrected | None) -> str:
+    if est is None:
+        return DASH
+    if est.status == "not corrected":
+        return "not corrected (--audit-classes)"
+    bounds = (est.rerun_low, est.rerun_high, est.ci_low, est.ci_high)
+    if not any(np.isfinite(bounds)):  # maj@k without a benchmark interval computed
+        return pct_text(est.value)
+    return (
+        f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
+        f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]"
+    )
+
+
+def _raw(report: Report, label: str, dataset: str, key: str) -> float | None:
+    cell = report.cells.get((label, dataset, "overall"))
+    if cell and key in cell.metrics:
+        return float(cell.metrics[key].value)
+    if key == MAJ.spec(report.k).key:  # the vote's raw value, over the same questions
+        return report.raw_votes.get((label, dataset))
+    return None
+
+
+def _who(report: Report, label: str, dataset: str) -> list[str]:
+    """The row's identity cells (model and the settings that tell rows apart), as every
+    other table shows them; the label alone when the row is not in the report."""
+    for row in report.rows:
+        if row.label == label and row.dataset_abbr == dataset:
+            return list(identity(row, report.identity).values())
+    return [label] + [""] * (len(identity_header(report.identity)) - 1)
+
+
+def _rank_note(report: Report, by_metric: list[dict[str, RankCell]], kinds: tuple[str, ...]) -> str:
+    """The rank table's caption: the intervals it promises are the ones its cells show."""
+    given = [k for k in kinds if any(c.intervals.get(k) for m in by_metric for c in m.values())]
+    if not given:
+        return (
+            "Rank (1 = best) by each metric; no interval: the benchmark kind needs the "
+            "bootstrap (--resamples > 0)."
+        )
+    return (
+        f"Rank (1 = best) and, in parentheses, its {100 * report.level:g}% interval "
+        f"({'; '.join(given)}), by each metric."
+    )
+
+
+def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]]:
+    """(title, note, header, body) of the rank tables (one per dataset) and the corrected
+    table — the data every text format renders."""
+    out = []
+    metrics = report.headline_metrics()
+    ranks = report.ranks
+    kinds = _kinds(report)
+    for dataset in report.subsets:
+        if (dataset, metrics[-1]) not in ranks:
+            continue
+        by_last = ranks[(dataset, metrics[-1])]
+        labels = sorted(by_last, key=lambda lab: by_last[lab].rank)
+        body = [
+            _who(report, lab, dataset)
+            + [rank_text(ranks[(dataset, m)].get(lab), kinds) for m in metrics]
+            for lab in labels
+        ]
+        note = _rank_note(report, [ranks[(dataset, m)] for m in metrics], kinds)
+        header = identity_header(report.identity) + metrics
+        out.append((f"Ranks — {dataset}", note, header, body))
+    corrected = report.corrected
+    if corrected:
+        keys = _corrected_keys(report)
+        header = identity_header(report.identity) + ["Dataset"]
+        header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
+        body = []
+        for (label, dataset), values in corrected.items():
+            line = _who(report, label, dataset) + [dataset]
+            for key in keys:
+                line += [pct_text(_raw(report, label, dataset, key)), _cell_text(values.get(key))]
+            body.append(line)
+        out.append(("Corrected for verdict error", _corrected_note(report), header, body))
+    return out
+
+
+def markdown_sections(report: Report) -> list[str]:
+    """Markdown lines of :func:`sections` ([] when there are none)."""
+    out: list[str] = []
+    for title, note, header, body in sections(report):
+        out += [f"## {title}", "", note, "", "| " + " | ".join(header) + " |"]
+        out += ["|" + "---|" * len(header)] + ["| " + " | ".join(cells) + " |" for cells in body]
+        out.append("")
+    return out
+
+
+def csv_columns(report: Report) -> list[str]:
+    """Extra CSV columns: per headline metric its rank and both rank intervals, then per
+    corrected metric the corrected value and both intervals (filled on overall lines)."""
+    cols = []
+    if report.ranks:
+        for key in report.headline_metrics():
+            cols += [f"{key} rank"] + [
+                f"{key} rank_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
+            ]
+    for key in _corrected_keys(report):
+        cols += [f"{key} corrected"] + [
+            f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
+        ]
+    return cols
+
+
+def _corrected_keys(report: Report) -> list[str]:
+    """Every corrected metric of any row, in first-seen order (maj@k only on rows with
+    votes)."""
+    corrected = report.corrected
+    return list(dict.fromkeys(key for values in corrected.values() for key in values))
+
+
+def csv_values(report: Report, label: str, dataset: str, subset: str) -> list[Any]:
+    """The values of :func:`csv_columns` for one line (empty off the overall lines)."""
+    n = len(csv_columns(report))
+    if subset != "overall":
+        return [""] * n
+    out: list[Any] = []
+    ranks = report.ranks
+    if ranks:
+        for key in report.headline_metrics():
+            cell = ranks.get((dataset, key), {}).get(label)
+            out.append(cell.rank if cell else "")
+            for kind in INTERVAL_KINDS:
+                span = cell.intervals.get(kind) if cell else None
+                out += list(span) if span else ["", ""]
+    values = report.corrected.get((label, dataset), {})
+    for key in _corrected_keys(report):
+        est = values.get(key)
+        nums = (
+            (est.value, est.rerun_low, est.rerun_high, est.ci_low, est.ci_high)
+            if est
+            else (None,) * 5
+        )
+        out += ["" if v is None else v for v in map(pct, nums)]
+    return out
+
+
+def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
+    """``ranks`` and ``corrected`` of a row's JSON (absent when not computed)."""
+    out: dict[str, Any] = {}
+    ranks = report.ranks
+    if ranks:
+        out["ranks"] = {
+            key: {
+                "rank": cell.rank,
+                **{k: list(v) if v else None for k, v in cell.intervals.items()},
+            }
+            for key in report.headline_metrics()
+            if (cell := ranks.get((dataset, key), {}).get(label)) is not None
+        }
+    values = report.corrected.get((label, dataset))
+    if values:
+        rates = report.rates
+        classes = report.class_rates
+        out["corrected"] = {
+            "rates": rate_intervals(rates, report.level) if rates is not None else {},
+            "origin": rates.origin if rates is not None else None,
+            **({"class_rates": _class_json(classes, report.level)} if classes else {}),
+            "metrics": {
+                key: {
+                    "value": pct(e.value),
+                    "rerun_low": pct(e.rerun_low),
+                    "rerun_high": pct(e.rerun_high),
+                    "ci_low": pct(e.ci_low),
+                    "ci_high": pct(e.ci_high),
+                    "status": e.status,
+                }
+                for key, e in values.items()
+            },
+        }
+    return out
+
+
+def _class_json(classes: ClassRates, level: float) -> dict[str, Any]:
+    """The class rates of a JSON row: origin, and e1/e0 with their intervals per source."""
+    spans = rate_intervals(classes, level)
+    return {
+        "origin": classes.origin,
+        "by_source": {
+            s: {
+                "e1": r["fp"],
+                "e0": r["fn"],
+                "e1_interval": r["fp_interval"],
+                "e0_interval": r["fn_interval"],
+            }
+            for s, r in spans.items()
+        },
+    }

@@ -1,0 +1,82 @@
+"""Markdown output of ``gpassk-oc report`` (the default)."""
+
+from __future__ import annotations
+
+from gpassk_oc.report.data.published_section import add_column, notes_lines
+from gpassk_oc.report.data.report_model import Report
+from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
+from gpassk_oc.report.data.tables import (
+    accounting_note,
+    accounting_rows,
+    ci_note,
+    greedy_rows,
+    sensitivity_note,
+    sensitivity_rows,
+    table_rows,
+    titles,
+)
+from gpassk_oc.report.data.token_table import token_rows
+from gpassk_oc.report.formats.corrections_out import markdown_sections
+from gpassk_oc.report.formats.format_spec import Format, RenderOptions
+
+TOKEN_NOTE = (
+    "Output tokens per sample as the server counted them (`usage.completion_tokens`); cut "
+    "by the limit: replies it stopped with finish_reason `length`; p95: nearest rank."
+)
+
+
+def _table(header: list[str], body: list[list[str]]) -> list[str]:
+    return (
+        ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        + ["| " + " | ".join(cells) + " |" for cells in body]
+        + [""]
+    )
+
+
+def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
+    out = [f"# G-Pass@{report.k} report", "", ci_note(report, descending), ""]
+    for dataset_abbr, subset in titles(report):
+        header, body = add_column(
+            report,
+            dataset_abbr,
+            subset,
+            descending,
+            table_rows(report, dataset_abbr, subset, ci, descending),
+        )
+        if body:
+            out += [f"## {dataset_abbr} — {subset}", ""] + _table(header, body)
+    for title, header, body in sweep_sections(report, ci):
+        out += [f"## {title}", "", sweep_note(report), ""] + _table(header, body)
+    for dataset_abbr in report.subsets:
+        header, body = sensitivity_rows(report, dataset_abbr, descending)
+        if body:
+            out += [
+                f"## Verdict sensitivity — {dataset_abbr}",
+                "",
+                sensitivity_note(report),
+                "",
+            ] + _table(header, body)
+    for dataset_abbr in report.subsets:
+        header, body = accounting_rows(report, dataset_abbr, descending)
+        if body:
+            note = accounting_note(header)
+            out += [f"## Accounting — {dataset_abbr}", "", note, ""] + _table(header, body)
+    header, body = greedy_rows(report, ci)
+    if body:
+        out += ["## Greedy runs", ""] + _table(header, body)
+    header, body, counted = token_rows(report)
+    if counted:  # runs without counts are listed only beside runs that have them
+        out += ["## Output tokens", "", TOKEN_NOTE, ""] + _table(header, body)
+    out += markdown_sections(report)  # ranks, corrected values (report.corrections_out)
+    if published := notes_lines(report):
+        out += ["## Published numbers", ""] + [f"- {line}" for line in published] + [""]
+    if report.notes:
+        out += ["## Notes", ""] + [f"- {note}" for note in report.notes] + [""]
+    return "\n".join(out)
+
+
+def _render(report: Report, options: RenderOptions) -> str:
+    return render_markdown(report, options.ci, options.descending)
+
+
+FORMAT = Format("markdown", (".md", ".markdown"), _render, also_in=("compare", "plan"))

@@ -1,0 +1,1 @@
+"""``gpassk-oc plan``'s model and text: a sample size for an interval width or a difference."""

@@ -1,0 +1,304 @@
+"""The plan ``gpassk-oc plan`` prints (:mod:`gpassk_oc.report.commands.plan_command` says
+what it holds): the flags validated, the pilot read, each metric's variance split into
+questions and sampling, the grid of half-widths, and the n a target half-width or a
+difference needs (:mod:`gpassk_oc.core.uncertainty.sample_size`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
+from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, atoms_of, summarize
+from gpassk_oc.core.uncertainty.sample_size import N_MAX, Difficulty, fit_beta, smallest_n, split
+from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.report_model import default_k, recorded_taus
+from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
+from gpassk_oc.report.planning.plan_model import Plan
+
+KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
+
+
+class PlanError(ValueError):
+    """A plan that cannot be made as asked; the message is the one line to show."""
+
+
+def _int_list(text: str, flag: str) -> list[int]:
+    try:
+        values = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise PlanError(f"{flag} {text}: need comma-separated whole numbers") from None
+    if not values or values[0] < 1:
+        raise PlanError(f"{flag} {text}: need whole numbers >= 1")
+    return values
+
+
+def _level(value: float) -> float:
+    level = value / 100 if 1 < value < 100 else value
+    if not 0 < level < 1:
+        raise PlanError(
+            f"--level {value:g}: need a confidence level in (0, 1) or a percentage in "
+            "(1, 100), e.g. 0.95 or 95"
+        )
+    return level
+
+
+def _normal_quantile(p: float) -> float:
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
+
+
+def _pilot_row(path: str, model: str | None, dataset: str | None, side: str) -> Row:
+    flag = "--model" if side == "pilot" else "--model-b"
+    try:
+        row, _ = select_row(path, model, dataset, "X")
+    except CompareError as exc:  # compare's wording names its own flags: say ours
+        text = str(exc).replace("--model-x", flag).removeprefix("X: ")
+        raise PlanError(f"{side}: {text}") from None
+    if len(row.keys) < 2:
+        raise PlanError(f"pilot {path}: {row.label} has {len(row.keys)} question; need >= 2")
+    if int(row.n.min()) < 2:
+        raise PlanError(
+            f"pilot {path}: {row.label} has n={int(row.n.min())} sample per question; "
+            "need n >= 2 to separate question difficulty from sampling noise"
+        )
+    return row
+
+
+def _difficulty(args: argparse.Namespace) -> tuple[Difficulty, Row | None]:
+    if args.pilot and args.beta:
+        raise PlanError("give a pilot run or --beta assumptions, not both")
+    if args.pilot:
+        row = _pilot_row(args.pilot, args.model, args.dataset, "pilot")
+        return fit_beta(row.n, row.c, f"fitted to {row.label} on {row.dataset_abbr}"), row
+    if not args.beta:
+        raise PlanError("need a pilot run (PILOT) or assumptions (--beta A,B --questions Q)")
+    try:
+        a, b = (float(x) for x in args.beta.split(","))
+    except ValueError:
+        raise PlanError(f"--beta {args.beta}: need two numbers A,B, e.g. 0.6,0.6") from None
+    if not (a > 0 and b > 0 and math.isfinite(a + b)):
+        raise PlanError(f"--beta {args.beta}: both Beta parameters must be > 0")
+    if args.questions is None:
+        raise PlanError("--beta needs --questions Q (the number of questions)")
+    return Difficulty(a, b, "assumed"), None
+
+
+def _pilot_check(plan: Plan, row: Row) -> None:
+    """The pilot's own half-widths (its rerun and benchmark intervals) beside the model's."""
+    est = summarize(row.n, row.c, plan.metrics, n_boot=4000, level=plan.level, seed=0)
+    for spec in plan.metrics:
+        key = spec.key
+        e = est[key]
+        model = split(spec, plan.difficulty, plan.n)
+        plan.pilot[key] = {
+            "value": e.value,
+            "model_mean": model.mean,
+            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun in ("ok", "posterior") else None,
+            "model_rerun": model.halfwidth(plan.questions, "rerun", plan.z),
+            "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
+            "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),
+        }
+
+
+def _target(plan: Plan) -> None:
+    assert plan.target is not None
+    for spec in plan.metrics:
+        key = spec.key
+        plan.smallest[key] = {}
+        for kind in plan.kinds:
+
+            def ok(
+                n: int, kind: str = kind, spec: MetricSpec = spec, target: float = plan.target
+            ) -> bool:
+                return (
+                    split(spec, plan.difficulty, n).halfwidth(plan.questions, kind, plan.z)
+                    <= target
+                )
+
+            found = smallest_n(ok, spec.k)
+            if found is None:
+                floor = split(spec, plan.difficulty, N_MAX)
+                if kind == "benchmark":
+                    lowest = floor.halfwidth(plan.questions, kind, plan.z)
+                    need = math.ceil((plan.z / plan.target) ** 2 * (floor.between + floor.within))
+                    why = (
+                        f"with {plan.questions} questions no n gets the benchmark interval "
+                        f"below ±{100 * lowest:.2f} points (question variance); about {need} "
+                        f"questions at n = {N_MAX} would"
+                    )
+                else:
+                    why = f"it needs more than n = {N_MAX} samples per question"
+                if len(plan.kinds) > 1:
+                    why += " (--interval rerun plans the rerun interval alone)"
+                raise PlanError(
+                    f"--halfwidth {100 * plan.target:g}: unreachable for {key} ({kind}): {why}"
+                )
+            plan.smallest[key][kind] = found
+
+
+def _per_question(spec: MetricSpec, n: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The metric's per-question estimates (NaN where k > n)."""
+    atoms = atoms_of(n, c)
+    return atoms.values([spec])[atoms.inverse, 0]
+
+
+def _resolve(plan: Plan, row_a: Row | None, row_b: Row | None) -> None:
+    """n for which A − B resolves plan.difference (see module docstring)."""
+    assert plan.difference is not None
+    difference = plan.difference
+    factor = plan.z + _normal_quantile(plan.power)
+    diff_b = fit_beta(row_b.n, row_b.c, "pilot B") if row_b is not None else plan.difficulty
+    for spec in plan.metrics:
+        key = spec.key
+        between = None
+        if row_a is not None and row_b is not None:
+            n_a, c_a, n_b, c_b = aligned(row_a, row_b)
+            d = _per_question(spec, n_a, c_a) - _per_question(spec, n_b, c_b)
+            d = d[~np.isnan(d)]
+            n0a, n0b = int(np.median(n_a)), int(np.median(n_b))
+            sampling0 = split(spec, plan.difficulty, n0a).within + split(spec, diff_b, n0b).within
+            # the paired differences' spread at the pilot's n, less the sampling part
+            between = max(float(np.var(d, ddof=1)) - sampling0, 0.0) if d.size > 1 else None
+        plan.resolve[key] = {}
+        for kind in plan.kinds:
+            if kind == "benchmark" and between is None:
+                plan.resolve[key][kind] = "needs --pilot-b"
+                continue
+            extra = between if kind == "benchmark" and between is not None else 0.0
+
+            def ok(
+                n: int, extra: float = extra, spec: MetricSpec = spec, diff: float = difference
+            ) -> bool:
+                var = extra + split(spec, plan.difficulty, n).within + split(spec, diff_b, n).within
+                return factor * math.sqrt(var / plan.questions) <= diff
+
+            plan.resolve[key][kind] = smallest_n(ok, spec.k)
+
+
+def _metrics(args: argparse.Namespace, row: Row | None, n: int) -> list[MetricSpec]:
+    """The metrics to plan for: --metrics (``args.metric_specs``), else the headline ones
+    at --k (default: the pilot's headline k, else 16, at most n)."""
+    if args.k is not None and args.k < 1:
+        raise PlanError(f"--k {args.k}: k must be >= 1")
+    k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
+    taus = recorded_taus([row])[0] if row is not None else HEADLINE_TAUS
+    # --metrics arrives parsed (plan_command: keys are read at the CLI edge)
+    metrics = list(args.metric_specs) if args.metric_specs else headline_specs(k, taus)
+    votes = [m.key for m in metrics if m.definition.needs_votes]
+    if votes:  # the Beta model gives counts (n, c); a vote needs the answer classes
+        raise PlanError(
+            f"--metrics {votes[0]}: the planner models correct counts, and a vote needs the "
+            "answer classes; plan for pass@k / G-Pass@k, see maj@k in gpassk-oc report"
+        )
+    too_big = [m.key for m in metrics if m.k > min(n, N_MAX)]
+    if too_big:
+        raise PlanError(f"--metrics {too_big[0]}: k exceeds n = {n} samples per question")
+    return metrics
+
+
+def _grids(
+    args: argparse.Namespace, questions: int, n: int, metrics: list[MetricSpec]
+) -> tuple[list[int], list[int]]:
+    """The question counts and samples per question of the half-width grid."""
+    grid_q = (
+        _int_list(args.grid_questions, "--grid-questions")
+        if args.grid_questions
+        else (sorted({max(2, questions // 2), questions, 2 * questions, 4 * questions}))
+    )
+    kmax = max(m.k for m in metrics)
+    grid_n = (
+        _int_list(args.grid_n, "--grid-n")
+        if args.grid_n
+        else sorted({x for x in (kmax, 2 * kmax, n, 2 * n, 4 * n) if kmax <= x <= N_MAX})
+    )
+    if grid_n[0] < kmax or grid_n[-1] > N_MAX:
+        raise PlanError(f"--grid-n {args.grid_n}: every n must lie in [k = {kmax}, {N_MAX}]")
+    return grid_q, grid_n
+
+
+def _assumptions(difficulty: Difficulty, z: float, level: float) -> list[str]:
+    """What the plan assumes, in words."""
+    return [
+        f"question success rates p ~ Beta({difficulty.a:.3g}, {difficulty.b:.3g}) "
+        f"({difficulty.source}; mean {100 * difficulty.mean:.1f}%); questions exchangeable, "
+        "new ones from the same population",
+        "samples of a question i.i.d. Bernoulli(p) (the sampling setting fixed)",
+        f"half-width = z × SD with z = {z:.3f} ({100 * level:g}%, normal: Q large enough "
+        "that the score is near-normal)",
+    ]
+
+
+def _split_and_grid(plan: Plan) -> None:
+    """Each metric's variance split at the current n, and its half-widths on the grid."""
+    for spec in plan.metrics:
+        key = spec.key
+        s = split(spec, plan.difficulty, plan.n)
+        plan.split[key] = {"mean": s.mean, "between": s.between, "within": s.within}
+        plan.grid[key] = {
+            kind: [
+                [split(spec, plan.difficulty, m).halfwidth(q, kind, plan.z) for m in plan.grid_n]
+                for q in plan.grid_questions
+            ]
+            for kind in plan.kinds
+        }
+
+
+def _difference(plan: Plan, args: argparse.Namespace, row: Row | None) -> None:
+    """--difference: the n at which A − B resolves it (:func:`_resolve`)."""
+    if not args.difference > 0:
+        raise PlanError(f"--difference {args.difference:g}: need a positive difference in points")
+    if not 0 < args.power < 1:
+        raise PlanError(f"--power {args.power:g}: need a probability in (0, 1)")
+    plan.difference, plan.power = args.difference / 100, args.power
+    row_b = (
+        _pilot_row(args.pilot_b, args.model_b, args.dataset, "pilot B") if args.pilot_b else None
+    )
+    if row_b is not None and row is None:
+        raise PlanError("--pilot-b needs a pilot run for model A too")
+    try:
+        _resolve(plan, row, row_b)
+    except CompareError as exc:
+        raise PlanError(f"--pilot-b: {exc}") from None
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    """Validate the arguments and compute the plan; :class:`PlanError` names the flag."""
+    level = _level(args.level)
+    difficulty, row = _difficulty(args)
+    questions = args.questions or (len(row.keys) if row is not None else 0)
+    n = args.n or (int(np.median(row.n)) if row is not None else 16)
+    if questions < 2:
+        raise PlanError(f"--questions {questions}: need at least 2 questions")
+    if not 1 <= n <= N_MAX:
+        raise PlanError(f"--n {n}: need 1 <= n <= {N_MAX} samples per question")
+    metrics = _metrics(args, row, n)
+    z = _normal_quantile(0.5 + level / 2)
+    grid_q, grid_n = _grids(args, questions, n, metrics)
+    kinds = KINDS[args.interval]
+    assumptions = _assumptions(difficulty, z, level)
+    plan = Plan(level, z, kinds, difficulty, questions, n, metrics, assumptions, grid_q, grid_n)
+    _split_and_grid(plan)
+    if row is not None:
+        _pilot_check(plan, row)
+    if args.halfwidth is not None:
+        if not args.halfwidth > 0:
+            raise PlanError(f"--halfwidth {args.halfwidth:g}: need a positive half-width in points")
+        plan.target = args.halfwidth / 100
+        _target(plan)
+    if args.difference is not None:
+        _difference(plan, args, row)
+    return plan
+
+
+def to_json(plan: Plan) -> dict[str, Any]:
+    out = {key: value for key, value in plan.__dict__.items() if key != "difficulty"}
+    out["difficulty"] = plan.difficulty.__dict__
+    out["metrics"] = [spec.key for spec in plan.metrics]  # keys are written at the edge
+    out["kinds"] = list(plan.kinds)
+    return out

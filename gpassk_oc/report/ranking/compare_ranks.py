@@ -1,0 +1,144 @@
+"""``compare``'s P(A better than B) under both interval kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
+
+* rerun — questions fixed: A − B is normal with the rerun SE of the difference, so
+  ``P = Φ(diff / se)``;
+* benchmark — new questions: the share of paired bootstrap resamples (questions drawn
+  jointly for A and B) in which A's mean exceeds B's (ties count half).
+
+"Better" is higher, or lower for a metric whose ``MetricDef.higher_is_better`` is False
+(gap@k: the smaller gap is the steadier model).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.metric_intervals import Difference
+from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, prob_greater
+from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.numbers import DASH, pct, pct_text
+from gpassk_oc.report.data.report_parts import ErrorRates
+
+__all__ = ["corrected_lines", "prob_a_better", "prob_lines"]
+
+
+def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
+    out = np.full(len(n), np.nan)
+    for value in np.unique(n):
+        per_c = metric_per_c(spec, int(value))
+        if per_c is not None:
+            out[n == value] = per_c[c[n == value]]
+    return out
+
+
+def prob_a_better(
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    diffs: dict[str, Difference],
+    specs: Sequence[MetricSpec],
+    n_boot: int,
+    seed: int,
+) -> dict[str, dict[str, float | None]]:
+    """{metric: {"rerun": P, "benchmark": P}}: P(A better than B) for aligned (n_a, c_a,
+    n_b, c_b), better by the metric's direction (``MetricDef.higher_is_better``)."""
+    from scipy.special import ndtr
+
+    n_a, c_a, n_b, c_b = counts
+    out: dict[str, dict[str, float | None]] = {}
+    for spec in specs:
+        key, d = spec.key, diffs[spec.key]
+        # A is better when its value is higher, or lower where lower is better (gap@k)
+        ahead = d.diff if spec.definition.higher_is_better else -d.diff
+        rerun: float | None = None
+        if d.rerun in ("ok", "posterior") and d.sampling_se > 0:
+            rerun = float(ndtr(ahead / d.sampling_se))
+        elif d.rerun == "no width" and math.isfinite(d.diff):
+            rerun = 1.0 if ahead > 0 else 0.0 if ahead < 0 else 0.5
+        bench: float | None = None
+        if n_boot > 0:
+            both = np.stack([_values(n_a, c_a, spec), _values(n_b, c_b, spec)], axis=1)
+            both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
+            draws = benchmark_draws(both, n_boot, seed)
+            better, worse = (0, 1) if spec.definition.higher_is_better else (1, 0)
+            bench = prob_greater(draws[:, better], draws[:, worse])
+        out[key] = {"rerun": rerun, "benchmark": bench}
+    return out
+
+
+def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
+    """The markdown section of P(A better than B)."""
+    out = [
+        "## P(A better than B)",
+        "",
+        "rerun: A stays ahead if both are sampled again on these questions; "
+        "benchmark: A is ahead on new questions like these.",
+        "",
+        "| Metric | rerun | benchmark |",
+        "|---|---|---|",
+    ]
+    for key, p in probs.items():
+        cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in ("rerun", "benchmark")]
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def corrected_lines(
+    sides: list[tuple[Row, str]],
+    rates: ErrorRates,
+    metrics: Sequence[MetricSpec],
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> tuple[list[str], dict[str, Any]]:
+    """Each side's values corrected for verdict error (``--audit`` / ``--verdict-error``),
+    beside the raw ones: markdown lines and the JSON block."""
+    from gpassk_oc.core.uncertainty.corrected_estimates import correct
+    from gpassk_oc.report.ranking.corrections import MAX_RANK_DRAWS, channel_questions, rate_arrays
+
+    point, draws = rate_arrays(rates)
+    keys = [m.key for m in metrics if m.definition.correctable]
+    out = [
+        "## Corrected for verdict error",
+        "",
+        f"Each side corrected for the verdict error rates ({rates.origin}); brackets: "
+        f"rerun and benchmark intervals at {100 * level:g}%.",
+        "",
+        "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
+        "|---|" + "---|" * len(sides),
+    ]
+    data: dict[str, Any] = {}
+    results = []
+    for row, side in sides:
+        got = correct(
+            channel_questions(row, list(rates.points)),
+            point,
+            [m for m in metrics if m.definition.correctable],
+            rate_draws=draws,
+            level=level,
+            n_boot=min(n_boot, MAX_RANK_DRAWS),
+            seed=seed,
+        )
+        results.append(got)
+        data[side] = {
+            k: {
+                "value": pct(e.value),
+                "rerun_low": pct(e.rerun_low),
+                "rerun_high": pct(e.rerun_high),
+                "ci_low": pct(e.ci_low),
+                "ci_high": pct(e.ci_high),
+            }
+            for k, e in got.items()
+        }
+    for key in keys:
+        cells = [
+            f"{pct_text(r[key].value)} [{pct_text(r[key].rerun_low)}, {pct_text(r[key].rerun_high)}; "
+            f"{pct_text(r[key].ci_low)}, {pct_text(r[key].ci_high)}]"
+            for r in results
+        ]
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return out + [""], data

@@ -1,0 +1,270 @@
+"""The report's verdict-error corrections and rank intervals, as data (renderers read
+typed fields of :class:`~gpassk_oc.report.data.report_model.Report`; nothing here renders text).
+
+* :func:`load_rates` — rates from a filled-in audit sheet (``--audit``, with their
+  posterior draws) or stated (``--verdict-error``, known exactly).
+* :func:`attach_corrections` — per row (overall), the headline metrics, pass@k and pass@1
+  corrected for those rates (:mod:`gpassk_oc.core.uncertainty.corrected_estimates`), and maj@k
+  corrected for class rates from an audit by class (``--audit-classes``,
+  :mod:`gpassk_oc.core.uncertainty.corrected_majority`) — without one, maj@k is listed as not
+  corrected; the raw estimates are left as they are.
+* :func:`attach_ranks` — per dataset and headline metric, every row's rank and its
+  interval under both kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MAJ, PASS, MetricSpec
+from gpassk_oc.core.uncertainty.corrected_estimates import Corrected, correct
+from gpassk_oc.core.uncertainty.corrected_majority import class_rates, correct_maj
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.metric_intervals import Estimate
+from gpassk_oc.core.uncertainty.rank_intervals import (
+    benchmark_draws,
+    point_ranks,
+    rank_intervals,
+    rerun_draws,
+)
+from gpassk_oc.core.uncertainty.verdict_channel import Question
+from gpassk_oc.core.uncertainty.verdict_rates import (
+    ALL_SOURCES,
+    parse_verdict_error,
+    rates_from_audit,
+)
+from gpassk_oc.report.data.collect import Row, Run, question_key, run_results
+from gpassk_oc.report.data.report_model import Report
+from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
+
+__all__ = [
+    "ClassRates",
+    "ErrorRates",
+    "RankCell",
+    "attach_corrections",
+    "attach_ranks",
+    "rank_cells",
+    "load_rates",
+    "vote_metric",
+]
+
+#: rank and corrected intervals need fewer draws than a bootstrap CI: their tails are wider
+MAX_RANK_DRAWS = 4000
+RATE_DRAWS = 100  # as the bench measured coverage with
+
+
+def load_rates(runs: Sequence[Run], audit: Path | None, stated: Sequence[str]) -> ErrorRates | None:
+    """The rates asked for (ValueError, one line, for a bad sheet or spec)."""
+    if audit is not None:
+        from gpassk_oc.report.auditing.audit_sheet import audits_of, read_labels
+
+        audits = audits_of(runs, read_labels(audit), audit)
+        try:
+            points, draws = rates_from_audit(audits, RATE_DRAWS)
+        except ValueError as exc:  # rates out of bounds: name the sheet they came from
+            raise ValueError(f"--audit {audit}: {exc}") from None
+        skipped = [a.source for a in audits if a.one_verdict]
+        return ErrorRates(points, draws, f"audit {audit}", skipped)
+    if stated:
+        return ErrorRates(parse_verdict_error(stated), None, "stated")
+    return None
+
+
+def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
+    """Per question of *row* (its key order): ``(n_s, c_s)`` for channel 0 (sources
+    without rates: exact) and one channel per source of *sources*."""
+    everything = list(sources) == [ALL_SOURCES]
+    counts: dict[Any, list[list[int]]] = {
+        k: [[0, 0] for _ in range(len(sources) + 1)] for k in row.keys
+    }
+    for run in row.runs:
+        for q in run_results(run).questions:
+            key = question_key(q.split, q.language, q.index, q.question)
+            if key not in counts:
+                continue
+            srcs = q.source or ["unknown"] * len(q.correct)
+            for v, s in zip(q.correct, srcs):
+                if v is None:
+                    continue
+                ch = 1 if everything else (sources.index(s) + 1 if s in sources else 0)
+                counts[key][ch][0] += 1
+                counts[key][ch][1] += bool(v)
+    return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
+
+
+def corrected_metrics(report: Report) -> list[MetricSpec]:
+    """The metrics corrected: the report's headline ones, pass@k and pass@1."""
+    return list(dict.fromkeys(report.headline_specs() + [PASS.spec(report.k), PASS.spec(1)]))
+
+
+def rate_arrays(rates: ErrorRates) -> tuple[list[tuple[float, float]], np.ndarray | None]:
+    """Point rates per channel (channel 0: sources without rates, exact) and the draws
+    (R × channels × 2; None when the rates are known) in :func:`channel_questions` order."""
+    sources = list(rates.points)
+    point = [(0.0, 0.0)] + [rates.points[s] for s in sources]
+    if rates.draws is None or not sources:
+        return point, None
+    r = min(len(d) for d in rates.draws.values())
+    draws = np.zeros((r, len(sources) + 1, 2))
+    for j, s in enumerate(sources, start=1):
+        draws[:, j] = rates.draws[s][:r]
+    return point, draws
+
+
+def vote_metric(k: int) -> str:
+    """The vote metric the corrections table shows at the report's k: maj@k. The one
+    place this module picks a metric by kind (class rates correct it, sample rates not)."""
+    return MAJ.spec(k).key
+
+
+def attach_corrections(
+    report: Report, rates: ErrorRates | None, class_sheet: Path | None = None
+) -> None:
+    """``report.corrected[(label, dataset)]`` = {metric: Corrected}: the sample
+    rates' corrections (*rates*), then maj@k (:func:`attach_vote_corrections`)."""
+    out: dict[tuple[str, str], dict[str, Corrected]] = {}
+    if rates is not None:
+        sources = list(rates.points)
+        point, draws = rate_arrays(rates)
+        for row in report.rows:
+            questions = channel_questions(row, sources)
+            try:
+                out[(row.label, row.dataset_abbr)] = correct(
+                    questions,
+                    point,
+                    corrected_metrics(report),
+                    rate_draws=draws,
+                    level=report.level,
+                    n_boot=min(report.n_boot, MAX_RANK_DRAWS),
+                    seed=report.seed,
+                )
+            except ValueError as exc:  # too few questions to fit the difficulty prior
+                report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
+    report.rates = rates
+    attach_vote_corrections(report, out, class_sheet)
+    report.corrected = out
+
+
+def attach_vote_corrections(
+    report: Report, out: dict[tuple[str, str], dict[str, Corrected]], class_sheet: Path | None
+) -> None:
+    """maj@k of each row with votes (one run: class ids are per run): corrected with the
+    class rates of *class_sheet*, else marked "not corrected" (sample rates do not
+    determine which class is the gold). Its raw value goes to ``report.raw_votes``."""
+    from gpassk_oc.report.auditing.audit_classes import class_questions, mean_raw
+
+    rows = [r for r in report.rows if len(r.runs) == 1 and r.runs[0].summary.has_votes]
+    key, k = vote_metric(report.k), report.k
+    points: dict[str, tuple[float, float]] = {}
+    draws: dict[str, np.ndarray] = {}
+    if class_sheet is not None:
+        from gpassk_oc.report.auditing.audit_sheet import class_audits_of
+
+        runs = [run for row in report.rows for run in row.runs] + list(report.greedy)
+        try:
+            points, draws = class_rates(class_audits_of(runs, class_sheet, k), RATE_DRAWS, 0)
+        except ValueError as exc:
+            if str(exc).startswith("--audit-classes"):
+                raise
+            raise ValueError(f"--audit-classes {class_sheet}: {exc}") from None
+        report.class_rates = ClassRates(points, draws, f"class audit {class_sheet}")
+    sources = list(points)
+    point = [(0.0, 0.0)] + [points[s] for s in sources]
+    stacked = None
+    if sources:
+        stacked = np.stack([np.zeros((RATE_DRAWS, 2))] + [draws[s] for s in sources], axis=1)
+    raws: dict[tuple[str, str], float] = {}
+    for row in rows:
+        questions = class_questions(row.runs[0], row.keys, sources)
+        raws[(row.label, row.dataset_abbr)] = mean_raw(questions, k)
+        if class_sheet is None:
+            nan = float("nan")
+            fixed = Corrected(nan, nan, nan, nan, nan, "not corrected")
+        else:
+            fixed = correct_maj(
+                questions,
+                point,
+                k,
+                rate_draws=stacked,
+                level=report.level,
+                n_boot=min(report.n_boot, MAX_RANK_DRAWS),
+                seed=report.seed,
+            )
+        out.setdefault((row.label, row.dataset_abbr), {})[key] = fixed
+    report.raw_votes = raws
+
+
+def _question_values(rows: Sequence[Row], spec: MetricSpec) -> np.ndarray:
+    """(questions of the union × rows) per-question values, NaN where a row lacks one."""
+    union = list(dict.fromkeys(q for r in rows for q in r.keys))
+    where = {q: i for i, q in enumerate(union)}
+    out = np.full((len(union), len(rows)), np.nan)
+    tables: dict[int, np.ndarray | None] = {}
+    for j, row in enumerate(rows):
+        at = np.array([where[q] for q in row.keys])
+        for n in np.unique(row.n):
+            if int(n) not in tables:
+                tables[int(n)] = metric_per_c(spec, int(n))
+            per_c = tables[int(n)]
+            if per_c is not None:
+                mask = row.n == n
+                out[at[mask], j] = per_c[row.c[mask]]
+    return out
+
+
+def rank_cells(
+    rows: Sequence[Row],
+    ests: Sequence[Estimate],
+    spec: MetricSpec,
+    draws: tuple[int, int],
+    level: float,
+    seed: int,
+) -> dict[str, RankCell]:
+    """Each row's rank by *spec* (1: the best, as the metric's ``higher_is_better`` says)
+    and its rerun and benchmark intervals from *draws* = (rerun, benchmark) draws (a kind
+    with 0 draws: no interval); rows without a value are left out. *ests*: the rows'
+    overall estimates, in order."""
+    # ranks count the rows strictly above: where lower is better, rank the negated values
+    sign = 1.0 if spec.definition.higher_is_better else -1.0
+    points = [sign * e.value for e in ests]
+    ranks = point_ranks(points)
+    kinds: dict[str, list[tuple[int, int] | None]] = {}
+    n_rerun, n_bench = draws
+    if n_rerun > 0:
+        se = [e.sampling_se for e in ests]
+        kinds["rerun"] = rank_intervals(points, rerun_draws(points, se, n_rerun, seed), level)
+    if n_bench > 0:
+        means = sign * benchmark_draws(_question_values(rows, spec), n_bench, seed)
+        kinds["benchmark"] = rank_intervals(points, means, level)
+    return {
+        r.label: RankCell(int(ranks[i]), {k: v[i] for k, v in kinds.items()})
+        for i, r in enumerate(rows)
+        if np.isfinite(ranks[i])
+    }
+
+
+def attach_ranks(report: Report) -> None:
+    """``report.ranks[(dataset, metric)][label]`` = :class:`RankCell` (overall)."""
+    out: dict[tuple[str, str], dict[str, RankCell]] = {}
+    # the rerun interval needs no bootstrap: its draws are normal ones, also when the
+    # report skipped the bootstrap (markdown with rerun intervals only)
+    n_bench = min(report.n_boot, MAX_RANK_DRAWS)
+    draws = (n_bench or MAX_RANK_DRAWS, n_bench)
+    for dataset in report.subsets:
+        rows = [
+            r
+            for r in report.rows
+            if r.dataset_abbr == dataset and (r.label, dataset, "overall") in report.cells
+        ]
+        if len(rows) < 2:
+            continue
+        for spec in report.headline_specs():
+            ests = [report.cells[(r.label, dataset, "overall")].metrics[spec.key] for r in rows]
+            out[(dataset, spec.key)] = rank_cells(
+                rows, ests, spec, draws, report.level, report.seed
+            )
+    report.ranks = out

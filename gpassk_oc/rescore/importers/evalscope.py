@@ -1,0 +1,139 @@
+"""evalscope reviews (1.x): ``{work_dir}/{timestamp}/reviews/{model}/{dataset}_{subset}.jsonl``.
+
+One line per sample: ``target``, ``messages`` (the prompt), ``sample_score`` with
+``score.prediction`` (the reply), ``score.extracted_prediction`` and ``score.value``
+(the metric values), ``sample_id``, ``group_id`` (the question) and ``generation_index``
+(the repeat); the run's settings are in ``configs/task_config.yaml`` (``repeats``,
+``generation_config``). Replies are put in ``generation_index`` order per ``group_id``.
+evalscope grades with its own metric; where it is an accuracy (``acc``) each reply's
+label is compared with ours.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gpassk_oc.core.runs.score_run import Reply
+from gpassk_oc.rescore.foreign import foreign_importer
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun
+from gpassk_oc.rescore.importers._files import field_of, records
+from gpassk_oc.rescore.source import RescoreError
+
+__all__ = ["IMPORTER"]
+
+NAME = "evalscope"
+
+
+def recognise(folder: Path) -> list[Path]:
+    """Every ``{timestamp}/reviews/{model}/*.jsonl`` beside a ``configs/`` folder under
+    *folder* (by layout: a file of another evalscope version is recognised, then refused
+    naming the field it lacks)."""
+    return sorted(
+        p for p in folder.rglob("reviews/*/*.jsonl") if (p.parents[2] / "configs").is_dir()
+    )
+
+
+def find_runs(folder: Path) -> tuple[list[Any], list[str]]:
+    return [str(p) for p in recognise(folder)], []
+
+
+def _config(run_dir: Path) -> dict[str, Any]:
+    """``configs/task_config.yaml`` as data ({} when absent or unreadable)."""
+    path = run_dir / "configs" / "task_config.yaml"
+    try:
+        import yaml
+
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ImportError, ValueError):
+        return {}
+    except Exception:  # yaml.YAMLError: a config we cannot read is not the run's samples
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _get(record: dict[str, Any], key: str) -> Any:
+    """A field at the line's top level or in its ``sample_score``."""
+    if key in record:
+        return record[key]
+    score = record.get("sample_score")
+    return score.get(key) if isinstance(score, dict) else None
+
+
+def _prompt(messages: Any) -> str:
+    if isinstance(messages, list):
+        users = [
+            m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"
+        ]
+        if users and isinstance(users[-1], str):
+            return users[-1]
+    return ""
+
+
+def _sample(where: str, record: dict[str, Any]) -> tuple[Any, int, dict[str, Any]]:
+    """(question key, repeat, fields) of one review line."""
+    sample_score = field_of(record, "sample_score", where, NAME)
+    score: Any = sample_score.get("score") if isinstance(sample_score, dict) else None
+    if not isinstance(score, dict) or "prediction" not in score:
+        raise RescoreError(
+            f"{where}: no sample_score.score.prediction (another evalscope version?)"
+        )
+    group, index = _get(record, "group_id"), _get(record, "generation_index")
+    if group is None or not isinstance(index, int):
+        raise RescoreError(f"{where}: no group_id / generation_index (another evalscope version?)")
+    target = record.get("target")
+    gold = target[0] if isinstance(target, list) and target else target
+    value: dict[str, Any] = score["value"] if isinstance(score.get("value"), dict) else {}
+    acc = value.get("acc")
+    fields = {
+        "reply": str(score.get("prediction") or ""),
+        "gold": None if gold in (None, "") else str(gold),
+        "question": _prompt(record.get("messages")),
+        "label": None if not isinstance(acc, (int, float)) else acc >= 1,
+    }
+    return group, index, fields
+
+
+def _questions(path: Path, n: int) -> list[ForeignQuestion]:
+    grouped: dict[Any, dict[int, tuple[str, dict[str, Any]]]] = {}
+    for where, record in records(path):
+        group, index, fields = _sample(where, record)
+        if index in grouped.setdefault(group, {}) or index >= n:
+            raise RescoreError(f"{where}: generation_index {index} repeated or beyond repeats={n}")
+        grouped[group][index] = (where, fields)
+    out = []
+    for group, by_index in grouped.items():
+        ordered = [by_index[i] for i in sorted(by_index)]
+        where, first = ordered[0]
+        labels = [f["label"] for _, f in ordered]
+        out.append(
+            ForeignQuestion(
+                question=first["question"],
+                gold=first["gold"],
+                replies=[Reply(f["reply"]) for _, f in ordered],
+                where=where,
+                question_id=str(group),
+                labels=None if all(v is None for v in labels) else labels,
+            )
+        )
+    if not out:
+        raise RescoreError(f"{path}: no review lines")
+    return out
+
+
+def read_run(job: str) -> ForeignRun:
+    path = Path(job)
+    run_dir = path.parent.parent.parent  # {timestamp}/reviews/{model}/{file}
+    config = _config(run_dir)
+    gen = config.get("generation_config") or {}
+    repeats = config.get("repeats")
+    n = repeats if isinstance(repeats, int) and repeats > 0 else None
+    questions = _questions(path, n or 1 << 30)
+    n = n or max(len(q.replies) for q in questions)
+    version, model = config.get("evalscope_version"), str(config.get("model") or path.parent.name)
+    head = (NAME, version or None, model, path.stem, f"{NAME}_{run_dir.name}", n, questions)
+    sampling: dict[str, Any] = {k: gen.get(k) for k in ("temperature", "top_p", "max_tokens")}
+    return ForeignRun(*head, [path], **sampling)
+
+
+IMPORTER = foreign_importer(NAME, recognise, find_runs, read_run)

@@ -1,0 +1,107 @@
+"""The report of one fixed work dir, byte for byte, against files checked in.
+
+The expected files under ``tests/fixtures/report_golden/`` were written by the code as it
+stood BEFORE ``gpassk_oc/report/`` was reorganised by job (commit 2eb9458, issue 37), and
+committed before that restructure: the test holds the restructured code to the old
+output, not to itself. A change that is meant to change the output regenerates them in
+the same commit and says why (``python tests/test_report_golden.py`` rewrites them).
+Regenerated since: rows listed best first (issue 37, item 10; every file holds the same
+lines as before but the caption that now says "the best first", only the rows' order
+changed — checked when regenerating); then tables that say what they show (item 11: the
+markdown ranks carry the rerun intervals their caption promises, the accounting and any-k
+captions; CSV and JSON unchanged).
+
+The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
+each, 2 splits × 2 languages), so the files need no OpenCompass run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from gpassk_oc.cli import main
+from gpassk_oc.log import use_cli_format
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "fixtures" / "report_golden"
+
+#: output name -> the report's flags (each also gets --resamples 500 and --out)
+CASES = {
+    "report.md": [],
+    "report.csv": [],
+    "report.json": [],
+    "report.html": [],
+    "sweep.md": ["--k", "4,8,16", "--interval", "both", "--tau", "0.5,1.0"],
+    "corrected.md": ["--verdict-error", "fp=0.05,fn=0.1", "--interval", "both"],
+    "plots.md": ["--plots", "out/figures"],
+}
+
+
+def make_workdir(root: Path) -> Path:
+    """The fixed work dir (the same bytes on every call)."""
+    sys.path.insert(0, str(HERE))
+    from report_support import DATASET, GREEDY_DATASET, N, abbr, questions, write_run
+
+    rng = np.random.default_rng(7)
+    q = len(questions())
+    truth = {"qwen-7b": rng.beta(1.2, 1, q), "llama-8b": rng.beta(0.6, 1.4, q)}
+    for model, p in truth.items():
+        for t in ("0-7", "1-0"):
+            write_run(root, abbr(model, t), DATASET, rng.binomial(N, p), N, rng=rng)
+        greedy = abbr(model, "0-0", top_p="1-0")
+        write_run(
+            root, greedy, GREEDY_DATASET, rng.binomial(1, p), 1, ts="20261122_051500", rng=rng
+        )
+    return root
+
+
+def write_outputs(scratch: Path) -> dict[str, bytes]:
+    """Every case's output (and the page's drill-down files) as {relative path: bytes},
+    from the work dir made in *scratch*, named by relative paths (the JSON names files)."""
+    make_workdir(scratch / "work")
+    os.chdir(scratch)
+    for name, flags in CASES.items():
+        try:
+            code = main(["report", "work", *flags, "--resamples", "500", "--out", f"out/{name}"])
+        finally:
+            use_cli_format(sys.__stderr__)
+        assert code == 0, name
+    return _files(scratch / "out", str(scratch.resolve()).encode())
+
+
+def _files(folder: Path, scratch: bytes = b"SCRATCH") -> dict[str, bytes]:
+    """{relative path: bytes} of *folder*'s files with the *scratch* folder's path (the
+    JSON names results files by their absolute paths) written SCRATCH; without
+    gpassk-oc's ownership records (they hold the time of writing) and the figures' PNGs
+    (pixels, not the report)."""
+    return {
+        str(p.relative_to(folder)): p.read_bytes().replace(scratch, b"SCRATCH")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != ".gpassk-oc-written.json" and p.suffix != ".png"
+    }
+
+
+def test_report_outputs_are_the_checked_in_ones(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # write_outputs works from there
+    got = write_outputs(tmp_path)
+    want = _files(GOLDEN)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        assert got[name] == want[name], f"{name} differs from tests/fixtures/report_golden/{name}"
+
+
+if __name__ == "__main__":  # rewrite the expected files (only for a change meant to change them)
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        outputs = write_outputs(Path(scratch))
+    shutil.rmtree(GOLDEN, ignore_errors=True)
+    for name, data in outputs.items():
+        (GOLDEN / name).parent.mkdir(parents=True, exist_ok=True)
+        (GOLDEN / name).write_bytes(data)
+    print(f"wrote {len(outputs)} files to {GOLDEN}")
