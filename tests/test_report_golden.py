@@ -9,7 +9,9 @@ Regenerated since: rows listed best first (issue 37, item 10; every file holds t
 lines as before but the caption that now says "the best first", only the rows' order
 changed — checked when regenerating); then tables that say what they show (item 11: the
 markdown ranks carry the rerun intervals their caption promises, the accounting and any-k
-captions; CSV and JSON unchanged).
+captions; CSV and JSON unchanged); then each JSON row's ``tokens`` list (issue 34: the
+runs' output-token statistics, ``null`` for these files, which record no token counts;
+nothing else changed).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.
