@@ -74,7 +74,7 @@ def group_replicas(
 def _exact_curve(profile: Profile) -> tuple[Fraction, ...]:
     """maj@k for k = 1..n of one vote profile, exact (profiles repeat across questions,
     groups and runs: each is computed once)."""
-    return tuple(Fraction(v) for v in maj_curve(profile, fractions=True))
+    return tuple(maj_curve(profile, fractions=True))  # type: ignore[arg-type]  # Fractions
 
 
 def _maj_means(ks: Sequence[int], profiles: Sequence[Profile | None]) -> dict[str, float]:

@@ -102,15 +102,18 @@ def _questions(path: Path, n: int) -> list[ForeignQuestion]:
             raise RescoreError(f"{where}: generation_index {index} repeated or beyond repeats={n}")
         grouped[group][index] = (where, fields)
     out = []
+    made: dict[str, Reply] = {}  # replies repeat: one (immutable) Reply each
     for group, by_index in grouped.items():
         ordered = [by_index[i] for i in sorted(by_index)]
         where, first = ordered[0]
         labels = [f["label"] for _, f in ordered]
+        texts = [f["reply"] for _, f in ordered]
+        made.update((t, Reply(t)) for t in texts if t not in made)
         out.append(
             ForeignQuestion(
                 question=first["question"],
                 gold=first["gold"],
-                replies=[Reply(f["reply"]) for _, f in ordered],
+                replies=[made[t] for t in texts],
                 where=where,
                 question_id=str(group),
                 labels=None if all(v is None for v in labels) else labels,
