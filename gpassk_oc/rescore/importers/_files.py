@@ -20,11 +20,12 @@ def records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
         raise RescoreError(f"{path}: cannot read ({exc.strerror})") from None
+    prefix = f"{path}:"
     with handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
+            where = prefix + str(number)
             try:
                 record = loads(line)
             except ValueError as exc:
