@@ -16,7 +16,7 @@ from typing import Any
 
 from gpassk_oc.core.runs.score_run import Reply
 from gpassk_oc.rescore.foreign import foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
 from gpassk_oc.rescore.importers._files import field_of, records
 from gpassk_oc.rescore.source import RescoreError
 
@@ -100,18 +100,16 @@ def _questions(path: Path, n: int) -> list[ForeignQuestion]:
             raise RescoreError(f"{where}: generation_index {index} repeated or beyond repeats={n}")
         grouped[group][index] = (where, fields)
     out = []
-    made: dict[str, Reply] = {}  # replies repeat: one (immutable) Reply each
+    made: dict[str, Reply] = {}
     for group, by_index in grouped.items():
         ordered = [by_index[i] for i in sorted(by_index)]
         where, first = ordered[0]
         labels = [f["label"] for _, f in ordered]
-        texts = [f["reply"] for _, f in ordered]
-        made.update((t, Reply(t)) for t in texts if t not in made)
         out.append(
             ForeignQuestion(
                 question=first["question"],
                 gold=first["gold"],
-                replies=[made[t] for t in texts],
+                replies=shared_replies((f["reply"] for _, f in ordered), made),
                 where=where,
                 question_id=str(group),
                 labels=None if all(v is None for v in labels) else labels,
