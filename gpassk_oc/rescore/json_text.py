@@ -16,15 +16,15 @@ __all__ = ["loads"]
 try:
     import orjson
 
-    _FAST_ERROR: type[Exception] = orjson.JSONDecodeError
-    _fast_loads = orjson.loads
+    def loads(data: bytes | str) -> Any:
+        """The JSON value of *data*, exactly as :func:`json.loads` reads it."""
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return json.loads(data)
+
 except ImportError:  # pragma: no cover - orjson is a dependency; the stdlib works too
-    _FAST_ERROR, _fast_loads = ValueError, json.loads
 
-
-def loads(data: bytes | str) -> Any:
-    """The JSON value of *data*, exactly as :func:`json.loads` reads it."""
-    try:
-        return _fast_loads(data)
-    except _FAST_ERROR:
+    def loads(data: bytes | str) -> Any:
+        """The JSON value of *data* (:func:`json.loads`)."""
         return json.loads(data)
