@@ -32,6 +32,7 @@ from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
 from gpassk_oc.report.worker_pool import Workers, default_workers
 from gpassk_oc.rescore.importers import detect, importer_names, importers
+from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.rescore.reason_words import reason_count, reason_text, tool_label
 from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options
 from gpassk_oc.rescore.sidecar import MANIFEST, sidecar_path
@@ -280,6 +281,6 @@ def run(args: argparse.Namespace) -> int:
         task = sidecar["task"]
         key = (task["run"], task["model_abbr"], task["dataset_abbr"])
         where = results_file(out / key[0], key[1], key[2])
-        results = json.loads(files[where])
+        results = loads(files[where])  # our own bytes: orjson reads them
         logger.info(_summary(where, sidecar_path(out, *key), sidecar, results))
     return 0
