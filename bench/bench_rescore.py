@@ -9,19 +9,27 @@ wrong numbers; 3% have no box and 2% are unfinished thoughts. Then times, in-pro
 
     gpassk-oc rescore WORK -o OUT
 
-(read every prediction, grade every sample by the rules — each distinct (answer, gold)
-pair is checked once per run —, maj@k classes, health, the results file and the
-comparison with OpenCompass's values, written under OUT). Generating the work dir is not
+(read every prediction, grade every sample by the rules, maj@k classes, health, the
+results file and the comparison with OpenCompass's values, written under OUT). Generating the work dir is not
 timed; Python start-up and imports are not timed either.
 
-``--tool evalscope`` writes them as evalscope reviews (``{ts}/reviews/{model}/*.jsonl``,
-one line per sample, beside ``configs/task_config.yaml``). ``--tool lm-eval`` writes the same replies as lm-evaluation-harness ``--log_samples``
-output instead (one ``{model}/samples_{task}_{date}.jsonl`` per run, one line per question
-with its 48 replies, and its ``results_{date}.json``; the layout of the tool's real files in
-tests/fixtures/harnesses/, filled with the synthetic replies) and times the same command.
+``--tool`` names the tool whose files are written (the layout of its real files in
+tests/fixtures/harnesses/, filled with the same synthetic replies) and times the same
+command: ``evalscope`` reviews (``{ts}/reviews/{model}/*.jsonl``, one line per sample,
+beside ``configs/task_config.yaml``); ``lm-eval`` ``--log_samples`` output (one
+``{model}/samples_{task}_{date}.jsonl`` per run, one line per question with its 48 replies,
+and its ``results_{date}.json``); ``lighteval`` details (one
+``details/openai/{model}/{date}/details_{task}|0_{date}.parquet`` per run, one row per
+question, and its results file). ``--table`` measures every tool and writes
+docs/generated/bench-rescore.md (the figures docs/benchmarks.md shows).
+
+Rescore grades the runs in worker processes, one per usable core; each distinct (answer,
+gold) pair is checked once per process (the rules' cache), each distinct reply read once
+per run.
 
 Last line: ``RESULT rescore_seconds=<wall> rescore_cpu_seconds=<CPU> goal_ratio=<wall/45>``
-(goal ≤ 45 s on 2 cores: a ratio ≤ 1 meets it). ``--runs R`` for a smaller work dir.
+(the slowest tool measured, scaled to 240 runs; goal ≤ 45 s on 2 cores: a ratio ≤ 1 meets
+it). ``--runs R`` for a smaller work dir.
 """
 
 from __future__ import annotations
@@ -29,9 +37,11 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import random
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +53,8 @@ from gpassk_oc.cli import main as cli_main
 
 RUNS, QUESTIONS, N = 240, 280, 48
 GOAL_SECONDS = 45.0
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "docs" / "generated" / "bench-rescore.md"
 DATE = "2026-11-27T00-00-00.000000"
 TS = "20250101_000000"
 ABBR = "LiveMathBench_v202412"
@@ -204,6 +216,53 @@ def write_evalscope(folder: Path, runs: int, seed: int = 0) -> int:
     return written
 
 
+def write_lighteval(folder: Path, runs: int, seed: int = 0) -> int:
+    """lighteval details of *runs* models (one parquet row per question with its 48
+    replies, and its results file); returns the bytes of details written."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    written = 0
+    for _, model, rng, golds, ps in _draws(runs, seed):
+        rows = []
+        for q in range(QUESTIONS):
+            replies = [_reply(rng, golds[q], ps[q]) for _ in range(N)]
+            right = sum(f"\\boxed{{{golds[q]}}}." in r for r in replies)
+            rows.append(
+                {
+                    "doc": {
+                        "query": f"Problem {q}: compute the value of item {q}.",
+                        "choices": [str(golds[q])],
+                        "gold_index": 0,
+                        "num_samples": N,
+                    },
+                    "metric": {f"pass@k:k=1&n={N}": right / N},
+                    "model_response": {"text": replies},
+                }
+            )
+        day = folder / "details" / "openai" / model / DATE
+        day.mkdir(parents=True)
+        path = day / f"details_lmb|0_{DATE}.parquet"
+        pq.write_table(pa.Table.from_pylist(rows), path)
+        written += path.stat().st_size
+        results = folder / "results" / "openai" / model
+        results.mkdir(parents=True)
+        general = {"model_config": {"generation_parameters": {"temperature": 0.7}}}
+        (results / f"results_{DATE}.json").write_text(
+            json.dumps({"results": {"lmb|0": {}}, "config_general": general})
+        )
+    return written
+
+
+#: --tool: the writer of each tool's files
+WRITERS = {
+    "opencompass": write_workdir,
+    "lm-eval": write_lm_eval,
+    "evalscope": write_evalscope,
+    "lighteval": write_lighteval,
+}
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the grading workers)."""
     own, kids = (
@@ -213,23 +272,16 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument(
-        "--tool", choices=("opencompass", "lm-eval", "evalscope"), default="opencompass"
-    )
-    args = parser.parse_args()
+def measure(tool: str, runs: int) -> dict[str, float]:
+    """Write *tool*'s files of *runs* runs, time ``rescore`` on them (wall and CPU seconds,
+    workers included) and check it wrote one results file per run."""
     scratch = Path(tempfile.mkdtemp(prefix="gpassk-bench-rescore-"))
     try:
         start = time.monotonic()
-        write = {"opencompass": write_workdir, "lm-eval": write_lm_eval}.get(
-            args.tool, write_evalscope
-        )
-        size = write(scratch / "work", args.runs)
+        size = WRITERS[tool](scratch / "work", runs)
         print(
-            f"work dir: {args.runs} runs × {QUESTIONS} questions × n={N} "
-            f"({args.runs * QUESTIONS * N:,} samples, {size / 1e6:.0f} MB of predictions) "
+            f"{tool} work dir: {runs} runs × {QUESTIONS} questions × n={N} "
+            f"({runs * QUESTIONS * N:,} samples, {size / 1e6:.0f} MB of predictions) "
             f"written in {time.monotonic() - start:.1f} s"
         )
         out = scratch / "out"
@@ -243,14 +295,54 @@ def main() -> None:
         print(f"rescore's log: {len(log.getvalue().splitlines())} lines, the last:")
         print(log.getvalue().splitlines()[-1][:300])
         files = sorted(out.glob("*/results/*/*.json"))
-        if len(files) != args.runs:
-            sys.exit(f"rescore wrote {len(files)} results files, expected {args.runs}")
+        if len(files) != runs:
+            sys.exit(f"rescore wrote {len(files)} results files, expected {runs}")
         print(f"results files: {len(files)}; wall {wall:.1f} s, CPU {cpu:.1f} s (with workers)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    scaled = wall * RUNS / args.runs
+    return {"wall": wall, "cpu": cpu, "mb": size / 1e6}
+
+
+def write_table(path: Path, runs: int, measured: dict[str, dict[str, float]]) -> None:
+    """The measurements as docs/generated/bench-rescore.md (machine, revision, load)."""
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    lines = [
+        "<!-- generated by bench/bench_rescore.py --table; do not edit, re-run it -->",
+        f"Measured {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC at commit "
+        f"`{commit or 'unknown'}` on {os.cpu_count()} cores, load average {load} at the "
+        f"end; {runs} runs × {QUESTIONS} questions × n = {N} per tool; CPU seconds count "
+        "the worker processes too (wall over CPU / cores: the machine was shared).",
+        "",
+        "| tool | files (MB) | wall (s) | CPU (s) |",
+        "|---|---|---|---|",
+    ]
+    for tool, m in measured.items():
+        lines.append(f"| {tool} | {m['mb']:.0f} | {m['wall']:.1f} | {m['cpu']:.1f} |")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--tool", choices=tuple(WRITERS), default="opencompass")
+    parser.add_argument(
+        "--table", action="store_true", help=f"every tool, written to {TABLE.relative_to(REPO)}"
+    )
+    args = parser.parse_args()
+    measured = {t: measure(t, args.runs) for t in (WRITERS if args.table else [args.tool])}
+    if args.table:
+        write_table(TABLE, args.runs, measured)
+    # the slowest tool's figures, scaled to the full size
+    worst = max(measured.values(), key=lambda m: m["wall"])
+    scaled = worst["wall"] * RUNS / args.runs
     print(
-        f"RESULT rescore_seconds={scaled:.1f} rescore_cpu_seconds={cpu * RUNS / args.runs:.1f} "
+        f"RESULT rescore_seconds={scaled:.1f} "
+        f"rescore_cpu_seconds={worst['cpu'] * RUNS / args.runs:.1f} "
         f"goal_ratio={scaled / GOAL_SECONDS:.2f}"
     )
 

@@ -43,8 +43,10 @@ class Word(str, Enum):
     def __repr__(self) -> str:
         return repr(self.value)
 
-    def __hash__(self) -> int:  # Enum hashes the member name: a member and its string must
-        return hash(self.value)  # be the same key in a dict or set ({"none": 1}[Found.NONE])
+    # Enum hashes the member name: a member and its string must be the same key in a dict
+    # or set ({"none": 1}[Found.NONE]). The member's text is its value, so str's own (C)
+    # hash is hash(value): samples' words are hashed per sample, a Python __hash__ shows
+    __hash__ = str.__hash__
 
     def __str__(self) -> str:
         return str(self.value)

@@ -20,7 +20,7 @@ comparison (per-sample labels).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from typing import Any
 from gpassk_oc.core.runs.run_record import Sampled
 from gpassk_oc.core.runs.score_run import Reply
 
-__all__ = ["ForeignQuestion", "ForeignRun", "Importer", "Scored"]
+__all__ = ["ForeignQuestion", "ForeignRun", "Importer", "Scored", "shared_replies"]
 
 #: (the results file's JSON, the sidecar's data)
 Scored = tuple[dict[str, Any], dict[str, Any]]
@@ -87,3 +87,15 @@ class ForeignRun:
     reasons: list[dict[str, Any]] = field(default_factory=list)
     #: the tool's own task name, when *task* was renamed after the local data (--data)
     tool_task: str | None = None
+
+
+def shared_replies(texts: Iterable[str], made: dict[str, Reply]) -> list[Reply]:
+    """A :class:`Reply` per text, one (immutable) object per distinct text kept in *made*
+    across a run's questions: a run's replies repeat many times over."""
+    out = []
+    for text in texts:
+        reply = made.get(text)
+        if reply is None:
+            reply = made[text] = Reply(text)
+        out.append(reply)
+    return out

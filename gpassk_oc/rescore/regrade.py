@@ -91,7 +91,8 @@ def regrade(
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
     grouped = group_replicas(samples.replies, task.n)
     record = _record(task, opts)
-    questions = [Question(row, [Reply(r) for r in texts]) for row, texts in zip(rows, grouped)]
+    reply = {text: Reply(text) for text in set(samples.replies)}  # replies repeat: one each
+    questions = [Question(row, [reply[t] for t in texts]) for row, texts in zip(rows, grouped)]
     scored, rule = score_with(RunSamples(task.spec, questions, record), opts, task.name)
     why = f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
     return Regraded(scored.results, scored.graded, scored.replies, rule.reasoning, why)

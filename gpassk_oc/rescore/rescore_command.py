@@ -21,9 +21,7 @@ import argparse
 import json
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
-from multiprocessing import get_context
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,9 @@ from gpassk_oc.core.metrics.registry import parse_metric
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
+from gpassk_oc.report.worker_pool import Workers, default_workers
 from gpassk_oc.rescore.importers import detect, importer_names, importers
+from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.rescore.reason_words import reason_count, reason_text, tool_label
 from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options
 from gpassk_oc.rescore.sidecar import MANIFEST, sidecar_path
@@ -130,11 +130,11 @@ def _one(tool: str, job: Any, data: Path | None, opts: Options) -> tuple[bytes, 
 
 
 def _workers(tasks: int, opts: Options) -> int:
-    """Tasks graded in parallel: one per core (at most 2) by the rules; with a judge one at
-    a time (the judgement cache and the endpoint are shared)."""
+    """Tasks graded in parallel: one per usable core (as ``report``'s default) by the rules;
+    with a judge one at a time (the judgement cache and the endpoint are shared)."""
     if opts.check != CheckMode.RULES or tasks < 2:
         return 1
-    return max(1, min(2, os.cpu_count() or 1, tasks))
+    return max(1, min(default_workers(), tasks))
 
 
 def rescore(
@@ -146,13 +146,11 @@ def rescore(
     jobs, notes = importer.find_runs(work_dir)
     if not jobs:
         raise RescoreError(f"{work_dir}: no {importer.name} run found")
-    workers = _workers(len(jobs), opts)
-    args = (repeat(importer.name), jobs, repeat(data), repeat(opts))
-    if workers > 1:
-        with ProcessPoolExecutor(workers, mp_context=get_context("fork")) as pool:
-            done = list(pool.map(_one, *args))
-    else:
-        done = list(map(_one, *args))
+    # the report's worker processes (loky: Ctrl-C is the command's one line, no worker
+    # outlives it); each run's bytes come back pickled, so any number of workers writes
+    # the same files
+    with Workers(_workers(len(jobs), opts)) as pool:
+        done = pool.map(partial(_one, importer.name, data=data, opts=opts), jobs)
     files: dict[Path, bytes] = {}
     sidecars = []
     for results, sidecar in done:
@@ -283,6 +281,6 @@ def run(args: argparse.Namespace) -> int:
         task = sidecar["task"]
         key = (task["run"], task["model_abbr"], task["dataset_abbr"])
         where = results_file(out / key[0], key[1], key[2])
-        results = json.loads(files[where])
+        results = loads(files[where])  # our own bytes: orjson reads them
         logger.info(_summary(where, sidecar_path(out, *key), sidecar, results))
     return 0

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
+from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.workdir import (
     CONFIGS_DIR,
     PREDICTIONS_DIR,
@@ -236,7 +237,7 @@ def _entries(task: OCTask) -> tuple[list[Mapping[str, Any]], Path]:
     out: list[Mapping[str, Any]] = []
     for path in task.predictions:
         try:
-            data = json.loads(path.read_bytes())
+            data = loads(path.read_bytes())
         except json.JSONDecodeError as exc:
             raise RescoreError(
                 f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "

@@ -97,20 +97,8 @@ def rule_decisions(
         pairs = ((c, gold_canon[qi]) for qi, cs in enumerate(canon) for c in cs)
         rule = _check_rules(pairs, rule_workers, rule_timeout, counts)
 
-    decision = [
-        [
-            decide(
-                check,
-                found[qi][si],
-                rule.get((c, gold_canon[qi])),
-                bool(c),
-                candidates[qi][si] is not None,
-            )
-            for si, c in enumerate(cs)
-        ]
-        for qi, cs in enumerate(canon)
-    ]
-    return RuleDecisions(extracted, found, candidates, decision, counts)
+    ruled_rows = zip(found, canon, candidates, gold_canon)
+    return RuleDecisions(extracted, found, candidates, _decisions(check, rule, ruled_rows), counts)
 
 
 def _read_replies(
@@ -167,3 +155,24 @@ def _check_rules(
     counts["rule_mv_calls"] = checked.mv_calls
     counts["rule_timeouts"] = checked.timeouts
     return checked.outcomes
+
+
+def _decisions(
+    check: CheckMode,
+    rule: Mapping[tuple[str, str], Outcome],
+    rows: Iterable[tuple[list[Found], list[str], list[str | None], str]],
+) -> list[list[Decision]]:
+    """:func:`decide` for every sample, once per distinct (how found, canonical answer,
+    gold, has a response): samples repeat those many times over."""
+    memo: dict[tuple[Found, str, str, bool], Decision] = {}
+    out = []
+    for found, canon, candidates, gold in rows:
+        row = []
+        for how, c, candidate in zip(found, canon, candidates):
+            key = (how, c, gold, candidate is not None)
+            fate = memo.get(key)
+            if fate is None:
+                fate = memo[key] = decide(check, how, rule.get((c, gold)), bool(c), key[3])
+            row.append(fate)
+        out.append(row)
+    return out

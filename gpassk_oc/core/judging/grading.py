@@ -190,7 +190,23 @@ class UnjudgedError(RuntimeError):
         self.cache_path = result.cache_path
 
 
+class _NoBar:
+    """The bar when progress is off: tqdm, even disabled, makes a multiprocessing lock (a
+    semaphore a worker process that is ended would leave behind)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix(self, **values: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _bar(total: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
     from tqdm.auto import tqdm
 
     return tqdm(

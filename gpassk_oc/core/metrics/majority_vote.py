@@ -46,6 +46,7 @@ __all__ = [
     "judged_profile",
     "maj_at_k",
     "maj_curve",
+    "maj_numerators",
     "maj_table",
     "profile",
 ]
@@ -197,11 +198,18 @@ def _exact_numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[list[int]
     return _unpack(packed, n + 1, step), scale
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 14)  # profiles repeat across questions, groups and runs
 def _numerators(a: int, wrong: tuple[int, ...], z: int) -> tuple[tuple[int, ...], int]:
     """:func:`_exact_numerators`, kept for the exact (Fraction) curves."""
     nums, scale = _exact_numerators(a, wrong, z)
     return tuple(nums), scale
+
+
+def maj_numerators(prof: Profile) -> tuple[tuple[int, ...], int]:
+    """``(N, L)`` of one question: maj@k is exactly ``N[k] / (L · C(n, k))`` for k = 1..n
+    (``N[0]`` unused). Integers, so a mean over many questions can be summed per
+    denominator without one Fraction per question and k."""
+    return _numerators(*_canonical(prof))
 
 
 @lru_cache(maxsize=32768)

@@ -22,11 +22,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from math import comb
 from typing import Any
 
 from gpassk_oc._version import __version__
-from gpassk_oc.core.metrics.majority_vote import Profile, judged_profile, maj_curve
+from gpassk_oc.core.metrics.majority_vote import Profile, judged_profile, maj_numerators
 from gpassk_oc.core.metrics.metric_keys import (
     PASS_AT_1,
     avg_key,
@@ -70,22 +70,24 @@ def group_replicas(
     return [[values[r * size + i] for r in range(n)] for i in range(size)]
 
 
-@lru_cache(maxsize=1 << 14)
-def _exact_curve(profile: Profile) -> tuple[Fraction, ...]:
-    """maj@k for k = 1..n of one vote profile, exact (profiles repeat across questions,
-    groups and runs: each is computed once)."""
-    return tuple(Fraction(v) for v in maj_curve(profile, fractions=True))
-
-
 def _maj_means(ks: Sequence[int], profiles: Sequence[Profile | None]) -> dict[str, float]:
     """Percent maj@k per k over the questions with votes and at least k judged samples;
-    each mean is an exact Fraction rounded once."""
-    curves = [_exact_curve(p) for p in profiles if p is not None]
+    each mean is an exact Fraction rounded once (numerators summed per denominator
+    ``L · C(n, k)``: the same rational as the sum of every question's Fraction)."""
+    parts = [maj_numerators(p) for p in profiles if p is not None]
     out: dict[str, float] = {}
     for k in dict.fromkeys(ks):
-        values = [curve[k - 1] for curve in curves if len(curve) >= k]
-        if values:
-            out[maj_key(k)] = float(sum(values, Fraction(0)) * 100 / len(values))
+        by_den: dict[int, int] = {}
+        count = 0
+        for nums, scale in parts:
+            n = len(nums) - 1
+            if n >= k:
+                den = scale * comb(n, k)
+                by_den[den] = by_den.get(den, 0) + nums[k]
+                count += 1
+        if count:
+            total = sum((Fraction(v, d) for d, v in by_den.items()), Fraction(0))
+            out[maj_key(k)] = float(total * 100 / count)
     return out
 
 

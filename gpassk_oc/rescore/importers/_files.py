@@ -3,11 +3,11 @@ file (and line) — a truncated line, a record that is not an object, a missing 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.rescore.source import RescoreError
 
 __all__ = ["field_of", "read_json", "records"]
@@ -20,13 +20,14 @@ def records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
         raise RescoreError(f"{path}: cannot read ({exc.strerror})") from None
+    prefix = f"{path}:"
     with handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
+            where = prefix + str(number)
             try:
-                record = json.loads(line)
+                record = loads(line)
             except ValueError as exc:
                 raise RescoreError(
                     f"{where}: not a JSON object (truncated or corrupt line: {exc})"
@@ -39,7 +40,7 @@ def records(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def read_json(path: Path) -> dict[str, Any]:
     """A JSON object file; RescoreError naming it when unreadable or not an object."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RescoreError(f"{path}: not a readable JSON file ({exc})") from None
     if not isinstance(data, dict):

@@ -16,7 +16,7 @@ from typing import Any
 
 from gpassk_oc.core.runs.score_run import Reply
 from gpassk_oc.rescore.foreign import foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
 from gpassk_oc.rescore.importers._files import field_of, records
 from gpassk_oc.rescore.source import RescoreError
 
@@ -52,39 +52,37 @@ def _config(run_dir: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _get(record: dict[str, Any], key: str) -> Any:
-    """A field at the line's top level or in its ``sample_score``."""
-    if key in record:
-        return record[key]
-    score = record.get("sample_score")
-    return score.get(key) if isinstance(score, dict) else None
-
-
 def _prompt(messages: Any) -> str:
+    """The last user turn's text ("" when it is not text, or there is none)."""
     if isinstance(messages, list):
-        users = [
-            m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "user"
-        ]
-        if users and isinstance(users[-1], str):
-            return users[-1]
+        for m in reversed(messages):
+            if isinstance(m, dict) and m.get("role") == "user":
+                content = m.get("content")
+                return content if isinstance(content, str) else ""
     return ""
 
 
 def _sample(where: str, record: dict[str, Any]) -> tuple[Any, int, dict[str, Any]]:
-    """(question key, repeat, fields) of one review line."""
+    """(question key, repeat, fields) of one review line (once per sample: kept lean)."""
     sample_score = field_of(record, "sample_score", where, NAME)
     score: Any = sample_score.get("score") if isinstance(sample_score, dict) else None
     if not isinstance(score, dict) or "prediction" not in score:
         raise RescoreError(
             f"{where}: no sample_score.score.prediction (another evalscope version?)"
         )
-    group, index = _get(record, "group_id"), _get(record, "generation_index")
+    # group_id / generation_index: at the line's top level or in its sample_score
+    group = record["group_id"] if "group_id" in record else sample_score.get("group_id")
+    index = (
+        record["generation_index"]
+        if "generation_index" in record
+        else sample_score.get("generation_index")
+    )
     if group is None or not isinstance(index, int):
         raise RescoreError(f"{where}: no group_id / generation_index (another evalscope version?)")
     target = record.get("target")
     gold = target[0] if isinstance(target, list) and target else target
-    value: dict[str, Any] = score["value"] if isinstance(score.get("value"), dict) else {}
-    acc = value.get("acc")
+    value = score.get("value")
+    acc = value.get("acc") if isinstance(value, dict) else None
     fields = {
         "reply": str(score.get("prediction") or ""),
         "gold": None if gold in (None, "") else str(gold),
@@ -102,6 +100,7 @@ def _questions(path: Path, n: int) -> list[ForeignQuestion]:
             raise RescoreError(f"{where}: generation_index {index} repeated or beyond repeats={n}")
         grouped[group][index] = (where, fields)
     out = []
+    made: dict[str, Reply] = {}
     for group, by_index in grouped.items():
         ordered = [by_index[i] for i in sorted(by_index)]
         where, first = ordered[0]
@@ -110,7 +109,7 @@ def _questions(path: Path, n: int) -> list[ForeignQuestion]:
             ForeignQuestion(
                 question=first["question"],
                 gold=first["gold"],
-                replies=[Reply(f["reply"]) for _, f in ordered],
+                replies=shared_replies((f["reply"] for _, f in ordered), made),
                 where=where,
                 question_id=str(group),
                 labels=None if all(v is None for v in labels) else labels,

@@ -19,7 +19,7 @@ from typing import Any
 from gpassk_oc.core.metrics.metric_keys import PASS_AT_1, g_pass_key, mg_pass_key
 from gpassk_oc.core.runs.score_run import Reply
 from gpassk_oc.rescore.foreign import default_ks, foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
 from gpassk_oc.rescore.importers._files import read_json
 from gpassk_oc.rescore.source import RescoreError
 
@@ -52,7 +52,9 @@ def _table(path: Path) -> list[dict[str, Any]]:
         raise RescoreError(f"{path}: not a readable parquet file ({exc})") from None
 
 
-def _question(path: Path, i: int, row: dict[str, Any]) -> tuple[ForeignQuestion, int]:
+def _question(
+    path: Path, i: int, row: dict[str, Any], made: dict[str, Reply]
+) -> tuple[ForeignQuestion, int]:
     where = f"{path}: row {i}"
     doc, response = row.get("doc"), row.get("model_response")
     if not isinstance(doc, dict) or not isinstance(response, dict):
@@ -68,7 +70,7 @@ def _question(path: Path, i: int, row: dict[str, Any]) -> tuple[ForeignQuestion,
     question = ForeignQuestion(
         question=str(doc.get("query") or ""),
         gold=None if gold is None else str(gold),
-        replies=[Reply(str(t)) for t in texts],
+        replies=shared_replies(map(str, texts), made),
         where=where,
     )
     return question, nominal if isinstance(nominal, int) and nominal > 0 else len(texts)
@@ -132,7 +134,8 @@ def read_run(job: str) -> ForeignRun:
     rows = _table(path)
     if not rows:
         raise RescoreError(f"{path}: no rows")
-    read = [_question(path, i, row) for i, row in enumerate(rows)]
+    made: dict[str, Reply] = {}
+    read = [_question(path, i, row, made) for i, row in enumerate(rows)]
     questions = [q for q, _ in read]
     n = max(nominal for _, nominal in read)
     short = [q for q in questions if len(q.replies) < n]
