@@ -18,7 +18,7 @@ from conftest import start_cli_as_from_terminal
 from report_support import run_cli
 
 from gpassk_oc.report.data.collect import collect, keep_summaries
-from gpassk_oc.report.worker_pool import Workers
+from gpassk_oc.worker_pool import Workers
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))

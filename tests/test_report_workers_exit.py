@@ -37,7 +37,7 @@ def test_five_reports_with_workers_print_only_what_they_mean(tmp_path):
 
 IDLE = """
 import os, sys, time
-from gpassk_oc.report.worker_pool import Workers
+from gpassk_oc.worker_pool import Workers
 
 def pid(_=None):
     return os.getpid()

@@ -1,9 +1,9 @@
 """``gpassk-oc report``: G-Pass@k tables with error bars from OpenCompass work dirs.
 
 The folders by job, each importing only those listed before it (no command module is
-imported by another module):
+imported by another module; worker processes come from :mod:`gpassk_oc.worker_pool`,
+shared with ``rescore``):
 
-* :mod:`.worker_pool` — worker processes: a grid's first read, drawing the figures;
 * :mod:`.data` — read results files and group runs (``collect``), the report model
   (``report_model``: :class:`Report`, typed parts in ``report_parts``), the any-k sweep,
   published values, the one rounding rule (``numbers``) and cell text (``tables``);

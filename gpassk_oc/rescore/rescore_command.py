@@ -30,7 +30,6 @@ from gpassk_oc.core.metrics.registry import parse_metric
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import digest
-from gpassk_oc.report.worker_pool import Workers, default_workers
 from gpassk_oc.rescore.importers import detect, importer_names, importers
 from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.rescore.reason_words import reason_count, reason_text, tool_label
@@ -38,6 +37,7 @@ from gpassk_oc.rescore.regrade import REASONING_CHOICES, Options
 from gpassk_oc.rescore.sidecar import MANIFEST, sidecar_path
 from gpassk_oc.rescore.source import RescoreError
 from gpassk_oc.workdir import CACHE_DIRNAME, results_file
+from gpassk_oc.worker_pool import Workers, default_workers
 
 __all__ = ["add_arguments", "rescore", "run"]
 

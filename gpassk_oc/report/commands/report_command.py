@@ -42,7 +42,7 @@ from gpassk_oc.report.data.report_model import (
 )
 from gpassk_oc.report.data.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 from gpassk_oc.report.formats.format_registry import RenderOptions, format_names, render
-from gpassk_oc.report.worker_pool import Workers, default_workers
+from gpassk_oc.worker_pool import Workers, default_workers
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -44,10 +44,10 @@ from gpassk_oc.core.runs.results_summary import (
 from gpassk_oc.core.runs.run_record import RunRecord
 from gpassk_oc.core.uncertainty.metric_intervals import summarize
 from gpassk_oc.report.data.health_warnings import health_warnings
-from gpassk_oc.report.worker_pool import Workers
 
 # the work dir's layout has one owner (workdir); find_result_files is still importable here
 from gpassk_oc.workdir import find_result_files, timestamp_of
+from gpassk_oc.worker_pool import Workers
 
 QuestionKey = tuple  # (split, language, index, question-hash or None)
 #: top-level values that differ from the recomputation by more than this (percent points)
@@ -452,7 +452,7 @@ def collect(
 ) -> tuple[list[Row], list[Run], list[str]]:
     """Find, load, cross-check and group every results file under *paths*. Files whose
     summary sidecar is current are read here; the others (a first read parses the whole
-    file) in up to *workers* processes (a count, or the caller's :class:`.worker_pool.
+    file) in up to *workers* processes (a count, or the caller's :class:`gpassk_oc.worker_pool.
     Workers`): the same runs either way."""
     files, notes = find_result_files(paths)
     quick = {path: quick_summary(path) for path in files}

@@ -62,7 +62,7 @@ from gpassk_oc.report.data.report_parts import (
     RankCell,
     Sweep,
 )
-from gpassk_oc.report.worker_pool import Workers
+from gpassk_oc.worker_pool import Workers
 
 __all__ = [
     "ACCOUNTING_COLUMNS",

@@ -44,7 +44,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.page.plots_draw import Curve, Drawn, FigureSpec, draw_figures
-from gpassk_oc.report.worker_pool import Workers
+from gpassk_oc.worker_pool import Workers
 
 #: curves per figure at most: the rows with the highest mG-Pass@k
 TOP_N = 8

@@ -8,7 +8,7 @@ salted with the figure's stem, so they are unique across the figures of a page a
 on every run.
 
 :func:`draw_figures` takes only data (the figures' specs and the models' names), so a worker
-process can draw while the report goes on (:mod:`gpassk_oc.report.worker_pool`): this module
+process can draw while the report goes on (:mod:`gpassk_oc.worker_pool`): this module
 imports nothing of the report, and a worker starts quickly.
 """
 
