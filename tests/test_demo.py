@@ -23,7 +23,7 @@ from conftest import offline_env
 
 from gpassk_oc import configgen
 from gpassk_oc.core.metrics.registry import report_metrics as metric_keys
-from gpassk_oc.demo import opencompass_run, problems
+from gpassk_oc.demo import opencompass_run, problems, simulation
 from gpassk_oc.demo import run as demo
 from gpassk_oc.log import use_cli_format
 
@@ -71,7 +71,7 @@ def test_truth_matches_bernoulli_enumeration(k):
     keys = metric_keys(k) + [f"G-Pass@{k}_0.55", f"G-Pass@{k}_1/3"]
     for key in keys:
         expected = sum(brute_truth(key, p) for p in ps) / len(ps)
-        assert demo.true_metric(key, [float(p) for p in ps]) == pytest.approx(
+        assert simulation.true_metric(key, [float(p) for p in ps]) == pytest.approx(
             float(expected), abs=1e-12
         ), key
 
@@ -90,32 +90,32 @@ def test_estimators_are_unbiased_for_the_truth(n, k):
             continue  # k=1 metric; covered by the k=1 case of the enumeration test
         per_c = metric_per_c(key, n)
         expected = sum(float(binom.pmf(range(n + 1), n, p) @ per_c) for p in ps) / len(ps)
-        assert demo.true_metric(key, ps) == pytest.approx(expected, abs=1e-12), key
+        assert simulation.true_metric(key, ps) == pytest.approx(expected, abs=1e-12), key
 
 
 def test_truth_distinguishes_threshold_rounding():
     # k=5, τ=0.5 needs m=3 (not 2): a wrong ceiling moves the value by P(X = 2)
     p = 0.4
-    assert demo.true_metric("G-Pass@5_0.5", [p]) == pytest.approx(
+    assert simulation.true_metric("G-Pass@5_0.5", [p]) == pytest.approx(
         float(_tail_by_enumeration(5, Fraction(2, 5), 3))
     )
-    assert demo.true_metric("G-Pass@5_0.5", [p]) != pytest.approx(
+    assert simulation.true_metric("G-Pass@5_0.5", [p]) != pytest.approx(
         float(_tail_by_enumeration(5, Fraction(2, 5), 2))
     )
 
 
 def test_simulated_probabilities_are_as_documented():
     for position in range(8):
-        assert demo.success_probability(demo.SHAKY, position, 0) == pytest.approx(
+        assert simulation.success_probability(simulation.SHAKY, position, 0) == pytest.approx(
             0.5 + 0.05 * position
         )
-        assert demo.success_probability(demo.STEADY, position, 0) == (
+        assert simulation.success_probability(simulation.STEADY, position, 0) == (
             0.97 if position < 3 else 0.03
         )
     # hotter sampling pulls toward 0.5 (never past it)
-    for model in demo.MODELS:
+    for model in simulation.MODELS:
         for position in range(8):
-            ps = [demo.success_probability(model, position, t) for t in (0, 0.5, 1.0, 2.0)]
+            ps = [simulation.success_probability(model, position, t) for t in (0, 0.5, 1.0, 2.0)]
             dist = [abs(p - 0.5) for p in ps]
             assert dist == sorted(dist, reverse=True)
             assert all((p - 0.5) * (ps[0] - 0.5) >= 0 for p in ps)
@@ -247,7 +247,7 @@ def test_estimates_are_within_sampling_noise_of_the_truth(demo_run):
     out, _, _ = demo_run
     rows = _rows(out)
     assert json.loads((out / "report" / "report.json").read_text())["k"] == K
-    assert sorted(r["base_model"] for r in rows) == sorted(demo.MODELS)
+    assert sorted(r["base_model"] for r in rows) == sorted(simulation.MODELS)
     checked = 0
     for row in rows:
         # overall (32 questions): every metric; per split x language (8 questions, too
@@ -301,12 +301,12 @@ def test_truth_uses_the_documented_probabilities(demo_run):
     out, _, _ = demo_run
     for row in _rows(out):
         sim = row["simulation"]
-        lam = min(1.0, demo.TEMPERATURE_PULL * sim["temperature"])
+        lam = min(1.0, simulation.TEMPERATURE_PULL * sim["temperature"])
         for qid, _p in sim["p"].items():
             split, lang, _ = qid.split("/")
             assert split in problems.SPLITS and lang in problems.LANGUAGES
         values = sorted(set(round(p, 6) for p in sim["p"].values()))
-        if sim["model"] == demo.STEADY:
+        if sim["model"] == simulation.STEADY:
             assert values == sorted({round(0.03 + lam * 0.47, 6), round(0.97 - lam * 0.47, 6)})
         else:
             assert values == sorted({round(0.5 + 0.05 * j * (1 - lam), 6) for j in range(8)})
@@ -320,14 +320,14 @@ def test_truth_uses_the_documented_probabilities(demo_run):
 def test_stable_model_has_the_smaller_stability_gap(demo_run):
     out, _, _ = demo_run
     by_model = {r["base_model"]: r for r in _rows(out)}
-    gap = {m: by_model[m]["metrics"][f"gap@{K}"]["value"] for m in demo.MODELS}
-    assert gap[demo.STEADY] < gap[demo.SHAKY]
+    gap = {m: by_model[m]["metrics"][f"gap@{K}"]["value"] for m in simulation.MODELS}
+    assert gap[simulation.STEADY] < gap[simulation.SHAKY]
     direct = {
         m: by_model[m]["metrics"][f"pass@{K}"]["value"]
         - by_model[m]["metrics"][f"G-Pass@{K}_1.0"]["value"]
-        for m in demo.MODELS
+        for m in simulation.MODELS
     }
-    assert direct[demo.STEADY] < direct[demo.SHAKY]
+    assert direct[simulation.STEADY] < direct[simulation.SHAKY]
 
 
 @pytest.mark.e2e

@@ -51,32 +51,11 @@ from gpassk_oc.demo.leaderboard import (
 from gpassk_oc.demo.opencompass_run import run_opencompass
 from gpassk_oc.demo.opencompass_run import say as _say
 from gpassk_oc.demo.sim_endpoint import SimEndpoint
-from gpassk_oc.demo.simulation import (
-    MODELS,
-    SHAKY,
-    STEADY,
-    TEMPERATURE_PULL,
-    TemperatureResponder,
-    base_probability,
-    question_probability,
-    success_probability,
-    true_metric,
-    true_metrics,
-)
+from gpassk_oc.demo.simulation import MODELS, TemperatureResponder
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, is_stamped
 
 __all__ = [
-    "MODELS",
-    "STEADY",
-    "SHAKY",
-    "TEMPERATURE_PULL",
-    "base_probability",
-    "success_probability",
-    "question_probability",
-    "TemperatureResponder",
-    "true_metric",
-    "true_metrics",
     "demo_plan",
     "demo_grid",
     "SIMULATION_BANNER",

@@ -346,22 +346,7 @@ def numeric_value(canonical: str, num: Numbers = FLOAT):
     tokens = _tokens(canonical)
     if not tokens or "\\infty" in tokens or "[" in tokens and "\\sqrt" not in tokens:
         return None
-    ev = _Eval(tokens, num)
-    try:
-        value = ev.expr()
-        if ev.i != len(ev.t):
-            return None
-    except (
-        ValueError,
-        IndexError,
-        ZeroDivisionError,
-        OverflowError,
-        TypeError,
-        KeyError,
-        AttributeError,
-    ):
-        return None
-    return value if num.isfinite(value) else None
+    return _finite_value(_Eval(tokens, num))
 
 
 def variables(canonical: str) -> list[str] | None:
@@ -377,7 +362,12 @@ def variables(canonical: str) -> list[str] | None:
 
 
 def _values_at(tokens: list[str], env: dict, num: Numbers):
-    ev = _Eval(list(tokens), num, env)
+    return _finite_value(_Eval(list(tokens), num, env))
+
+
+def _finite_value(ev: _Eval):
+    """The value of the whole token list, or None where it does not parse to the end, fails
+    to evaluate, or is not finite."""
     try:
         value = ev.expr()
         if ev.i != len(ev.t) or not ev.num.isfinite(value):
