@@ -108,6 +108,21 @@ def _finish_reasons(facts: Sequence[Sequence[ReplyFacts | None]]) -> list[list[s
     return [[f.finish_reason if f else None for f in row] for row in facts]
 
 
+def _grading_items(
+    rows: Sequence[Mapping[str, Any]], replies: Sequence[list[str]]
+) -> list[dict[str, Any]]:
+    """What :func:`grade` takes: per question its text, gold, language and replies."""
+    return [
+        {
+            "question": str(row["question"]),
+            "gold": str(row["answer"]),
+            "language": str(row["language"]),  # picks the judge prompt ('auto')
+            "responses": texts,
+        }
+        for row, texts in zip(rows, replies)
+    ]
+
+
 def score_run(run: RunSamples, how: Grading) -> ScoredRun:
     """Grade, vote, health-check and build the results file of *run* (see module doc)."""
     spec, policy = run.spec, how.policy
@@ -118,16 +133,7 @@ def score_run(run: RunSamples, how: Grading) -> ScoredRun:
     replies = [[r.text for r in q.replies] for q in run.questions]
     if any(len(row) > n for row in replies):
         raise ValueError(f"a question has more replies than the run's n={n}")
-    items = [
-        {
-            "question": str(row["question"]),
-            "gold": str(row["answer"]),
-            "language": str(row["language"]),  # picks the judge prompt ('auto')
-            "responses": texts,
-        }
-        for row, texts in zip(rows, replies)
-    ]
-    graded = how.grader(items, policy)
+    graded = how.grader(_grading_items(rows, replies), policy)
     # maj@k: the same checker groups the answers into vote classes
     classes, accounting = votes_and_accounting(graded, policy.check, policy.rule_timeout)
     missing = sum(n - len(row) for row in replies)
