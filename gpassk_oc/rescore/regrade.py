@@ -91,7 +91,11 @@ def regrade(
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
     grouped = group_replicas(samples.replies, task.n)
     record = _record(task, opts)
-    questions = [Question(row, [Reply(r) for r in texts]) for row, texts in zip(rows, grouped)]
+    facts = group_replicas(samples.facts or [None] * len(samples.replies), task.n)
+    questions = [
+        Question(row, [Reply(r, f) for r, f in zip(texts, known)])
+        for row, texts, known in zip(rows, grouped, facts)
+    ]
     scored, rule = score_with(RunSamples(task.spec, questions, record), opts, task.name)
     why = f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
     return Regraded(scored.results, scored.graded, scored.replies, rule.reasoning, why)
