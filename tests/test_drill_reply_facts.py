@@ -108,3 +108,27 @@ def test_page_shows_finish_reasons_and_token_statistics(page):
         assert not detail.find_elements(By.CSS_SELECTOR, "td.finish")
     finally:
         stop_browser(driver)
+
+
+def test_output_tokens_figure_only_for_runs_with_counts(tmp_path):
+    """``--plots``: the output-length figure of the evalscope run's dataset steps up to
+    each recorded count's share of the samples (counted from the tool's file); the
+    lm-eval run's dataset, without counts, has no such figure."""
+    imp.rescore(CUT, tmp_path / "work" / "a")
+    imp.rescore(imp.HARNESSES / "lm_eval" / "shaky_n8", tmp_path / "work" / "b")
+    plots = tmp_path / "plots"
+    argv = ["report", str(tmp_path / "work"), "--plots", str(plots), "--k", "2"]
+    try:
+        assert main([*argv, "--resamples", "20"]) == 0
+    finally:
+        use_cli_format(sys.__stderr__)
+    (figure,) = plots.glob("output_tokens*.json")
+    (curve,) = json.loads(figure.read_text())
+    counts = [t for _, t in _recorded()]
+    assert curve["counted"] == len(counts)
+    tops = {x: y for x, y in zip(curve["x"][1::2], curve["y"][1::2])}
+    assert tops == {
+        v: pytest.approx(100 * sum(c <= v for c in counts) / len(counts)) for v in counts
+    }
+    assert (plots / f"{figure.stem}.svg").is_file() and (plots / f"{figure.stem}.png").is_file()
+    assert len(list(plots.glob("gpass_vs_tau*.json"))) == 2  # two datasets, one figure of lengths
