@@ -11,7 +11,11 @@ changed — checked when regenerating); then tables that say what they show (ite
 markdown ranks carry the rerun intervals their caption promises, the accounting and any-k
 captions; CSV and JSON unchanged); then each JSON row's ``tokens`` list (issue 34: the
 runs' output-token statistics, ``null`` for these files, which record no token counts;
-nothing else changed).
+nothing else changed); then six CSV columns ``tokens_*`` at the end of every line (issue
+34: the same statistics, empty here; the lines without them are the old ones, checked);
+then the page's script, whose drill-down shows each run's token statistics and each
+sample's finish reason and output tokens where recorded (issue 34; only the inlined script
+changed, the drill-down files did not: these files record no facts).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

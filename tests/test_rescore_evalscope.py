@@ -105,3 +105,52 @@ def test_report_over_two_tools_names_each_rows_tool(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "gpassk-demo-shaky@lm-eval" in text and "gpassk-demo-shaky@evalscope" in text
     assert "| lm-eval 0.4.13 reported |" in text
+
+
+def _predictions(folder: Path) -> list[dict]:
+    (path,) = folder.glob("*/predictions/*/*.jsonl")
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("name", ["shaky_n4_cut", "shaky_n8"])
+def test_stop_reasons_and_token_counts_reach_health_and_token_stats(name, tmp_path):
+    """evalscope's own stop reasons (``max_tokens``: cut by the output limit) and ``usage``
+    in its predictions file: run health counts exactly its cut replies, and the token
+    statistics are plain arithmetic over its output_tokens."""
+    from gpassk_oc.core.runs.results_summary import read_summary
+
+    lines = _predictions(FIXTURES / name)
+    reasons = [line["model_output"]["choices"][0]["stop_reason"] for line in lines]
+    counts = sorted(line["model_output"]["usage"]["output_tokens"] for line in lines)
+    imp.rescore(FIXTURES / name, tmp_path / "out")
+    path = imp.only_results(tmp_path / "out")
+    health = json.loads(path.read_text())["health"]
+    assert health["length_basis"] == "finish_reason"
+    assert health["overall"]["truncated_length"] == reasons.count("max_tokens")
+    tokens = read_summary(path).tokens
+    assert tokens is not None
+    m = len(counts)
+    assert tokens["counted"] == m == len(lines)
+    assert tokens["mean"] == pytest.approx(sum(counts) / m)
+    assert tokens["max"] == counts[-1]
+    assert tokens["p95"] == counts[-(-95 * m // 100) - 1]
+    assert tokens["at_limit"] == reasons.count("max_tokens")
+    assert tokens["at_limit_share"] == pytest.approx(reasons.count("max_tokens") / m)
+
+
+def test_review_token_counts_without_predictions_file(tmp_path):
+    """A copy DERIVED from the real shaky_n4_cut run without its predictions folder: the
+    counts of each review's assistant message are kept, the stop reason is unknown."""
+    import shutil
+
+    folder = imp.derived(FIXTURES / "shaky_n4_cut", tmp_path)
+    (predictions,) = folder.glob("*/predictions")
+    shutil.rmtree(predictions)
+    reviews = [json.loads(line) for line in _reviews(folder).read_text().splitlines()]
+    counts = [r["messages"][-1]["perf_metrics"]["output_tokens"] for r in reviews]
+    imp.rescore(folder, tmp_path / "out")
+    results = json.loads(imp.only_results(tmp_path / "out").read_text())
+    found = [t for d in results["details"] for t in d["output_tokens"]]
+    assert sorted(found) == sorted(counts)
+    assert {r for d in results["details"] for r in d["finish_reason"]} == {None}
+    assert results["health"]["length_basis"] != "finish_reason"

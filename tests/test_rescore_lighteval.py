@@ -84,3 +84,61 @@ def test_truncated_parquet_is_one_line_exit_2(tmp_path, capsys):
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(lines) == 1 and str(path) in lines[0] and "parquet" in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_token_ids_it_kept_become_output_token_counts(tmp_path):
+    """A copy DERIVED from the real shaky_n8 details with ``output_tokens`` filled as a
+    local backend (transformers, vLLM) writes them, one list of ids per reply: each
+    reply's count is its list's length, and the statistics plain arithmetic over them."""
+    from gpassk_oc.core.runs.results_summary import read_summary
+
+    folder = imp.derived(FIXTURES / "shaky_n8", tmp_path)
+    path = _details(folder)
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    for q, r in enumerate(rows):
+        texts = r["model_response"]["text"]
+        r["model_response"]["output_tokens"] = [[7] * (q * 10 + j + 1) for j in range(len(texts))]
+        r["model_response"]["input_tokens"] = [1] * (q + 5)
+    fields = [f for f in table.schema if f.name != "model_response"]
+    schema = pa.schema(
+        [
+            *fields,
+            pa.field(
+                "model_response",
+                pa.struct(
+                    [
+                        *[
+                            f
+                            for f in table.schema.field("model_response").type
+                            if f.name not in ("output_tokens", "input_tokens")
+                        ],
+                        pa.field("output_tokens", pa.list_(pa.list_(pa.int64()))),
+                        pa.field("input_tokens", pa.list_(pa.int64())),
+                    ]
+                ),
+            ),
+        ]
+    )
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    imp.rescore(folder, tmp_path / "out")
+    results = json.loads(imp.only_results(tmp_path / "out").read_text())
+    expected = [[q * 10 + j + 1 for j in range(8)] for q in range(len(rows))]
+    assert [d["output_tokens"] for d in results["details"]] == expected
+    assert [d["prompt_tokens"] for d in results["details"]] == [[q + 5] * 8 for q in range(8)]
+    counts = sorted(t for row in expected for t in row)
+    tokens = read_summary(imp.only_results(tmp_path / "out")).tokens
+    assert tokens is not None
+    assert (tokens["counted"], tokens["max"]) == (64, counts[-1])
+    assert tokens["mean"] == pytest.approx(sum(counts) / 64)
+    assert tokens["at_limit_share"] is None  # lighteval records no finish reason
+
+
+def test_no_token_ids_no_token_statistics(tmp_path):
+    """The real files (an API backend) keep no token ids: no counts, no statistics."""
+    from gpassk_oc.core.runs.results_summary import read_summary
+
+    imp.rescore(FIXTURES / "shaky_n8", tmp_path / "out")
+    path = imp.only_results(tmp_path / "out")
+    assert "output_tokens" not in json.loads(path.read_text())["details"][0]
+    assert read_summary(path).tokens is None

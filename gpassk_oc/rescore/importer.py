@@ -25,8 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.runs.reply_facts import ReplyFacts
 from gpassk_oc.core.runs.run_record import Sampled
 from gpassk_oc.core.runs.score_run import Reply
+
+#: one Reply object per distinct (text, facts) of a run (see :func:`shared_replies`)
+ReplyCache = dict[tuple[str, ReplyFacts | None], Reply]
 
 __all__ = ["ForeignQuestion", "ForeignRun", "Importer", "Scored", "shared_replies"]
 
@@ -89,13 +93,17 @@ class ForeignRun:
     tool_task: str | None = None
 
 
-def shared_replies(texts: Iterable[str], made: dict[str, Reply]) -> list[Reply]:
-    """A :class:`Reply` per text, one (immutable) object per distinct text kept in *made*
-    across a run's questions: a run's replies repeat many times over."""
+def shared_replies(
+    replies: Iterable[tuple[str, ReplyFacts | None]],
+    made: ReplyCache,
+) -> list[Reply]:
+    """A :class:`Reply` per (text, the server's facts), one (immutable) object per distinct
+    pair kept in *made* across a run's questions: a run's replies repeat many times over,
+    and two samples of one text keep their own facts."""
     out = []
-    for text in texts:
-        reply = made.get(text)
+    for key in replies:
+        reply = made.get(key)
         if reply is None:
-            reply = made[text] = Reply(text)
+            reply = made[key] = Reply(*key)
         out.append(reply)
     return out

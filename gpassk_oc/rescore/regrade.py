@@ -19,9 +19,10 @@ from gpassk_oc.core.judging.grading import GradeResult, GradingPolicy
 from gpassk_oc.core.judging.judge import JudgeConfig
 from gpassk_oc.core.runs.run_record import RunRecord, dataset_facts, model_facts
 from gpassk_oc.core.runs.run_scoring import group_replicas
-from gpassk_oc.core.runs.score_run import Grading, Question, Reply, RunSamples, ScoredRun, score_run
+from gpassk_oc.core.runs.score_run import Grading, Question, RunSamples, ScoredRun, score_run
 from gpassk_oc.core.vocabulary import CheckMode
 from gpassk_oc.evaluator_record import token_counter
+from gpassk_oc.rescore.importer import ReplyCache, shared_replies
 from gpassk_oc.rescore.source import OCTask, Samples
 
 __all__ = ["REASONING_CHOICES", "Options", "Regraded", "reasoning_flag", "regrade", "score_with"]
@@ -91,8 +92,12 @@ def regrade(
     # read_predictions checked the layout (entry r·Q + q is replica r of question q)
     grouped = group_replicas(samples.replies, task.n)
     record = _record(task, opts)
-    reply = {text: Reply(text) for text in set(samples.replies)}  # replies repeat: one each
-    questions = [Question(row, [reply[t] for t in texts]) for row, texts in zip(rows, grouped)]
+    facts = group_replicas(samples.facts or [None] * len(samples.replies), task.n)
+    made: ReplyCache = {}  # replies repeat: one object each
+    questions = [
+        Question(row, shared_replies(zip(texts, known), made))
+        for row, texts, known in zip(rows, grouped, facts)
+    ]
     scored, rule = score_with(RunSamples(task.spec, questions, record), opts, task.name)
     why = f"{opts.reasoning}: read as {rule.applied!r} ({rule.why})"
     return Regraded(scored.results, scored.graded, scored.replies, rule.reasoning, why)

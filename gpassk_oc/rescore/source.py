@@ -5,7 +5,10 @@ What OpenCompass 0.5.4 leaves (layout owned by :mod:`gpassk_oc.workdir`): the du
 as dotted strings), ``{ts}/predictions/{model}/{abbr}.json`` (or shards ``{abbr}_0.json``…;
 ``tmp_*`` while inference runs) holding ``{"0": {"origin_prompt", "prediction", "gold"},
 …}`` in replica-major order (entry ``r·Q + q`` is replica r of question q), and
-``{ts}/results/{model}/{abbr}.json`` when the evaluation finished.
+``{ts}/results/{model}/{abbr}.json`` when the evaluation finished. Each reply's facts are
+the server's where :class:`gpassk_oc.models.OpenAICompatible` wrote its sidecar
+(:mod:`gpassk_oc.core.runs.reply_facts`), else its output tokens where OpenCompass counted
+them (``res_length``, written with the inferencer's ``dump_res_length=True``).
 
 Every refusal is a :class:`RescoreError`: one line naming the file and what is wrong.
 Nothing here writes anything.
@@ -20,6 +23,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.runs.reply_facts import ReplyFacts, read_sidecars, reply_key, sidecar_path
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
 from gpassk_oc.rescore.json_text import loads
 from gpassk_oc.workdir import (
@@ -58,6 +62,8 @@ class Samples:
     prompts: list[str]
     golds: list[str]
     replies: list[str]
+    #: each reply's facts, in the order of *replies* (empty: none recorded)
+    facts: list[ReplyFacts | None] = field(default_factory=list)
 
     @property
     def first(self) -> list[Prediction]:
@@ -297,4 +303,21 @@ def read_predictions(task: OCTask) -> Samples:
         [_prompt_text(p) for p in base[0]],
         ["" if g is None else str(g) for g in base[1]],
         [x if isinstance(x, str) else str(x or "") for x in replies],
+        _facts(task, entries),
     )
+
+
+def _facts(task: OCTask, entries: list[Mapping[str, Any]]) -> list[ReplyFacts | None]:
+    """Each entry's facts: the sidecar's by (prompt, reply), else ``res_length`` as its
+    output count; [] when neither is recorded anywhere."""
+    sent = read_sidecars(sidecar_path(p) for p in task.predictions)
+    out: list[ReplyFacts | None] = []
+    for e in entries:
+        reply, length = e.get("prediction"), e.get("res_length")
+        found = None
+        if sent and isinstance(reply, str):
+            found = sent.get(reply_key(e.get("origin_prompt"), reply))
+        if found is None and isinstance(length, int) and not isinstance(length, bool):
+            found = ReplyFacts(completion_tokens=length) if length >= 0 else None
+        out.append(found)
+    return out if any(f is not None for f in out) else []

@@ -9,7 +9,9 @@ joins those texts (one per run × question).
 
 Per question the fragment holds its identity, ``c`` / ``n`` and one JSON text
 ``[[answers], [found codes], [verdicts], [decided-by codes]]`` (columns, not one array per
-sample); the codes index the run's ``found`` and ``by`` name lists. Answers are cut to
+sample); the codes index the run's ``found`` and ``by`` name lists. Where the results file
+records them (:mod:`.reply_facts`), two more columns follow: each sample's finish reason
+and its output tokens (``null`` where unknown). Answers are cut to
 :data:`MAX_ANSWER_CHARS`. The text is safe inside a ``<script>`` element (``<``, ``>``,
 ``&`` escaped).
 
@@ -48,7 +50,8 @@ __all__ = [
     "script_safe",
 ]
 
-DRILL_SCHEMA = "gpassk_oc.drill/1"
+#: /2: the finish reason and output-token columns (a /1 sidecar lacks them: made again)
+DRILL_SCHEMA = "gpassk_oc.drill/2"
 DRILL_SUFFIX = ".drill"
 #: answers are cut to this many characters in the drill-down
 MAX_ANSWER_CHARS = 300
@@ -89,7 +92,8 @@ class DrillQuestion:
     index: int
     c: int
     n: int
-    #: ``[[answers],[found codes],[verdicts],[decided-by codes]]``, script-safe JSON
+    #: ``[[answers],[found codes],[verdicts],[decided-by codes]]`` (then ``[finish reasons],
+    #: [output tokens]`` where recorded), script-safe JSON
     samples: bytes
 
 
@@ -130,9 +134,10 @@ def make_fragment(results: Results, source: tuple[int, str] | None = None) -> Dr
         # most replies' answers are short: one pass in C says none needs cutting
         if sum(map(len, filter(None, answers))) > MAX_ANSWER_CHARS:
             answers = [a if a is None or len(a) <= MAX_ANSWER_CHARS else _cut(a) for a in answers]
-        text = script_safe(
-            _dumps([answers, _codes(found, q.found, size), q.correct, _codes(by, q.source, size)])
-        )
+        columns = [answers, _codes(found, q.found, size), q.correct, _codes(by, q.source, size)]
+        if q.finish_reason is not None or q.output_tokens is not None:
+            columns += [q.finish_reason or [None] * size, q.output_tokens or [None] * size]
+        text = script_safe(_dumps(columns))
         # an exact-size copy: orjson's bytes keep its ~8 KB buffer, ten times a question's
         # text, and a grid's first html report holds every run's fragments until it succeeds
         text = bytes(memoryview(text))

@@ -6,7 +6,8 @@ interval is not given — and each interval's status (``rerun_status``, ``ci_sta
 'posterior', 'n < 2k', 'no width', 'off', 'undefined', see
 :class:`~gpassk_oc.core.uncertainty.metric_intervals.Estimate`); greedy runs follow with their accuracy in the ``Greedy`` columns.
 With ``--k`` listing several ks, every k's metrics (:mod:`.sweep`) follow as further
-columns, filled on ``overall`` lines."""
+columns, filled on ``overall`` lines; the output-token statistics of each row's runs
+(:mod:`.token_table`) come last, also on ``overall`` lines."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from gpassk_oc.report.data.published_section import csv_columns as published_cel
 from gpassk_oc.report.data.published_section import csv_header as published_header
 from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.sweep import sweep_csv_keys, sweep_estimate
+from gpassk_oc.report.data.token_table import TOKEN_CSV_HEADER, token_csv_cells
 from gpassk_oc.report.formats.corrections_out import csv_columns, csv_values
 from gpassk_oc.report.formats.format_spec import Format, RenderOptions
 
@@ -70,6 +72,7 @@ def render_csv(report: Report, descending: bool = True) -> str:
         header += [key + suffix for suffix in _PER_METRIC]
     header += ranked
     header += published_header(report)  # --published: the paper's values, overall lines
+    header += TOKEN_CSV_HEADER  # output-token statistics of the row's runs, overall lines
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
@@ -85,7 +88,8 @@ def render_csv(report: Report, descending: bool = True) -> str:
                 for key in extra:
                     line += _values(sweep_estimate(report, row, subset, key))
                 line += csv_values(report, row.label, dataset_abbr, subset)
-                writer.writerow(line + published_cells(report, row, subset))
+                line += published_cells(report, row, subset)
+                writer.writerow(line + token_csv_cells(row.runs, subset))
     for run in report.greedy:
         cell = report.greedy_cells[(run.model_abbr, run.dataset_abbr)]
         line = [run.model_abbr, run.base_model]
@@ -95,7 +99,7 @@ def render_csv(report: Report, descending: bool = True) -> str:
         padding = len(_PER_METRIC) * (len(metrics) + len(extra) - 1)
         line += _values(cell.metrics[PASS_AT_1]) + [""] * (padding + len(ranked))
         line += [""] * len(published_header(report))
-        writer.writerow(line)
+        writer.writerow(line + token_csv_cells([run], "overall"))
     return buf.getvalue()
 
 

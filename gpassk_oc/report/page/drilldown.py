@@ -8,8 +8,10 @@ drill-down goes to ``{page stem}_files/row-{id}.js``: one script per row, which 
 is missing (opened without its folder, or printed to stdout).
 
 Per question: identity, ``c`` / ``n`` over the pooled runs, and per run its samples as
-columns ``[run code, [answers], [found codes], [verdicts], [decided-by codes]]``; ``runs``
-lists each run's ``model`` and the names of its ``found`` and ``by`` codes. The columns
+columns ``[run code, [answers], [found codes], [verdicts], [decided-by codes]]`` (then
+``[finish reasons], [output tokens]`` where its file records them); ``runs`` lists each
+run's ``model``, the names of its ``found`` and ``by`` codes and, where it has token
+counts, its output-token statistics ``tokens`` (:mod:`gpassk_oc.core.runs.token_stats`). The columns
 are each run's ready JSON text (:mod:`gpassk_oc.core.runs.drill_fragment`, made when the
 results file was read in full and kept in a sidecar beside it), so writing a row joins
 texts and touches no sample: a grid's 3.2 million samples cost no Python work per sample.
@@ -105,6 +107,8 @@ def _questions(row: Row) -> tuple[list[dict[str, Any]], list[bytes], list[str]]:
             runs.append({"model": run.model_abbr, "found": [], "by": []})
             continue
         runs.append({"model": run.model_abbr, "found": fragment.found, "by": fragment.by})
+        if run.summary.tokens is not None:
+            runs[-1]["tokens"] = run.summary.tokens
         for q in fragment.questions:
             head = heads.get(q.key)
             if head is None:

@@ -4,7 +4,8 @@ The script reads the page's embedded JSON (``#page-data``), builds the sortable
 leaderboard for the chosen dataset and question subset (overall or one split × language),
 draws every interval as a bar on a 0–100 scale, lists warnings, and opens a per-question
 drill-down showing each sample's extracted answer, how it was found, the verdict and who
-decided it; the drill-down exports its judged samples as an audit sheet (the columns of
+decided it (and, where the run's file records them, its finish reason and output tokens,
+beside each run's output-token statistics); the drill-down exports its judged samples as an audit sheet (the columns of
 ``gpassk-oc audit``, :data:`~gpassk_oc.report.auditing.audit_verdicts.SHEET_COLUMNS`, carried in the page data).
 """
 
@@ -297,17 +298,39 @@ PAGE_SCRIPT = r"""
     return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   }
 
-  // a question's samples run by run, each [answer, found, verdict, decided by, run code]
-  // (drilldown.py stores them per run as columns: [run code, answers, found, verdicts, by])
+  // a question's samples run by run, each [answer, found, verdict, decided by, run code,
+  // finish reason, output tokens] (drilldown.py stores them per run as columns: [run code,
+  // answers, found, verdicts, by] and, where the run's file records them, [reasons, tokens])
   function samplesOf(q, drill) {
     var out = [];
     q.runs.forEach(function (p) {
       var run = drill.runs[p[0]];
       for (var i = 0; i < p[1].length; i++) {
-        out.push([p[1][i], run.found[p[2][i]], p[3][i], run.by[p[4][i]], p[0]]);
+        out.push([p[1][i], run.found[p[2][i]], p[3][i], run.by[p[4][i]], p[0],
+                  p[5] ? p[5][i] : null, p[6] ? p[6][i] : null]);
       }
     });
     return out;
+  }
+
+  // each run's output-token statistics (token_stats.py), for the runs that recorded counts
+  function tokenTable(drill) {
+    var runs = drill.runs.filter(function (r) { return r.tokens; });
+    if (!runs.length) { return null; }
+    var num = function (v) { return v === null || v === undefined ? "\u2013" : String(Math.round(v * 10) / 10); };
+    var heads = ["run", "samples counted", "mean", "median", "p95", "max", "cut by the limit",
+                 "tokens per correct sample"];
+    var table = el("table", {id: "drill-tokens"}, [el("tr", {}, heads.map(function (h) {
+      return el("th", {"class": "text", text: h}); }))]);
+    runs.forEach(function (r) {
+      var t = r.tokens, share = t.at_limit_share;
+      var cut = share === null ? "\u2013" : t.at_limit + " (" + (100 * share).toFixed(1) + "%)";
+      table.appendChild(el("tr", {}, [el("td", {"class": "text", text: r.model}),
+        el("td", {text: String(t.counted)}), el("td", {text: num(t.mean)}),
+        el("td", {text: num(t.median)}), el("td", {text: String(t.p95)}),
+        el("td", {text: String(t.max)}), el("td", {text: cut}), el("td", {text: num(t.per_correct)})]));
+    });
+    return el("div", {"class": "scroll"}, [el("h3", {text: "Output tokens"}), table]);
   }
 
   // every judged sample of the questions in view, as `gpassk-oc audit` writes its sheet
@@ -346,6 +369,8 @@ PAGE_SCRIPT = r"""
     var exp = el("button", {id: "export-audit", text: "Export audit sheet (CSV)"});
     exp.onclick = function () { exportSheet(drill); };
     box.appendChild(exp);
+    var tokens = tokenTable(drill);
+    if (tokens) { box.appendChild(tokens); }
     var table = el("table", {id: "questions"});
     table.appendChild(el("tr", {}, ["question", "c / n", "gold", "text"].map(function (h) {
       return el("th", {"class": "text", text: h});
@@ -365,16 +390,25 @@ PAGE_SCRIPT = r"""
     var next = tr.nextSibling;
     if (next && next.className === "samples") { next.parentNode.removeChild(next); return; }
     var inner = el("table", {"class": "sample-table"});
-    inner.appendChild(el("tr", {}, ["#", "extracted answer", "found", "verdict", "decided by", "run"].map(
+    var samples = samplesOf(q, drill);
+    // finish reason and output tokens: columns only where some run recorded them
+    var facts = samples.some(function (s) { return s[5] !== null || s[6] !== null; });
+    var heads = ["#", "extracted answer", "found", "verdict", "decided by", "run"];
+    inner.appendChild(el("tr", {}, heads.concat(facts ? ["finish", "output tokens"] : []).map(
       function (h) { return el("th", {"class": "text", text: h}); })));
-    samplesOf(q, drill).forEach(function (s, i) {
-      inner.appendChild(el("tr", {"class": "sample"}, [
+    samples.forEach(function (s, i) {
+      var cells = [
         el("td", {text: String(i + 1)}),
         el("td", {"class": "answer", text: s[0] === null ? "(none)" : s[0]}),
         el("td", {"class": "text", text: s[1] || "\u2013"}),
         el("td", {"class": "text"}, [verdictText(s[2])]),
         el("td", {"class": "text", text: s[3] || "\u2013"}),
-        el("td", {"class": "text", text: drill.runs[s[4]].model})]));
+        el("td", {"class": "text", text: drill.runs[s[4]].model})];
+      if (facts) {
+        cells.push(el("td", {"class": "text finish", text: s[5] || "\u2013"}));
+        cells.push(el("td", {"class": "tokens", text: s[6] === null ? "\u2013" : String(s[6])}));
+      }
+      inner.appendChild(el("tr", {"class": "sample"}, cells));
     });
     var holder = el("tr", {"class": "samples"}, [el("td", {colspan: "4", "class": "text"}, [inner])]);
     tr.parentNode.insertBefore(holder, tr.nextSibling);

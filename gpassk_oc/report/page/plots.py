@@ -14,6 +14,8 @@ Three figures per dataset, each as ``<name>.png``, ``<name>.svg`` and ``<name>.j
 * ``metrics_vs_k`` (only with ``report --k`` listing several ks, or ``--tau``) — pass@k,
   G-Pass@k_τ for each τ and maj@k against the listed ks, one colour per row
   (:mod:`.sweep`).
+* ``output_tokens`` (only where some run recorded its output tokens) — per row, the share
+  of its samples with at most x output tokens (:mod:`.token_plot`).
 
 Bands are the report's benchmark intervals (BCa bootstrap over questions: what new
 questions like these would give), not the rerun intervals of the tables.
@@ -44,6 +46,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.page.plots_draw import Curve, Drawn, FigureSpec, draw_figures
+from gpassk_oc.report.page.token_plot import output_tokens_spec
 from gpassk_oc.worker_pool import Workers
 
 #: curves per figure at most: the rows with the highest mG-Pass@k
@@ -291,6 +294,9 @@ def _dataset_specs(report: Report, dataset_abbr: str, prefix: str, suffix: str) 
     )
     if report.sweep is not None:  # --k lists several ks
         specs.append(_sweep_spec(report, (rows, labels, left_out), dataset_abbr, prefix, suffix))
+    tokens = output_tokens_spec(rows, labels, dataset_abbr, prefix, suffix)
+    if tokens is not None:  # only where some run recorded its output tokens
+        specs.append(tokens)
     return specs
 
 

@@ -7,6 +7,11 @@ One line per sample: ``target``, ``messages`` (the prompt), ``sample_score`` wit
 ``generation_config``). Replies are put in ``generation_index`` order per ``group_id``.
 evalscope grades with its own metric; where it is an accuracy (``acc``) each reply's
 label is compared with ours.
+
+Each reply's facts come from ``predictions/{model}/{same file}`` (by ``index``): the stop
+reason (``choices[0].stop_reason``: ``max_tokens`` when the output limit cut it) and
+``usage``; where that file is absent, the token counts of the review's own assistant
+message (``perf_metrics``).
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gpassk_oc.core.runs.score_run import Reply
+from gpassk_oc.core.runs.reply_facts import ReplyFacts
 from gpassk_oc.rescore.foreign import foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, ReplyCache, shared_replies
 from gpassk_oc.rescore.importers._files import field_of, records
 from gpassk_oc.rescore.source import RescoreError
 
@@ -62,6 +67,49 @@ def _prompt(messages: Any) -> str:
     return ""
 
 
+def _count(data: Any, key: str) -> int | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _predicted(path: Path) -> dict[Any, ReplyFacts]:
+    """Each sample's facts by ``index`` from the predictions file beside the reviews
+    ({} when evalscope left none or it cannot be read: facts describe, never decide)."""
+    file = path.parents[2] / "predictions" / path.parent.name / path.name
+    out: dict[Any, ReplyFacts] = {}
+    if not file.is_file():
+        return out
+    try:
+        for _, record in records(file):
+            output = record.get("model_output")
+            output = output if isinstance(output, dict) else {}
+            choices = output.get("choices")
+            first = choices[0] if isinstance(choices, list) and choices else {}
+            reason = first.get("stop_reason") if isinstance(first, dict) else None
+            usage = output.get("usage")
+            out[record.get("index")] = ReplyFacts(
+                reason if isinstance(reason, str) and reason else None,
+                _count(usage, "input_tokens"),
+                _count(usage, "output_tokens"),
+            )
+    except RescoreError:
+        return {}
+    return out
+
+
+def _review_facts(record: dict[str, Any]) -> ReplyFacts | None:
+    """The token counts of a review line's last assistant message, None when absent."""
+    messages = record.get("messages")
+    said = (
+        [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+        if (isinstance(messages, list))
+        else []
+    )
+    perf = said[-1].get("perf_metrics") if said else None
+    facts = ReplyFacts(None, _count(perf, "input_tokens"), _count(perf, "output_tokens"))
+    return None if facts == ReplyFacts() else facts
+
+
 def _sample(where: str, record: dict[str, Any]) -> tuple[Any, int, dict[str, Any]]:
     """(question key, repeat, fields) of one review line (once per sample: kept lean)."""
     sample_score = field_of(record, "sample_score", where, NAME)
@@ -88,19 +136,22 @@ def _sample(where: str, record: dict[str, Any]) -> tuple[Any, int, dict[str, Any
         "gold": None if gold in (None, "") else str(gold),
         "question": _prompt(record.get("messages")),
         "label": None if not isinstance(acc, (int, float)) else acc >= 1,
+        "facts": _review_facts(record),
     }
     return group, index, fields
 
 
 def _questions(path: Path, n: int) -> list[ForeignQuestion]:
     grouped: dict[Any, dict[int, tuple[str, dict[str, Any]]]] = {}
+    predicted = _predicted(path)
     for where, record in records(path):
         group, index, fields = _sample(where, record)
+        fields["facts"] = predicted.get(record.get("index"), fields["facts"])
         if index in grouped.setdefault(group, {}) or index >= n:
             raise RescoreError(f"{where}: generation_index {index} repeated or beyond repeats={n}")
         grouped[group][index] = (where, fields)
     out = []
-    made: dict[str, Reply] = {}
+    made: ReplyCache = {}
     for group, by_index in grouped.items():
         ordered = [by_index[i] for i in sorted(by_index)]
         where, first = ordered[0]
@@ -109,7 +160,7 @@ def _questions(path: Path, n: int) -> list[ForeignQuestion]:
             ForeignQuestion(
                 question=first["question"],
                 gold=first["gold"],
-                replies=shared_replies((f["reply"] for _, f in ordered), made),
+                replies=shared_replies(((f["reply"], f["facts"]) for _, f in ordered), made),
                 where=where,
                 question_id=str(group),
                 labels=None if all(v is None for v in labels) else labels,

@@ -6,6 +6,11 @@ computed). Its G-Pass@k reads τ as a float and needs ``ceil(k·τ)`` correct, a
 the nominal n even where a question kept fewer replies (lighteval#771); both are named
 where they change a number. Its per-question G-Pass values are averaged here into its own
 overall numbers, shown beside ours.
+
+``model_response.output_tokens`` (one list of token ids per reply, where the backend kept
+them: transformers, vLLM, SGLang) gives each reply's output count and ``input_tokens`` the
+prompt's; API backends leave both empty and no finish reason is recorded by any (its
+``truncated_tokens_count`` counts prompt tokens cut, not the reply's).
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.metrics.metric_keys import PASS_AT_1, g_pass_key, mg_pass_key
-from gpassk_oc.core.runs.score_run import Reply
+from gpassk_oc.core.runs.reply_facts import ReplyFacts
 from gpassk_oc.rescore.foreign import default_ks, foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, ReplyCache, shared_replies
 from gpassk_oc.rescore.importers._files import read_json
 from gpassk_oc.rescore.source import RescoreError
 
@@ -52,8 +57,18 @@ def _table(path: Path) -> list[dict[str, Any]]:
         raise RescoreError(f"{path}: not a readable parquet file ({exc})") from None
 
 
+def _facts(response: dict[str, Any], replies: int) -> list[ReplyFacts | None]:
+    """Each reply's token counts from the ids lighteval kept (None each where it kept none,
+    or not one list per reply)."""
+    ids, prompt = response.get("output_tokens"), response.get("input_tokens")
+    if not isinstance(ids, list) or len(ids) != replies:
+        return [None] * replies
+    asked = len(prompt) if isinstance(prompt, list) and prompt else None
+    return [ReplyFacts(None, asked, len(t)) if isinstance(t, list) else None for t in ids]
+
+
 def _question(
-    path: Path, i: int, row: dict[str, Any], made: dict[str, Reply]
+    path: Path, i: int, row: dict[str, Any], made: ReplyCache
 ) -> tuple[ForeignQuestion, int]:
     where = f"{path}: row {i}"
     doc, response = row.get("doc"), row.get("model_response")
@@ -70,7 +85,7 @@ def _question(
     question = ForeignQuestion(
         question=str(doc.get("query") or ""),
         gold=None if gold is None else str(gold),
-        replies=shared_replies(map(str, texts), made),
+        replies=shared_replies(zip(map(str, texts), _facts(response, len(texts))), made),
         where=where,
     )
     return question, nominal if isinstance(nominal, int) and nominal > 0 else len(texts)
@@ -134,7 +149,7 @@ def read_run(job: str) -> ForeignRun:
     rows = _table(path)
     if not rows:
         raise RescoreError(f"{path}: no rows")
-    made: dict[str, Reply] = {}
+    made: ReplyCache = {}
     read = [_question(path, i, row, made) for i, row in enumerate(rows)]
     questions = [q for q, _ in read]
     n = max(nominal for _, nominal in read)

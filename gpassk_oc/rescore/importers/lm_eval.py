@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from gpassk_oc.core.metrics.metric_keys import PASS_AT_1
-from gpassk_oc.core.runs.score_run import Reply
 from gpassk_oc.rescore.foreign import foreign_importer
-from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, shared_replies
+from gpassk_oc.rescore.importer import ForeignQuestion, ForeignRun, ReplyCache, shared_replies
 from gpassk_oc.rescore.importers._files import field_of, read_json, records
 from gpassk_oc.rescore.source import RescoreError
 
@@ -82,7 +81,7 @@ def _docs(path: Path) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _question(
-    where: str, record: dict[str, Any], n: int, first_only: bool, made: dict[str, Reply]
+    where: str, record: dict[str, Any], n: int, first_only: bool, made: ReplyCache
 ) -> ForeignQuestion:
     resps = field_of(record, "resps", where, NAME)
     if not (isinstance(resps, list) and resps and isinstance(resps[0], list)):
@@ -99,7 +98,7 @@ def _question(
     return ForeignQuestion(
         question=str(doc.get("question") or doc.get("problem") or ""),
         gold=None if gold is None else str(gold),
-        replies=shared_replies(replies, made),
+        replies=shared_replies(((r, None) for r in replies), made),
         where=where,
         split=str(doc.get("split") or ""),
         language=str(doc.get("language") or ""),
@@ -140,7 +139,7 @@ def read_run(job: str) -> ForeignRun:
     first = docs[0][1].get("resps")
     n = settings.get("repeats") or (len(first[0]) if isinstance(first, list) and first else 1)
     first_only = "take_first" in settings.get("filters", ())
-    made: dict[str, Reply] = {}
+    made: ReplyCache = {}
     questions = [_question(where, record, int(n), first_only, made) for where, record in docs]
     reasons: list[dict[str, Any]] = []
     if first_only and n > 1:
