@@ -126,7 +126,12 @@ def test_truncation_is_exactly_the_servers_length_replies(real_run):
     health = data["health"]
     assert health["length_basis"] == "finish_reason"
     assert health["overall"]["truncated_length"] == cut
-    assert 0 < cut < len(exchanges), "the question set should give some cut replies"
+    # the model samples at T = 1: at max_out_len 10 most replies are cut, and a run where
+    # every one of the 24 is cut happens (seen once in CI), so only "some" is a property
+    # of the question set; the count above is exact either way
+    assert cut > 0, "the question set should give some cut replies"
+    stopped = sum(r == "stop" for d in data["details"] for r in d["finish_reason"])
+    assert stopped == len(exchanges) - cut  # every other reply recorded as the server's stop
 
 
 def test_g_pass_is_brute_force_over_regraded_samples(real_run):
