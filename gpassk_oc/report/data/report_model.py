@@ -44,6 +44,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import (
     point_means,
     summarize_many,
 )
+from gpassk_oc.core.vocabulary import COUNT_KEYS, FOUND_KEYS
 from gpassk_oc.report.data.collect import (
     QuestionKey,
     Row,
@@ -80,20 +81,22 @@ __all__ = [
     "sorted_rows",
 ]
 
-#: accounting counts the report shows (when the results files have them), in this order
-ACCOUNTING_COLUMNS = (
-    "samples",
-    "rule_decided",
-    "no_answer",
-    "rule_undecided",
-    "cache_hits",
-    "judged_samples",
-    "unjudged",
-    "judge_calls",
-    "rule_checks",
-    "rule_mv_calls",
-    "rule_timeouts",
+#: accounting keys the report leaves out: pair-level counts (a row counts samples), the
+#: ``found_*`` extraction tallies (the health section shows them) and the judge prompt sizes
+_HIDDEN_ACCOUNTING = frozenset(
+    {
+        "unique_pairs",
+        "cache_hit_pairs",
+        "judged",
+        "unjudged_pairs",
+        "judge_input_chars",
+        "judge_input_max",
+    }
+    | set(FOUND_KEYS.values())
 )
+#: accounting counts the report shows (when the results files have them), in the results
+#: file's order: one list of keys (:data:`~gpassk_oc.core.vocabulary.COUNT_KEYS`), filtered
+ACCOUNTING_COLUMNS = tuple(k for k in COUNT_KEYS if k not in _HIDDEN_ACCOUNTING)
 
 
 class ReportError(ValueError):
