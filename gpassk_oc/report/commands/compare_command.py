@@ -206,7 +206,8 @@ def check_metrics(
     names: Sequence[str | MetricSpec], rows: Sequence[tuple[Row, str]]
 ) -> list[MetricSpec]:
     """Metric keys (``--metrics``, the CLI edge), parsed once into specs; CompareError (one
-    line) for an unknown name, a vote metric, or a k that a run's samples cannot reach."""
+    line) for an unknown name, a vote metric, a metric that does not exist at its k
+    (mG-Pass@1), or a k that a run's samples cannot reach."""
     keys = []
     for name in names:
         try:
@@ -218,6 +219,8 @@ def check_metrics(
                 f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
                 "answer classes; see maj@k in gpassk-oc report"
             )
+        if spec.undefined is not None:
+            raise CompareError(f"--metrics {name}: {spec.undefined}")
         for row, side in rows:
             most = int(row.n.max())
             if spec.k > most:
@@ -241,11 +244,10 @@ def run(args: argparse.Namespace) -> int:
         if args.k is not None:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
-        metrics = check_metrics(
-            args.metrics
-            or (headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]),
-            sides,
-        )
+        default = headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]
+        # a default metric that does not exist at k (mG-Pass@1) is left out, saying why
+        notes_a += [f"{s.key} left out: {s.undefined}" for s in default if s.undefined]
+        metrics = check_metrics(args.metrics or [s for s in default if s.undefined is None], sides)
         result = compare_rows(
             a,
             b,

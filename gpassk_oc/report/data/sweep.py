@@ -39,7 +39,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import (
 )
 from gpassk_oc.report.data.collect import Row, maj_values
 from gpassk_oc.report.data.numbers import pct
-from gpassk_oc.report.data.report_model import Report, ReportError, sorted_rows
+from gpassk_oc.report.data.report_model import Report, ReportError, sorted_rows, undefined_notes
 from gpassk_oc.report.data.report_parts import Sweep
 from gpassk_oc.report.data.tables import (
     INTERVAL_CHOICES,
@@ -144,6 +144,7 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
     specs = [spec for k in ks for spec in sweep_specs(k, taus)]
+    report.notes += [n for n in undefined_notes(specs) if n not in report.notes]
     counted = [spec for spec in specs if not spec.definition.needs_votes]
     votes = [spec for spec in specs if spec.definition.needs_votes]
     every = summarize_many(

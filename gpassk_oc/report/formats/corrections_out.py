@@ -164,9 +164,10 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
     ranks = report.ranks
     kinds = _kinds(report)
     for dataset in report.subsets:
-        if (dataset, metrics[-1]) not in ranks:
+        order = report.sort_spec().key  # mG-Pass@k, unless it does not exist at k
+        if (dataset, order) not in ranks:
             continue
-        by_last = ranks[(dataset, metrics[-1])]
+        by_last = ranks[(dataset, order)]
         labels = sorted(by_last, key=lambda lab: by_last[lab].rank)
         body = [
             _who(report, lab, dataset)
