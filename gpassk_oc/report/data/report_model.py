@@ -394,7 +394,8 @@ def build_report(
         for g, est in zip(greedy, many([(g.n, g.c) for g in greedy], pass1))
     }
     notes += _report_notes(rows, greedy, wanted.greedy_runs)
-    notes += undefined_notes(report_specs(k, thresholds))
+    if rows:  # without rows k is a placeholder: nothing shows, nothing to explain
+        notes += undefined_notes(report_specs(k, thresholds))
     return Report(
         k,
         level,
