@@ -62,6 +62,7 @@ def test_report_shows_a_dash_with_the_reason_in_every_format(capsys, perfect):
     mg = cells[next(i for i, name in enumerate(names) if name.startswith("mG-Pass@k"))]
     assert mg == "—"  # was "0.0 [no width]" for a model that is always right
     assert "mG-Pass@1 shows —: not defined at k = 1" in md
+    assert "mG-Pass@1: — (no such metric at that k" in md  # the any-k caption points there
     assert "mG-Pass@1 shows —" in err  # the note reaches the terminal too
 
     code, out, err = run_cli(

@@ -270,10 +270,16 @@ def sweep_note(report: Report) -> str:
         )
     else:
         maj = "maj@k: benchmark interval only, a vote has no rerun estimate"
+    sweep = report.sweep
+    specs = [s for k in sweep.ks for s in sweep_specs(k, sweep.taus)] if sweep else []
+    missing = [s.key for s in specs if s.undefined]
+    gone = f" {', '.join(missing)}: — (no such metric at that k; the notes say why)." * bool(
+        missing
+    )
     return (
         "Every metric at every listed k, recomputed from the saved per-question counts "
         "(maj@k: from the votes); the intervals the headers name, computed as in the tables "
-        f"above ({maj}). pass^k is G-Pass@k_1.0."
+        f"above ({maj}). pass^k is G-Pass@k_1.0.{gone}"
     )
 
 
