@@ -233,6 +233,14 @@ def check_metrics(
     return list(dict.fromkeys(keys))
 
 
+def _default_metrics(a: Row, b: Row, k: int, notes: list[str]) -> list[MetricSpec]:
+    """The headline metrics at *k*, pass@k and pass@1; one that does not exist at k
+    (mG-Pass@1) is left out, with a note saying why."""
+    default = headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]
+    notes += [f"{s.key} left out: {s.undefined}" for s in default if s.undefined]
+    return [s for s in default if s.undefined is None]
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
@@ -244,10 +252,7 @@ def run(args: argparse.Namespace) -> int:
         if args.k is not None:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
-        default = headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]
-        # a default metric that does not exist at k (mG-Pass@1) is left out, saying why
-        notes_a += [f"{s.key} left out: {s.undefined}" for s in default if s.undefined]
-        metrics = check_metrics(args.metrics or [s for s in default if s.undefined is None], sides)
+        metrics = check_metrics(args.metrics or _default_metrics(a, b, k, notes_a), sides)
         result = compare_rows(
             a,
             b,
