@@ -44,14 +44,14 @@ def _tables(specs: tuple[MetricSpec, ...], n: int) -> _Tables:
     short = np.zeros(len(specs), dtype=bool)
     for j, spec in enumerate(specs):
         per_c = metric_per_c(spec, n)
-        if per_c is None:  # k > n, or no such metric at its k: NaN, no variance
-            continue
-        values[:, j] = per_c
+        if per_c is not None:
+            values[:, j] = per_c
         k = estimator_spec(spec).k
-        short[j] = n < 2 * k  # k ≤ n: per_c exists
-        var = unbiased_variance_per_c(spec, n)
-        if var is not None:
-            unbiased[:, j] = var
+        short[j] = k <= n < 2 * k
+        if k <= n:
+            var = unbiased_variance_per_c(spec, n)
+            if var is not None:
+                unbiased[:, j] = var
     for table in (values, unbiased, short):
         table.setflags(write=False)
     return _Tables(values, unbiased, short)
