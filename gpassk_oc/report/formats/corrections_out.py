@@ -10,6 +10,7 @@ with the rates used (an audit's rates with their intervals: percent, at the repo
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -205,14 +206,11 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
         header = identity_header(report.identity) + ["Dataset"]
         header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
         body = []
-        kinds = _corrected_kinds(report)
+        text = partial(_cell_text, kinds=_corrected_kinds(report))  # the kinds computed
         for (label, dataset), values in corrected.items():
             line = _who(report, label, dataset) + [dataset]
             for key in keys:
-                line += [
-                    pct_text(_raw(report, label, dataset, key)),
-                    _cell_text(values.get(key), kinds),
-                ]
+                line += [pct_text(_raw(report, label, dataset, key)), text(values.get(key))]
             body.append(line)
         out.append(("Corrected for verdict error", _corrected_note(report), header, body))
     return out
