@@ -206,7 +206,8 @@ def check_metrics(
     names: Sequence[str | MetricSpec], rows: Sequence[tuple[Row, str]]
 ) -> list[MetricSpec]:
     """Metric keys (``--metrics``, the CLI edge), parsed once into specs; CompareError (one
-    line) for an unknown name, a vote metric, or a k that a run's samples cannot reach."""
+    line) for an unknown name, a vote metric, a metric that does not exist at its k
+    (mG-Pass@1), or a k that a run's samples cannot reach."""
     keys = []
     for name in names:
         try:
@@ -218,6 +219,8 @@ def check_metrics(
                 f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
                 "answer classes; see maj@k in gpassk-oc report"
             )
+        if spec.undefined is not None:
+            raise CompareError(f"--metrics {name}: {spec.undefined}")
         for row, side in rows:
             most = int(row.n.max())
             if spec.k > most:
@@ -228,6 +231,14 @@ def check_metrics(
                 )
         keys.append(spec)
     return list(dict.fromkeys(keys))
+
+
+def _default_metrics(a: Row, b: Row, k: int, notes: list[str]) -> list[MetricSpec]:
+    """The headline metrics at *k*, pass@k and pass@1; one that does not exist at k
+    (mG-Pass@1) is left out, with a note saying why."""
+    default = headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]
+    notes += [f"{s.key} left out: {s.undefined}" for s in default if s.undefined]
+    return [s for s in default if s.undefined is None]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -241,11 +252,7 @@ def run(args: argparse.Namespace) -> int:
         if args.k is not None:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
-        metrics = check_metrics(
-            args.metrics
-            or (headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]),
-            sides,
-        )
+        metrics = check_metrics(args.metrics or _default_metrics(a, b, k, notes_a), sides)
         result = compare_rows(
             a,
             b,

@@ -241,7 +241,7 @@ def ci_note(report: Report, best_first: bool = True) -> str:
     )
     return (
         f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
-        f"questions. Rows sorted by mG-Pass@{report.k}, {order}. Greedy: temperature-0 run of the "
+        f"questions. Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of the "
         f"same base model ({DASH} when absent)."
     )
 
