@@ -29,10 +29,15 @@ __all__ = ["Atoms", "atoms_of"]
 
 
 #: below this many times k samples per question (n ≥ 2k) the unbiased variance rests on
-#: fewer than NEAR_2K/2 disjoint pairs of k-subsets (at n = 2k on one: V(c) = f(c)² − B_c)
-#: and is too noisy and skewed on its own; a question's variance there is the larger of
-#: it and the posterior one (bench/bench_small_tables.py measures the choice)
+#: fewer than NEAR_2K/2 disjoint pairs of k-subsets (at n = 2k on one: V(c) = f(c)² − B_c):
+#: too noisy on its own, and it is small exactly when the estimate is (a high-τ question
+#: that missed its rare all-correct draws), so the t interval under-covers. There a
+#: question's variance is combined with the posterior one: the larger of the two in
+#: tables of fewer than SMALL_TABLE questions (where a few questions carry the sum), their
+#: mean in larger ones (where the larger alone over-covers); bench/bench_small_tables.py
+#: and bench/bench_ci_coverage.py measure both choices
 NEAR_2K = 4
+SMALL_TABLE = 50
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,7 @@ class Atoms:
         posterior_variance_per_c`) stands in where V says nothing: where k ≤ n < 2k (no
         unbiased estimate exists; NaN without a prior) and, for k ≥ 2, where V(c) = 0 (c at
         a flat end of the estimator, e.g. all correct: a rerun can still move it); where
-        2k ≤ n < NEAR_2K·k (k ≥ 2) it is the larger of the two (see :data:`NEAR_2K`)."""
+        2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`)."""
         out = np.empty((len(self.n), len(specs)))
         for rows, tables in self._by_n(specs):
             c = self.c[rows]
@@ -117,9 +122,9 @@ class Atoms:
                 near = tables.near[cols]
                 part = part.copy()
                 flat = tables.flat_ends[cols] & (sub == 0)
-                part[:, cols] = np.where(
-                    np.isnan(sub) | flat, post, np.where(near, np.fmax(sub, post), sub)
-                )
+                small = self.weight.sum() < SMALL_TABLE
+                both = np.fmax(sub, post) if small else (sub + post) / 2
+                part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
 

@@ -146,7 +146,7 @@ def render_markdown(
         "rerun: would the difference hold if both were sampled again on these questions "
         "(t interval, unbiased per-question variances; * = approximate: posterior "
         "variances under a Beta fitted to the questions stand in where n < 2k or an "
-        "unbiased one is 0, and bound it below where n < 4k). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        "unbiased one is 0, and are combined with it where n < 4k). benchmark: would it hold on new questions like these (paired BCa bootstrap "
         f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
         "",
     ]

@@ -234,7 +234,7 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         "estimate; * = approximate: some question's variance is the posterior expectation "
         "under a Beta fitted to the questions — where n < 2k (no unbiased estimate "
         "exists), where the unbiased estimate is 0 (e.g. every sample right: it would "
-        "claim a rerun cannot move the question) and, as a lower bound, where n < 4k "
+        "claim a rerun cannot move the question) and, combined with it, where n < 4k "
         f"(the unbiased estimate alone is too noisy); [{SHORT_N}]: not even that can be "
         "fitted)"
     )
@@ -252,9 +252,14 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         if report.interval == "both"
         else ([rerun] if report.interval == "rerun" else [bench])
     )
-    ci = "; ".join(shown) + f"; [{NO_WIDTH}]: " + no_width_note(report.interval) + (
-        "; the Greedy column and table (temperature 0, nothing to resample) show only the "
-        "benchmark interval"
+    ci = (
+        "; ".join(shown)
+        + f"; [{NO_WIDTH}]: "
+        + no_width_note(report.interval)
+        + (
+            "; the Greedy column and table (temperature 0, nothing to resample) show only the "
+            "benchmark interval"
+        )
     )
     return (
         f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
