@@ -128,6 +128,18 @@ class Atoms:
             out[rows] = part
         return out
 
+    def cell_variances(
+        self, specs: Sequence[MetricSpec], prior: Difficulty | None = None
+    ) -> np.ndarray:
+        """:meth:`variances` of one table, all 0 (so 'no width') where every question was
+        right in all or in none of its samples: a rerun moves such a value only if some
+        rate lies strictly between 0 and 1, and these counts cannot say by how much (a
+        Beta fitted to them is a point mass at 0 and 1)."""
+        var = self.variances(specs, prior)
+        if np.all((self.c == 0) | (self.c == self.n)):
+            return np.where(np.isnan(var), var, 0.0)
+        return var
+
     def fallback(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question's rerun variance comes from (or is bounded below
         by) the fitted Beta when :meth:`variances` is given one: n < 2k, n near 2k, or an

@@ -260,7 +260,7 @@ def summarize_many(
     # 'posterior' marks an interval some of whose variances came from the fitted Beta
     shorts = [a.fallback(specs) & (p is not None) for a, p in zip(atoms, priors)]
     sums = [
-        _rerun_sums(a.weight, v, _cell_variances(a, specs, prior))
+        _rerun_sums(a.weight, v, a.cell_variances(specs, prior))
         for a, v, prior in zip(atoms, values, priors)
     ]
     if not sums:
@@ -284,17 +284,6 @@ def summarize_many(
         )
         for i, (a, v, b, short) in enumerate(zip(atoms, values, bounds, shorts))
     ]
-
-
-def _cell_variances(atoms: Atoms, specs: Sequence[MetricSpec], prior: Any) -> np.ndarray:
-    """The per-question rerun variances of one cell; all 0 (so 'no width') where every
-    question was right in all or in none of its samples: a rerun moves such a value only
-    if some rate lies strictly between 0 and 1, and these counts cannot say by how much
-    (a Beta fitted to them is a point mass at 0 and 1)."""
-    var = atoms.variances(specs, prior)
-    if np.all((atoms.c == 0) | (atoms.c == atoms.n)):
-        return np.where(np.isnan(var), var, 0.0)
-    return var
 
 
 Bounds = tuple[np.ndarray, np.ndarray, np.ndarray]
