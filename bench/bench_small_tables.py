@@ -35,10 +35,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a script
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
-from gpassk_oc.core.uncertainty.rerun_variance import kernel
 from gpassk_oc.demo.simulation import SHAKY, STEADY, success_probability
 
 REPO = Path(__file__).resolve().parents[1]
@@ -63,17 +63,6 @@ SCENARIOS: dict[str, Scenario] = {
     "shaky T=1": _demo(SHAKY, 1.0),
     "Beta(0.6,0.6)": lambda rng, q: rng.beta(0.6, 0.6, size=q),
 }
-
-
-def g_of_p(metric: str, p: np.ndarray) -> np.ndarray:
-    """The metric's expectation g(p) on k samples, per rate (its Bernstein form)."""
-    spec = stats.parse_metric(metric)
-    k = spec.k
-    beta = np.array([float(b) for b in kernel(spec)])
-    i = np.arange(k + 1)
-    comb = np.array([math.comb(k, j) for j in i], dtype=float)
-    p = np.asarray(p, dtype=float)[..., None]
-    return (comb * beta * p**i * (1 - p) ** (k - i)).sum(axis=-1)
 
 
 def metrics_at(n: int) -> list[str]:
