@@ -182,7 +182,7 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (n < 2k somewhere: posterior variances), 'undefined', 'n < 2k'
+    # 'ok', 'posterior' (some variance from the fitted Beta: Atoms.variances), 'undefined', 'n < 2k'
     # (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
     rerun: str = "off"
 
