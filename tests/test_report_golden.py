@@ -17,7 +17,11 @@ then the page's script, whose drill-down shows each run's token statistics and e
 sample's finish reason and output tokens where recorded (issue 34; only the inlined script
 changed, the drill-down files did not: these files record no facts); then the page's
 audit export, which writes a byte-order mark first so that Excel reads the sheet as UTF-8
-(issue 35, item 7: one line of the inlined script; nothing else changed).
+(issue 35, item 7: one line of the inlined script; nothing else changed); then the rerun
+intervals at n = 48 < 4k for k = 16 (issue 35, small tables and n = 2k: the unbiased
+variances combined with the fitted Beta's, so every such interval is a little wider and
+marked ``*``/``posterior``) and the legend's new ``*`` and ``[no width]`` text; in the
+JSON only rerun bounds, SEs and statuses changed (checked field by field).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -144,8 +144,9 @@ def render_markdown(
         f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
         "beside it leaves 0 out. "
         "rerun: would the difference hold if both were sampled again on these questions "
-        "(t interval, unbiased per-question variances; * where n < 2k: posterior "
-        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        "(t interval, unbiased per-question variances; * = approximate: posterior "
+        "variances under a Beta fitted to the questions stand in where n < 2k or an "
+        "unbiased one is 0, and are combined with it where n < 4k). benchmark: would it hold on new questions like these (paired BCa bootstrap "
         f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
         "",
     ]
