@@ -150,6 +150,24 @@ class Atoms:
             out |= tables.short | tables.near | zero
         return out
 
+    def varies(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(A × M) True where the atom's value is strictly between the estimator's flat
+        ends (its smallest and largest value over c = 0..n; for G-Pass@k_τ: some but not
+        all k-subsets pass): questions whose count says how far a rerun moves them. A rerun
+        interval's Σ V rests on these (:data:`.interval_kinds.MIN_VARYING`). Where n < 2k
+        every variance is the fitted Beta's (at n = k each value is 0 or 1), so there a
+        question varies when its samples are not all alike (0 < c < n)."""
+        out = np.zeros((len(self.n), len(specs)), dtype=bool)
+        for rows, tables in self._by_n(specs):
+            nan = np.isnan(tables.values)  # undefined metric: no value, none varies
+            low = np.where(nan, np.inf, tables.values).min(axis=0)
+            high = np.where(nan, -np.inf, tables.values).max(axis=0)
+            v = tables.values[self.c[rows]]
+            c = self.c[rows][:, None]
+            mixed = tables.short & (c > 0) & (c < self.n[rows][:, None])
+            out[rows] = (v > low + 1e-12) & (v < high - 1e-12) | mixed
+        return out
+
     def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
         the estimator, so avg@n counts as pass@1)."""

@@ -27,7 +27,32 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["rerun_df", "t_quantile", "t_two_sided_p"]
+__all__ = [
+    "MIN_VARYING",
+    "SHOWN",
+    "mark_unreliable",
+    "rerun_df",
+    "t_quantile",
+    "t_two_sided_p",
+]
+
+#: a rerun interval resting on fewer questions whose value a rerun can move (count strictly
+#: between the estimator's flat ends) is marked 'unreliable': its Σ V is then a sum of at
+#: most 3 noisy terms, and neither the t quantile nor the posterior fallback makes it hold
+#: its level (steady G-Pass@4_1.0, n = 8, 8 questions of which ≤ 3 vary: coverage 0.81 and
+#: 0.90 at 95%; bench/bench_small_tables.py shows the share of reruns flagged per cell)
+MIN_VARYING = 4
+#: rerun statuses whose interval has bounds ('unreliable': shown, but with a warning)
+SHOWN = ("ok", "posterior", "unreliable")
+
+
+def mark_unreliable(status: list[str], varying: np.ndarray) -> list[str]:
+    """'unreliable' for an interval with bounds whose questions include fewer than
+    :data:`MIN_VARYING` that vary (*varying*: per column, questions strictly between the
+    flat ends, from :meth:`.atoms.Atoms.varies`)."""
+    return [
+        "unreliable" if s in SHOWN and varying[j] < MIN_VARYING else s for j, s in enumerate(status)
+    ]
 
 
 def t_quantile(level: float, df: np.ndarray | float) -> np.ndarray:

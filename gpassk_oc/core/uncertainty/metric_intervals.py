@@ -57,6 +57,8 @@ from gpassk_oc.core.uncertainty.bootstrap import (
     resample_counts,
 )
 from gpassk_oc.core.uncertainty.interval_kinds import (
+    SHOWN,
+    mark_unreliable,
     rerun_df,
     t_quantile,
     t_two_sided_p,
@@ -182,8 +184,9 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (some variance from the fitted Beta: Atoms.variances), 'undefined', 'n < 2k'
-    # (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
+    # 'ok', 'posterior' (some variance from the fitted Beta: Atoms.variances), 'unreliable'
+    # (bounds given, but fewer than MIN_VARYING questions vary: interval_kinds), 'undefined',
+    # 'n < 2k' (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -279,7 +282,9 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            _mark_posterior(status[i * m : i * m + m], short),
+            mark_unreliable(
+                _mark_posterior(status[i * m : i * m + m], short), a.weight @ a.varies(specs)
+            ),
             n_boot,
         )
         for i, (a, v, b, short) in enumerate(zip(atoms, values, bounds, shorts))
@@ -425,6 +430,8 @@ class _Paired:
             weight, diff_values, var, level=level, clip=False
         )
         r_status = _mark_posterior(r_status, short_a | short_b)
+        moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
+        r_status = mark_unreliable(r_status, weight @ (moved & self.both))  # A or B varies
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
@@ -483,7 +490,7 @@ def compare(
             ci_status(n_boot, bool(q_both[j]), bool(flat[j])),
             float(r_low[j]),
             float(r_high[j]),
-            float(r_p[j]) if r_status[j] in ("ok", "posterior") else float("nan"),
+            float(r_p[j]) if r_status[j] in SHOWN else float("nan"),
             r_status[j],
         )
         for j, s in enumerate(specs)

@@ -22,6 +22,7 @@ from typing import Any
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.metric_keys import pass_key
 from gpassk_oc.core.metrics.registry import PASS, MetricSpec, headline_specs, parse_metric
+from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import Difference
 from gpassk_oc.core.uncertainty.metric_intervals import compare as paired_compare
 from gpassk_oc.log import fail, logger
@@ -38,6 +39,7 @@ from gpassk_oc.report.data.collect import Row, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
+from gpassk_oc.report.data.tables import MARKS, unreliable_note
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
 from gpassk_oc.report.ranking.corrections import load_rates
@@ -122,8 +124,8 @@ def _p_or_none(p: float, status: str) -> float | None:
 
 
 def _ci_text(low: float, high: float, status: str) -> str:
-    if status in ("ok", "posterior"):
-        mark = "*" if status == "posterior" else ""
+    if status in SHOWN:
+        mark = MARKS.get(status, "")
         return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]{mark}"
     return {"no width": "no width", "n < 2k": "n<2k"}.get(status, DASH)
 
@@ -146,7 +148,8 @@ def render_markdown(
         "rerun: would the difference hold if both were sampled again on these questions "
         "(t interval, unbiased per-question variances; * = approximate: posterior "
         "variances under a Beta fitted to the questions stand in where n < 2k or an "
-        "unbiased one is 0, and are combined with it where n < 4k). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        "unbiased one is 0, and are combined with it where n < 4k; "
+        f"{unreliable_note().replace('vary', 'vary in A or in B', 1)}). benchmark: would it hold on new questions like these (paired BCa bootstrap "
         f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
         "",
     ]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.interval_kinds import MIN_VARYING, SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.health_warnings import MARKER
@@ -22,6 +23,8 @@ from gpassk_oc.report.data.report_model import (
 
 NO_WIDTH = "no width"
 SHORT_N = "n<2k"
+#: after a rerun interval of status 'posterior' / 'unreliable' (see :func:`unreliable_note`)
+MARKS = {"posterior": "*", "unreliable": "!"}
 #: what ``--interval`` may ask for, and the kinds each shows (in order)
 INTERVAL_CHOICES: dict[str, tuple[str, ...]] = {
     "rerun": ("rerun",),
@@ -36,11 +39,11 @@ DEFAULT_INTERVAL = "rerun"
 
 def interval_text(low: float, high: float, status: str) -> str:
     """``[low, high]`` (``[low, high]*`` where posterior variances stand in for some
-    question's, see :func:`ci_note`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``,
-    or '' when there is none to show."""
-    if status in ("ok", "posterior"):
-        mark = "*" if status == "posterior" else ""
-        return f"[{pct_text(low)}, {pct_text(high)}]{mark}"
+    question's, see :func:`ci_note`; ``[low, high]!`` where it is unreliable,
+    :func:`unreliable_note`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``, or ''
+    when there is none to show."""
+    if status in SHOWN:
+        return f"[{pct_text(low)}, {pct_text(high)}]{MARKS.get(status, '')}"
     if status == "no width":
         return f"[{NO_WIDTH}]"
     if status == "n < 2k":
@@ -225,6 +228,19 @@ def no_width_note(interval: str = "both") -> str:
     return "no interval is given: " + "; ".join(parts)
 
 
+def unreliable_note() -> str:
+    """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
+    return (
+        f"! = unreliable: fewer than {MIN_VARYING} of the table's questions vary (have a "
+        "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
+        "some but not all k-subsets of their samples right; where n < 2k: samples not all "
+        "alike), so the interval rests on those few and its coverage can be far from its "
+        "level: below it where a few questions near the top carry the value (τ = 1), above "
+        "it where every question sits at a flat end (τ ≤ 0.5, see docs/intervals-and-"
+        "planning.md, Small tables)"
+    )
+
+
 def ci_note(report: Report, best_first: bool = True) -> str:
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
@@ -235,8 +251,8 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         "under a Beta fitted to the questions — where n < 2k (no unbiased estimate "
         "exists), where the unbiased estimate is 0 (e.g. every sample right: it would "
         "claim a rerun cannot move the question) and, combined with it, where n < 4k "
-        f"(the unbiased estimate alone is too noisy); [{SHORT_N}]: not even that can be "
-        "fitted)"
+        f"(the unbiased estimate alone is too noisy); {unreliable_note()}; [{SHORT_N}]: "
+        "not even a Beta can be fitted)"
     )
     if report.n_boot <= 0:
         bench = f"[benchmark {level}]: off (--resamples 0)"

@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.auditing.audit_verdicts import SHEET_COLUMNS
 from gpassk_oc.report.data.collect import Row
@@ -29,6 +30,7 @@ from gpassk_oc.report.data.tables import (
     sensitivity_note,
     sensitivity_rows,
     setting_text,
+    unreliable_note,
 )
 from gpassk_oc.report.formats.corrections_out import sections
 from gpassk_oc.report.formats.format_spec import Format, RenderOptions
@@ -55,7 +57,7 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
         return out
     for kind in kinds:
         low, high, status = est.interval(kind)
-        if status in ("ok", "posterior") and math.isfinite(low) and math.isfinite(high):
+        if status in SHOWN and math.isfinite(low) and math.isfinite(high):
             out["intervals"].append(
                 {"kind": kind, "low": _num(low), "high": _num(high), "status": status}
             )
@@ -114,6 +116,7 @@ def page_data(
         "drill": drill,
         "sheet_columns": list(SHEET_COLUMNS),  # the drill-down's audit-sheet export
         "notes": list(report.notes),
+        "unreliable_note": unreliable_note(),  # a rerun interval marked '!'
     }
 
 

@@ -32,6 +32,7 @@ td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
 .bar .ci{position:absolute;top:0;height:8px;background:#7fa7d9;border-radius:2px}
 .bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
 td.posterior::after{content:"*";color:#555}
+td.unreliable::after{content:"!";color:#b42318;font-weight:bold}
 .warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
 #warnings li{color:#7a4400}#warnings summary{font-weight:bold;color:#7a4400;cursor:pointer}
 #detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
@@ -89,7 +90,8 @@ PAGE_SCRIPT = r"""
     return null;
   }
   function ivText(iv) {
-    return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "");
+    return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "") +
+      (iv.status === "unreliable" ? " (" + data.unreliable_note + ")" : "");
   }
   function cellValue(row, key) {
     var cell = row.cells[state.subset];
@@ -158,7 +160,8 @@ PAGE_SCRIPT = r"""
     var lvl = Math.round(100 * (data.level > 1 ? data.level / 100 : data.level));
     box.appendChild(el("span", {
       id: "interval-note",
-      text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." : ""
+      text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." +
+        (state.kind === "rerun" ? " " + data.unreliable_note + "." : "") : ""
     }));
   }
 
@@ -239,7 +242,7 @@ PAGE_SCRIPT = r"""
         var iv = interval(est);
         if (iv) {
           td.title = state.kind + " interval " + ivText(iv);
-          if (iv.status === "posterior") { td.className = "posterior"; }
+          if (iv.status === "posterior" || iv.status === "unreliable") { td.className = iv.status; }
         }
         td.appendChild(bar(est));
         cells.push(td);

@@ -13,6 +13,7 @@ import numpy as np
 
 from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
 from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
+from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, atoms_of, summarize
 from gpassk_oc.core.uncertainty.sample_size import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.report.data.collect import Row
@@ -103,7 +104,7 @@ def _pilot_check(plan: Plan, row: Row) -> None:
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
-            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun in ("ok", "posterior") else None,
+            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun in SHOWN else None,
             "model_rerun": model.halfwidth(plan.questions, "rerun", plan.z),
             "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
             "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),

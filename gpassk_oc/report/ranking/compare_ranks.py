@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.metric_intervals import Difference
 from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, prob_greater
@@ -55,7 +56,7 @@ def prob_a_better(
         # A is better when its value is higher, or lower where lower is better (gap@k)
         ahead = d.diff if spec.definition.higher_is_better else -d.diff
         rerun: float | None = None
-        if d.rerun in ("ok", "posterior") and d.sampling_se > 0:
+        if d.rerun in SHOWN and d.sampling_se > 0:
             rerun = float(ndtr(ahead / d.sampling_se))
         elif d.rerun == "no width" and math.isfinite(d.diff):
             rerun = 1.0 if ahead > 0 else 0.0 if ahead < 0 else 0.5
