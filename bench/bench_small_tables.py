@@ -39,6 +39,9 @@ from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a scri
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
+from gpassk_oc.core.uncertainty.difficulty_model import posterior_variance_table
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 from gpassk_oc.demo.simulation import SHAKY, STEADY, success_probability
 
 REPO = Path(__file__).resolve().parents[1]
@@ -89,6 +92,8 @@ def simulate(scenario: str, q: int, n: int, runs: int, seed: int) -> dict[str, d
     counts = [rng.binomial(n, p) for p in rates]
     truth = np.array([[g_of_p(m, p).mean() for m in metrics] for p in rates])
     cells = stats.summarize_many([(n, c) for c in counts], metrics, n_boot=0, level=LEVEL)
+    # 'unreliable': fewer than MIN_VARYING questions vary (interval_kinds); shown, flagged
+    flagged = np.array([[cell[m].rerun == "unreliable" for m in metrics] for cell in cells])
     low = np.array([[cell[m].rerun_low for m in metrics] for cell in cells])
     high = np.array([[cell[m].rerun_high for m in metrics] for cell in cells])
     # 'no width' is the honest answer only where every count is 0 or n (see the legend)
@@ -100,9 +105,17 @@ def simulate(scenario: str, q: int, n: int, runs: int, seed: int) -> dict[str, d
     covered_before = (old[:, 0] - eps <= truth) & (truth <= old[:, 1] + eps)
     with np.errstate(invalid="ignore"):
         width = np.nanmean(np.where(np.isnan(low), np.nan, high - low), axis=0)
+    kept = (~flagged).sum(axis=0)
     return {
         m: {
             "cover": float(covered[:, j].mean()),
+            "flagged": float(flagged[:, j].mean()),
+            "cover_kept": float((covered & ~flagged)[:, j].sum() / kept[j])
+            if kept[j]
+            else math.nan,
+            "kept": int(kept[j]),
+            "flagged_covered": int((covered & flagged)[:, j].sum()),
+            "flagged_n": int(flagged[:, j].sum()),
             "before": float(covered_before[:, j].mean()),
             "no_width": float(flat[:, j].mean()),
             "width": 100 * float(width[j]),
@@ -119,18 +132,107 @@ def grid(quick: bool) -> list[tuple[str, int, int]]:
     return [(s, q, n) for s in SCENARIOS for n in ns for q in QS]
 
 
+def _coverage_text(r: dict, se: float) -> str:
+    text = f"{r['cover']:.3f}"
+    if not GOAL[0] - 2 * se <= r["cover"] <= GOAL[1] + 2 * se:
+        text = f"**{text}**"
+    return f"{text} ({r['before']:.2f})"
+
+
+def _flag_text(r: dict, se: float) -> str:
+    kept = "—" if math.isnan(r["cover_kept"]) else f"{r['cover_kept']:.3f}"
+    return f"{r['flagged']:.2f} / {kept}"
+
+
+def _pooled(results: dict) -> list[str]:
+    """Coverage of all flagged reruns pooled by τ: where the flag means too narrow, where
+    too wide."""
+    out = []
+    for tau in TAUS:
+        hits = total = 0
+        for per in results.values():
+            for m, r in per.items():
+                if stats.parse_metric(m).tau == tau:
+                    hits, total = hits + r["flagged_covered"], total + r["flagged_n"]
+        if total:
+            out.append(f"τ = {tau:g}: {hits / total:.3f} of {total} flagged reruns covered")
+    return out
+
+
+def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> list[str]:
+    """Why the steady G-Pass@k_0.5 cells over-cover: one simulated table (n = 2k,
+    32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
+    unbiased V(c), the posterior variance under the fitted Beta and the one used."""
+    spec = stats.parse_metric(metric)
+    n, q = 2 * spec.k, 32
+    rng = np.random.default_rng(1)
+    p = SCENARIOS[scenario](rng, q)
+    c = rng.binomial(n, p)
+    atoms = atoms_of(n, c)
+    prior = atoms.prior()
+    f = metric_per_c(spec, n)
+    pmf = np.array([[math.comb(n, x) * r**x * (1 - r) ** (n - x) for x in range(n + 1)] for r in p])
+    true = pmf @ f**2 - (pmf @ f) ** 2
+    unbiased = unbiased_variance_per_c(spec, n)
+    post = posterior_variance_table([spec], n, prior)[:, 0]
+    used = atoms.variances([spec], prior)[:, 0][atoms.inverse]
+    lines = [
+        f"Per question of one simulated {scenario} table ({metric}, n = {n}, Q = {q}; "
+        f"fitted Beta({prior.a:.2f}, {prior.b:.2f})): true rerun variance, unbiased V(c), "
+        "posterior variance, the one used.",
+        "",
+        "| p | c | questions | f(c) | true Var | V(c) | posterior | used |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r, x in sorted({(round(float(a), 3), int(b)) for a, b in zip(p, c)}):
+        rows = (np.round(p, 3) == r) & (c == x)
+        i = int(np.flatnonzero(rows)[0])
+        lines.append(
+            f"| {r:.3f} | {x} | {int(rows.sum())} | {f[x]:.3f} | {true[i]:.1e} | "
+            f"{unbiased[x]:.1e} | {post[x]:.1e} | {used[i]:.1e} |"
+        )
+    lines += [
+        "",
+        f"Sum over the questions: true {true.sum():.2e}, used {used.sum():.2e} "
+        f"({used.sum() / true.sum():.0f}×; the SE {math.sqrt(used.sum() / true.sum()):.1f}×).",
+    ]
+    return lines
+
+
 def _table(results: dict, runs: int) -> list[str]:
-    """Markdown: one row per (scenario, metric, n), one column per Q: 'now (before)'."""
+    """Markdown: the coverage table ('now (before)') and the flag table ('share flagged
+    / coverage of the unflagged'), one row per (scenario, metric, n), one column per Q."""
     se = math.sqrt(0.95 * 0.05 / runs)
+    head = [
+        "| scenario | metric | n | " + " | ".join(f"Q={q}" for q in QS) + " |",
+        "|---|---|---|" + "---|" * len(QS),
+    ]
     lines = [
         "<!-- generated by bench/bench_small_tables.py --table; do not edit, re-run it -->",
         f"Coverage of the 95% rerun interval over {runs} simulated reruns per cell "
         f"(Monte-Carlo SE ≈ {se:.3f}); in brackets the unbiased-variance-only rule of "
         "release 0.3. **Bold**: outside [0.93, 0.97] by more than 2 SE.",
         "",
-        "| scenario | metric | n | " + " | ".join(f"Q={q}" for q in QS) + " |",
-        "|---|---|---|" + "---|" * len(QS),
+        *head,
+        *_rows(results, se, _coverage_text),
+        "",
+        "Share of reruns whose interval the report marks unreliable (`!`: fewer than 4 "
+        "questions vary) / coverage among the reruns it does not mark (— where it marks all).",
+        "",
+        *head,
+        *_rows(results, se, _flag_text),
+        "",
+        "Coverage of the marked intervals, pooled over the grid: "
+        + "; ".join(_pooled(results))
+        + ".",
+        "",
+        *diagnosis(),
     ]
+    return lines
+
+
+def _rows(results: dict, se: float, text: Callable[[dict, float], str]) -> list[str]:
+    lines = []
     keys = sorted({(s, m, n) for (s, q, n), per in results.items() for m in per})
     order = list(SCENARIOS)
     keys.sort(key=lambda x: (order.index(x[0]), stats.parse_metric(x[1]).k, x[1], x[2]))
@@ -138,13 +240,7 @@ def _table(results: dict, runs: int) -> list[str]:
         cells = []
         for q in QS:
             r = results.get((s, q, n), {}).get(m)
-            if r is None:
-                cells.append("")
-                continue
-            text = f"{r['cover']:.3f}"
-            if not GOAL[0] - 2 * se <= r["cover"] <= GOAL[1] + 2 * se:
-                text = f"**{text}**"
-            cells.append(f"{text} ({r['before']:.2f})")
+            cells.append("" if r is None else text(r, se))
         lines.append(f"| {s} | {m} | {n} | " + " | ".join(cells) + " |")
     return lines
 
@@ -167,6 +263,14 @@ def main() -> None:
     cover = [r["cover"] for per in results.values() for r in per.values()]
     below = sum(c < GOAL[0] - 2 * se for c in cover)
     outside = sum(not GOAL[0] - 2 * se <= c <= GOAL[1] + 2 * se for c in cover)
+    per_cell = [r for per in results.values() for r in per.values()]
+    low = [r for r in per_cell if r["cover"] < GOAL[0] - 2 * se]
+    inside = [r for r in per_cell if GOAL[0] - 2 * se <= r["cover"] <= GOAL[1] + 2 * se]
+    missed = sum(r["flagged"] < 0.9 for r in low)
+    inside_flagged = float(np.mean([r["flagged"] for r in inside])) if inside else 0.0
+    # unflagged reruns cover at the level (cells with at least 50 of them)
+    kept = [r for r in per_cell if r["kept"] >= 50]
+    short = sum(r["cover_kept"] < GOAL[0] - 2 * math.sqrt(0.95 * 0.05 / r["kept"]) for r in kept)
     lines = _table(results, runs)
     print("\n".join(lines[1:]))
     if args.table:
@@ -179,6 +283,20 @@ def main() -> None:
         ),
         (below == 0, f"every cell covers >= 0.93 - 2 SE ({below} of {len(cover)} below)"),
         (outside == 0, f"every cell in [0.93, 0.97] +- 2 SE ({outside} of {len(cover)} not)"),
+        (
+            missed == 0,
+            f"every cell below the band is marked unreliable in >= 90% of its reruns "
+            f"({len(low) - missed} of {len(low)})",
+        ),
+        (
+            inside_flagged <= 0.1,
+            f"cells inside the band are rarely marked (mean share {inside_flagged:.3f} <= 0.1)",
+        ),
+        (
+            short == 0,
+            f"unmarked reruns cover >= 0.93 - 2 SE in every cell with >= 50 of them "
+            f"({short} of {len(kept)} below)",
+        ),
     ]
     print()
     for ok, text in goals:
@@ -186,7 +304,8 @@ def main() -> None:
     print(
         f"RESULT cells={len(cover)} coverage_min={min(cover):.3f} "
         f"coverage_max={max(cover):.3f} below={below} outside={outside} "
-        f"no_width_max={max(flat):.3f} seconds={time.perf_counter() - start:.0f}"
+        f"no_width_max={max(flat):.3f} low_unmarked={missed} "
+        f"inside_marked={inside_flagged:.3f} unmarked_below={short} seconds={time.perf_counter() - start:.0f}"
     )
 
 
