@@ -248,8 +248,9 @@ def test_csv_tells_posterior_and_missing_rerun_intervals_apart(tmp_path, capsys)
     """n = 16 < 2k = 32 for the k = 16 metrics: with several questions the rerun interval
     comes from posterior variances ('posterior', bounds given); a single question cannot
     fit a Beta ('n < 2k', bounds empty). k = 4 (the any-k columns) has n = 4k: unbiased
-    variances ('ok'), but where some question has c = 0 or n (the many-question run) its
-    unbiased variance 0 is replaced by the posterior one ('posterior')."""
+    variances ('unreliable' for the single question: fewer than 4 vary), but where some
+    question has c = 0 or n (the many-question run) its unbiased variance 0 is replaced by
+    the posterior one ('posterior')."""
     import csv
     import io
 
@@ -267,5 +268,6 @@ def test_csv_tells_posterior_and_missing_rerun_intervals_apart(tmp_path, capsys)
         line = next(r for r in csv.DictReader(io.StringIO(out)) if r["subset"] == "overall")
         assert line["G-Pass@16_1.0 rerun_status"] == status
         assert (line["G-Pass@16_1.0 rerun_low"] != "") == bounded
-        assert line["G-Pass@4_0.5 rerun_status"] == ("posterior" if bounded else "ok")
+        # one question: an unbiased interval, but resting on 1 varying question
+        assert line["G-Pass@4_0.5 rerun_status"] == ("posterior" if bounded else "unreliable")
         assert line["G-Pass@4_0.5 ci_status"] == ("ok" if bounded else "no width")

@@ -52,7 +52,10 @@ def test_demo_steady_cell_has_a_width_and_covers():
         extreme = bool(np.all((c == 0) | (c == 16)))
         # posterior variances, and 'unreliable' where fewer than 4 questions vary
         assert est.rerun == ("no width" if extreme else "unreliable")
-        assert est.rerun == "no width" or atoms_of(16, c).fallback([stats.parse_metric("G-Pass@8_0.5")]).all()
+        assert (
+            est.rerun == "no width"
+            or atoms_of(16, c).fallback([stats.parse_metric("G-Pass@8_0.5")]).all()
+        )
         if not extreme:
             assert est.rerun_low < est.rerun_high and est.sampling_se > 0
         covered += est.rerun_low <= truth <= est.rerun_high
