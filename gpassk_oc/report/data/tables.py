@@ -228,10 +228,14 @@ def no_width_note(interval: str = "both") -> str:
     return "no interval is given: " + "; ".join(parts)
 
 
+#: why a rerun interval is marked '!' (status 'unreliable'), in short (the page's tooltips)
+UNRELIABLE = f"unreliable: fewer than {MIN_VARYING} of the table's questions vary"
+
+
 def unreliable_note() -> str:
     """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
     return (
-        f"! = unreliable: fewer than {MIN_VARYING} of the table's questions vary (have a "
+        f"! = {UNRELIABLE} (have a "
         "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
         "some but not all k-subsets of their samples right; where n < 2k: samples not all "
         "alike), so the interval rests on those few and its coverage can be far from its "

@@ -22,6 +22,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
+    UNRELIABLE,
     accounting_note,
     accounting_rows,
     greedy_rows,
@@ -30,7 +31,6 @@ from gpassk_oc.report.data.tables import (
     sensitivity_note,
     sensitivity_rows,
     setting_text,
-    unreliable_note,
 )
 from gpassk_oc.report.formats.corrections_out import sections
 from gpassk_oc.report.formats.format_spec import Format, RenderOptions
@@ -116,7 +116,7 @@ def page_data(
         "drill": drill,
         "sheet_columns": list(SHEET_COLUMNS),  # the drill-down's audit-sheet export
         "notes": list(report.notes),
-        "unreliable_note": unreliable_note(),  # a rerun interval marked '!'
+        "unreliable_note": UNRELIABLE,  # why a rerun interval is marked '!'
     }
 
 

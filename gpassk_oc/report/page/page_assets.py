@@ -161,7 +161,7 @@ PAGE_SCRIPT = r"""
     box.appendChild(el("span", {
       id: "interval-note",
       text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." +
-        (state.kind === "rerun" ? " " + data.unreliable_note + "." : "") : ""
+        (state.kind === "rerun" ? " ! = " + data.unreliable_note + "." : "") : ""
     }));
   }
 
