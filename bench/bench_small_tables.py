@@ -19,11 +19,18 @@ Beside each coverage, ``before`` is the same interval from the unbiased variance
 (release 0.3's rule, which gave ``[no width]`` and the demo's under-coverage). Monte-Carlo
 SE of a coverage near 0.95 at 400 reruns: 0.011.
 
+A rerun whose interval the report marks ``unreliable`` (fewer than 4 questions vary:
+:data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) is counted per cell: the
+second table gives the share marked and the coverage of the others, a line the coverage
+of the marked ones pooled by τ; a last table prints, per question of one steady table,
+the true rerun variance beside V(c) and the posterior one (why G-Pass@k_0.5 over-covers).
+
 With ``--table`` the full run writes docs/generated/bench-small-tables.md. Goals (printed
 ``goal met`` / ``NOT met``): no rerun of a cell whose value a rerun moves goes without a
 width unless every count is 0 or n; every cell covers at least 0.93 − 2 SE; and in
-[0.93, 0.97] within 2 SE. Last line:
-``RESULT …``.
+[0.93, 0.97] within 2 SE; every cell below the band is marked in ≥ 90% of its reruns;
+cells inside the band are marked in ≤ 10% of their reruns on average; the unmarked reruns
+of every cell with ≥ 50 of them cover ≥ 0.93 − 2 SE. Last line: ``RESULT …``.
 """
 
 from __future__ import annotations

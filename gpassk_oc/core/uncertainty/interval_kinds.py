@@ -13,6 +13,8 @@ the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0
 (n < 2k), or n < 4k, the fitted Beta's posterior variance stands in or is combined with it
 (:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
 ``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
+An interval whose questions include fewer than :data:`MIN_VARYING` that vary is still
+given, marked ``unreliable`` (:func:`mark_unreliable`).
 
 **Benchmark interval** (questions resampled too): the bootstrap over questions, read
 with BCa (bias-corrected and accelerated) percentiles, implemented in
