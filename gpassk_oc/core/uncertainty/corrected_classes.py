@@ -1,0 +1,161 @@
+"""G-Pass@k (and every count metric) corrected for verdict error by answer class (pure core).
+
+Real checker errors come in clusters: a rule that misses ``\\frac{1}{2}`` for the gold
+``0.5`` misses every sample written that way, and a wrong form it lets through is let
+through in all its samples. The sample-level correction (:mod:`.corrected_estimates`)
+assumes each sample errs on its own; under clustered errors its posterior over a
+question's true count is too narrow and centred wrongly (docs/verdict-error-and-ranks.md,
+"Clustered errors", gives the numbers).
+
+An audit by answer class (``gpassk-oc audit --by class``, the one maj@k uses,
+:mod:`.corrected_majority`) measures the errors where they happen. Per source the class
+rates are
+
+* ``e1`` = P(a class graded correct is *not* the gold),
+* ``e0`` = P(a class graded wrong *is* the gold),
+
+here as plain shares of the audited classes (each audited class counts once: a class
+audit draws classes uniformly within a stratum). Class j of a question is truly correct
+with chance ``π_j = 1 − e1`` (graded correct) or ``e0`` (graded wrong), independently of
+the question's other classes; the true count is the sum of the sizes of the truly correct
+classes, so its posterior is the convolution over classes of
+``(1 − π_j)·δ_0 + π_j·δ_{size_j}`` (abstaining samples, which gave no answer, are wrong),
+and the corrected per-question value is ``E[f(T)]`` for the per-count estimator f the raw
+table uses. With every rate 0 the posterior is a point mass on the graded count and the
+value is the raw one, exactly.
+
+Intervals are those of the sample-level correction, fed with this posterior: the rerun
+interval adds the posterior mean squared error ``E[(g(p) − h)² | classes]`` over
+questions (p | t from the difficulty prior fitted to the graded counts) and mixes over
+draws of the class rates; the benchmark interval bootstraps the per-question values and
+shifts each resample by one draw of the rates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL
+from gpassk_oc.core.uncertainty.corrected_estimates import (
+    Corrected,
+    _bootstrap,
+    _mean,
+    _moment_tables,
+    _rerun_bounds,
+)
+from gpassk_oc.core.uncertainty.corrected_majority import ClassQuestion, ClassRates
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.verdict_channel import check_rates, fit_prior
+
+__all__ = ["class_count_posterior", "correct_by_class", "corrected_class_value"]
+
+
+def _samples(question: ClassQuestion) -> int:
+    classes, abstain = question
+    return sum(size for size, _, _ in classes) + abstain
+
+
+def class_count_posterior(question: ClassQuestion, rate_draws: np.ndarray) -> np.ndarray:
+    """(R × (n+1)): per draw of the class rates (R × channels × 2, each (e1, e0)) the
+    posterior over the question's true count, a convolution over its classes."""
+    draws = np.asarray(rate_draws, dtype=float).reshape(len(rate_draws), -1, 2)
+    pmf = np.zeros((len(draws), _samples(question) + 1))
+    pmf[:, 0] = 1.0
+    for size, graded_correct, channel in question[0]:
+        pi = 1 - draws[:, channel, 0] if graded_correct else draws[:, channel, 1]
+        shifted = np.zeros_like(pmf)
+        shifted[:, size:] = pmf[:, : pmf.shape[1] - size]
+        pmf = (1 - pi)[:, None] * pmf + pi[:, None] * shifted
+    return pmf
+
+
+def corrected_class_value(
+    question: ClassQuestion, rates: ClassRates, spec: str | MetricSpec
+) -> float:
+    """One question's corrected value ``E[f(T)]`` at class rates (per channel (e1, e0));
+    NaN where k exceeds its samples."""
+    table = metric_per_c(spec, _samples(question))
+    if table is None:
+        return math.nan
+    return float(class_count_posterior(question, np.asarray([rates], dtype=float))[0] @ table)
+
+
+def _values(
+    atoms: Sequence[ClassQuestion],
+    rate_draws: np.ndarray,
+    prior: Difficulty,
+    specs: Sequence[MetricSpec],
+    mse: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """(R × A × M) corrected values per draw of the rates, and (A × M) the posterior MSE
+    at the first draw when *mse*. NaN where k exceeds a question's samples."""
+    r = len(rate_draws)
+    values = np.full((r, len(atoms), len(specs)), np.nan)
+    err = np.full((len(atoms), len(specs)), np.nan) if mse else None
+    for i, q in enumerate(atoms):
+        n = _samples(q)
+        f, g1, g2 = _moment_tables(n, prior, specs)
+        pmf = class_count_posterior(q, rate_draws)
+        values[:, i] = pmf @ f
+        if err is not None:
+            h = values[0, i]
+            err[i] = np.maximum(pmf[0] @ g2 - 2 * h * (pmf[0] @ g1) + h * h, 0.0)
+    return values, err
+
+
+def _graded_prior(atoms: Sequence[ClassQuestion], weight: np.ndarray) -> Difficulty:
+    """The difficulty prior of the rerun interval, fitted to the graded counts."""
+    graded = [((_samples(q), sum(s for s, ok, _ in q[0] if ok)),) for q in atoms]
+    return fit_prior(graded, weight, [(0.0, 0.0)])
+
+
+def correct_by_class(
+    questions: Sequence[ClassQuestion],
+    rates: ClassRates,
+    metrics: Sequence[str | MetricSpec],
+    *,
+    rate_draws: np.ndarray | None = None,
+    prior: Difficulty | None = None,
+    level: float = DEFAULT_LEVEL,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> dict[str, Corrected]:
+    """Every count metric's mean over *questions* corrected with class rates (per channel
+    (e1, e0); channel 0 is usually "no audit", (0, 0)), with both intervals; *rate_draws*
+    (R × channels × 2) carry the rates' uncertainty (None: known). Vote metrics (maj@k)
+    are 'not corrected' here: :func:`.corrected_majority.correct_maj` corrects them."""
+    specs = [parse_metric(m) for m in metrics]
+    for s, (e1, e0) in enumerate(rates):
+        check_rates(e1, e0, f"class channel {s}")
+    index: dict[ClassQuestion, int] = {}
+    inverse = [index.setdefault(q, len(index)) for q in questions]
+    atoms = list(index)
+    weight = np.bincount(np.array(inverse, dtype=np.int64), minlength=len(atoms))
+    if prior is None:
+        prior = _graded_prior(atoms, weight)
+    stack = [np.asarray(rates, dtype=float)]
+    if rate_draws is not None:
+        stack += list(np.asarray(rate_draws, dtype=float))
+    values, mse = _values(atoms, np.stack(stack), prior, specs, mse=True)
+    assert mse is not None
+    point = _mean(weight, values[0])
+    valid = ~np.isnan(values[0])
+    q = weight @ valid
+    draws = list(values[1:])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2)
+    r_low, r_high = _rerun_bounds(point, se, [_mean(weight, v) for v in draws], level, seed)
+    b_low, b_high = _bootstrap(weight, values[0], draws, point, level, n_boot, seed)
+    out = {}
+    for j, spec in enumerate(specs):
+        status = (
+            "not corrected" if not spec.definition.correctable else "ok" if q[j] else "undefined"
+        )
+        bounds = (r_low[j], r_high[j], b_low[j], b_high[j])
+        out[spec.key] = Corrected(float(point[j]), *(float(x) for x in bounds), status)
+    return out
