@@ -15,7 +15,10 @@ nothing else changed); then six CSV columns ``tokens_*`` at the end of every lin
 34: the same statistics, empty here; the lines without them are the old ones, checked);
 then the page's script, whose drill-down shows each run's token statistics and each
 sample's finish reason and output tokens where recorded (issue 34; only the inlined script
-changed, the drill-down files did not: these files record no facts).
+changed, the drill-down files did not: these files record no facts); then the corrected
+table's flag (issue 35, clustered errors: ``corrected†`` in the header of every column
+corrected with sample-level rates and a sentence on what † means under the table; only
+corrected.md changed, its cells did not).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -34,7 +34,7 @@ shifts each resample by one draw of the rates.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -52,7 +52,12 @@ from gpassk_oc.core.uncertainty.difficulty_model import Difficulty
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.verdict_channel import check_rates, fit_prior
 
-__all__ = ["class_count_posterior", "correct_by_class", "corrected_class_value"]
+__all__ = [
+    "class_count_posterior",
+    "class_leverage",
+    "correct_by_class",
+    "corrected_class_value",
+]
 
 
 def _samples(question: ClassQuestion) -> int:
@@ -87,24 +92,26 @@ def corrected_class_value(
 
 def _values(
     atoms: Sequence[ClassQuestion],
-    rate_draws: np.ndarray,
+    stacked: np.ndarray,
     prior: Difficulty,
     specs: Sequence[MetricSpec],
-    mse: bool,
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """(R × A × M) corrected values per draw of the rates, and (A × M) the posterior MSE
-    at the first draw when *mse*. NaN where k exceeds a question's samples."""
-    r = len(rate_draws)
-    values = np.full((r, len(atoms), len(specs)), np.nan)
-    err = np.full((len(atoms), len(specs)), np.nan) if mse else None
+) -> tuple[np.ndarray, np.ndarray]:
+    """*stacked*: (M × D × channels × 2) rates per metric, draw 0 the point rates. Returns
+    (D × A × M) corrected values per draw and (A × M) the posterior MSE at the point
+    rates; NaN where k exceeds a question's samples. One posterior per atom serves every
+    metric's rates at once (M·D rows)."""
+    m, d = stacked.shape[:2]
+    flat = stacked.reshape(m * d, *stacked.shape[2:])
+    values = np.full((d, len(atoms), m), np.nan)
+    err = np.full((len(atoms), m), np.nan)
     for i, q in enumerate(atoms):
-        n = _samples(q)
-        f, g1, g2 = _moment_tables(n, prior, specs)
-        pmf = class_count_posterior(q, rate_draws)
-        values[:, i] = pmf @ f
-        if err is not None:
-            h = values[0, i]
-            err[i] = np.maximum(pmf[0] @ g2 - 2 * h * (pmf[0] @ g1) + h * h, 0.0)
+        f, g1, g2 = _moment_tables(_samples(q), prior, specs)
+        pmf = class_count_posterior(q, flat).reshape(m, d, -1)
+        values[:, i] = np.einsum("mdt,tm->dm", pmf, f)
+        h = values[0, i]
+        first = pmf[:, 0]  # M × (n+1): the point rates' posterior per metric
+        e1, e2 = np.einsum("mt,tm->m", first, g1), np.einsum("mt,tm->m", first, g2)
+        err[i] = np.maximum(e2 - 2 * h * e1 + h * h, 0.0)
     return values, err
 
 
@@ -114,12 +121,33 @@ def _graded_prior(atoms: Sequence[ClassQuestion], weight: np.ndarray) -> Difficu
     return fit_prior(graded, weight, [(0.0, 0.0)])
 
 
+def _stack(
+    specs: Sequence[MetricSpec],
+    rates: ClassRates | Mapping[str, ClassRates],
+    rate_draws: np.ndarray | Mapping[str, np.ndarray] | None,
+) -> np.ndarray:
+    """(M × D × channels × 2): each metric's point rates, then its draws."""
+    out = []
+    for spec in specs:
+        point = rates[spec.key] if isinstance(rates, Mapping) else rates
+        for s, (e1, e0) in enumerate(point):
+            check_rates(e1, e0, f"class channel {s}")
+        rows = [np.asarray(point, dtype=float)]
+        drawn = rate_draws[spec.key] if isinstance(rate_draws, Mapping) else rate_draws
+        if drawn is not None:
+            rows += list(np.asarray(drawn, dtype=float))
+        out.append(np.stack(rows))
+    if len({a.shape for a in out}) > 1:
+        raise ValueError("class rates: every metric needs the same channels and draws")
+    return np.stack(out)
+
+
 def correct_by_class(
     questions: Sequence[ClassQuestion],
-    rates: ClassRates,
+    rates: ClassRates | Mapping[str, ClassRates],
     metrics: Sequence[str | MetricSpec],
     *,
-    rate_draws: np.ndarray | None = None,
+    rate_draws: np.ndarray | Mapping[str, np.ndarray] | None = None,
     prior: Difficulty | None = None,
     level: float = DEFAULT_LEVEL,
     n_boot: int = 2000,
@@ -127,22 +155,19 @@ def correct_by_class(
 ) -> dict[str, Corrected]:
     """Every count metric's mean over *questions* corrected with class rates (per channel
     (e1, e0); channel 0 is usually "no audit", (0, 0)), with both intervals; *rate_draws*
-    (R × channels × 2) carry the rates' uncertainty (None: known). Vote metrics (maj@k)
-    are 'not corrected' here: :func:`.corrected_majority.correct_maj` corrects them."""
+    (R × channels × 2) carry the rates' uncertainty (None: known). Both may be given per
+    metric key (rates weighted by :func:`class_leverage` differ by metric). Vote metrics
+    (maj@k) are 'not corrected' here: :func:`.corrected_majority.correct_maj` corrects
+    them."""
     specs = [parse_metric(m) for m in metrics]
-    for s, (e1, e0) in enumerate(rates):
-        check_rates(e1, e0, f"class channel {s}")
+    stacked = _stack(specs, rates, rate_draws)
     index: dict[ClassQuestion, int] = {}
     inverse = [index.setdefault(q, len(index)) for q in questions]
     atoms = list(index)
     weight = np.bincount(np.array(inverse, dtype=np.int64), minlength=len(atoms))
     if prior is None:
         prior = _graded_prior(atoms, weight)
-    stack = [np.asarray(rates, dtype=float)]
-    if rate_draws is not None:
-        stack += list(np.asarray(rate_draws, dtype=float))
-    values, mse = _values(atoms, np.stack(stack), prior, specs, mse=True)
-    assert mse is not None
+    values, mse = _values(atoms, stacked, prior, specs)
     point = _mean(weight, values[0])
     valid = ~np.isnan(values[0])
     q = weight @ valid
@@ -159,3 +184,17 @@ def correct_by_class(
         bounds = (r_low[j], r_high[j], b_low[j], b_high[j])
         out[spec.key] = Corrected(float(point[j]), *(float(x) for x in bounds), status)
     return out
+
+
+def class_leverage(question: ClassQuestion, j: int, spec: str | MetricSpec) -> float:
+    """How far class j moves the question's value when its verdict flips:
+    ``|f(c ∓ size_j) − f(c)|`` for the graded count c (0 where k exceeds the samples). An
+    audited class counts with this weight in its stratum's rate (see the module
+    docstring)."""
+    classes = question[0]
+    table = metric_per_c(spec, _samples(question))
+    if table is None:
+        return 0.0
+    c = sum(size for size, graded, _ in classes if graded)
+    size, graded, _ = classes[j]
+    return abs(float(table[c - size if graded else c + size] - table[c]))
