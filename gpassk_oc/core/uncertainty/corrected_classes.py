@@ -168,22 +168,24 @@ def correct_by_class(
     if prior is None:
         prior = _graded_prior(atoms, weight)
     values, mse = _values(atoms, stacked, prior, specs)
-    point = _mean(weight, values[0])
-    valid = ~np.isnan(values[0])
-    q = weight @ valid
-    draws = list(values[1:])
+    point, valid = _mean(weight, values[0]), ~np.isnan(values[0])
+    counted = weight @ valid
     with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2)
-    r_low, r_high = _rerun_bounds(point, se, [_mean(weight, v) for v in draws], level, seed)
-    b_low, b_high = _bootstrap(weight, values[0], draws, point, level, n_boot, seed)
-    out = {}
-    for j, spec in enumerate(specs):
-        status = (
-            "not corrected" if not spec.definition.correctable else "ok" if q[j] else "undefined"
-        )
-        bounds = (r_low[j], r_high[j], b_low[j], b_high[j])
-        out[spec.key] = Corrected(float(point[j]), *(float(x) for x in bounds), status)
-    return out
+        se = np.sqrt(weight @ np.where(valid, mse, 0.0)) / counted  # the point rates' error
+    means = [_mean(weight, v) for v in values[1:]]
+    rerun = _rerun_bounds(point, se, means, level, seed)
+    bench = _bootstrap(weight, values[0], list(values[1:]), point, level, n_boot, seed)
+    table = np.column_stack([point, *rerun, *bench]).tolist()
+    return {
+        spec.key: Corrected(v[0], v[1], v[2], v[3], v[4], _status(spec, int(counted[j])))
+        for j, (spec, v) in enumerate(zip(specs, table))
+    }
+
+
+def _status(spec: MetricSpec, counted: int) -> str:
+    if not spec.definition.correctable:
+        return "not corrected"  # a vote metric: corrected_majority
+    return "ok" if counted else "undefined"
 
 
 def class_leverage(question: ClassQuestion, j: int, spec: str | MetricSpec) -> float:
