@@ -24,7 +24,8 @@ frequent form is a gold form) and one class per rejected form. Corrections:
   its leverage on the metric (:func:`~gpassk_oc.core.uncertainty.corrected_classes.class_leverage`),
   as maj@k's class rates count each class with its chance to win: plain shares put a
   missed gold form's weight on every wrong class alike and over-correct the τ = 0.5
-  metrics by 3–6 points here (an exploratory census run; leverage weights: 0.3–4).
+  metrics by up to 6 points here (an exploratory census run of 3,000 questions at the
+  rates of the cells; the leverage weights leave about 1 point).
 
 Per cell (fp, fn, Q, n) and metric: the bias of the value against each rerun's truth (the
 questions' mean g(p)), in points, and how often the 95% rerun interval holds that truth
