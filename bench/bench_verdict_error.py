@@ -124,11 +124,17 @@ def _observe_split(
 
 
 def _audit_exact(
-    rng: np.random.Generator, t: np.ndarray, kept: np.ndarray, c: np.ndarray, size: int
+    rng: np.random.Generator,
+    t: np.ndarray,
+    kept: np.ndarray,
+    c: np.ndarray,
+    size: int,
+    n: int = N,
 ) -> SourceAudit:
     """Audit *size* verdicts, half among the 'correct' and half among the 'wrong' ones,
-    drawn without replacement from the run's actual samples (their truths known)."""
-    n1, n0 = int(c.sum()), int((N - c).sum())
+    drawn without replacement from the run's actual samples (their truths known; *n*
+    samples per question)."""
+    n1, n0 = int(c.sum()), int((n - c).sum())
     false_correct = int((c - kept).sum())  # wrong samples let through
     false_wrong = int((t - kept).sum())  # correct samples rejected
     m1, m0 = min(size // 2, n1), min(size - size // 2, n0)

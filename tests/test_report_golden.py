@@ -21,7 +21,10 @@ audit export, which writes a byte-order mark first so that Excel reads the sheet
 intervals at n = 48 < 4k for k = 16 (issue 35, small tables and n = 2k: the unbiased
 variances combined with the fitted Beta's, so every such interval is a little wider and
 marked ``*``/``posterior``) and the legend's new ``*`` and ``[no width]`` text; in the
-JSON only rerun bounds, SEs and statuses changed (checked field by field).
+JSON only rerun bounds, SEs and statuses changed (checked field by field); then the corrected
+table's flag (issue 35, clustered errors: ``corrected†`` in the header of every column
+corrected with sample-level rates and a sentence on what † means under the table; only
+corrected.md changed, its cells did not).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.
