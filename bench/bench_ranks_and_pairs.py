@@ -55,6 +55,8 @@ Q = 100
 #: θ_B − θ_A is uniform on ±SPREAD: several standard errors of the difference, so the
 #: true differences are flat on the scale P(A > B) reads them on
 SPREAD = 0.15
+#: pairs known to be close: true differences within about one standard error
+NEAR_SPREAD = 0.05
 OUT = Path(__file__).resolve().parent.parent / "docs" / "generated" / "ranks-and-pairs.md"
 #: θ spacing of neighbouring rows (the table prints each as a share of the rerun SE):
 #: tied (equal models), close, moderate, far apart
@@ -130,14 +132,17 @@ def rank_cell(rows: int, spacing: float, reruns: int, seed: int, n_draws: int = 
 BINS = np.linspace(0, 1, 11)
 
 
-def pair_cell(pairs: int, seed: int, n_boot: int = 1000) -> dict[str, np.ndarray]:
-    """Per kind, rows (pairs in bin, mean printed P, share truly better) over BINS."""
+def pair_cell(
+    pairs: int, seed: int, n_boot: int = 1000, spread: float = SPREAD
+) -> dict[str, np.ndarray]:
+    """Per kind, rows (pairs in bin, mean printed P, share truly better) over BINS, for
+    pairs with θ_B − θ_A uniform on ±*spread*."""
     rng = np.random.default_rng(seed)
     spec = parse_metric(RANK_KEY)
     printed: dict[str, list[float]] = {k: [] for k in KINDS}
     better: dict[str, list[bool]] = {k: [] for k in KINDS}
     for i in range(pairs):
-        theta = np.array([0.0, rng.uniform(-SPREAD, SPREAD)])
+        theta = np.array([0.0, rng.uniform(-spread, spread)])
         z = rng.standard_normal(Q)
         p = ndtr(theta[:, None] + z[None, :])
         c = rng.binomial(RANK_N, p)
@@ -169,7 +174,9 @@ def band(count: int, prob: float) -> tuple[float, float]:
     return lo / count, hi / count
 
 
-def reliability_lines(table: dict[str, np.ndarray]) -> tuple[list[str], list[tuple[str, bool]]]:
+def reliability_lines(
+    table: dict[str, np.ndarray], name: str = "P(A>B)"
+) -> tuple[list[str], list[tuple[str, bool]]]:
     lines = [
         "| kind | printed P | pairs | mean printed P | share A truly better | 95% band |",
         "|---|---|---|---|---|---|",
@@ -177,16 +184,18 @@ def reliability_lines(table: dict[str, np.ndarray]) -> tuple[list[str], list[tup
     goals = []
     for kind, rows in table.items():
         for b, (count, mean_p, share) in enumerate(rows):
-            name = f"{BINS[b]:.1f}–{BINS[b + 1]:.1f}"
+            label = f"{BINS[b]:.1f}–{BINS[b + 1]:.1f}"
             if count < 20:
-                lines.append(f"| {kind} | {name} | {int(count)} | — | — | (under 20 pairs) |")
+                lines.append(f"| {kind} | {label} | {int(count)} | — | — | (under 20 pairs) |")
                 continue
             lo, hi = band(int(count), float(mean_p))
             lines.append(
-                f"| {kind} | {name} | {int(count)} | {mean_p:.3f} | {share:.3f} | "
+                f"| {kind} | {label} | {int(count)} | {mean_p:.3f} | {share:.3f} | "
                 f"[{lo:.3f}, {hi:.3f}] |"
             )
-            goals.append((f"P(A>B) {kind} {name}: {share:.3f} in [{lo:.3f}, {hi:.3f}]", lo <= share <= hi))
+            goals.append(
+                (f"{name} {kind} {label}: {share:.3f} in [{lo:.3f}, {hi:.3f}]", lo <= share <= hi)
+            )
     return lines, goals
 
 
@@ -236,7 +245,13 @@ def main(argv: list[str] | None = None) -> int:
     r_lines, goals = rank_lines(cells)
     p_lines, p_goals = reliability_lines(pair_cell(pairs, args.seed + 1))
     goals += p_goals
-    print("\n".join(r_lines + [""] + p_lines))
+    # pairs known to be close (within about one SE): no goal, the docs' caveat
+    near_lines, near = reliability_lines(
+        pair_cell(pairs // 4, args.seed + 2, spread=NEAR_SPREAD), "close pairs"
+    )
+    print("\n".join(r_lines + [""] + p_lines + [""] + near_lines))
+    for text, ok in near:
+        print(f"(no goal) {text}{'' if ok else ' (outside)'}")
     for text, ok in goals:
         print(f"goal {'met' if ok else 'NOT met'}: {text}")
     met = sum(ok for _, ok in goals)
@@ -248,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{100 * LEVEL:g}% level):\n\n" + "\n".join(r_lines) + "\n\n"
             f"Reliability of P(A better than B) over {pairs} simulated pairs:\n\n"
             + "\n".join(p_lines)
+            + f"\n\nThe same for {pairs // 4} pairs known to be close (θ_B − θ_A uniform on "
+            f"±{NEAR_SPREAD}, about one standard error; no goal):\n\n"
+            + "\n".join(near_lines)
             + f"\n\nGoals met: {met} of {len(goals)}.\n"
         )
     print(f"({took:.0f} s)")
