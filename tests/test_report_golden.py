@@ -18,7 +18,8 @@ sample's finish reason and output tokens where recorded (issue 34; only the inli
 changed, the drill-down files did not: these files record no facts); then the rank
 intervals, marginal at the level instead of Bonferroni within each row (issue 35, item 3:
 only the benchmark rank intervals of the ranks table / CSV rank columns / JSON ranks
-changed, narrower; the rerun ones and every other line are the old ones, checked).
+changed, narrower; the rerun ones and every other line are the old ones, checked), and
+the ranks caption says the intervals are each row's own, not all rows' at once.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.
