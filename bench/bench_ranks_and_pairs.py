@@ -297,7 +297,14 @@ def main(argv: list[str] | None = None) -> int:
             + f"\n\nGoals met: {met} of {len(goals)}.\n"
         )
     print(f"({took:.0f} s)")
-    print(f"RESULT goals_met={met}/{len(goals)}")
+    close = " ".join(
+        f"rank_{spread}_{rows}_{kind}={cells[(rows, spread)][(kind, 'now')][0]:.3f}"
+        for rows in (10, 40)
+        for spread in ("close", "moderate")
+        for kind in KINDS
+    )
+    in_band = sum(ok for _, ok in p_goals)
+    print(f"RESULT {close} p_bins_in_band={in_band}/{len(p_goals)} goals_met={met}/{len(goals)}")
     return 0
 
 
