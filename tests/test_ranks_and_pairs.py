@@ -67,6 +67,7 @@ def test_an_interval_touching_zero_has_p_at_least_alpha() -> None:
         (0.0, 0.276, 0.05, ("[0.0, +27.6]", "0.050")),  # touches 0: p = alpha
         (-0.2, 0.3, 0.0496, ("[-20.0, +30.0]", "0.0496")),  # 3 decimals would read 0.050
         (-0.2, 0.3, 0.05004, ("[-20.0, +30.0]", "0.05004")),
+        (0.01, 0.3, float(np.nextafter(0.05, 0)), ("[+1.0, +30.0]", "<0.05")),
     ],
 )
 def test_bounds_and_p_show_their_side(low, high, p, shown) -> None:

@@ -171,7 +171,10 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
     digits = 3
     while digits < 8 and value != alpha and f"{value:.{digits}f}" == f"{alpha:.{digits}f}":
         digits += 1
-    return f"{value:.{digits}f}"
+    text = f"{value:.{digits}f}"
+    if value != alpha and text == f"{alpha:.{digits}f}":  # closer than any digits show
+        return f"<{alpha:g}" if value < alpha else f">{alpha:g}"
+    return text
 
 
 def render_markdown(
