@@ -29,7 +29,7 @@ def _add_sources(root: Path) -> None:
 def _sheet(capsys, root: Path, size: int, out: Path, seed: int = 0) -> list[dict]:
     code, _, err = run_cli(capsys, "audit", root, "--size", size, "--seed", seed, "-o", out)
     assert code == 0, err
-    return list(csv.DictReader(io.StringIO(out.read_text())))
+    return list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
 
 
 def _label(path: Path, rows: list[dict], flip: int = 0) -> None:
@@ -245,7 +245,7 @@ def test_bad_input_is_one_line_exit_2(capsys, workdir, tmp_path, kind, argv, exp
     if "{sheet}" in argv:
         rows = _sheet(capsys, root, 40, sheet)
         _label(sheet, rows)
-        rows = list(csv.DictReader(io.StringIO(sheet.read_text())))
+        rows = list(csv.DictReader(io.StringIO(sheet.read_text(encoding="utf-8-sig"))))
         rows = [r for r in rows if r["source"] == "judge"][:20] + [
             r for r in rows if r["source"] == "rule"
         ]

@@ -36,7 +36,7 @@ def _class_sheet(capsys, root: Path, out: Path, size: int = 120) -> list[dict]:
     code, _, err = run_cli(capsys, "audit", root, "--by", "class", "--size", size, "-o", out)
     assert code == 0, err
     assert "classes (" in err
-    return list(csv.DictReader(io.StringIO(out.read_text())))
+    return list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
 
 
 def _label(rows: list[dict], gold_wrong: int = 0) -> list[dict]:

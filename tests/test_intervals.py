@@ -120,14 +120,21 @@ def test_population_truth_matches_monte_carlo():
 
 
 @pytest.mark.parametrize(
-    "q,n,metric",
-    [(32, 8, "G-Pass@4_1.0"), (32, 16, "G-Pass@8_1.0"), (32, 8, "G-Pass@8_1.0")],
+    "q,n,metric,top",
+    [
+        (32, 8, "G-Pass@4_1.0", 0.997),
+        (32, 16, "G-Pass@8_1.0", 0.997),
+        (32, 8, "G-Pass@8_1.0", 0.985),
+    ],
 )
-def test_both_intervals_cover_at_small_n_and_few_questions(q, n, metric):
+def test_both_intervals_cover_at_small_n_and_few_questions(q, n, metric, top):
     """The bench's hardest cells, 300 simulated runs (MC SE ≈ 0.013): 95% intervals. The
-    last cell has n = k < 2k: its rerun interval uses posterior variances."""
+    last cell has n = k < 2k: its rerun interval uses posterior variances. The first two
+    have n = 2k in a table of 32 questions, where each question's variance is the larger
+    of the unbiased and the posterior one (issue 35: the unbiased one alone left the
+    demo's rows at 0.73-0.91): conservative by design, up to ~0.99 on these questions."""
     cov = _bench().simulate_cell(q, n, metric, runs=300, seed=7, resamples=1000)
-    assert 0.91 <= cov.rerun <= 0.985, cov
+    assert 0.91 <= cov.rerun <= top, cov
     assert 0.90 <= cov.benchmark <= 0.985, cov
     assert cov.rerun_width < cov.benchmark_width  # fixed questions: a narrower question
 
@@ -142,7 +149,8 @@ def test_paired_rerun_test_holds_its_level_and_covers():
     for _ in range(trials):
         d = stats.compare(n, rng.binomial(n, p), n, rng.binomial(n, p), ["G-Pass@8_0.5"], n_boot=0)
         d = d["G-Pass@8_0.5"]
-        assert d.rerun == "ok" and 0 <= d.rerun_p <= 1
+        # n = 16 = 2k: unbiased variances combined with the fitted ones ('posterior')
+        assert d.rerun == "posterior" and 0 <= d.rerun_p <= 1
         reject += d.rerun_p < 0.05
         cover += d.rerun_low <= 0 <= d.rerun_high
     assert 0.02 <= reject / trials <= 0.09

@@ -162,7 +162,19 @@ def test_target_halfwidth_and_difference(capsys):
     [
         (["--beta", "0.6,0.6", "--questions", "280", "--halfwidth", "0"], "--halfwidth 0:"),
         (["--beta", "0.6,0.6", "--questions", "280", "--halfwidth", "-1"], "--halfwidth -1:"),
-        (["--beta", "0.6,0.6", "--questions", "280", "--halfwidth", "0.5"], "unreachable"),
+        (
+            [
+                "--beta",
+                "0.6,0.6",
+                "--questions",
+                "280",
+                "--halfwidth",
+                "0.5",
+                "--interval",
+                "benchmark",
+            ],
+            "unreachable",
+        ),
         (["--beta", "0.6,0.6", "--questions", "280", "--level", "150"], "--level 150:"),
         (["--beta", "0.6,0.6", "--questions", "280", "--level", "0"], "--level 0:"),
         (["--beta", "0.6", "--questions", "280"], "--beta 0.6:"),

@@ -15,11 +15,17 @@ nothing else changed); then six CSV columns ``tokens_*`` at the end of every lin
 34: the same statistics, empty here; the lines without them are the old ones, checked);
 then the page's script, whose drill-down shows each run's token statistics and each
 sample's finish reason and output tokens where recorded (issue 34; only the inlined script
-changed, the drill-down files did not: these files record no facts); then the rank
+changed, the drill-down files did not: these files record no facts); then the page's
+audit export, which writes a byte-order mark first so that Excel reads the sheet as UTF-8
+(issue 35, item 7: one line of the inlined script; nothing else changed); then the rerun
+intervals at n = 48 < 4k for k = 16 (issue 35, small tables and n = 2k: the unbiased
+variances combined with the fitted Beta's, so every such interval is a little wider and
+marked ``*``/``posterior``) and the legend's new ``*`` and ``[no width]`` text; in the
+JSON only rerun bounds, SEs and statuses changed (checked field by field); then the rank
 intervals, marginal at the level instead of Bonferroni within each row (issue 35, item 3:
 only the benchmark rank intervals of the ranks table / CSV rank columns / JSON ranks
-changed, narrower; the rerun ones and every other line are the old ones, checked), and
-the ranks caption says the intervals are each row's own, not all rows' at once.
+changed, narrower; the rerun ones and every other line are as before, checked), and the
+ranks caption says the intervals are each row's own, not all rows' at once.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -312,7 +312,8 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
         deadline = time.monotonic() + 10
         while not target.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
-        text = target.read_text(encoding="utf-8")
+        assert target.read_bytes().startswith(b"\xef\xbb\xbf")  # the BOM Excel reads
+        text = target.read_text(encoding="utf-8-sig")
         lines = list(csv.DictReader(text.splitlines()))
         assert text.splitlines()[0].split(",") == list(SHEET_COLUMNS)
         assert lines == expected_sheet(page.parent / "work", model)

@@ -108,6 +108,8 @@ def shown_metrics(k: int) -> list[str]:
 
 def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
+    from gpassk_oc.report.data.tables import no_width_note
+
     k, level = report.k, report.level
     metrics = shown_metrics(k)
     header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
@@ -126,7 +128,9 @@ def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     out += [
         "",
         f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
-        "sampled again; [no width]: no sampling spread to give one a width); *truth* = "
+        "sampled again; * = approximate: some question's variance comes from a Beta "
+        "fitted to the questions, as at n = 2k; [no width]: "
+        f"{no_width_note('rerun')}); *truth* = "
         "the simulated model's exact value on these questions (binomial closed form), "
         "which the rerun interval should cover at its level. gap = pass@k − G-Pass@k_1.0.",
     ]

@@ -98,6 +98,10 @@ class MetricDef:
     #: a larger value is the better model (gap@k: a smaller gap is the steadier one);
     #: comparisons ("A better than B"), rank intervals and leaderboard order read it
     higher_is_better: bool = True
+    #: the smallest k at which the metric exists; below it every output shows "—" with
+    #: :attr:`below_min_k` (the reason) instead of a number, and ``--metrics`` refuses it
+    min_k: int = 1
+    below_min_k: str = ""
 
     def __post_init__(self) -> None:
         if (self.per_count is None) == (self.per_profile is None):
@@ -117,6 +121,10 @@ class MetricDef:
     def correctable(self) -> bool:
         """The verdict-error channel can correct it (it is a function of the counts)."""
         return self.per_count is not None
+
+    def undefined_at(self, k: int) -> str | None:
+        """Why the metric does not exist at *k* (one clause), or None where it does."""
+        return self.below_min_k if k < self.min_k else None
 
     def key(self, k: int, tau: Fraction | int | str | None = None) -> str:
         """The metric's key at *k* (and τ)."""
@@ -170,19 +178,26 @@ class MetricSpec:
         return self.definition.key(self.k, self.tau)
 
     @property
+    def undefined(self) -> str | None:
+        """Why this metric does not exist at its k (None where it does): its value is
+        then "—" (NaN) in every output, never a number."""
+        return self.definition.undefined_at(self.k)
+
+    @property
     def estimator(self) -> MetricSpec:
         """The spec whose per-count estimator this metric uses (avg@n is pass@1's c/n)."""
         return PASS.spec(1) if self.definition.sample_mean else self
 
     def per_c(self, n: int) -> np.ndarray | None:
-        """Values for c = 0..n (floats), None when k > n; ValueError for a vote metric."""
+        """Values for c = 0..n (floats), None when k > n or the metric does not exist at
+        its k (:attr:`undefined`); ValueError for a vote metric."""
         fn = self.definition.per_count
         if fn is None:
             raise ValueError(
                 f"{self.key} needs per-sample votes: see gpassk_oc.core.metrics.majority_vote"
             )
         spec = self.estimator
-        if spec.k > n or n < 1:
+        if spec.k > n or n < 1 or self.undefined is not None:
             return None
         return np.asarray(fn(n, np.arange(n + 1), spec.k, spec.tau), dtype=float)
 
@@ -255,6 +270,14 @@ MG_PASS = MetricDef(
     per_count=_mg,
     expected=_mg_expected,
     headline=True,
+    # k = 1: the documented sum runs from i = ⌈1/2⌉ + 1 = 2 to 1 — empty, 0 for any model
+    min_k=2,
+    below_min_k=(
+        "not defined at k = 1: the sum (2/k)·Σ_{i=⌈k/2⌉+1}^{k} G-Pass@k_{i/k} is empty "
+        "there (i from 2 to 1) and would print 0 for every model; with one sample every τ "
+        "in (0.5, 1] asks for the same 1 of 1, so there is no threshold to average over "
+        "(the area 2∫ G-Pass@1_τ dτ is pass@1)"
+    ),
     in_report=True,
     opencompass=True,
     any_k=2,

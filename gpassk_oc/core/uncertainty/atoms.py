@@ -28,6 +28,18 @@ from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 __all__ = ["Atoms", "atoms_of"]
 
 
+#: below this many times k samples per question (n ≥ 2k) the unbiased variance rests on
+#: fewer than NEAR_2K/2 disjoint pairs of k-subsets (at n = 2k on one: V(c) = f(c)² − B_c):
+#: too noisy on its own, and it is small exactly when the estimate is (a high-τ question
+#: that missed its rare all-correct draws), so the t interval under-covers. There a
+#: question's variance is combined with the posterior one: the larger of the two in
+#: tables of fewer than SMALL_TABLE questions (where a few questions carry the sum), their
+#: mean in larger ones (where the larger alone over-covers); bench/bench_small_tables.py
+#: and bench/bench_ci_coverage.py measure both choices
+NEAR_2K = 4
+SMALL_TABLE = 50
+
+
 @dataclass(frozen=True)
 class _Tables:
     """One metric set at one n: (n+1) × M tables, read-only."""
@@ -35,6 +47,8 @@ class _Tables:
     values: np.ndarray  # metric value per c; NaN where undefined (k > n)
     unbiased: np.ndarray  # unbiased rerun variance per c; NaN where none (n < 2k)
     short: np.ndarray  # (M,) k ≤ n < 2k: a posterior variance is needed
+    near: np.ndarray  # (M,) 2k ≤ n < NEAR_2K·k (k ≥ 2): the unbiased estimate is too noisy alone
+    flat_ends: np.ndarray  # (M,) k ≥ 2: a V(c) of 0 gets the posterior variance instead
 
 
 @lru_cache(maxsize=256)
@@ -42,19 +56,24 @@ def _tables(specs: tuple[MetricSpec, ...], n: int) -> _Tables:
     values = np.full((n + 1, len(specs)), np.nan)
     unbiased = np.full((n + 1, len(specs)), np.nan)
     short = np.zeros(len(specs), dtype=bool)
+    near = np.zeros(len(specs), dtype=bool)
+    flat_ends = np.zeros(len(specs), dtype=bool)
     for j, spec in enumerate(specs):
         per_c = metric_per_c(spec, n)
         if per_c is not None:
             values[:, j] = per_c
         k = estimator_spec(spec).k
         short[j] = k <= n < 2 * k
+        # k = 1 (pass@1, avg@n: c/n) keeps the textbook unbiased variance everywhere
+        flat_ends[j] = k >= 2
+        near[j] = k >= 2 and 2 * k <= n < NEAR_2K * k
         if k <= n:
             var = unbiased_variance_per_c(spec, n)
             if var is not None:
                 unbiased[:, j] = var
-    for table in (values, unbiased, short):
+    for table in (values, unbiased, short, near, flat_ends):
         table.setflags(write=False)
-    return _Tables(values, unbiased, short)
+    return _Tables(values, unbiased, short, near, flat_ends)
 
 
 @dataclass(frozen=True)
@@ -84,22 +103,51 @@ class Atoms:
 
     def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
         """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
-        where n ≥ 2k; where k ≤ n < 2k the posterior expectation under *prior*
-        (:func:`.difficulty_model.posterior_variance_per_c`, all specs at once), or NaN without a prior; NaN
-        where the metric is undefined."""
+        where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the Beta fitted
+        to the questions), the posterior expectation (:func:`.difficulty_model.
+        posterior_variance_per_c`) stands in where V says nothing: where k ≤ n < 2k (no
+        unbiased estimate exists; NaN without a prior) and, for k ≥ 2, where V(c) = 0 (c at
+        a flat end of the estimator, e.g. all correct: a rerun can still move it); where
+        2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`)."""
         out = np.empty((len(self.n), len(specs)))
         for rows, tables in self._by_n(specs):
             c = self.c[rows]
-            out[rows] = tables.unbiased[c]
-            if prior is None:
-                continue
-            short = np.flatnonzero(tables.short)
-            if short.size:
+            part = tables.unbiased[c]
+            zero = tables.flat_ends & (part == 0).any(axis=0)
+            cols = np.flatnonzero(tables.short | tables.near | zero)
+            if prior is not None and cols.size:
                 n = int(self.n[rows][0])
-                table = posterior_variance_table([specs[j] for j in short], n, prior)
-                part = out[rows]
-                part[:, short] = table[c]
-                out[rows] = part
+                post = posterior_variance_table([specs[j] for j in cols], n, prior)[c]
+                sub = part[:, cols]
+                near = tables.near[cols]
+                part = part.copy()
+                flat = tables.flat_ends[cols] & (sub == 0)
+                small = self.weight.sum() < SMALL_TABLE
+                both = np.fmax(sub, post) if small else (sub + post) / 2
+                part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
+            out[rows] = part
+        return out
+
+    def cell_variances(
+        self, specs: Sequence[MetricSpec], prior: Difficulty | None = None
+    ) -> np.ndarray:
+        """:meth:`variances` of one table, all 0 (so 'no width') where every question was
+        right in all or in none of its samples: a rerun moves such a value only if some
+        rate lies strictly between 0 and 1, and these counts cannot say by how much (a
+        Beta fitted to them is a point mass at 0 and 1)."""
+        var = self.variances(specs, prior)
+        if np.all((self.c == 0) | (self.c == self.n)):
+            return np.where(np.isnan(var), var, 0.0)
+        return var
+
+    def fallback(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) True where some question's rerun variance comes from (or is bounded below
+        by) the fitted Beta when :meth:`variances` is given one: n < 2k, n near 2k, or an
+        unbiased estimate of exactly 0 (k ≥ 2)."""
+        out = np.zeros(len(specs), dtype=bool)
+        for rows, tables in self._by_n(specs):
+            zero = tables.flat_ends & (tables.unbiased[self.c[rows]] == 0).any(axis=0)
+            out |= tables.short | tables.near | zero
         return out
 
     def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:

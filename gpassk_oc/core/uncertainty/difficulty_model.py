@@ -257,6 +257,9 @@ def _posterior_kernels(
     by_size: dict[int, list[int]] = {}
     for j, spec in enumerate(specs):
         f = metric_per_c(spec, n)
+        if f is None and spec.undefined is not None:  # no metric (mG-Pass@1): no variance
+            firsts[:, j] = np.nan
+            continue
         if f is None:
             raise ValueError(f"{spec.key} needs n >= k = {spec.k}, got n = {n}")
         firsts[:, j] = f * f

@@ -9,9 +9,10 @@ degrees of freedom ``ν = 2 (Σ σ²)² / Σ 2σ⁴`` with ``σ⁴`` estimated b
 relation ``E[V²] = 3σ⁴`` of a one-df normal variance term), i.e. ``ν = 3 (Σ V)² / Σ V²``.
 That is a heuristic — V is not χ²₁ — so it is checked by simulation: on Beta(0.6, 0.6)
 difficulties it covers 0.94–0.96 for 95% from Q = 32, n = 8 (``bench/bench_ci_coverage.py``;
-the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0.985). No interval (NaN) when some question has ``n < 2k`` (no
-unbiased variance exists) or when ``Σ V ≤ 0`` (no question shows any variation: a rerun
-interval of width 0 would claim certainty it does not have).
+the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0.985). Where a question's V is 0 or missing
+(n < 2k), or n < 4k, the fitted Beta's posterior variance stands in or is combined with it
+(:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
+``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
 
 **Benchmark interval** (questions resampled too): the bootstrap over questions, read
 with BCa (bias-corrected and accelerated) percentiles, implemented in

@@ -20,7 +20,13 @@ estimate (possible when the resample distribution is skewed) is widened to reach
 CI never excludes its own estimate; when every question has the same value of a metric
 (e.g. all 0 on a handful of questions) resampling questions cannot produce a width, and the
 interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]``; likewise
-a rerun interval whose variance estimate is 0 (``rerun='no width'``).
+a rerun interval when every question was right in all or in none of its samples
+(``rerun='no width'``: the counts cannot say how far a rerun would move the value).
+
+Where a question's unbiased rerun variance is 0 (c at a flat end of the estimator, e.g. all
+correct: a rerun can still move it) or n < 4k (the unbiased estimate alone is too noisy and
+skewed), the posterior variance under the fitted Beta stands in for it or bounds it below
+(:meth:`.atoms.Atoms.variances`), and the interval is marked ``rerun='posterior'``.
 
 Metric values are fractions in [0, 1]; the report layer converts to percent.
 """
@@ -176,7 +182,7 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (n < 2k somewhere: posterior variances), 'undefined', 'n < 2k'
+    # 'ok', 'posterior' (some variance from the fitted Beta: Atoms.variances), 'undefined', 'n < 2k'
     # (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
     rerun: str = "off"
 
@@ -250,10 +256,12 @@ def summarize_many(
     atoms = [atoms_of(n, c) for n, c in cells]
     values = [a.values(specs) for a in atoms]
     bounds = _benchmark_bounds(atoms, values, n_boot, level, seed)
-    shorts = [a.short(specs) for a in atoms]
+    priors = [a.prior() if a.fallback(specs).any() else None for a in atoms]
+    # 'posterior' marks an interval some of whose variances came from the fitted Beta
+    shorts = [a.fallback(specs) & (p is not None) for a, p in zip(atoms, priors)]
     sums = [
-        _rerun_sums(a.weight, v, a.variances(specs, a.prior() if short.any() else None))
-        for a, v, short in zip(atoms, values, shorts)
+        _rerun_sums(a.weight, v, a.cell_variances(specs, prior))
+        for a, v, prior in zip(atoms, values, priors)
     ]
     if not sums:
         return []
@@ -405,9 +413,10 @@ class _Paired:
         """Rerun interval, SE, status and t-test p of the difference: reruns of A and B
         are independent, so the variances add per question."""
         a, b, weight = self.atoms_a, self.atoms_b, self.weight
-        short_a, short_b = a.short(specs), b.short(specs)
+        short_a, short_b = a.fallback(specs), b.fallback(specs)
         prior_a = a.prior() if short_a.any() else None
         prior_b = b.prior() if short_b.any() else None
+        short_a, short_b = short_a & (prior_a is not None), short_b & (prior_b is not None)
         var = (
             a.variances(specs, prior_a)[self.pairs[:, 0]]
             + b.variances(specs, prior_b)[self.pairs[:, 1]]

@@ -55,7 +55,8 @@ def kernel(spec: str | MetricSpec) -> tuple[Fraction, ...]:
     """
     spec = estimator_spec(spec)
     floats = metric_per_c(spec, spec.k)
-    assert floats is not None  # k ≤ n = k
+    if floats is None:  # k ≤ n = k, so the metric does not exist at its k
+        raise ValueError(f"{spec.key}: {spec.undefined}")
     out = tuple(Fraction(float(x)).limit_denominator(2 * spec.k) for x in floats)
     if any(abs(float(b) - float(x)) > 1e-12 for b, x in zip(out, floats)):
         raise ValueError(f"{spec.key}: kernel values are not rationals over k")
@@ -90,7 +91,7 @@ def _hyper_mean(coef: tuple[Fraction, ...], n: int, c: int) -> Fraction:
 
 @lru_cache(maxsize=1024)
 def _per_c(spec: MetricSpec, n: int) -> tuple[float, ...] | None:
-    if n < 2 * spec.k:
+    if n < 2 * spec.k or spec.undefined is not None:
         return None
     beta, square = kernel(spec), square_kernel(spec)
     out = []
@@ -102,6 +103,7 @@ def _per_c(spec: MetricSpec, n: int) -> tuple[float, ...] | None:
 
 def unbiased_variance_per_c(spec: str | MetricSpec, n: int) -> np.ndarray | None:
     """V(c) for c = 0..n (shape (n+1,)): unbiased for the rerun variance of the metric's
-    per-question estimate; None when n < 2k (no unbiased estimator exists)."""
+    per-question estimate; None when n < 2k (no unbiased estimator exists) or the metric
+    does not exist at its k."""
     values = _per_c(estimator_spec(spec), int(n))
     return None if values is None else np.array(values)

@@ -103,13 +103,13 @@ def rates_from_audit(
     points: dict[str, tuple[float, float]] = {}
     draws: dict[str, np.ndarray] = {}
     for audit in audits:
+        if audit.one_verdict:  # its labels are not used, however many: no minimum
+            continue
         if audit.audited < MIN_AUDITED:
             raise ValueError(
                 f"source {audit.source!r}: only {audit.audited} audited verdicts; need at "
                 f"least {MIN_AUDITED} to correct with its rates"
             )
-        if audit.one_verdict:
-            continue
         points[audit.source] = audit.point()
         check_rates(*points[audit.source], where=f"source {audit.source!r}")
         draws[audit.source] = audit.draws(n_draws, rng)

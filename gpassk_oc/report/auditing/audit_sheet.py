@@ -7,7 +7,9 @@ taken from the results files, not from the sheet, so an edited ``verdict`` cell 
 skew the rates. Every failure is one line naming the sheet and the field: an unreadable
 file, missing columns, a label that is not yes/no/1/0, a sample id that none of the
 report's runs has, and a source with fewer than :data:`~gpassk_oc.core.uncertainty.verdict_rates.
-MIN_AUDITED` audited verdicts (too few to correct with).
+MIN_AUDITED` audited verdicts (too few to correct with). Labels the correction cannot use
+(of a source that gives one verdict only) and a source labelled on one verdict side only
+are warnings: the report still runs.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from gpassk_oc.core.uncertainty.corrected_majority import ClassAudit
 from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED, SourceAudit
+from gpassk_oc.log import logger
 from gpassk_oc.report.auditing.audit_classes import collect_classes
 from gpassk_oc.report.auditing.audit_verdicts import Verdict, collect_verdicts
 from gpassk_oc.report.data.collect import Run
@@ -25,6 +28,8 @@ from gpassk_oc.report.data.collect import Run
 __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]
 
 _YES, _NO = ("yes", "1"), ("no", "0")
+_SEPARATORS = (",", ";", "\t")
+_STAMP = "# gpassk-oc"  # a line the package may add, never a sheet line
 
 
 class AuditError(ValueError):
@@ -33,22 +38,18 @@ class AuditError(ValueError):
 
 def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit") -> dict[str, bool]:
     """{id: truly correct} for the labelled lines of the sheet at *path* (*id_column*:
-    ``sample_id``, or ``class_id`` for a class sheet; *flag* names the option in errors)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AuditError(
-            f"{flag} {path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
-        ) from None
-    reader = csv.DictReader(
-        line for line in text.splitlines() if not line.startswith("# gpassk-oc")
-    )
+    ``sample_id``, or ``class_id`` for a class sheet; *flag* names the option in errors).
+    The sheet may come back from a spreadsheet: a byte-order mark is skipped, and a
+    semicolon- or tab-separated save is read by its separator."""
+    lines = [line for line in _sheet_text(path, flag).splitlines() if not line.startswith(_STAMP)]
+    delimiter = _separator(lines[0] if lines else "", {id_column, "label"})
+    reader = csv.DictReader(lines, delimiter=delimiter)
     missing = {id_column, "label"} - set(reader.fieldnames or ())
     if missing:
         by = " --by class" if id_column == "class_id" else ""
         raise AuditError(
             f"{flag} {path}: no {' or '.join(sorted(missing))} column (an audit sheet of "
-            f"`gpassk-oc audit{by}`)"
+            f"`gpassk-oc audit{by}`, separated by commas, semicolons or tabs)"
         )
     out: dict[str, bool] = {}
     for line_no, line in enumerate(reader, start=2):
@@ -61,6 +62,29 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
             )
         out[(line.get(id_column) or "").strip()] = label in _YES
     return out
+
+
+def _sheet_text(path: Path, flag: str) -> str:
+    """The sheet's text: UTF-8, with or without the byte-order mark Excel's "CSV UTF-8"
+    writes (and ``gpassk-oc audit`` writes, so that Excel reads the text right)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise AuditError(
+            f'{flag} {path}: not UTF-8 text (in Excel, save it as "CSV UTF-8")'
+        ) from None
+    except OSError as exc:
+        raise AuditError(f"{flag} {path}: cannot be read ({exc.strerror or exc})") from None
+
+
+def _separator(header: str, needed: set[str]) -> str:
+    """The separator whose split of *header* holds the *needed* columns: a comma, or the
+    semicolon (or tab) a spreadsheet saves with in locales whose decimal mark is a comma;
+    a comma when none does (the caller then names the missing columns)."""
+    for delimiter in _SEPARATORS:
+        if needed <= {cell.strip() for cell in next(csv.reader([header], delimiter=delimiter))}:
+            return delimiter
+    return ","
 
 
 def audits_of(runs: Sequence[Run], labels: dict[str, bool], path: Path) -> list[SourceAudit]:
@@ -89,14 +113,43 @@ def audits_of(runs: Sequence[Run], labels: dict[str, bool], path: Path) -> list[
     for source, c in sorted(totals.items()):
         if c[2] + c[4] == 0:
             continue  # not audited: its verdicts are taken as they are
+        audit = SourceAudit(source, *c)
+        if audit.one_verdict:  # left as it is whatever its labels say: say so
+            logger.warning(_ignored(path, audit))
+            out.append(audit)
+            continue
         if c[2] + c[4] < MIN_AUDITED:
             raise AuditError(
                 f"--audit {path}: source {source!r} has only {c[2] + c[4]} audited verdicts; "
                 f"need at least {MIN_AUDITED} to correct its verdicts (audit more, or "
                 "clear its labels)"
             )
-        out.append(SourceAudit(source, *c))
+        if c[2] == 0 or c[4] == 0:
+            logger.warning(_one_side(path, audit))
+        out.append(audit)
     return out
+
+
+def _ignored(path: Path, audit: SourceAudit) -> str:
+    """Why the labels of a one-verdict source change nothing."""
+    only = "correct" if audit.n_wrong == 0 else "wrong"
+    return (
+        f"--audit {path}: the {audit.audited} labels of source {audit.source!r} are not "
+        f"used: it gives only {only!r} verdicts, which the correction leaves as they are "
+        "(the verdict sensitivity bounds them); `gpassk-oc audit` leaves such sources out"
+    )
+
+
+def _one_side(path: Path, audit: SourceAudit) -> str:
+    """What a source labelled on one verdict side only cannot tell."""
+    side, other, rate = (
+        ("correct", "wrong", "fn") if audit.audited_wrong == 0 else ("wrong", "correct", "fp")
+    )
+    return (
+        f"--audit {path}: source {audit.source!r} has labels on its {side!r} verdicts only: "
+        f"its {rate} rests on no label (0, with an interval from the prior alone); label "
+        f"some of its {other!r} verdicts too"
+    )
 
 
 def class_audits_of(runs: Sequence[Run], path: Path, k: int) -> list[ClassAudit]:

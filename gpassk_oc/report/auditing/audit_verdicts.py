@@ -19,6 +19,7 @@ __all__ = [
     "Verdict",
     "allocate",
     "collect_verdicts",
+    "correctable_verdicts",
     "draw_sample",
     "render_sheet",
 ]
@@ -71,6 +72,20 @@ def collect_verdicts(runs: list[Run]) -> list[Verdict]:
                 if v is not None:
                     out.append(Verdict(run, qi, r, str(s), bool(v), q.index, q.group))
     return out
+
+
+def correctable_verdicts(verdicts: list[Verdict]) -> tuple[list[Verdict], dict[str, str]]:
+    """The verdicts of the sources that give both verdicts, and {source: its one verdict}
+    for the others: the correction leaves a one-verdict source as it is
+    (:attr:`~gpassk_oc.core.uncertainty.verdict_rates.SourceAudit.one_verdict`), so
+    labels of its verdicts would be ignored."""
+    sides: dict[str, set[bool]] = {}
+    for v in verdicts:
+        sides.setdefault(v.source, set()).add(v.correct)
+    one = {
+        s: ("correct" if True in seen else "wrong") for s, seen in sides.items() if len(seen) < 2
+    }
+    return [v for v in verdicts if v.source not in one], one
 
 
 def draw_sample(verdicts: list[Verdict], size: int, seed: int) -> list[Verdict]:

@@ -13,7 +13,12 @@ the question, the gold answer, the extracted answer, the reply's last part
 (from ``predictions/``; empty when the predictions are not there), ``source``,
 ``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
 correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`gpassk_oc.report.auditing.audit_sheet`).
-The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`).
+The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`), in
+UTF-8 with a byte-order mark, so that Excel shows its Chinese questions as text.
+
+The sheet asks only for labels the report uses: a source that gives one verdict only
+(rules mode's ``rule_undecided`` is always "wrong") is left out, saying so — its verdicts
+say nothing about the truth, so the correction cannot use labels of them.
 
 ``--by class`` audits answer classes instead, for maj@k (:mod:`gpassk_oc.report.auditing.audit_classes`).
 """
@@ -26,7 +31,12 @@ from pathlib import Path
 from gpassk_oc.argtypes import seed_number
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
-from gpassk_oc.report.auditing.audit_verdicts import collect_verdicts, draw_sample, render_sheet
+from gpassk_oc.report.auditing.audit_verdicts import (
+    collect_verdicts,
+    correctable_verdicts,
+    draw_sample,
+    render_sheet,
+)
 from gpassk_oc.report.data.collect import Run, find_result_files, load_run
 
 
@@ -69,6 +79,17 @@ def run(args: argparse.Namespace) -> int:
     if not verdicts:
         why = f": {notes[0]}" if notes else ""
         return fail(f"{args.work_dir}: no judged verdicts to audit{why}")
+    verdicts, left_out = correctable_verdicts(verdicts)
+    for source, verdict in left_out.items():
+        logger.info(
+            f"left out of the sheet: source {source!r} (gives only {verdict!r} verdicts: "
+            "report --audit cannot correct it from labels; its verdict sensitivity bounds it)"
+        )
+    if not verdicts:
+        return fail(
+            f"{args.work_dir}: no source gives both verdicts (correct and wrong); an audit "
+            "has nothing to correct"
+        )
     sample = draw_sample(verdicts, args.size, args.seed)
     return _write(
         args,
@@ -101,8 +122,8 @@ def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
 def _write(
     args: argparse.Namespace, text: str, strata: list[tuple[str, bool]], total: int, what: str
 ) -> int:
-    try:
-        write_files({args.out: text.encode("utf-8")}, args.force, "-o")
+    try:  # UTF-8 with a byte-order mark: Excel then reads the questions' Chinese text
+        write_files({args.out: text.encode("utf-8-sig")}, args.force, "-o")
     except Refused as exc:
         return fail(exc.lines[-1])
     except OSError as exc:

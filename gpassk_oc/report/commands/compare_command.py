@@ -193,8 +193,9 @@ def render_markdown(
         f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
         "beside it leaves 0 out. "
         "rerun: would the difference hold if both were sampled again on these questions "
-        "(t interval, unbiased per-question variances; * where n < 2k: posterior "
-        "variances under a Beta fitted to the questions, approximate). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        "(t interval, unbiased per-question variances; * = approximate: posterior "
+        "variances under a Beta fitted to the questions stand in where n < 2k or an "
+        "unbiased one is 0, and are combined with it where n < 4k). benchmark: would it hold on new questions like these (paired BCa bootstrap "
         f"over questions, {n_boot} resamples; its p inverts the same BCa interval). "
         "A bound shown as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (the "
         f"interval touches 0, and p ≥ {1 - level:g}).",
@@ -260,7 +261,8 @@ def check_metrics(
     names: Sequence[str | MetricSpec], rows: Sequence[tuple[Row, str]]
 ) -> list[MetricSpec]:
     """Metric keys (``--metrics``, the CLI edge), parsed once into specs; CompareError (one
-    line) for an unknown name, a vote metric, or a k that a run's samples cannot reach."""
+    line) for an unknown name, a vote metric, a metric that does not exist at its k
+    (mG-Pass@1), or a k that a run's samples cannot reach."""
     keys = []
     for name in names:
         try:
@@ -272,6 +274,8 @@ def check_metrics(
                 f"--metrics {name}: compare pairs (n, c) counts, and a vote needs the "
                 "answer classes; see maj@k in gpassk-oc report"
             )
+        if spec.undefined is not None:
+            raise CompareError(f"--metrics {name}: {spec.undefined}")
         for row, side in rows:
             most = int(row.n.max())
             if spec.k > most:
@@ -282,6 +286,14 @@ def check_metrics(
                 )
         keys.append(spec)
     return list(dict.fromkeys(keys))
+
+
+def _default_metrics(a: Row, b: Row, k: int, notes: list[str]) -> list[MetricSpec]:
+    """The headline metrics at *k*, pass@k and pass@1; one that does not exist at k
+    (mG-Pass@1) is left out, with a note saying why."""
+    default = headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]
+    notes += [f"{s.key} left out: {s.undefined}" for s in default if s.undefined]
+    return [s for s in default if s.undefined is None]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -296,11 +308,7 @@ def run(args: argparse.Namespace) -> int:
         if args.k is not None:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
-        metrics = check_metrics(
-            args.metrics
-            or (headline_specs(k, recorded_taus([a, b])[0]) + [PASS.spec(k), PASS.spec(1)]),
-            sides,
-        )
+        metrics = check_metrics(args.metrics or _default_metrics(a, b, k, notes_a), sides)
         result = compare_rows(
             a,
             b,

@@ -6,10 +6,13 @@ split each metric's variance into the part from questions and the part from samp
 (:mod:`gpassk_oc.core.uncertainty.sample_size`), and print
 
 * the split at the current n, and (with a pilot) the pilot's own rerun and benchmark
-  half-widths beside the model's, so the model can be checked against the data;
+  half-widths beside the model's, so the model can be checked against the data — with a
+  warning where they differ by more than a factor of 2 (``PILOT_FACTOR``);
 * the half-width of each interval kind for a grid of (questions, n);
-* with ``--halfwidth H``: the smallest n reaching ±H points — or fail (exit 2) when no n
-  can with these questions, naming how many questions would;
+* with ``--halfwidth H``: the smallest n reaching ±H points; a metric or kind that no n
+  reaches with these questions shows "—" with the reason (how many questions would), and
+  the rest of the plan still prints — only a plan where nothing is reachable fails
+  (exit 2);
 * with ``--difference D``: the n at which A − B resolves a true difference of D points
   (the interval excludes 0 with probability ``--power``). The rerun kind needs only the
   difficulty model; the benchmark kind needs the spread of per-question differences, from
@@ -25,11 +28,17 @@ import json
 
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.registry import parse_metric
-from gpassk_oc.log import fail
+from gpassk_oc.log import fail, logger
 from gpassk_oc.report.commands.cli_common import add_paths_argument
 from gpassk_oc.report.data.report_model import ReportError
 from gpassk_oc.report.formats.format_registry import format_names
-from gpassk_oc.report.planning.plan_build import KINDS, PlanError, make_plan, to_json
+from gpassk_oc.report.planning.plan_build import (
+    KINDS,
+    PlanError,
+    make_plan,
+    to_json,
+    unreachable_lines,
+)
 from gpassk_oc.report.planning.plan_markdown import render_markdown
 
 
@@ -126,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         plan = make_plan(args)
     except (PlanError, ReportError) as exc:
         return fail(str(exc))
+    for line in plan.warnings + unreachable_lines(plan):  # in the plan too; here, not missed
+        logger.warning(line)
     if args.format == "json":
         print(json.dumps(to_json(plan), indent=1))
     else:

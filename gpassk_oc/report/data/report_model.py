@@ -44,6 +44,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import (
     point_means,
     summarize_many,
 )
+from gpassk_oc.core.vocabulary import COUNT_KEYS, FOUND_KEYS
 from gpassk_oc.report.data.collect import (
     QuestionKey,
     Row,
@@ -80,20 +81,22 @@ __all__ = [
     "sorted_rows",
 ]
 
-#: accounting counts the report shows (when the results files have them), in this order
-ACCOUNTING_COLUMNS = (
-    "samples",
-    "rule_decided",
-    "no_answer",
-    "rule_undecided",
-    "cache_hits",
-    "judged_samples",
-    "unjudged",
-    "judge_calls",
-    "rule_checks",
-    "rule_mv_calls",
-    "rule_timeouts",
+#: accounting keys the report leaves out: pair-level counts (a row counts samples), the
+#: ``found_*`` extraction tallies (the health section shows them) and the judge prompt sizes
+_HIDDEN_ACCOUNTING = frozenset(
+    {
+        "unique_pairs",
+        "cache_hit_pairs",
+        "judged",
+        "unjudged_pairs",
+        "judge_input_chars",
+        "judge_input_max",
+    }
+    | set(FOUND_KEYS.values())
 )
+#: accounting counts the report shows (when the results files have them), in the results
+#: file's order: one list of keys (:data:`~gpassk_oc.core.vocabulary.COUNT_KEYS`), filtered
+ACCOUNTING_COLUMNS = tuple(k for k in COUNT_KEYS if k not in _HIDDEN_ACCOUNTING)
 
 
 class ReportError(ValueError):
@@ -158,6 +161,11 @@ class Report:
     def headline_specs(self) -> list[MetricSpec]:
         """The table columns at the report's k: G-Pass@k at :attr:`taus`, mG-Pass@k."""
         return headline_specs(self.k, self.taus)
+
+    def sort_spec(self) -> MetricSpec:
+        """The metric rows are ordered by: mG-Pass@k, or at a k where it does not exist
+        (k = 1) the last headline metric that does."""
+        return [s for s in self.headline_specs() if s.undefined is None][-1]
 
     def headline_metrics(self) -> list[str]:
         """The keys of :meth:`headline_specs`."""
@@ -348,6 +356,12 @@ def _report_notes(
     return notes
 
 
+def undefined_notes(specs: Iterable[MetricSpec]) -> list[str]:
+    """One note per metric of *specs* that does not exist at its k: every output shows it
+    as "—" (no value), and the note says why."""
+    return [f"{s.key} shows —: {s.undefined}" for s in dict.fromkeys(specs) if s.undefined]
+
+
 def build_report(
     paths: Sequence[str | Path],
     k: int | None = None,
@@ -383,6 +397,8 @@ def build_report(
         for g, est in zip(greedy, many([(g.n, g.c) for g in greedy], pass1))
     }
     notes += _report_notes(rows, greedy, wanted.greedy_runs)
+    if rows:  # without rows k is a placeholder: nothing shows, nothing to explain
+        notes += undefined_notes(report_specs(k, thresholds))
     return Report(
         k,
         level,
@@ -412,10 +428,10 @@ def report_warnings(report: Report, paths: Iterable[str | Path]) -> list[str]:
 def sorted_rows(
     report: Report, dataset_abbr: str, subset: str = "overall", best_first: bool = True
 ) -> list[Row]:
-    """Rows of a dataset ordered by mG-Pass@k, the best first (the metric's
+    """Rows of a dataset ordered by mG-Pass@k (:meth:`Report.sort_spec`), the best first (the metric's
     ``higher_is_better`` says which end is best; *best_first* False: the other way round,
     the paper's ascending order); ties by the row's label, rows without a value last."""
-    spec = report.headline_specs()[-1]
+    spec = report.sort_spec()
     members = [
         r
         for r in report.rows

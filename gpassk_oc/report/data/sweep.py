@@ -39,7 +39,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import (
 )
 from gpassk_oc.report.data.collect import Row, maj_values
 from gpassk_oc.report.data.numbers import pct
-from gpassk_oc.report.data.report_model import Report, ReportError, sorted_rows
+from gpassk_oc.report.data.report_model import Report, ReportError, sorted_rows, undefined_notes
 from gpassk_oc.report.data.report_parts import Sweep
 from gpassk_oc.report.data.tables import (
     INTERVAL_CHOICES,
@@ -144,6 +144,7 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
     sweep = Sweep(list(ks), taus)
     nan = Estimate(float("nan"), float("nan"), float("nan"), float("nan"), 0, "undefined")
     specs = [spec for k in ks for spec in sweep_specs(k, taus)]
+    report.notes += [n for n in undefined_notes(specs) if n not in report.notes]
     counted = [spec for spec in specs if not spec.definition.needs_votes]
     votes = [spec for spec in specs if spec.definition.needs_votes]
     every = summarize_many(
@@ -269,10 +270,16 @@ def sweep_note(report: Report) -> str:
         )
     else:
         maj = "maj@k: benchmark interval only, a vote has no rerun estimate"
+    sweep = report.sweep
+    specs = [s for k in sweep.ks for s in sweep_specs(k, sweep.taus)] if sweep else []
+    missing = [s.key for s in specs if s.undefined]
+    gone = f" {', '.join(missing)}: — (no such metric at that k; the notes say why)." * bool(
+        missing
+    )
     return (
         "Every metric at every listed k, recomputed from the saved per-question counts "
         "(maj@k: from the votes); the intervals the headers name, computed as in the tables "
-        f"above ({maj}). pass^k is G-Pass@k_1.0."
+        f"above ({maj}). pass^k is G-Pass@k_1.0.{gone}"
     )
 
 

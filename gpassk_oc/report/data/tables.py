@@ -35,8 +35,9 @@ DEFAULT_INTERVAL = "rerun"
 
 
 def interval_text(low: float, high: float, status: str) -> str:
-    """``[low, high]`` (``[low, high]*`` from posterior variances), ``[no width]``,
-    ``[n<2k]``, or '' when there is none to show."""
+    """``[low, high]`` (``[low, high]*`` where posterior variances stand in for some
+    question's, see :func:`ci_note`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``,
+    or '' when there is none to show."""
     if status in ("ok", "posterior"):
         mark = "*" if status == "posterior" else ""
         return f"[{pct_text(low)}, {pct_text(high)}]{mark}"
@@ -49,8 +50,8 @@ def interval_text(low: float, high: float, status: str) -> str:
 
 def estimate_text(est: Estimate | None, ci: bool, kinds: Sequence[str] = ("benchmark",)) -> str:
     """``value [low, high]`` with one bracket per interval kind in *kinds*;
-    ``[no width]`` when there is no spread to give one a width, ``[n<2k]`` when a rerun
-    interval cannot be calibrated."""
+    ``[no width]`` when the counts cannot give one a width (:func:`no_width_note`),
+    ``[n<2k]`` when a rerun interval cannot be calibrated."""
     if est is None:
         return DASH
     text = pct_text(est.value)
@@ -210,15 +211,32 @@ def sensitivity_note(report: Report) -> str:
     )
 
 
+def no_width_note(interval: str = "both") -> str:
+    """What ``[no width]`` means for the interval kinds *interval* shows (true of each)."""
+    rerun = (
+        "every question was answered right in all or in none of its samples, so the "
+        "counts cannot say how far a rerun would move the value (only questions whose "
+        "rate is strictly between 0 and 1 would move it)"
+    )
+    bench = "every question has the same value, so resampling questions gives no width"
+    parts = {"rerun": [rerun], "benchmark": [bench]}.get(
+        interval, [f"rerun: {rerun}", f"benchmark: {bench}"]
+    )
+    return "no interval is given: " + "; ".join(parts)
+
+
 def ci_note(report: Report, best_first: bool = True) -> str:
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
     rerun = (
         f"[rerun {level}] = how far a rerun on these same questions would move the value "
         "(sampling noise only; t interval from an unbiased per-question variance "
-        "estimate; * = some question has n < 2k samples, where no unbiased estimate "
-        "exists: its variance is the posterior expectation under a Beta fitted to the "
-        f"questions, approximate; [{SHORT_N}]: not even that can be fitted)"
+        "estimate; * = approximate: some question's variance is the posterior expectation "
+        "under a Beta fitted to the questions — where n < 2k (no unbiased estimate "
+        "exists), where the unbiased estimate is 0 (e.g. every sample right: it would "
+        "claim a rerun cannot move the question) and, combined with it, where n < 4k "
+        f"(the unbiased estimate alone is too noisy); [{SHORT_N}]: not even that can be "
+        "fitted)"
     )
     if report.n_boot <= 0:
         bench = f"[benchmark {level}]: off (--resamples 0)"
@@ -234,14 +252,18 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         if report.interval == "both"
         else ([rerun] if report.interval == "rerun" else [bench])
     )
-    ci = "; ".join(shown) + (
-        f"; [{NO_WIDTH}]: no question varies, so no interval can be given a width; the "
-        "Greedy column and table (temperature 0, nothing to resample) show only the "
-        "benchmark interval"
+    ci = (
+        "; ".join(shown)
+        + f"; [{NO_WIDTH}]: "
+        + no_width_note(report.interval)
+        + (
+            "; the Greedy column and table (temperature 0, nothing to resample) show only the "
+            "benchmark interval"
+        )
     )
     return (
         f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
-        f"questions. Rows sorted by mG-Pass@{report.k}, {order}. Greedy: temperature-0 run of the "
+        f"questions. Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of the "
         f"same base model ({DASH} when absent)."
     )
 

@@ -10,6 +10,7 @@ with the rates used (an audit's rates with their intervals: percent, at the repo
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,18 @@ def _corrected_note(report: Report) -> str:
         head += f"{'; '.join(parts)}; {how})."
     else:
         head = "Raw values and values corrected for verdict error."
-    return f"{head}{_vote_note(report)} Brackets: the corrected value's rerun and benchmark intervals at {100 * report.level:g}%."
+    kinds = _corrected_kinds(report)
+    shown = {
+        ("rerun",): "rerun interval",
+        ("benchmark",): "benchmark interval",
+        INTERVAL_KINDS: "rerun and benchmark intervals",
+    }.get(kinds)
+    brackets = (
+        f" Brackets: the corrected value's {shown} at {100 * report.level:g}%."
+        if shown
+        else " No interval: none was computed (--resamples 0)."
+    )
+    return f"{head}{_vote_note(report)}{brackets}"
 
 
 def _vote_note(report: Report) -> str:
@@ -110,18 +122,29 @@ def _vote_note(report: Report) -> str:
     )
 
 
-def _cell_text(est: Corrected | None) -> str:
+def _bounds(est: Corrected, kind: str) -> tuple[float, float]:
+    return (est.rerun_low, est.rerun_high) if kind == "rerun" else (est.ci_low, est.ci_high)
+
+
+def _corrected_kinds(report: Report) -> tuple[str, ...]:
+    """The interval kinds the corrected table shows: those of ``--interval`` that some
+    corrected value has (under the default ``rerun`` only the rerun interval is computed)."""
+    values = [e for by in report.corrected.values() for e in by.values()]
+    return tuple(
+        kind for kind in _kinds(report) if any(np.isfinite(_bounds(e, kind)).any() for e in values)
+    )
+
+
+def _cell_text(est: Corrected | None, kinds: tuple[str, ...]) -> str:
     if est is None:
         return DASH
     if est.status == "not corrected":
         return "not corrected (--audit-classes)"
-    bounds = (est.rerun_low, est.rerun_high, est.ci_low, est.ci_high)
-    if not any(np.isfinite(bounds)):  # maj@k without a benchmark interval computed
+    spans = [_bounds(est, kind) for kind in kinds]
+    if not np.isfinite(spans).any():  # maj@k without an interval
         return pct_text(est.value)
-    return (
-        f"{pct_text(est.value)} [{pct_text(est.rerun_low)}, "
-        f"{pct_text(est.rerun_high)}; {pct_text(est.ci_low)}, {pct_text(est.ci_high)}]"
-    )
+    inner = "; ".join(f"{pct_text(low)}, {pct_text(high)}" for low, high in spans)
+    return f"{pct_text(est.value)} [{inner}]"
 
 
 def _raw(report: Report, label: str, dataset: str, key: str) -> float | None:
@@ -165,9 +188,10 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
     ranks = report.ranks
     kinds = _kinds(report)
     for dataset in report.subsets:
-        if (dataset, metrics[-1]) not in ranks:
+        order = report.sort_spec().key  # mG-Pass@k, unless it does not exist at k
+        if (dataset, order) not in ranks:
             continue
-        by_last = ranks[(dataset, metrics[-1])]
+        by_last = ranks[(dataset, order)]
         labels = sorted(by_last, key=lambda lab: by_last[lab].rank)
         body = [
             _who(report, lab, dataset)
@@ -183,10 +207,11 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
         header = identity_header(report.identity) + ["Dataset"]
         header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
         body = []
+        text = partial(_cell_text, kinds=_corrected_kinds(report))  # the kinds computed
         for (label, dataset), values in corrected.items():
             line = _who(report, label, dataset) + [dataset]
             for key in keys:
-                line += [pct_text(_raw(report, label, dataset, key)), _cell_text(values.get(key))]
+                line += [pct_text(_raw(report, label, dataset, key)), text(values.get(key))]
             body.append(line)
         out.append(("Corrected for verdict error", _corrected_note(report), header, body))
     return out

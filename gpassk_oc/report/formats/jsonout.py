@@ -12,7 +12,7 @@ from gpassk_oc.report.data.identity import identity
 from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.published_section import cell_json
 from gpassk_oc.report.data.report_model import Cell, Report, Sensitivity, accounting, sorted_rows
-from gpassk_oc.report.data.sweep import sweep_json
+from gpassk_oc.report.data.sweep import sweep_json, sweep_specs
 from gpassk_oc.report.formats.corrections_out import json_extras
 from gpassk_oc.report.formats.format_spec import Format, RenderOptions
 
@@ -80,7 +80,7 @@ def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]
     out = []
     for dataset_abbr in report.subsets:
         for row in sorted_rows(report, dataset_abbr, best_first=descending):
-            out.append(_row_json(report, row, dataset_abbr))
+            out.append(_mark_undefined(report, _row_json(report, row, dataset_abbr)))
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)
     for run in report.greedy:
@@ -124,6 +124,25 @@ def _row_json(report: Report, row: Row, dataset_abbr: str) -> dict[str, Any]:
         "warnings": row.warnings,
         **json_extras(report, row.label, dataset_abbr),  # ranks, corrected
     }
+
+
+def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
+    """Each metric of *entry* that does not exist at its k (value null, status
+    'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
+    MetricSpec.undefined`)."""
+    specs = report.computed_specs()
+    if report.sweep is not None:
+        specs += [s for k in report.sweep.ks for s in sweep_specs(k, report.sweep.taus)]
+    why = {s.key: s.undefined for s in specs if s.undefined}
+    if not why:
+        return entry
+    sweep = entry["k_sweep"]["metrics"].values() if entry["k_sweep"] else []
+    splits = [split["metrics"] for split in entry["splits"].values()]
+    for metrics in [entry["metrics"], *splits, *sweep]:
+        for key, text in why.items():
+            if key in metrics:
+                metrics[key]["undefined"] = text
+    return entry
 
 
 def _greedy_json(report: Report, run: Run) -> dict[str, Any]:

@@ -356,7 +356,8 @@ PAGE_SCRIPT = r"""
   }
 
   function exportSheet(drill) {
-    var blob = new Blob([auditSheet(drill)], {type: "text/csv"});
+    // a byte-order mark first, as `gpassk-oc audit` writes: Excel then reads UTF-8
+    var blob = new Blob(["\ufeff" + auditSheet(drill)], {type: "text/csv"});
     var name = "audit-" + drill.label.replace(/[^A-Za-z0-9._-]+/g, "_") + ".csv";
     var link = el("a", {href: URL.createObjectURL(blob), download: name});
     document.body.appendChild(link);

@@ -21,6 +21,10 @@ from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.planning.plan_model import Plan
 
 KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
+#: the pilot check warns when the model's half-width and the pilot's own differ by more
+#: than this factor (either way): the pilot's own half-widths scatter by some 10–30% at
+#: Q ≈ 30, so a factor of 2 is a misfit, not noise
+PILOT_FACTOR = 2.0
 
 
 class PlanError(ValueError):
@@ -104,9 +108,38 @@ def _pilot_check(plan: Plan, row: Row) -> None:
             "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
             "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),
         }
+        plan.warnings += _disagreements(plan, key)
+
+
+def _disagreements(plan: Plan, key: str) -> list[str]:
+    """A warning per interval kind where the fitted model's half-width and the pilot's own
+    differ by more than :data:`PILOT_FACTOR`: every half-width and n the plan prints comes
+    from the model, so it is off by about as much."""
+    out = []
+    check = plan.pilot[key]
+    fit = f"the fitted Beta({plan.difficulty.a:.3g}, {plan.difficulty.b:.3g})"
+    for kind in plan.kinds:
+        pilot, model = check[kind], check[f"model_{kind}"]
+        if not (pilot and model and pilot > 0 and model > 0):
+            continue
+        ratio = max(model / pilot, pilot / model)
+        if ratio > PILOT_FACTOR:
+            bigger = "larger" if model > pilot else "smaller"
+            out.append(
+                f"pilot check: for {key} the fitted model's {kind} half-width is "
+                f"{ratio:.1f}× {bigger} than the pilot's own (±{100 * model:.2f} vs "
+                f"±{100 * pilot:.2f} points; warned beyond {PILOT_FACTOR:g}×): "
+                f"{fit} does not describe these questions, and "
+                f"every half-width and n below comes from it (its n are likely too "
+                f"{'large' if model > pilot else 'small'})"
+            )
+    return out
 
 
 def _target(plan: Plan) -> None:
+    """The smallest n reaching --halfwidth per metric and kind; an unreachable one is None
+    with its reason (the rest of the plan still stands), and a plan that no kind of any
+    metric can reach is refused (:class:`PlanError`)."""
     assert plan.target is not None
     for spec in plan.metrics:
         key = spec.key
@@ -121,25 +154,37 @@ def _target(plan: Plan) -> None:
                     <= target
                 )
 
-            found = smallest_n(ok, spec.k)
+            found = plan.smallest[key][kind] = smallest_n(ok, spec.k)
             if found is None:
-                floor = split(spec, plan.difficulty, N_MAX)
-                if kind == "benchmark":
-                    lowest = floor.halfwidth(plan.questions, kind, plan.z)
-                    need = math.ceil((plan.z / plan.target) ** 2 * (floor.between + floor.within))
-                    why = (
-                        f"with {plan.questions} questions no n gets the benchmark interval "
-                        f"below ±{100 * lowest:.2f} points (question variance); about {need} "
-                        f"questions at n = {N_MAX} would"
-                    )
-                else:
-                    why = f"it needs more than n = {N_MAX} samples per question"
-                if len(plan.kinds) > 1:
-                    why += " (--interval rerun plans the rerun interval alone)"
-                raise PlanError(
-                    f"--halfwidth {100 * plan.target:g}: unreachable for {key} ({kind}): {why}"
-                )
-            plan.smallest[key][kind] = found
+                plan.unreachable.setdefault(key, {})[kind] = _unreachable(plan, spec, kind)
+    reasons = unreachable_lines(plan)
+    if len(reasons) == len(plan.metrics) * len(plan.kinds):  # nothing reachable to print
+        raise PlanError(reasons[0])
+
+
+def unreachable_lines(plan: Plan) -> list[str]:
+    """One line per metric and kind that no n brings to --halfwidth, saying why."""
+    assert plan.target is not None or not plan.unreachable
+    return [
+        f"--halfwidth {100 * (plan.target or 0):g}: unreachable for {key} ({kind}): {why}"
+        for key, by in plan.unreachable.items()
+        for kind, why in by.items()
+    ]
+
+
+def _unreachable(plan: Plan, spec: MetricSpec, kind: str) -> str:
+    """Why no n ≤ N_MAX brings *kind*'s half-width of *spec* to the target."""
+    assert plan.target is not None
+    if kind != "benchmark":
+        return f"it needs more than n = {N_MAX} samples per question"
+    floor = split(spec, plan.difficulty, N_MAX)
+    lowest = floor.halfwidth(plan.questions, kind, plan.z)
+    need = math.ceil((plan.z / plan.target) ** 2 * (floor.between + floor.within))
+    return (
+        f"with {plan.questions} questions no n gets the benchmark interval below "
+        f"±{100 * lowest:.2f} points (question variance); about {need} questions at "
+        f"n = {N_MAX} would"
+    )
 
 
 def _per_question(spec: MetricSpec, n: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -196,6 +241,9 @@ def _metrics(args: argparse.Namespace, row: Row | None, n: int) -> list[MetricSp
             f"--metrics {votes[0]}: the planner models correct counts, and a vote needs the "
             "answer classes; plan for pass@k / G-Pass@k, see maj@k in gpassk-oc report"
         )
+    undefined = [m for m in metrics if m.undefined is not None]
+    if undefined:
+        raise PlanError(f"--metrics {undefined[0].key}: {undefined[0].undefined}")
     too_big = [m.key for m in metrics if m.k > min(n, N_MAX)]
     if too_big:
         raise PlanError(f"--metrics {too_big[0]}: k exceeds n = {n} samples per question")

@@ -107,10 +107,16 @@ def _target_section(plan: Plan) -> list[str]:
         out += _table(
             ["metric"] + list(plan.kinds),
             [
-                [key] + [str(found[kind]) for kind in plan.kinds]
+                [key] + [DASH if found[kind] is None else str(found[kind]) for kind in plan.kinds]
                 for key, found in plan.smallest.items()
             ],
         )
+        out += [
+            f"— {key} ({kind}): unreachable: {why}."
+            for key, by in plan.unreachable.items()
+            for kind, why in by.items()
+        ]
+        out += [""] if plan.unreachable else []
     return out
 
 
@@ -142,6 +148,8 @@ def render_markdown(plan: Plan) -> str:
     level = f"{100 * plan.level:g}%"
     out = [f"# Sample-size plan ({level} intervals)", "", "Assumptions:", ""]
     out += [f"- {a}" for a in plan.assumptions] + [""]
+    if plan.warnings:  # before the numbers they qualify
+        out += ["Warnings:", ""] + [f"- {w}" for w in plan.warnings] + [""]
     out += [
         "Half-widths in percent points. rerun: same questions, new samples (shrinks with "
         "n); benchmark: new questions too (its question part shrinks only with Q).",

@@ -33,3 +33,8 @@ class Plan:
     difference: float | None = None
     power: float = 0.8
     resolve: dict[str, dict[str, int | str | None]] = field(default_factory=dict)
+    #: per metric and kind, why no n reaches --halfwidth (its ``smallest`` entry is None)
+    unreachable: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: the pilot check's disagreements: read before the numbers (printed first, and on
+    #: stderr with the unreachable targets)
+    warnings: list[str] = field(default_factory=list)

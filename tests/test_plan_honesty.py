@@ -1,0 +1,93 @@
+"""``gpassk-oc plan`` tells the truth about itself (issue 35, item 6).
+
+* Its pilot check warns when the fitted model's half-width and the pilot's own differ by
+  more than a factor of 2 — on a pilot like the demo's steady model at T = 1 (questions
+  almost always or almost never solved), whose Beta fit puts a 12× too wide rerun
+  half-width behind every n it prints. The truth here is the closed-form rerun spread at
+  the questions' known p, not the package's estimate.
+* A target that one interval kind cannot reach leaves the reachable kinds' answers in the
+  plan (before, the whole plan was refused).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+from report_support import DATASET, abbr, questions, run_cli, write_run
+
+from gpassk_oc.core.metrics.registry import parse_metric
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty
+from gpassk_oc.core.uncertainty.known_rates import rerun_variance
+from gpassk_oc.core.uncertainty.sample_size import N_MAX, split
+
+Z95 = 1.959963984540054
+N = 16
+MODEL = abbr("steady", "1-0")
+
+
+def _steady_pilot(root, seed: int = 3) -> np.ndarray:
+    """The demo's steady model at T = 1: p = 0.97 or 0.03 pulled 15% toward 0.5."""
+    q = len(questions())
+    p = np.where(np.arange(q) % 8 < 3, 0.97, 0.03)
+    p = p + 0.15 * (0.5 - p)
+    counts = np.random.default_rng(seed).binomial(N, p)
+    write_run(root, MODEL, DATASET, counts, N)
+    return p
+
+
+def _plan(capsys, *argv):
+    code, out, err = run_cli(capsys, "plan", *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_pilot_check_warns_when_the_model_misfits(capsys, tmp_path):
+    p = _steady_pilot(tmp_path)
+    key = "G-Pass@8_0.5"
+    plan, err = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", key, "--difference", "5")
+    check = plan["pilot"][key]
+    # the truth: the rerun half-width at the questions' known success rates
+    truth = (
+        Z95 * math.sqrt(rerun_variance(np.full(len(p), N), p, [parse_metric(key)]).sum()) / len(p)
+    )
+    assert check["rerun"] < 2 * truth and truth < 2 * check["rerun"]  # the pilot is near it
+    assert check["model_rerun"] > 4 * truth  # the Beta fit is far off
+    warned = [w for w in plan["warnings"] if key in w and "rerun half-width" in w]
+    assert len(warned) == 1 and "larger than the pilot's own" in warned[0]
+    assert f"±{100 * check['model_rerun']:.2f} vs ±{100 * check['rerun']:.2f}" in warned[0]
+    assert "warning: pilot check: for G-Pass@8_0.5" in err  # said on the terminal too
+    code, md, _ = run_cli(capsys, "plan", tmp_path, "--model", MODEL, "--metrics", key)
+    assert md.index("Warnings:") < md.index("## Variance split")  # before the numbers
+
+
+def test_pilot_check_is_quiet_when_the_model_fits(capsys, tmp_path):
+    rng = np.random.default_rng(11)
+    qs = [("AMC", "en", i, f"problem {i}") for i in range(120)]
+    write_run(tmp_path, MODEL, DATASET, rng.binomial(N, rng.beta(1.5, 1.5, 120)), N, qs=qs)
+    plan, err = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", "G-Pass@8_0.5")
+    check = plan["pilot"]["G-Pass@8_0.5"]
+    for kind in ("rerun", "benchmark"):
+        ratio = check[f"model_{kind}"] / check[kind]
+        assert 0.5 < ratio < 2, (kind, ratio)
+    assert plan["warnings"] == [] and "warning" not in err
+
+
+def test_an_unreachable_kind_leaves_the_reachable_answer(capsys):
+    argv = ["--beta", "0.6,0.6", "--questions", "280", "--metrics", "G-Pass@8_1.0"]
+    plan, err = _plan(capsys, *argv, "--halfwidth", "2", "--interval", "both")
+    d = Difficulty(0.6, 0.6, "assumed")
+    spec = parse_metric("G-Pass@8_1.0")
+    # the benchmark floor: no n ≤ N_MAX reaches ±2 with 280 questions
+    assert split(spec, d, N_MAX).halfwidth(280, "benchmark", Z95) > 0.02
+    found = plan["smallest"]["G-Pass@8_1.0"]["rerun"]
+    assert split(spec, d, found).halfwidth(280, "rerun", Z95) <= 0.02
+    assert split(spec, d, found - 1).halfwidth(280, "rerun", Z95) > 0.02
+    assert plan["smallest"]["G-Pass@8_1.0"]["benchmark"] is None
+    assert "question variance" in plan["unreachable"]["G-Pass@8_1.0"]["benchmark"]
+    assert "warning: --halfwidth 2: unreachable for G-Pass@8_1.0 (benchmark)" in err
+    code, md, _ = run_cli(capsys, "plan", *argv, "--halfwidth", "2", "--interval", "both")
+    assert code == 0
+    assert f"| G-Pass@8_1.0 | {found} | — |" in md
+    assert "— G-Pass@8_1.0 (benchmark): unreachable: with 280 questions" in md
