@@ -57,6 +57,7 @@ from gpassk_oc.core.uncertainty.bootstrap import (
     resample_counts,
 )
 from gpassk_oc.core.uncertainty.interval_kinds import (
+    p_held_to_interval,
     rerun_df,
     t_quantile,
     t_two_sided_p,
@@ -431,18 +432,6 @@ class _Paired:
         return r_low, r_high, se, r_status, r_p
 
 
-def _agree(p: np.ndarray, low: np.ndarray, high: np.ndarray, level: float) -> np.ndarray:
-    """*p* held to the interval [low, high] printed beside it: at least ``1 − level``
-    where the interval holds or touches 0, below it where it leaves 0 out. Both come from
-    one construction, so this moves only p-values at the resamples' resolution, and a
-    bound exactly at 0 (a resampled mean can be exactly 0): that interval touches 0."""
-    alpha = 1 - level
-    inside = (low <= 0) & (high >= 0)
-    outside = (low > 0) | (high < 0)
-    p = np.where(inside & (p < alpha), alpha, p)
-    return np.where(outside & (p >= alpha), np.nextafter(alpha, 0.0), p)
-
-
 def compare(
     n_a: int | Sequence[int] | np.ndarray,
     c_a: Sequence[int] | np.ndarray,
@@ -477,12 +466,12 @@ def compare(
     # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
     # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
     # re-centred bootstrap, can disagree with the interval printed beside it)
-    p_value = _agree(bca_p_value(weight, diff_values, point, means), low, high, level)
+    p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     r_low, r_high, se, r_status, r_p = paired.rerun_kind(specs, diff_values, point, level)
-    r_p = _agree(r_p, r_low, r_high, level)
+    r_p = p_held_to_interval(r_p, r_low, r_high, level)
     return {
         s.key: Difference(
             float(mean_a[j]),
