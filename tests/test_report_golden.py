@@ -24,7 +24,11 @@ marked ``*``/``posterior``) and the legend's new ``*`` and ``[no width]`` text; 
 JSON only rerun bounds, SEs and statuses changed (checked field by field); then the corrected
 table's flag (issue 35, clustered errors: ``corrected†`` in the header of every column
 corrected with sample-level rates and a sentence on what † means under the table; only
-corrected.md changed, its cells did not).
+corrected.md changed, its cells did not); then the rank
+intervals, marginal at the level instead of Bonferroni within each row (issue 35, item 3:
+only the benchmark rank intervals of the ranks table / CSV rank columns / JSON ranks
+changed, narrower; the rerun ones and every other line are as before, checked), and the
+ranks caption says the intervals are each row's own, not all rows' at once.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -200,7 +200,8 @@ def _rank_note(report: Report, by_metric: list[dict[str, RankCell]], kinds: tupl
         )
     return (
         f"Rank (1 = best) and, in parentheses, its {100 * report.level:g}% interval "
-        f"({'; '.join(given)}), by each metric."
+        f"({'; '.join(given)}), by each metric; each row's interval holds its own rank at "
+        "that level, not every row's at once."
     )
 
 
