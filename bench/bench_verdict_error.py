@@ -24,7 +24,8 @@ through with probability fp (one source).
   in [0.93, 0.97].
 * **ranks** — 10 models on shared questions (p = Φ(θ_model + z_question)), two pairs
   tied: how often each rank interval holds the true rank (1 + models truly better),
-  both kinds. Goal: ≥ the level (0.95).
+  both kinds. Goal: in [0.93, 0.97] (marginal intervals since issue 35; more spacings
+  in bench_ranks_and_pairs.py).
 
 Prints ``goals met``/``NOT met`` per goal and ``RESULT …`` last. The tests run the same
 functions at a fixed seed with fewer reruns (tests/test_bench_verdict_error.py).
@@ -124,11 +125,17 @@ def _observe_split(
 
 
 def _audit_exact(
-    rng: np.random.Generator, t: np.ndarray, kept: np.ndarray, c: np.ndarray, size: int
+    rng: np.random.Generator,
+    t: np.ndarray,
+    kept: np.ndarray,
+    c: np.ndarray,
+    size: int,
+    n: int = N,
 ) -> SourceAudit:
     """Audit *size* verdicts, half among the 'correct' and half among the 'wrong' ones,
-    drawn without replacement from the run's actual samples (their truths known)."""
-    n1, n0 = int(c.sum()), int((N - c).sum())
+    drawn without replacement from the run's actual samples (their truths known; *n*
+    samples per question)."""
+    n1, n0 = int(c.sum()), int((n - c).sum())
     false_correct = int((c - kept).sum())  # wrong samples let through
     false_wrong = int((t - kept).sum())  # correct samples rejected
     m1, m0 = min(size // 2, n1), min(size - size // 2, n0)
@@ -304,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     rr, rb = rank_cell(reruns, args.seed + 7)
     print(f"rank intervals (10 models, 2 tied pairs): rerun {rr:.3f}, benchmark {rb:.3f}")
     for kind, v in (("rerun", rr), ("benchmark", rb)):
-        goals.append((f"rank {kind} coverage {v:.3f} >= {LEVEL}", v >= LEVEL))
+        goals.append((f"rank {kind} coverage {v:.3f} in [0.93, 0.97]", 0.93 <= v <= 0.97))
     for text, ok in goals:
         print(f"goal {'met' if ok else 'NOT met'}: {text}")
     met = sum(ok for _, ok in goals)

@@ -206,6 +206,7 @@ PARSE_EDGES = {
     "core/uncertainty/known_rates.py",
     "core/uncertainty/sample_size.py",
     "core/uncertainty/corrected_estimates.py",
+    "core/uncertainty/corrected_classes.py",
     "demo/simulation.py",
 }
 

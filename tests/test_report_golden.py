@@ -21,10 +21,17 @@ audit export, which writes a byte-order mark first so that Excel reads the sheet
 intervals at n = 48 < 4k for k = 16 (issue 35, small tables and n = 2k: the unbiased
 variances combined with the fitted Beta's, so every such interval is a little wider and
 marked ``*``/``posterior``) and the legend's new ``*`` and ``[no width]`` text; in the
-JSON only rerun bounds, SEs and statuses changed (checked field by field); then rerun
-intervals resting on fewer than 4 varying questions marked ``!``/``unreliable`` with the
-legend's line saying why (issue 35, item 4: 37 rerun statuses in the 6-question split
-tables; in the JSON only ``status`` fields changed, checked; the page gains its note).
+JSON only rerun bounds, SEs and statuses changed (checked field by field); then the corrected
+table's flag (issue 35, clustered errors: ``corrected†`` in the header of every column
+corrected with sample-level rates and a sentence on what † means under the table; only
+corrected.md changed, its cells did not); then the rank
+intervals, marginal at the level instead of Bonferroni within each row (issue 35, item 3:
+only the benchmark rank intervals of the ranks table / CSV rank columns / JSON ranks
+changed, narrower; the rerun ones and every other line are as before, checked), and the
+ranks caption says the intervals are each row's own, not all rows' at once.
+Then rerun intervals resting on fewer than 4 varying questions marked ``!``/``unreliable``
+with the legend's line saying why (issue 35, item 4: 37 rerun statuses in the 6-question
+split tables; in the JSON only ``status`` fields changed, checked; the page gains its note).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

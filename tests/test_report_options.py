@@ -90,6 +90,8 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
     greedy_line = next(line for line in out.splitlines() if "LiveMathBench-v202412-k1-r1" in line)
     assert sens_line.split(" | ")[-1].startswith("21.3") and greedy_line.endswith("| 21.3 |")
     assert "21.2" not in out
+    # compare refuses a run with itself (issue 35): B is the same counts saved by seed 43
+    write_run(tmp_path, abbr("m", "0-7", seed=43), DATASET, c, 4, qs=qs)
     code, out, _ = run_cli(
         capsys,
         "compare",
@@ -98,7 +100,8 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
         "--model-a",
         abbr("m", "0-7"),
         "--model-b",
-        abbr("m", "0-7"),
+        abbr("m", "0-7", seed=43),
+        "--no-pool-seeds",
         "--metrics",
         "pass@1",
     )

@@ -299,8 +299,9 @@ def test_rerun_overwrites_its_own_files_but_not_others(judged_run, tmp_path, cap
 def test_results_files_are_read_by_compare_and_plan(judged_run, tmp_path, capsys):
     out = tmp_path / "out"
     assert _rescore(judged_run, out) == 0
-    assert main(["compare", str(out), str(out), "--resamples", "200"]) == 0
-    capsys.readouterr()
+    # the only run there, compared with itself: compare reads it and refuses (issue 35)
+    assert main(["compare", str(out), str(out), "--resamples", "200"]) == 2
+    assert "A and B are the same run" in capsys.readouterr().err
     data = json.loads((out / TS / "results" / MODEL / f"{ABBR}.json").read_text())
     assert data["schema"] == "gpassk_oc.results/4" and data["run"]["n"] == N
     assert not {"ks", "thresholds", "n", "replication"} & set(data["record"])  # stored once

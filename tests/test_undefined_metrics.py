@@ -125,3 +125,17 @@ def test_compare_at_k_1_leaves_it_out_saying_why(capsys, perfect):
     assert code == 0, err
     assert "mG-Pass@1 left out: not defined at k = 1" in err
     assert "| mG-Pass@1 |" not in out and "| pass@1 |" in out
+
+
+def test_results_files_hold_no_key_for_a_metric_that_does_not_exist():
+    """The evaluator's numbers (what OpenCompass's summary prints) leave mG-Pass@1 out
+    rather than writing 0; mG-Pass@2 is there, and equals its documented sum by hand."""
+    from gpassk_oc.core.metrics.question_scorer import metric_means
+
+    n, cs = 4, [4, 2, 0]
+    out = metric_means(n, [n] * len(cs), cs, [1, 2], [0.5, 0.75, 1.0], "documented")
+    assert not any(key.startswith("mG-Pass@1") for key in out)
+    # k = 2: the sum has one term, i = 2: (2/2)·G-Pass@2_1.0; G-Pass@2_1.0 of c of 4 is
+    # C(c, 2)/C(4, 2) — 1, 1/6, 0 for these questions
+    assert out["mG-Pass@2"] == pytest.approx(100 * (1 + 1 / 6 + 0) / 3)
+    assert "G-Pass@1_1.0" in out and "pass@1" in out

@@ -85,12 +85,14 @@ def question_values(
 
 def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
     """The keys of the exact table (the registry's metrics OpenCompass's evaluator writes:
-    G-Pass@k at every τ, mG-Pass@k), per k in order; τ read as :func:`as_fraction` does."""
+    G-Pass@k at every τ, mG-Pass@k), per k in order; τ read as :func:`as_fraction` does.
+    A metric that does not exist at a k (mG-Pass@1) has no key: written as 0 it would
+    read as a score in OpenCompass's summary."""
     taus = [as_fraction(t) for t in dict.fromkeys(thresholds)]
     keys: list[str] = []
     for k in dict.fromkeys(ks):
         for m in METRICS:
-            if m.opencompass:
+            if m.opencompass and m.undefined_at(k) is None:
                 keys += [m.key(k, t) for t in taus] if m.has_tau else [m.key(k)]
     return keys
 

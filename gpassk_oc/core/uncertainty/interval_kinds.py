@@ -33,6 +33,7 @@ __all__ = [
     "MIN_VARYING",
     "SHOWN",
     "mark_unreliable",
+    "p_held_to_interval",
     "rerun_df",
     "t_quantile",
     "t_two_sided_p",
@@ -78,3 +79,17 @@ def rerun_df(var_sum: np.ndarray, var_sq_sum: np.ndarray) -> np.ndarray:
     """ν = 3 (Σ V)² / Σ V², at least 1 (see module docstring)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.maximum(3 * var_sum**2 / var_sq_sum, 1.0)
+
+
+def p_held_to_interval(
+    p: np.ndarray, low: np.ndarray, high: np.ndarray, level: float
+) -> np.ndarray:
+    """*p* held to the interval [low, high] printed beside it: at least ``1 − level``
+    where the interval holds or touches 0, below it where it leaves 0 out. Both come from
+    one construction, so this moves only p-values at the resamples' resolution, and a
+    bound exactly at 0 (a resampled mean can be exactly 0): that interval touches 0."""
+    alpha = 1 - level
+    inside = (low <= 0) & (high >= 0)
+    outside = (low > 0) | (high < 0)
+    p = np.where(inside & (p < alpha), alpha, p)
+    return np.where(outside & (p >= alpha), np.nextafter(alpha, 0.0), p)

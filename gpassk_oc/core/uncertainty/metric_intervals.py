@@ -59,6 +59,7 @@ from gpassk_oc.core.uncertainty.bootstrap import (
 from gpassk_oc.core.uncertainty.interval_kinds import (
     SHOWN,
     mark_unreliable,
+    p_held_to_interval,
     rerun_df,
     t_quantile,
     t_two_sided_p,
@@ -472,11 +473,12 @@ def compare(
     # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
     # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
     # re-centred bootstrap, can disagree with the interval printed beside it)
-    p_value = bca_p_value(weight, diff_values, point, means)
+    p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     r_low, r_high, se, r_status, r_p = paired.rerun_kind(specs, diff_values, point, level)
+    r_p = p_held_to_interval(r_p, r_low, r_high, level)
     return {
         s.key: Difference(
             float(mean_a[j]),

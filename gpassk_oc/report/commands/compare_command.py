@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.metric_keys import pass_key
@@ -46,6 +49,28 @@ from gpassk_oc.report.ranking.corrections import load_rates
 
 #: what ``--format`` (or the suffix of ``--out``) may choose
 FORMATS = format_names("compare")
+
+#: the note beside two runs with the same counts on every question
+IDENTICAL = (
+    "A and B have the same number of correct samples on every question, so A − B is 0 "
+    "throughout. The rerun interval and P(A better than B) treat A and B as independent "
+    "runs; if they are one run saved twice, or one deterministic setting (greedy "
+    "decoding) run twice, they are not, and no difference between them can be measured."
+)
+
+
+def same_pair(a: Row, b: Row) -> bool:
+    """True where A and B hold the same counts on every shared question (flagged);
+    CompareError where they are the same results files (a run compared with itself)."""
+    files_a = {r.path.resolve() for r in a.runs}
+    if files_a == {r.path.resolve() for r in b.runs}:
+        shown = ", ".join(sorted(str(f) for f in files_a))
+        raise CompareError(
+            f"A and B are the same run ({a.label}: {shown}); compare needs two different "
+            "runs (pick another with --model-a / --model-b)"
+        )
+    n_a, c_a, n_b, c_b = aligned(a, b)
+    return bool(np.array_equal(n_a, n_b) and np.array_equal(c_a, c_b))
 
 
 def compare_rows(
@@ -123,20 +148,44 @@ def _p_or_none(p: float, status: str) -> float | None:
     return None if status in ("undefined", "off", "n < 2k") or p != p else p
 
 
+def _bound_text(x: float) -> str:
+    """An interval bound, its side of 0 kept visible: a bound that rounds to 0.0 but is
+    not 0 reads ``+0.0`` or ``-0.0``; exactly 0 (the interval touches 0) reads ``0.0``."""
+    text = pct_text(x, sign=True)
+    if text.lstrip("+-") == pct_text(0.0) and math.isfinite(x):
+        return pct_text(0.0) if x == 0 else ("+" if x > 0 else "-") + pct_text(0.0)
+    return text
+
+
 def _ci_text(low: float, high: float, status: str) -> str:
     if status in SHOWN:
         mark = MARKS.get(status, "")
-        return f"[{pct_text(low, sign=True)}, {pct_text(high, sign=True)}]{mark}"
+        return f"[{_bound_text(low)}, {_bound_text(high)}]{mark}"
     return {"no width": "no width", "n < 2k": "n<2k"}.get(status, DASH)
 
 
-def _p_text(p: float, status: str) -> str:
+def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
+    """The p-value to 3 decimals, with more where 3 would read as *alpha* (1 − level) but
+    p is not *alpha*: which side of it p lies on is the comparison's verdict."""
     value = _p_or_none(p, status)
-    return DASH if value is None else f"{value:.3f}"
+    if value is None:
+        return DASH
+    digits = 3
+    while digits < 8 and value != alpha and f"{value:.{digits}f}" == f"{alpha:.{digits}f}":
+        digits += 1
+    text = f"{value:.{digits}f}"
+    if value != alpha and text == f"{alpha:.{digits}f}":  # closer than any digits show
+        return f"<{alpha:g}" if value < alpha else f">{alpha:g}"
+    return text
 
 
 def render_markdown(
-    a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+    a: Row,
+    b: Row,
+    level: float,
+    n_boot: int,
+    result: dict[str, dict[str, Difference]],
+    identical: bool = False,
 ) -> str:
     out = [
         f"# {a.label} (A) vs {b.label} (B)",
@@ -150,9 +199,13 @@ def render_markdown(
         "variances under a Beta fitted to the questions stand in where n < 2k or an "
         "unbiased one is 0, and are combined with it where n < 4k; "
         f"{unreliable_note().replace('vary', 'vary in A or in B', 1)}). benchmark: would it hold on new questions like these (paired BCa bootstrap "
-        f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
+        f"over questions, {n_boot} resamples; its p inverts the same BCa interval). "
+        "A bound shown as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (the "
+        f"interval touches 0, and p ≥ {1 - level:g}).",
         "",
     ]
+    if identical:
+        out += [f"Note: {IDENTICAL}", ""]
     for name, diffs in result.items():
         out += [
             f"## {name}",
@@ -165,8 +218,9 @@ def render_markdown(
             out.append(
                 f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
                 f"{pct_text(d.diff, sign=True)} | "
-                f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | {_p_text(d.rerun_p, d.rerun)} | "
-                f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci)} |"
+                f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | "
+                f"{_p_text(d.rerun_p, d.rerun, 1 - level)} | "
+                f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci, 1 - level)} |"
             )
         out.append("")
     return "\n".join(out)
@@ -253,6 +307,7 @@ def run(args: argparse.Namespace) -> int:
         a, notes_a = select_row(args.a, args.model_a, args.dataset, "A", pool)
         b, notes_b = select_row(args.b, args.model_b, args.dataset, "B", pool)
         sides = ((a, "A"), (b, "B"))
+        identical = same_pair(a, b)
         if args.k is not None:
             check_metrics([pass_key(args.k)], sides)  # an explicit --k must be reachable
         k = args.k or min(default_k([a]) or 1, default_k([b]) or 1, int(a.n.max()), int(b.n.max()))
@@ -287,11 +342,12 @@ def run(args: argparse.Namespace) -> int:
         # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for
         # every metric but gap@k "better" is "greater")
         data["p_a_better"] = data["p_a_greater"] = probs
+        data["identical_counts"] = identical
         if rates is not None:
             data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"
     else:
-        text = render_markdown(a, b, args.level, args.resamples, result)
+        text = render_markdown(a, b, args.level, args.resamples, result, identical)
         text += "\n" + "\n".join(prob_lines(probs) + fixed[0])
     try:
         write_output(text, args.out, args.force)

@@ -135,6 +135,31 @@ def _corrected_kinds(report: Report) -> tuple[str, ...]:
     )
 
 
+#: beside a value corrected with sample-level rates, which assume independent errors
+INDEPENDENT_FLAG = "†"
+
+
+def _sample_level(report: Report, key: str) -> bool:
+    """Corrected with the sample-level rates (every metric but maj@k, which has class rates)."""
+    return key != MAJ.spec(report.k).key
+
+
+def _flag(report: Report, key: str, which: str) -> str:
+    return INDEPENDENT_FLAG if which == "corrected" and _sample_level(report, key) else ""
+
+
+def _cluster_note(report: Report, keys: list[str]) -> str:
+    """What the flag says: the correction's error model, and where its limits are measured."""
+    if not any(_sample_level(report, k) for k in keys):
+        return ""
+    return (
+        f" {INDEPENDENT_FLAG} assumes independent errors: the rates are per sample, and a "
+        "checker that misses one way of writing the gold (or accepts one wrong answer) errs "
+        "in all its samples at once, which leaves bias and intervals too narrow; see "
+        "docs/verdict-error-and-ranks.md, 'Clustered errors', for how much."
+    )
+
+
 def _cell_text(est: Corrected | None, kinds: tuple[str, ...]) -> str:
     if est is None:
         return DASH
@@ -175,7 +200,8 @@ def _rank_note(report: Report, by_metric: list[dict[str, RankCell]], kinds: tupl
         )
     return (
         f"Rank (1 = best) and, in parentheses, its {100 * report.level:g}% interval "
-        f"({'; '.join(given)}), by each metric."
+        f"({'; '.join(given)}), by each metric; each row's interval holds its own rank at "
+        "that level, not every row's at once."
     )
 
 
@@ -204,7 +230,7 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
     if corrected:
         keys = _corrected_keys(report)
         header = identity_header(report.identity) + ["Dataset"]
-        header += [f"{k} {w}" for k in keys for w in ("raw", "corrected")]
+        header += [f"{k} {w}{_flag(report, k, w)}" for k in keys for w in ("raw", "corrected")]
         body = []
         text = partial(_cell_text, kinds=_corrected_kinds(report))  # the kinds computed
         for (label, dataset), values in corrected.items():
@@ -212,7 +238,8 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
             for key in keys:
                 line += [pct_text(_raw(report, label, dataset, key)), text(values.get(key))]
             body.append(line)
-        out.append(("Corrected for verdict error", _corrected_note(report), header, body))
+        note = _corrected_note(report) + _cluster_note(report, keys)
+        out.append(("Corrected for verdict error", note, header, body))
     return out
 
 
@@ -304,6 +331,7 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                     "ci_low": pct(e.ci_low),
                     "ci_high": pct(e.ci_high),
                     "status": e.status,
+                    "errors": "independent" if _sample_level(report, key) else "by class",
                 }
                 for key, e in values.items()
             },

@@ -7,6 +7,11 @@
 
 "Better" is higher, or lower for a metric whose ``MetricDef.higher_is_better`` is False
 (gap@k: the smaller gap is the steadier model).
+
+Both read one pair's data alone (a flat prior on the true difference): over simulated
+pairs whose true differences spread over several standard errors, the share of pairs
+where A is truly better matches the printed P bin by bin; for pairs known to be close
+the printed P is too sure (bench/bench_ranks_and_pairs.py, docs/verdict-error-and-ranks.md).
 """
 
 from __future__ import annotations
