@@ -185,9 +185,8 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (some variance from the fitted Beta: Atoms.variances), 'unreliable'
-    # (bounds given, but fewer than MIN_VARYING questions vary: interval_kinds), 'undefined',
-    # 'n < 2k' (no unbiased variance and no Beta could be fitted), 'no width'; see rerun_interval
+    # 'ok', 'posterior' (variances from the fitted Beta), 'unreliable' (bounds, but < 4 questions
+    # vary: interval_kinds), 'undefined', 'n < 2k' (no Beta fitted), 'no width'; rerun_interval
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -199,9 +198,11 @@ class Estimate:
         raise ValueError(f"interval kind must be one of {INTERVAL_KINDS}, got {kind!r}")
 
 
-def _mark_posterior(status: list[str], short: np.ndarray) -> list[str]:
-    """'posterior' for an interval that used posterior variances (n < 2k somewhere)."""
-    return ["posterior" if s == "ok" and short[j] else s for j, s in enumerate(status)]
+def _mark(status: list[str], short: np.ndarray, varying: np.ndarray) -> list[str]:
+    """'posterior' for an interval that used posterior variances (n < 2k somewhere), then
+    'unreliable' for one on fewer than MIN_VARYING varying questions (:func:`mark_unreliable`)."""
+    status = ["posterior" if s == "ok" and short[j] else s for j, s in enumerate(status)]
+    return mark_unreliable(status, varying)
 
 
 def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
@@ -283,9 +284,7 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            mark_unreliable(
-                _mark_posterior(status[i * m : i * m + m], short), a.weight @ a.varies(specs)
-            ),
+            _mark(status[i * m : i * m + m], short, a.weight @ a.varies(specs)),
             n_boot,
         )
         for i, (a, v, b, short) in enumerate(zip(atoms, values, bounds, shorts))
@@ -430,9 +429,8 @@ class _Paired:
         r_low, r_high, se, r_status = rerun_interval(
             weight, diff_values, var, level=level, clip=False
         )
-        r_status = _mark_posterior(r_status, short_a | short_b)
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
-        r_status = mark_unreliable(r_status, weight @ (moved & self.both))  # A or B varies
+        r_status = _mark(r_status, short_a | short_b, weight @ (moved & self.both))  # A or B
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))
