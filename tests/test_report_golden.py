@@ -15,7 +15,9 @@ nothing else changed); then six CSV columns ``tokens_*`` at the end of every lin
 34: the same statistics, empty here; the lines without them are the old ones, checked);
 then the page's script, whose drill-down shows each run's token statistics and each
 sample's finish reason and output tokens where recorded (issue 34; only the inlined script
-changed, the drill-down files did not: these files record no facts).
+changed, the drill-down files did not: these files record no facts); then the corrected
+table's intervals (issue 35: they carry the error of the difficulty prior fitted to the
+same questions, so most are wider; the values are unchanged, checked).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -234,6 +234,8 @@ def correct(
     means = list(_mean(weight, np.array(draws))) if draws else []
     r_low, r_high = _rerun_bounds(point, se, means, level, seed)
     b_low, b_high = _bootstrap(weight, values + spread, draws, point, level, n_boot, seed)
+    # a value plus its influence can leave [0, 1], where every corrected metric lies
+    b_low, b_high = np.clip(b_low, 0, 1), np.clip(b_high, 0, 1)
     out = {}
     for j, spec in enumerate(specs):
         status = (
