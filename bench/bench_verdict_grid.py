@@ -39,6 +39,7 @@ import os
 import platform
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -181,28 +182,26 @@ def _mark_bias(err: np.ndarray) -> tuple[str, bool]:
     return f"**{bias[j]:+.2f}{'!' if beyond else '?'}**", beyond
 
 
-@dataclass
 class Tally:
-    cells: int = 0
-    inside: int = 0
-    clearly_out: int = 0
-    bias_out: int = 0
-    bias_beyond: int = 0
-    reruns: int = 0
-    worst: tuple[float, str] = (1.0, "")
+    """Counts over the grid's cells (``n``: cells, inside, clearly_out, bias_out,
+    bias_beyond, reruns) and the cell nearest to leaving the band (or furthest out)."""
+
+    def __init__(self) -> None:
+        self.n: Counter[str] = Counter()
+        self.worst: tuple[float, str] = (1.0, "")
 
     def add(self, s: Scenario, rec: np.ndarray) -> str:
         m = len(rec)
-        self.reruns += m
+        self.n["reruns"] += m
         parts = []
         for j, key in enumerate(KEYS):
             cells = []
             for kind in (1, 2):
                 hits = float(rec[:, kind, j].sum())
                 share, (low, high) = hits / m, wilson(hits, m, 1.96)
-                self.cells += 1
-                self.inside += BAND[0] <= share <= BAND[1]
-                self.clearly_out += high < BAND[0] or low > BAND[1]
+                self.n["cells"] += 1
+                self.n["inside"] += BAND[0] <= share <= BAND[1]
+                self.n["clearly_out"] += high < BAND[0] or low > BAND[1]
                 gap = min(share - BAND[0], BAND[1] - share)
                 if gap < self.worst[0]:
                     name = "rerun" if kind == 1 else "benchmark"
@@ -210,8 +209,8 @@ class Tally:
                 cells.append(_mark_coverage(hits, m))
             parts.append(" / ".join(cells))
         bias, beyond = _mark_bias(rec[:, 0, :])
-        self.bias_out += bias.startswith("**")
-        self.bias_beyond += beyond
+        self.n["bias_out"] += bias.startswith("**")
+        self.n["bias_beyond"] += beyond
         return f"| {s.label()} | {m} | " + " | ".join(parts) + f" | {bias} |"
 
 
@@ -277,10 +276,10 @@ def write_table(
 ) -> None:
     cols = " | ".join(f"{k} rerun / benchmark" for k in KEYS)
     text = head + [
-        f"Coverage in [{BAND[0]}, {BAND[1]}]: {tally.inside} of {tally.cells} cells; "
-        f"{tally.clearly_out} outside it beyond binomial noise (`!`: its 95% Wilson interval "
+        f"Coverage in [{BAND[0]}, {BAND[1]}]: {tally.n['inside']} of {tally.n['cells']} cells; "
+        f"{tally.n['clearly_out']} outside it beyond binomial noise (`!`: its 95% Wilson interval "
         f"clear of the band; `?`: outside, within noise). Largest |bias| over the metrics above {BIAS_GOAL} points: "
-        f"{tally.bias_out} scenarios, {tally.bias_beyond} beyond two standard errors.",
+        f"{tally.n['bias_out']} scenarios, {tally.n['bias_beyond']} beyond two standard errors.",
         "",
         f"| fp | fn | Q | n | rates | reruns | {cols} | bias (pts, largest) |",
         "|---|---|---|---|---|---|" + "---|" * len(KEYS) + "---|",
@@ -319,16 +318,22 @@ def main(argv: list[str] | None = None) -> int:
     reruns = f"reruns: {most} per scenario with stated rates, audited {first} (or {most})"
     write_table(args.out, rows, tally, diag, _header(started, reruns))
     goals = [
-        (f"coverage in band: {tally.inside}/{tally.cells} cells", tally.inside == tally.cells),
-        (f"no cell outside beyond noise: {tally.clearly_out}", tally.clearly_out == 0),
-        (f"|bias| <= {BIAS_GOAL} pts beyond noise: {tally.bias_beyond} off", not tally.bias_beyond),
+        (
+            f"coverage in band: {tally.n['inside']}/{tally.n['cells']} cells",
+            tally.n["inside"] == tally.n["cells"],
+        ),
+        (f"no cell outside beyond noise: {tally.n['clearly_out']}", tally.n["clearly_out"] == 0),
+        (
+            f"|bias| <= {BIAS_GOAL} pts beyond noise: {tally.n['bias_beyond']} off",
+            not tally.n["bias_beyond"],
+        ),
     ]
     for text, ok in goals:
         print(f"goal {'met' if ok else 'NOT met'}: {text}")
     print(f"(worst cell: {tally.worst[1]}; {_cpu() - started:.0f} CPU s)")
     print(
-        f"RESULT cells={tally.cells} in_band={tally.inside} clearly_out={tally.clearly_out} "
-        f"bias_out={tally.bias_out} bias_beyond={tally.bias_beyond} reruns={tally.reruns} "
+        f"RESULT cells={tally.n['cells']} in_band={tally.n['inside']} clearly_out={tally.n['clearly_out']} "
+        f"bias_out={tally.n['bias_out']} bias_beyond={tally.n['bias_beyond']} reruns={tally.n['reruns']} "
         f"goals_met={sum(ok for _, ok in goals)}/{len(goals)}"
     )
     return 0
