@@ -9,9 +9,11 @@ samples among N1·(1 − e1) + N0·e0 truly correct ones:
 
     fp = N1·e1 / (N1·e1 + N0·(1 − e0)),   fn = N0·e0 / (N1·(1 − e1) + N0·e0).
 
-Each e gets the Jeffreys posterior Beta(x + ½, m − x + ½) from x errors in m audited
-verdicts; draws of (e1, e0) become draws of (fp, fn) — the rates' uncertainty, which the
-corrected intervals carry. The point rates use the observed shares x/m.
+Each e is the share of errors among the N verdicts of its stratum in this run: the m
+audited ones are known (x errors), the other N − m hold Binomial(N − m, e′) more with e′
+from the Jeffreys posterior Beta(x + ½, m − x + ½). Draws of (e1, e0) become draws of
+(fp, fn) — the rates' uncertainty, which the corrected intervals carry; an audit of a
+large part of a small run leaves little of it. The point rates use the observed shares x/m.
 Stated rates (``--verdict-error fp=…,fn=…``) are taken as known exactly.
 """
 
