@@ -47,6 +47,7 @@ from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.metric_intervals import summarize
 from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, rank_intervals, rerun_draws
 from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
+from gpassk_oc.report.auditing.audit_strata import allocate
 
 KEY = "G-Pass@16_1.0"
 N, Q, FP, FN = 48, 200, 0.005, 0.02
@@ -132,13 +133,15 @@ def _audit_exact(
     size: int,
     n: int = N,
 ) -> SourceAudit:
-    """Audit *size* verdicts, half among the 'correct' and half among the 'wrong' ones,
-    drawn without replacement from the run's actual samples (their truths known; *n*
-    samples per question)."""
+    """Audit *size* verdicts of a run of *n* samples per question, split over the
+    'correct' and the 'wrong' verdicts as ``gpassk-oc audit`` splits them (evenly, a small
+    stratum giving all it has), drawn without replacement from the run's actual samples
+    (their truths known)."""
     n1, n0 = int(c.sum()), int((n - c).sum())
     false_correct = int((c - kept).sum())  # wrong samples let through
     false_wrong = int((t - kept).sum())  # correct samples rejected
-    m1, m0 = min(size // 2, n1), min(size - size // 2, n0)
+    take = allocate({1: n1, 0: n0}, size)
+    m1, m0 = take[1], take[0]
     x1 = int(rng.hypergeometric(false_correct, n1 - false_correct, m1)) if m1 else 0
     x0 = int(rng.hypergeometric(false_wrong, n0 - false_wrong, m0)) if m0 else 0
     return SourceAudit("judge", n1, n0, m1, x1, m0, x0)

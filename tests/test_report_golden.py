@@ -31,7 +31,9 @@ changed, narrower; the rerun ones and every other line are as before, checked), 
 ranks caption says the intervals are each row's own, not all rows' at once.
 Then rerun intervals resting on fewer than 4 varying questions marked ``!``/``unreliable``
 with the legend's line saying why (issue 35, item 4: 37 rerun statuses in the 6-question
-split tables; in the JSON only ``status`` fields changed, checked; the page gains its note).
+split tables; in the JSON only ``status`` fields changed, checked; the page gains its note). Then the corrected
+table's intervals (issue 35: they carry the error of the difficulty prior fitted to the
+same questions, so most are wider; the values are unchanged, checked).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

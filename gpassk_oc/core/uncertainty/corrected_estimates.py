@@ -29,17 +29,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
 from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL, _bca_tails, resample_counts
-from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, beta_binomial_pmf
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, _posterior_pmf
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
+from gpassk_oc.core.uncertainty.prior_influence import (
+    AtomTerms,
+    PriorInfluence,
+    atom_terms,
+    prior_influence,
+    scores,
+    stack_terms,
+)
 from gpassk_oc.core.uncertainty.rerun_variance import kernel, square_kernel
 from gpassk_oc.core.uncertainty.verdict_channel import (
     Question,
     check_rates,
+    draw_posteriors,
     fit_prior,
     true_count_posterior,
 )
@@ -83,19 +93,67 @@ def corrected_values(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per atom and metric: ``h = E[f(t) | c]`` and the posterior MSE ``E[(g(p) − h)² | c]``
     (A × M each; NaN where k > n or the metric is maj@k)."""
+    table = _atom_table(atoms, rates, prior, specs)
+    return table.values, table.mse
+
+
+class _Table(NamedTuple):
+    """Per atom and metric (A × M): h, the posterior MSE of h around g(p), the posterior
+    bias ``E[g(p) | c] − h`` (h estimates the samples' f(t), not g(p)); and the atoms'
+    :class:`~.prior_influence.AtomTerms`."""
+
+    values: np.ndarray
+    mse: np.ndarray
+    bias: np.ndarray
+    terms: AtomTerms
+
+
+def _atom_table(
+    atoms: Sequence[Question], rates: Rates, prior: Difficulty, specs: Sequence[MetricSpec]
+) -> _Table:
+    """:func:`corrected_values` with the posterior bias and the prior's terms, the atoms
+    grouped by their total n."""
     values = np.full((len(atoms), len(specs)), np.nan)
-    mse = np.full_like(values, np.nan)
-    moments: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    mse, bias = np.full_like(values, np.nan), np.full_like(values, np.nan)
+    by_n: dict[int, list[int]] = {}
     for i, q in enumerate(atoms):
-        n = _total_n(q)
-        if n not in moments:
-            moments[n] = _moment_tables(n, prior, specs)
-        f, g1, g2 = moments[n]
-        post = true_count_posterior(q, rates, prior)
-        h = post @ f
-        values[i] = h
-        mse[i] = np.maximum(post @ g2 - 2 * h * (post @ g1) + h * h, 0.0)
-    return values, mse
+        by_n.setdefault(_total_n(q), []).append(i)
+    parts = []
+    for n, rows in by_n.items():
+        f, g1, g2 = _moment_tables(n, prior, specs)
+        posts = np.stack([true_count_posterior(atoms[i], rates, prior) for i in rows])
+        h = posts @ f
+        first = posts @ g1
+        values[rows], bias[rows] = h, first - h
+        mse[rows] = np.maximum(posts @ g2 - 2 * h * first + h * h, 0.0)
+        parts.append(atom_terms(posts, f, prior))
+    order = np.array([i for rows in by_n.values() for i in rows], dtype=np.int64)
+    return _Table(values, mse, bias, stack_terms(parts, order))
+
+
+def _draw_tables(
+    atoms: Sequence[Question],
+    weight: np.ndarray,
+    rate_draws: np.ndarray,
+    prior: Difficulty,
+    specs: Sequence[MetricSpec],
+    influence: PriorInfluence | None,
+) -> np.ndarray:
+    """R × A × M: h under each draw of the rates, all draws at once per group of atoms
+    with the same samples per channel, each shifted by the prior's refit under that draw
+    (one Newton step; none when the prior was given)."""
+    out = np.full((len(rate_draws), len(atoms), len(specs)), np.nan)
+    score = np.zeros((len(rate_draws), len(atoms), 2))
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, q in enumerate(atoms):
+        groups.setdefault(tuple(n for n, _ in q), []).append(i)
+    for sizes, rows in groups.items():
+        posts = draw_posteriors([atoms[i] for i in rows], rate_draws, prior)
+        out[:, rows] = posts @ _moment_tables(sum(sizes), prior, specs)[0]
+        score[:, rows] = scores(posts, prior)
+    if influence is not None:
+        out += influence.refit_shift(weight, score)[:, None, :]
+    return out
 
 
 def _moment_tables(
@@ -119,14 +177,15 @@ def _moment_tables_cached(
         f[:, j] = per_t
         k1 = np.array([float(x) for x in kernel(spec)])
         k2 = np.array([float(x) for x in square_kernel(spec)])
-        for t in range(n + 1):
-            post = Difficulty(a + t, b + n - t, "posterior")
-            g1[t, j] = beta_binomial_pmf(len(k1) - 1, post) @ k1
-            g2[t, j] = beta_binomial_pmf(len(k2) - 1, post) @ k2
+        # row t: Bin(k, p) and Bin(2k, p) under p | t ~ Beta(a + t, b + n − t)
+        g1[:, j] = _posterior_pmf(n, len(k1) - 1, a, b) @ k1
+        g2[:, j] = _posterior_pmf(n, len(k2) - 1, a, b) @ k2
     return f, g1, g2
 
 
 def _mean(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The weighted mean over atoms (axis −2: A × M, or R × A × M for a stack of draws)
+    where each metric is defined."""
     valid = ~np.isnan(values)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (weight @ np.where(valid, values, 0.0)) / (weight @ valid)
@@ -152,21 +211,31 @@ def correct(
     for s, (fp, fn) in enumerate(rates):
         check_rates(fp, fn, f"channel {s}")
     atoms, weight, _ = _atoms(questions)
+    fitted = prior is None
     if prior is None:
         prior = fit_prior(atoms, weight, rates)
-    values, mse = corrected_values(atoms, rates, prior, specs)
+    values, mse, bias, terms = _atom_table(atoms, rates, prior, specs)
     point = _mean(weight, values)
     valid = ~np.isnan(values)
     q = weight @ valid
+    # the fitted prior is an estimate too: its error moves every question's value at once
+    influence = prior_influence(weight, terms, valid) if fitted else None
+    spread = np.zeros_like(values)
+    if influence is not None:
+        spread = influence.increments(weight, terms, valid)
     draws: list[np.ndarray] = []
-    for r in range(0 if rate_draws is None else len(rate_draws)):
-        assert rate_draws is not None
-        draw = [(float(x[0]), float(x[1])) for x in rate_draws[r]]
-        draws.append(corrected_values(atoms, draw, prior, specs)[0])
+    if rate_draws is not None and len(rate_draws):
+        draws = list(_draw_tables(atoms, weight, np.asarray(rate_draws), prior, specs, influence))
     with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt((weight @ np.where(valid, mse, 0.0)) / q**2)  # these rates' error
-    r_low, r_high = _rerun_bounds(point, se, [_mean(weight, v) for v in draws], level, seed)
-    b_low, b_high = _bootstrap(weight, values, draws, point, level, n_boot, seed)
+        # per question: the posterior error at this prior, E[(g − h)²] = Var + bias², and
+        # the prior's error (h moves by `spread`), which goes with the bias: (spread − bias)²
+        err2 = mse + spread * (spread - 2 * bias)
+        se = np.sqrt((weight @ np.where(valid, err2, 0.0)) / q**2)
+    means = list(_mean(weight, np.array(draws))) if draws else []
+    r_low, r_high = _rerun_bounds(point, se, means, level, seed)
+    b_low, b_high = _bootstrap(weight, values + spread, draws, point, level, n_boot, seed)
+    # a value plus its influence can leave [0, 1], where every corrected metric lies
+    b_low, b_high = np.clip(b_low, 0, 1), np.clip(b_high, 0, 1)
     out = {}
     for j, spec in enumerate(specs):
         status = (
@@ -226,7 +295,7 @@ def _bootstrap(
         means = (counts @ np.where(valid, values, 0.0)) / (counts @ valid)
     lower, upper = _bca_tails(weight, values, point, means, level)
     if draws:
-        shifts = np.array([_mean(weight, table) for table in draws]) - point  # R × M
+        shifts = _mean(weight, np.array(draws)) - point  # R × M
         means = means + shifts[np.arange(n_boot) % len(draws)]
     low, high = np.full(m, np.nan), np.full(m, np.nan)
     for j in range(m):

@@ -194,3 +194,77 @@ def fit_prior(
     mu = 1.0 / (1.0 + math.exp(-float(res.x[0])))
     s = math.exp(float(res.x[1]))
     return Difficulty(mu * s, (1 - mu) * s, "fitted through the verdict channel")
+
+
+@lru_cache(maxsize=16)
+def _pair_counts(n: int) -> np.ndarray:
+    """(n+1) × (n+1) × (n+1): [c, t, j] = C(t, k) C(n − t, c − k) with k = min(c, t) − j,
+    the ways to see c correct verdicts when t samples are truly correct and k of them are
+    kept (0 where impossible)."""
+    out = np.zeros((n + 1, n + 1, n + 1))
+    for c in range(n + 1):
+        for t in range(n + 1):
+            top = min(c, t)
+            for j in range(top + 1):
+                k = top - j
+                if c - k <= n - t:
+                    out[c, t, j] = math.comb(t, k) * math.comb(n - t, c - k)
+    out.setflags(write=False)
+    return out
+
+
+def _channel_log_rows(n: int, c: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """R × len(c) × (n+1): ``log C(n, t) P(observed c | true t)`` for every draw r of the
+    rates (*rates*: R × 2 of (fp, fn), each in (0, 1) with fp + fn < 1), all draws at once.
+
+    With k of the t correct samples kept, ``P(c | t) = Σ_k C(t, k) C(n − t, c − k)
+    (1 − fn)^k fn^(t − k) fp^(c − k) (1 − fp)^(n − t − c + k)``, which is
+    ``fn^t fp^c (1 − fp)^(n − t − c) z^m · Σ_j C(t, m − j) C(n − t, c − m + j) y^j`` with
+    z = (1 − fn)(1 − fp) / (fn·fp) = 1/y, m = min(c, t). As fp + fn < 1, z > 1: every
+    term is positive and at most its coefficient (the j = 0 one is ≥ 1), so one matrix
+    product over j evaluates the sums of all draws without overflow or cancellation;
+    the prefactor stays in logs."""
+    fp, fn = rates[:, 0], rates[:, 1]
+    log_z = np.log1p(-fn) + np.log1p(-fp) - np.log(fn) - np.log(fp)  # R
+    powers = np.exp(-np.outer(np.arange(n + 1), log_z))  # [j, r] = y_r^j
+    sums = _pair_counts(n)[c].reshape(-1, n + 1) @ powers  # [(c, t), r]
+    sums = sums.reshape(len(c), n + 1, len(rates)).transpose(2, 0, 1)  # [r, c, t]
+    t = np.arange(n + 1)[None, None, :]
+    per_t = t * (np.log(fn) - np.log1p(-fp))[:, None, None] + _log_binom(n)[None, None, :]
+    per_c = c[None, :, None] * (np.log(fp) - np.log1p(-fp))[:, None, None]
+    per_c = per_c + n * np.log1p(-fp)[:, None, None]
+    return np.log(sums) + per_t + per_c + np.minimum(c[:, None], t[0])[None] * log_z[:, None, None]
+
+
+def draw_posteriors(
+    questions: Sequence[Question], rate_draws: np.ndarray, prior: Difficulty
+) -> np.ndarray:
+    """R × Q × (n+1): :func:`true_count_posterior` of each question under each draw of the
+    rates (*rate_draws*: R × S × 2), for questions with the same n_s per channel: one pass
+    per channel for all draws instead of one per draw and question. A channel without
+    error in every draw adds its observed count to t exactly."""
+    sizes = [n_s for n_s, _ in questions[0]]
+    counts = np.array([[c_s for _, c_s in q] for q in questions], dtype=np.int64)
+    moving = [s for s in range(len(sizes)) if rate_draws[:, s, :].any()]
+    shift = counts.sum(axis=1) - counts[:, moving].sum(axis=1)
+    log_like = np.zeros((len(rate_draws), len(questions), 1))
+    for s in moving:
+        rates = np.clip(rate_draws[:, s, :], 1e-300, None)  # a rate of 0 in some draws
+        rows = _channel_log_rows(sizes[s], counts[:, s], rates)
+        if log_like.shape[2] == 1:
+            log_like = log_like + rows
+            continue
+        top_a, top_b = log_like.max(axis=2, keepdims=True), rows.max(axis=2, keepdims=True)
+        a, b = np.exp(log_like - top_a), np.exp(rows - top_b)
+        wider = np.zeros(a.shape[:2] + (a.shape[2] + sizes[s],))
+        for k in range(sizes[s] + 1):
+            wider[:, :, k : k + a.shape[2]] += a * b[:, :, k : k + 1]
+        with np.errstate(divide="ignore"):
+            log_like = np.log(wider) + top_a + top_b
+    n = sum(sizes)
+    full = np.full((len(rate_draws), len(questions), n + 1), -np.inf)
+    at = shift[:, None] + np.arange(log_like.shape[2])[None, :]
+    full[:, np.arange(len(questions))[:, None], at] = log_like
+    full += _log_beta_terms(n, prior)[None, None, :]
+    post = np.exp(full - full.max(axis=2, keepdims=True))
+    return post / post.sum(axis=2, keepdims=True)

@@ -9,9 +9,11 @@ samples among N1·(1 − e1) + N0·e0 truly correct ones:
 
     fp = N1·e1 / (N1·e1 + N0·(1 − e0)),   fn = N0·e0 / (N1·(1 − e1) + N0·e0).
 
-Each e gets the Jeffreys posterior Beta(x + ½, m − x + ½) from x errors in m audited
-verdicts; draws of (e1, e0) become draws of (fp, fn) — the rates' uncertainty, which the
-corrected intervals carry. The point rates use the observed shares x/m.
+Each e is the share of errors among the N verdicts of its stratum in this run: the m
+audited ones are known (x errors), the other N − m hold Binomial(N − m, e′) more with e′
+from the Jeffreys posterior Beta(x + ½, m − x + ½). Draws of (e1, e0) become draws of
+(fp, fn) — the rates' uncertainty, which the corrected intervals carry; an audit of a
+large part of a small run leaves little of it. The point rates use the observed shares x/m.
 Stated rates (``--verdict-error fp=…,fn=…``) are taken as known exactly.
 """
 
@@ -84,13 +86,25 @@ class SourceAudit:
         return float(fp), float(fn)
 
     def draws(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """(size × 2) draws of (fp, fn) from the posterior."""
-        e1 = rng.beta(
-            self.false_correct + 0.5, self.audited_correct - self.false_correct + 0.5, size
-        )
-        e0 = rng.beta(self.false_wrong + 0.5, self.audited_wrong - self.false_wrong + 0.5, size)
+        """(size × 2) draws of (fp, fn) from the posterior of the run's own error shares.
+
+        The audit drew its m verdicts from the N a stratum holds, without replacement:
+        only the N − m unaudited ones are unknown. So a draw is the audited errors x plus
+        errors among the rest, ~ Binomial(N − m, e) with e from the Jeffreys posterior,
+        over N. When an audit labels a large part of a small run this is much narrower
+        than the Jeffreys posterior itself, which would treat the run as unlimited."""
+        e1 = _share_draws(self.false_correct, self.audited_correct, self.n_correct, size, rng)
+        e0 = _share_draws(self.false_wrong, self.audited_wrong, self.n_wrong, size, rng)
         fp, fn = self.rates_of(e1, e0)
         return np.stack([fp, fn], axis=1)
+
+
+def _share_draws(x: int, m: int, total: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the share of errors among *total* verdicts, x of the m audited wrong."""
+    e = rng.beta(x + 0.5, m - x + 0.5, size)
+    if total <= m:  # every verdict audited (or the counts disagree): the share is known
+        return np.full(size, x / m) if m else e
+    return (x + rng.binomial(total - m, e)) / total
 
 
 def rates_from_audit(

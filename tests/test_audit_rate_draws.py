@@ -1,0 +1,38 @@
+"""Rate draws from an audit are draws of the run's own error shares: the audited verdicts
+are known, so only the unaudited rest is uncertain (issue 35: with the Jeffreys posterior
+alone, an audit of 400 of a small run's 800 verdicts left the corrected rerun intervals
+covering 0.98–0.99). Expected moments are derived in closed form."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
+
+
+def test_an_audit_of_every_verdict_leaves_no_rate_uncertainty() -> None:
+    audit = SourceAudit("judge", 120, 80, 120, 6, 80, 4)  # every verdict labelled
+    draws = audit.draws(50, np.random.default_rng(0))
+    assert np.all(draws == np.array(audit.point()))
+
+
+def test_draws_spread_like_the_unaudited_rest() -> None:
+    # x errors among m audited of N verdicts: the share is (x + Y) / N with
+    # Y ~ Binomial(N − m, e), e ~ Beta(x + ½, m − x + ½); its variance in closed form
+    n_wrong, m, x = 400, 200, 7
+    audit = SourceAudit("judge", 1000, n_wrong, 1000, 0, m, x)  # "correct": all audited
+    e0 = _shares(audit.draws(40_000, np.random.default_rng(1)), audit)
+    a, b = x + 0.5, m - x + 0.5
+    mean = a / (a + b)
+    var_e = a * b / ((a + b) ** 2 * (a + b + 1))
+    rest = n_wrong - m
+    expected = (rest * (mean - mean**2 - var_e) + rest**2 * var_e) / n_wrong**2
+    assert abs(e0.var() / expected - 1) < 0.05
+    assert abs(e0.mean() - (x + rest * mean) / n_wrong) < 3e-4
+
+
+def _shares(draws: np.ndarray, audit: SourceAudit) -> np.ndarray:
+    """e0 = P(truly correct | "wrong") back from the drawn (fp, fn): with no false
+    "correct" verdicts, fn = N0·e0 / (N1 + N0·e0)."""
+    fn = draws[:, 1]
+    return fn * audit.n_correct / (audit.n_wrong * (1 - fn))
