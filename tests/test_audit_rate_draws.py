@@ -36,3 +36,19 @@ def _shares(draws: np.ndarray, audit: SourceAudit) -> np.ndarray:
     "correct" verdicts, fn = N0·e0 / (N1 + N0·e0)."""
     fn = draws[:, 1]
     return fn * audit.n_correct / (audit.n_wrong * (1 - fn))
+
+
+def test_draws_stay_inside_the_channel_when_one_side_has_no_labels():
+    """Labels on the 'correct' verdicts only, every one of them an error: the unlabelled
+    side's share can come out 1 in a draw; every draw must still satisfy fp + fn < 1 (the
+    channel's domain), with each rate below 1."""
+    import numpy as np
+
+    from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
+
+    audit = SourceAudit(
+        "rule", 40, 60, audited_correct=30, false_correct=30, audited_wrong=0, false_wrong=0
+    )
+    draws = audit.draws(5000, np.random.default_rng(0))
+    fp, fn = draws[:, 0], draws[:, 1]
+    assert (fp < 1).all() and (fn < 1).all() and (fp + fn < 1).all()

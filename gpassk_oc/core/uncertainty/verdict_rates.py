@@ -96,7 +96,16 @@ class SourceAudit:
         e1 = _share_draws(self.false_correct, self.audited_correct, self.n_correct, size, rng)
         e0 = _share_draws(self.false_wrong, self.audited_wrong, self.n_wrong, size, rng)
         fp, fn = self.rates_of(e1, e0)
+        # the channel needs fp + fn < 1 (a checker no worse than a coin); a side without
+        # labels, or with every label an error, can draw a share of exactly 1: such draws
+        # are held just inside that edge rather than leaving the model
+        fp = np.minimum(fp, 1 - _EDGE)
+        fn = np.minimum(fn, (1 - fp) * (1 - _EDGE))
         return np.stack([fp, fn], axis=1)
+
+
+#: how far inside fp + fn < 1 a rate draw is held
+_EDGE = 1e-6
 
 
 def _share_draws(x: int, m: int, total: int, size: int, rng: np.random.Generator) -> np.ndarray:
