@@ -46,7 +46,8 @@ from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a scri
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
-from gpassk_oc.core.uncertainty.difficulty_model import posterior_variance_table
+from gpassk_oc.core.uncertainty.difficulty_model import fit_beta, posterior_variance_table
+from gpassk_oc.core.uncertainty.grid_prior import grid_posterior_variance_table
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 from gpassk_oc.demo.simulation import SHAKY, STEADY, success_probability
@@ -167,9 +168,10 @@ def _pooled(results: dict) -> list[str]:
 
 
 def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> list[str]:
-    """Why the steady G-Pass@k_0.5 cells over-cover: one simulated table (n = 2k,
+    """Why the steady G-Pass@k_0.5 cells over-covered: one simulated table (n = 2k,
     32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
-    unbiased V(c), the posterior variance under the fitted Beta and the one used."""
+    unbiased V(c), the posterior variance under a fitted Beta (release 0.4's fallback)
+    and under the fitted grid prior, and the one used."""
     spec = stats.parse_metric(metric)
     n, q = 2 * spec.k, 32
     rng = np.random.default_rng(1)
@@ -177,31 +179,36 @@ def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> l
     c = rng.binomial(n, p)
     atoms = atoms_of(n, c)
     prior = atoms.prior()
+    beta = fit_beta(atoms.n, atoms.c, "the table", weight=atoms.weight)
     f = metric_per_c(spec, n)
     pmf = np.array([[math.comb(n, x) * r**x * (1 - r) ** (n - x) for x in range(n + 1)] for r in p])
     true = pmf @ f**2 - (pmf @ f) ** 2
     unbiased = unbiased_variance_per_c(spec, n)
-    post = posterior_variance_table([spec], n, prior)[:, 0]
+    post = posterior_variance_table([spec], n, beta)[:, 0]
+    grid = grid_posterior_variance_table([spec], n, prior)[:, 0]
     used = atoms.variances([spec], prior)[:, 0][atoms.inverse]
+    by_beta = atoms.variances([spec], beta)[:, 0][atoms.inverse]
     lines = [
-        f"Per question of one simulated {scenario} table ({metric}, n = {n}, Q = {q}; "
-        f"fitted Beta({prior.a:.2f}, {prior.b:.2f})): true rerun variance, unbiased V(c), "
-        "posterior variance, the one used.",
+        f"Per question of one simulated {scenario} table ({metric}, n = {n}, Q = {q}): "
+        f"true rerun variance, unbiased V(c), posterior variance under a fitted "
+        f"Beta({beta.a:.2f}, {beta.b:.2f}) and under the fitted grid prior, the one used.",
         "",
-        "| p | c | questions | f(c) | true Var | V(c) | posterior | used |",
-        "|---|---|---|---|---|---|---|---|",
+        "| p | c | questions | f(c) | true Var | V(c) | Beta posterior | grid posterior | used |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r, x in sorted({(round(float(a), 3), int(b)) for a, b in zip(p, c)}):
         rows = (np.round(p, 3) == r) & (c == x)
         i = int(np.flatnonzero(rows)[0])
         lines.append(
             f"| {r:.3f} | {x} | {int(rows.sum())} | {f[x]:.3f} | {true[i]:.1e} | "
-            f"{unbiased[x]:.1e} | {post[x]:.1e} | {used[i]:.1e} |"
+            f"{unbiased[x]:.1e} | {post[x]:.1e} | {grid[x]:.1e} | {used[i]:.1e} |"
         )
+    ratio, before = used.sum() / true.sum(), by_beta.sum() / true.sum()
     lines += [
         "",
         f"Sum over the questions: true {true.sum():.2e}, used {used.sum():.2e} "
-        f"({used.sum() / true.sum():.0f}×; the SE {math.sqrt(used.sum() / true.sum()):.1f}×).",
+        f"({ratio:.1f}×; the SE {math.sqrt(ratio):.1f}×); with the Beta "
+        f"{by_beta.sum():.2e} ({before:.0f}×; the SE {math.sqrt(before):.1f}×).",
     ]
     return lines
 

@@ -17,10 +17,11 @@ from functools import lru_cache
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec
-from gpassk_oc.core.uncertainty.difficulty_model import (
-    Difficulty,
-    fit_beta,
-    posterior_variance_table,
+from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, posterior_variance_table
+from gpassk_oc.core.uncertainty.grid_prior import (
+    GridPrior,
+    fit_grid,
+    grid_posterior_variance_table,
 )
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
@@ -38,6 +39,17 @@ __all__ = ["Atoms", "atoms_of"]
 #: and bench/bench_ci_coverage.py measure both choices
 NEAR_2K = 4
 SMALL_TABLE = 50
+
+
+#: a difficulty prior the fallback accepts: the fitted grid (the report's) or a Beta
+Prior = GridPrior | Difficulty
+
+
+def _posterior_table(specs: Sequence[MetricSpec], n: int, prior: Prior) -> np.ndarray:
+    """(n+1) × len(specs): E[Var(f(C') | p) | c] under *prior*, for c = 0..n."""
+    if isinstance(prior, GridPrior):
+        return grid_posterior_variance_table(specs, n, prior)
+    return posterior_variance_table(specs, n, prior)
 
 
 @dataclass(frozen=True)
@@ -101,11 +113,11 @@ class Atoms:
             out[rows] = tables.values[self.c[rows]]
         return out
 
-    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
+    def variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
         """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
-        where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the Beta fitted
-        to the questions), the posterior expectation (:func:`.difficulty_model.
-        posterior_variance_per_c`) stands in where V says nothing: where k ≤ n < 2k (no
+        where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the grid prior
+        fitted to the questions, :meth:`prior`, or a Beta), the posterior expectation
+        ``E[Var(f(C') | p) | c]`` (:func:`_posterior_table`) stands in where V says nothing: where k ≤ n < 2k (no
         unbiased estimate exists; NaN without a prior) and, for k ≥ 2, where V(c) = 0 (c at
         a flat end of the estimator, e.g. all correct: a rerun can still move it); where
         2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`)."""
@@ -117,7 +129,7 @@ class Atoms:
             cols = np.flatnonzero(tables.short | tables.near | zero)
             if prior is not None and cols.size:
                 n = int(self.n[rows][0])
-                post = posterior_variance_table([specs[j] for j in cols], n, prior)[c]
+                post = _posterior_table([specs[j] for j in cols], n, prior)[c]
                 sub = part[:, cols]
                 near = tables.near[cols]
                 part = part.copy()
@@ -128,21 +140,19 @@ class Atoms:
             out[rows] = part
         return out
 
-    def cell_variances(
-        self, specs: Sequence[MetricSpec], prior: Difficulty | None = None
-    ) -> np.ndarray:
+    def cell_variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
         """:meth:`variances` of one table, all 0 (so 'no width') where every question was
         right in all or in none of its samples: a rerun moves such a value only if some
         rate lies strictly between 0 and 1, and these counts cannot say by how much (a
-        Beta fitted to them is a point mass at 0 and 1)."""
+        prior fitted to them is a point mass at 0 and 1)."""
         var = self.variances(specs, prior)
         if np.all((self.c == 0) | (self.c == self.n)):
             return np.where(np.isnan(var), var, 0.0)
         return var
 
     def fallback(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(M,) True where some question's rerun variance comes from (or is bounded below
-        by) the fitted Beta when :meth:`variances` is given one: n < 2k, n near 2k, or an
+        """(M,) True where some question's rerun variance comes from (or is combined with)
+        the fitted prior when :meth:`variances` is given one: n < 2k, n near 2k, or an
         unbiased estimate of exactly 0 (k ≥ 2)."""
         out = np.zeros(len(specs), dtype=bool)
         for rows, tables in self._by_n(specs):
@@ -155,7 +165,7 @@ class Atoms:
         ends (its smallest and largest value over c = 0..n; for G-Pass@k_τ: some but not
         all k-subsets pass): questions whose count says how far a rerun moves them. A rerun
         interval's Σ V rests on these (:data:`.interval_kinds.MIN_VARYING`). Where n < 2k
-        every variance is the fitted Beta's (at n = k each value is 0 or 1), so there a
+        every variance is the fitted prior's (at n = k each value is 0 or 1), so there a
         question varies when its samples are not all alike (0 < c < n)."""
         out = np.zeros((len(self.n), len(specs)), dtype=bool)
         for rows, tables in self._by_n(specs):
@@ -176,19 +186,21 @@ class Atoms:
             out |= tables.short
         return out
 
-    def prior(self) -> Difficulty | None:
-        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
-        cannot be (fewer than 2 questions, or some question has n < 2)."""
+    def prior(self) -> GridPrior | None:
+        """The difficulty prior fitted to these questions' counts (empirical Bayes): the
+        nonparametric one of :mod:`.grid_prior` (a Beta cannot take the shape of bimodal
+        difficulties, see :mod:`.grid_prior`), or None when it cannot be fitted (fewer
+        than 2 questions, or some question has n < 2)."""
         key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
         weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
         return _fitted_prior(key[0], key[1], weight)
 
 
 @lru_cache(maxsize=64)
-def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
+def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> GridPrior | None:
     """Atoms.prior, cached: a report asks for the same questions once per metric set."""
     try:
-        return fit_beta(
+        return fit_grid(
             np.frombuffer(n, dtype=np.int64),
             np.frombuffer(c, dtype=np.int64),
             "the run's questions",
