@@ -17,7 +17,11 @@ from functools import lru_cache
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec
-from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, posterior_variance_table
+from gpassk_oc.core.uncertainty.difficulty_model import (
+    Difficulty,
+    fit_beta,
+    posterior_variance_table,
+)
 from gpassk_oc.core.uncertainty.grid_prior import (
     GridPrior,
     fit_grid,
@@ -39,6 +43,15 @@ __all__ = ["Atoms", "atoms_of"]
 #: and bench/bench_ci_coverage.py measure both choices
 NEAR_2K = 4
 SMALL_TABLE = 50
+#: the difficulty prior :meth:`Atoms.prior` fits: "beta" (:func:`.difficulty_model.
+#: fit_beta`) or "grid" (the NPMLE of :mod:`.grid_prior`). The grid fits bimodal
+#: difficulties (the steady rows' G-Pass@k_0.5 no longer over-covers) but is too discrete
+#: for Beta-like ones in tables of 8–48 questions (τ = 1 cells fall to 0.87–0.93):
+#: bench/bench_small_tables.py --prior grid measures both, and the Beta stays
+FALLBACK_PRIOR = "beta"
+#: where 2k ≤ n < NEAR_2K·k: "combine" V(c) with the posterior variance (the rule above)
+#: or use the "posterior" one alone (measured with --near posterior: more cells below)
+NEAR_RULE = "combine"
 
 
 #: a difficulty prior the fallback accepts: the fitted grid (the report's) or a Beta
@@ -136,6 +149,8 @@ class Atoms:
                 flat = tables.flat_ends[cols] & (sub == 0)
                 small = self.weight.sum() < SMALL_TABLE
                 both = np.fmax(sub, post) if small else (sub + post) / 2
+                if NEAR_RULE == "posterior":
+                    both = post
                 part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
@@ -186,21 +201,21 @@ class Atoms:
             out |= tables.short
         return out
 
-    def prior(self) -> GridPrior | None:
-        """The difficulty prior fitted to these questions' counts (empirical Bayes): the
-        nonparametric one of :mod:`.grid_prior` (a Beta cannot take the shape of bimodal
-        difficulties, see :mod:`.grid_prior`), or None when it cannot be fitted (fewer
-        than 2 questions, or some question has n < 2)."""
+    def prior(self) -> Prior | None:
+        """The difficulty prior fitted to these questions' counts (empirical Bayes), the
+        kind :data:`FALLBACK_PRIOR` names, or None when it cannot be fitted (fewer than 2
+        questions, or some question has n < 2)."""
         key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
         weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
-        return _fitted_prior(key[0], key[1], weight)
+        return _fitted_prior(key[0], key[1], weight, FALLBACK_PRIOR)
 
 
 @lru_cache(maxsize=64)
-def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> GridPrior | None:
+def _fitted_prior(n: bytes, c: bytes, weight: bytes, kind: str) -> Prior | None:
     """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    fit = fit_grid if kind == "grid" else fit_beta
     try:
-        return fit_grid(
+        return fit(
             np.frombuffer(n, dtype=np.int64),
             np.frombuffer(c, dtype=np.int64),
             "the run's questions",
