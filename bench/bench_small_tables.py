@@ -329,7 +329,16 @@ def main() -> None:
         f"outside={outside} no_width_max={max(flat):.3f} low_unmarked={missed} "
         f"inside_marked={inside_flagged:.3f} unmarked_below={short}"
     )
-    lines = _table(results, runs) + ["", "```text", *verdicts, result, "```"]
+    # a section the docs include on its own (pymdownx.snippets markers, not rendered)
+    lines = _table(results, runs) + [
+        "",
+        "<!-- --8<-- [start:result] -->",
+        "```text",
+        *verdicts,
+        result,
+        "```",
+        "<!-- --8<-- [end:result] -->",
+    ]
     print("\n".join(lines[1:]))
     if args.table:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
