@@ -44,9 +44,11 @@ from pathlib import Path
 import numpy as np
 from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a script
 
+from gpassk_oc.core.uncertainty import atoms as atoms_module
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
-from gpassk_oc.core.uncertainty.difficulty_model import posterior_variance_table
+from gpassk_oc.core.uncertainty.difficulty_model import fit_beta, posterior_variance_table
+from gpassk_oc.core.uncertainty.grid_prior import fit_grid, grid_posterior_variance_table
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 from gpassk_oc.demo.simulation import SHAKY, STEADY, success_probability
@@ -167,41 +169,48 @@ def _pooled(results: dict) -> list[str]:
 
 
 def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> list[str]:
-    """Why the steady G-Pass@k_0.5 cells over-cover: one simulated table (n = 2k,
+    """Why the steady G-Pass@k_0.5 cells over-covered: one simulated table (n = 2k,
     32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
-    unbiased V(c), the posterior variance under the fitted Beta and the one used."""
+    unbiased V(c), the posterior variance under a fitted Beta (release 0.4's fallback)
+    and under the fitted grid prior, and the one used."""
     spec = stats.parse_metric(metric)
     n, q = 2 * spec.k, 32
     rng = np.random.default_rng(1)
     p = SCENARIOS[scenario](rng, q)
     c = rng.binomial(n, p)
     atoms = atoms_of(n, c)
-    prior = atoms.prior()
+    beta = fit_beta(atoms.n, atoms.c, "the table", weight=atoms.weight)
+    fitted = fit_grid(atoms.n, atoms.c, "the table", weight=atoms.weight)
     f = metric_per_c(spec, n)
     pmf = np.array([[math.comb(n, x) * r**x * (1 - r) ** (n - x) for x in range(n + 1)] for r in p])
     true = pmf @ f**2 - (pmf @ f) ** 2
     unbiased = unbiased_variance_per_c(spec, n)
-    post = posterior_variance_table([spec], n, prior)[:, 0]
-    used = atoms.variances([spec], prior)[:, 0][atoms.inverse]
+    post = posterior_variance_table([spec], n, beta)[:, 0]
+    grid = grid_posterior_variance_table([spec], n, fitted)[:, 0]
+    used = atoms.variances([spec], atoms.prior())[:, 0][atoms.inverse]
+    by_beta = atoms.variances([spec], beta)[:, 0][atoms.inverse]
+    by_grid = atoms.variances([spec], fitted)[:, 0][atoms.inverse]
     lines = [
-        f"Per question of one simulated {scenario} table ({metric}, n = {n}, Q = {q}; "
-        f"fitted Beta({prior.a:.2f}, {prior.b:.2f})): true rerun variance, unbiased V(c), "
-        "posterior variance, the one used.",
+        f"Per question of one simulated {scenario} table ({metric}, n = {n}, Q = {q}): "
+        f"true rerun variance, unbiased V(c), posterior variance under a fitted "
+        f"Beta({beta.a:.2f}, {beta.b:.2f}) and under the fitted grid prior, the one used.",
         "",
-        "| p | c | questions | f(c) | true Var | V(c) | posterior | used |",
-        "|---|---|---|---|---|---|---|---|",
+        "| p | c | questions | f(c) | true Var | V(c) | Beta posterior | grid posterior | used |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r, x in sorted({(round(float(a), 3), int(b)) for a, b in zip(p, c)}):
         rows = (np.round(p, 3) == r) & (c == x)
         i = int(np.flatnonzero(rows)[0])
         lines.append(
             f"| {r:.3f} | {x} | {int(rows.sum())} | {f[x]:.3f} | {true[i]:.1e} | "
-            f"{unbiased[x]:.1e} | {post[x]:.1e} | {used[i]:.1e} |"
+            f"{unbiased[x]:.1e} | {post[x]:.1e} | {grid[x]:.1e} | {used[i]:.1e} |"
         )
+    ratio = {k: v.sum() / true.sum() for k, v in (("beta", by_beta), ("grid", by_grid))}
     lines += [
         "",
-        f"Sum over the questions: true {true.sum():.2e}, used {used.sum():.2e} "
-        f"({used.sum() / true.sum():.0f}×; the SE {math.sqrt(used.sum() / true.sum()):.1f}×).",
+        f"Sum over the questions: true {true.sum():.2e}, used {used.sum():.2e}; with the "
+        f"Beta {ratio['beta']:.1f}× the truth (the SE {math.sqrt(ratio['beta']):.1f}×), "
+        f"with the grid prior {ratio['grid']:.1f}× (the SE {math.sqrt(ratio['grid']):.1f}×).",
     ]
     return lines
 
@@ -259,7 +268,20 @@ def main() -> None:
     parser.add_argument("--table", action="store_true", help=f"write {TABLE.name}")
     parser.add_argument("--out", type=Path, default=TABLE, help="where --table writes")
     parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument(
+        "--prior",
+        choices=("beta", "grid"),
+        default=atoms_module.FALLBACK_PRIOR,
+        help="the fallback's fitted difficulty prior (atoms.FALLBACK_PRIOR)",
+    )
+    parser.add_argument(
+        "--near",
+        choices=("combine", "posterior"),
+        default=atoms_module.NEAR_RULE,
+        help="2k <= n < 4k: V(c) combined with the posterior variance, or the latter alone",
+    )
     args = parser.parse_args()
+    atoms_module.FALLBACK_PRIOR, atoms_module.NEAR_RULE = args.prior, args.near
     runs = 60 if args.quick else args.runs
     start = time.perf_counter()
     results = {}
@@ -278,11 +300,6 @@ def main() -> None:
     # unflagged reruns cover at the level (cells with at least 50 of them)
     kept = [r for r in per_cell if r["kept"] >= 50]
     short = sum(r["cover_kept"] < GOAL[0] - 2 * math.sqrt(0.95 * 0.05 / r["kept"]) for r in kept)
-    lines = _table(results, runs)
-    print("\n".join(lines[1:]))
-    if args.table:
-        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.out}")
     goals = [
         (
             max(flat) == 0,
@@ -305,15 +322,28 @@ def main() -> None:
             f"({short} of {len(kept)} below)",
         ),
     ]
-    print()
-    for ok, text in goals:
-        print(f"goal {'met' if ok else 'NOT met'}: {text}")
-    print(
-        f"RESULT cells={len(cover)} coverage_min={min(cover):.3f} "
-        f"coverage_max={max(cover):.3f} below={below} outside={outside} "
-        f"no_width_max={max(flat):.3f} low_unmarked={missed} "
-        f"inside_marked={inside_flagged:.3f} unmarked_below={short} seconds={time.perf_counter() - start:.0f}"
+    verdicts = [f"goal {'met' if ok else 'NOT met'}: {text}" for ok, text in goals]
+    result = (
+        f"RESULT prior={args.prior} near={args.near} cells={len(cover)} "
+        f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} below={below} "
+        f"outside={outside} no_width_max={max(flat):.3f} low_unmarked={missed} "
+        f"inside_marked={inside_flagged:.3f} unmarked_below={short}"
     )
+    # a section the docs include on its own (pymdownx.snippets markers, not rendered)
+    lines = _table(results, runs) + [
+        "",
+        "<!-- --8<-- [start:result] -->",
+        "```text",
+        *verdicts,
+        result,
+        "```",
+        "<!-- --8<-- [end:result] -->",
+    ]
+    print("\n".join(lines[1:]))
+    if args.table:
+        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"\nwrote {args.out}")
+    print(f"{result} seconds={time.perf_counter() - start:.0f}")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,11 @@ from gpassk_oc.core.uncertainty.difficulty_model import (
     fit_beta,
     posterior_variance_table,
 )
+from gpassk_oc.core.uncertainty.grid_prior import (
+    GridPrior,
+    fit_grid,
+    grid_posterior_variance_table,
+)
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 
@@ -38,6 +43,26 @@ __all__ = ["Atoms", "atoms_of"]
 #: and bench/bench_ci_coverage.py measure both choices
 NEAR_2K = 4
 SMALL_TABLE = 50
+#: the difficulty prior :meth:`Atoms.prior` fits: "beta" (:func:`.difficulty_model.
+#: fit_beta`) or "grid" (the NPMLE of :mod:`.grid_prior`). The grid fits bimodal
+#: difficulties (the steady rows' G-Pass@k_0.5 no longer over-covers) but is too discrete
+#: for Beta-like ones in tables of 8–48 questions (τ = 1 cells fall to 0.87–0.93):
+#: bench/bench_small_tables.py --prior grid measures both, and the Beta stays
+FALLBACK_PRIOR = "beta"
+#: where 2k ≤ n < NEAR_2K·k: "combine" V(c) with the posterior variance (the rule above)
+#: or use the "posterior" one alone (measured with --near posterior: more cells below)
+NEAR_RULE = "combine"
+
+
+#: a difficulty prior the fallback accepts: the fitted grid (the report's) or a Beta
+Prior = GridPrior | Difficulty
+
+
+def _posterior_table(specs: Sequence[MetricSpec], n: int, prior: Prior) -> np.ndarray:
+    """(n+1) × len(specs): E[Var(f(C') | p) | c] under *prior*, for c = 0..n."""
+    if isinstance(prior, GridPrior):
+        return grid_posterior_variance_table(specs, n, prior)
+    return posterior_variance_table(specs, n, prior)
 
 
 @dataclass(frozen=True)
@@ -101,11 +126,11 @@ class Atoms:
             out[rows] = tables.values[self.c[rows]]
         return out
 
-    def variances(self, specs: Sequence[MetricSpec], prior: Difficulty | None = None) -> np.ndarray:
+    def variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
         """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
-        where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the Beta fitted
-        to the questions), the posterior expectation (:func:`.difficulty_model.
-        posterior_variance_per_c`) stands in where V says nothing: where k ≤ n < 2k (no
+        where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the grid prior
+        fitted to the questions, :meth:`prior`, or a Beta), the posterior expectation
+        ``E[Var(f(C') | p) | c]`` (:func:`_posterior_table`) stands in where V says nothing: where k ≤ n < 2k (no
         unbiased estimate exists; NaN without a prior) and, for k ≥ 2, where V(c) = 0 (c at
         a flat end of the estimator, e.g. all correct: a rerun can still move it); where
         2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`)."""
@@ -117,32 +142,32 @@ class Atoms:
             cols = np.flatnonzero(tables.short | tables.near | zero)
             if prior is not None and cols.size:
                 n = int(self.n[rows][0])
-                post = posterior_variance_table([specs[j] for j in cols], n, prior)[c]
+                post = _posterior_table([specs[j] for j in cols], n, prior)[c]
                 sub = part[:, cols]
                 near = tables.near[cols]
                 part = part.copy()
                 flat = tables.flat_ends[cols] & (sub == 0)
                 small = self.weight.sum() < SMALL_TABLE
                 both = np.fmax(sub, post) if small else (sub + post) / 2
+                if NEAR_RULE == "posterior":
+                    both = post
                 part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
 
-    def cell_variances(
-        self, specs: Sequence[MetricSpec], prior: Difficulty | None = None
-    ) -> np.ndarray:
+    def cell_variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
         """:meth:`variances` of one table, all 0 (so 'no width') where every question was
         right in all or in none of its samples: a rerun moves such a value only if some
         rate lies strictly between 0 and 1, and these counts cannot say by how much (a
-        Beta fitted to them is a point mass at 0 and 1)."""
+        prior fitted to them is a point mass at 0 and 1)."""
         var = self.variances(specs, prior)
         if np.all((self.c == 0) | (self.c == self.n)):
             return np.where(np.isnan(var), var, 0.0)
         return var
 
     def fallback(self, specs: Sequence[MetricSpec]) -> np.ndarray:
-        """(M,) True where some question's rerun variance comes from (or is bounded below
-        by) the fitted Beta when :meth:`variances` is given one: n < 2k, n near 2k, or an
+        """(M,) True where some question's rerun variance comes from (or is combined with)
+        the fitted prior when :meth:`variances` is given one: n < 2k, n near 2k, or an
         unbiased estimate of exactly 0 (k ≥ 2)."""
         out = np.zeros(len(specs), dtype=bool)
         for rows, tables in self._by_n(specs):
@@ -155,7 +180,7 @@ class Atoms:
         ends (its smallest and largest value over c = 0..n; for G-Pass@k_τ: some but not
         all k-subsets pass): questions whose count says how far a rerun moves them. A rerun
         interval's Σ V rests on these (:data:`.interval_kinds.MIN_VARYING`). Where n < 2k
-        every variance is the fitted Beta's (at n = k each value is 0 or 1), so there a
+        every variance is the fitted prior's (at n = k each value is 0 or 1), so there a
         question varies when its samples are not all alike (0 < c < n)."""
         out = np.zeros((len(self.n), len(specs)), dtype=bool)
         for rows, tables in self._by_n(specs):
@@ -176,19 +201,21 @@ class Atoms:
             out |= tables.short
         return out
 
-    def prior(self) -> Difficulty | None:
-        """The Beta fitted to these questions' counts (empirical Bayes), or None when it
-        cannot be (fewer than 2 questions, or some question has n < 2)."""
+    def prior(self) -> Prior | None:
+        """The difficulty prior fitted to these questions' counts (empirical Bayes), the
+        kind :data:`FALLBACK_PRIOR` names, or None when it cannot be fitted (fewer than 2
+        questions, or some question has n < 2)."""
         key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
         weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
-        return _fitted_prior(key[0], key[1], weight)
+        return _fitted_prior(key[0], key[1], weight, FALLBACK_PRIOR)
 
 
 @lru_cache(maxsize=64)
-def _fitted_prior(n: bytes, c: bytes, weight: bytes) -> Difficulty | None:
+def _fitted_prior(n: bytes, c: bytes, weight: bytes, kind: str) -> Prior | None:
     """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    fit = fit_grid if kind == "grid" else fit_beta
     try:
-        return fit_beta(
+        return fit(
             np.frombuffer(n, dtype=np.int64),
             np.frombuffer(c, dtype=np.int64),
             "the run's questions",
