@@ -13,6 +13,7 @@ import numpy as np
 
 from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
 from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
+from gpassk_oc.core.uncertainty.grid_prior import fit_grid
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, atoms_of, summarize
 from gpassk_oc.core.uncertainty.sample_size import N_MAX, Difficulty, fit_beta, smallest_n, split
@@ -101,15 +102,33 @@ def _pilot_check(plan: Plan, row: Row) -> None:
         key = spec.key
         e = est[key]
         model = split(spec, plan.difficulty, plan.n)
+        rerun = (e.rerun_high - e.rerun_low) / 2 if e.rerun in SHOWN else None
+        if rerun is not None and e.rerun != "ok":
+            # the pilot's own interval took some question's variance from a Beta fitted
+            # to it (n near 2k): that is the fit being checked, so it would agree with the
+            # model however wrong both are; a prior that assumes no shape answers instead
+            rerun = _grid_halfwidth(row, spec, plan.z)
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
-            "rerun": (e.rerun_high - e.rerun_low) / 2 if e.rerun in SHOWN else None,
+            "rerun": rerun,
             "model_rerun": model.halfwidth(plan.questions, "rerun", plan.z),
             "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
             "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),
         }
         plan.warnings += _disagreements(plan, key)
+
+
+def _grid_halfwidth(row: Row, spec: MetricSpec, z: float) -> float | None:
+    """The pilot's rerun half-width with every fallback variance from the grid prior
+    (:mod:`~gpassk_oc.core.uncertainty.grid_prior`) fitted to it; None if it cannot be fitted."""
+    atoms = atoms_of(row.n, row.c)
+    try:
+        prior = fit_grid(atoms.n, atoms.c, "the pilot's questions", weight=atoms.weight)
+    except ValueError:
+        return None
+    var = atoms.variances([spec], prior)[:, 0]
+    return float(z * math.sqrt(max(float(atoms.weight @ var), 0.0)) / atoms.weight.sum())
 
 
 def _disagreements(plan: Plan, key: str) -> list[str]:

@@ -54,6 +54,12 @@ def _pilot_section(plan: Plan) -> list[str]:
     out: list[str] = []
     if plan.pilot:
         out += ["## Pilot check: the pilot's own half-widths vs the model's", ""]
+        out += [
+            "The pilot's rerun ± takes any variance its interval would draw from the fitted "
+            "Beta (n near 2k) from a grid prior fitted to the pilot instead: the Beta is "
+            "what this check tests.",
+            "",
+        ]
         out += _table(
             [
                 "metric",
