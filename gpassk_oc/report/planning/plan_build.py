@@ -15,7 +15,12 @@ from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
 from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
 from gpassk_oc.core.uncertainty.grid_prior import fit_grid
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
-from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, atoms_of, summarize
+from gpassk_oc.core.uncertainty.metric_intervals import (
+    INTERVAL_KINDS,
+    atoms_of,
+    rerun_interval,
+    summarize,
+)
 from gpassk_oc.core.uncertainty.sample_size import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.report_model import default_k, recorded_taus
@@ -107,7 +112,7 @@ def _pilot_check(plan: Plan, row: Row) -> None:
             # the pilot's own interval took some question's variance from a Beta fitted
             # to it (n near 2k): that is the fit being checked, so it would agree with the
             # model however wrong both are; a prior that assumes no shape answers instead
-            rerun = _grid_halfwidth(row, spec, plan.z)
+            rerun = _grid_halfwidth(row, spec, plan.level)
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
@@ -119,16 +124,18 @@ def _pilot_check(plan: Plan, row: Row) -> None:
         plan.warnings += _disagreements(plan, key)
 
 
-def _grid_halfwidth(row: Row, spec: MetricSpec, z: float) -> float | None:
-    """The pilot's rerun half-width with every fallback variance from the grid prior
-    (:mod:`~gpassk_oc.core.uncertainty.grid_prior`) fitted to it; None if it cannot be fitted."""
+def _grid_halfwidth(row: Row, spec: MetricSpec, level: float) -> float | None:
+    """The pilot's rerun half-width, as ``report`` computes it, with every fallback variance
+    from the grid prior (:mod:`~gpassk_oc.core.uncertainty.grid_prior`) fitted to it; None
+    if it cannot be fitted."""
     atoms = atoms_of(row.n, row.c)
     try:
         prior = fit_grid(atoms.n, atoms.c, "the pilot's questions", weight=atoms.weight)
     except ValueError:
         return None
-    var = atoms.variances([spec], prior)[:, 0]
-    return float(z * math.sqrt(max(float(atoms.weight @ var), 0.0)) / atoms.weight.sum())
+    var = atoms.variances([spec], prior)
+    low, high, _, _ = rerun_interval(atoms.weight, atoms.values([spec]), var, level=level)
+    return float(high[0] - low[0]) / 2
 
 
 def _disagreements(plan: Plan, key: str) -> list[str]:
