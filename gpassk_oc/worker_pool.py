@@ -142,10 +142,12 @@ class Workers:
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
         if self._executor is not None:
-            # idle workers have nothing to lose, and busy ones work for nobody (an error
-            # or Ctrl-C left their result unasked). Waiting for them lets loky release
-            # its semaphores: else its resource tracker warns about them after we exit
-            self._executor.shutdown(wait=True, kill_workers=True)
+            # after an error or Ctrl-C busy workers work for nobody: kill them. After a
+            # normal exit every result was taken and they are idle: let them leave on
+            # their own, so each tells the resource tracker its semaphores are gone (a
+            # killed one sometimes had not, and the tracker warned of a "leaked semlock").
+            # Waiting either way lets loky release its own semaphores before we exit
+            self._executor.shutdown(wait=True, kill_workers=exc_type is not None)
         self._executor = None
 
     def broken(self) -> None:
