@@ -36,7 +36,7 @@ os.environ.setdefault("MYPY_CACHE_DIR", str(ROOT / ".mypy_cache"))
 from gpassk_oc.demo.sim_endpoint import ExactCountsResponder, SimEndpoint, SimQuestion  # noqa: E402
 
 # fixtures shared by the test modules that were split by topic
-pytest_plugins = ["report_support", "metrics_support", "parallel_support"]
+pytest_plugins = ["report_support", "metrics_support", "parallel_support", "readme_copy"]
 
 
 @pytest.fixture(autouse=True)

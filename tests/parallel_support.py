@@ -11,6 +11,11 @@
   last). A one-process run keeps the plain order.
 * Port 18000 is named by 0.1.0's demo config and by the docs' serve-demo recipe; the
   tests that serve on it hold :func:`fixed_port` so they never overlap, on any worker.
+* A fixture worth building once for the whole session although modules on both workers
+  use it (the README's clean copy with its full demo, tests/readme_copy.py) is built by
+  :func:`built_once` in a folder both workers see; the modules that only read it run last
+  (:data:`READ_LAST`), when the module that builds it early has long finished it, so no
+  worker waits.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,11 +38,14 @@ import pytest
 LONGEST_FIRST = [
     "test_docs_blocks.py",
     "test_lint.py",
-    "test_demo.py",
     "test_e2e_slurm.py",
+    "test_e2e_record.py",
     "test_configgen_e2e.py",
     "test_e2e_opencompass.py",
 ]
+#: Modules that read the README's copy (built by test_docs_blocks.py, first above) and do
+#: little else: last of all.
+READ_LAST = ["test_demo.py"]
 
 
 @contextmanager
@@ -55,9 +64,39 @@ def fixed_port(port: int) -> contextlib.AbstractContextManager[None]:
     return machine_lock(Path(tempfile.gettempdir()) / f"gpassk-test-port-{port}.lock")
 
 
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """The folder *name*, filled by ``build(folder)`` once per test session, whichever
+    worker asks first; a worker asking meanwhile waits for it. A failed build is not
+    retried: every later asker fails with its message."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name, numbered=False)
+        build(folder)
+        return folder
+    # under xdist a worker's base temp folder (popen-gw0, popen-gw1) is in the session's
+    session = tmp_path_factory.getbasetemp().parent
+    folder, built, failed = (session / f"{name}{end}" for end in ("", ".built", ".failed"))
+    with machine_lock(session / f"{name}.lock"):
+        if failed.exists():
+            pytest.fail(f"{name} (built by another worker): {failed.read_text()}")
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # what an interrupted build left
+            folder.mkdir()
+            try:
+                build(folder)
+            except (Exception, pytest.fail.Exception) as exc:
+                failed.write_text(str(exc) or repr(exc))
+                raise
+            built.touch()
+    return folder
+
+
 def _rank(item: pytest.Item, e2e_modules: set[Path]) -> int:
     if item.path.name in LONGEST_FIRST:
         return LONGEST_FIRST.index(item.path.name)
+    if item.path.name in READ_LAST:
+        return len(LONGEST_FIRST) + 2
     return len(LONGEST_FIRST) + (item.path not in e2e_modules)
 
 
