@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from report_support import DATASET, abbr, questions, run_cli, write_run
+from report_support import DATASET, abbr, compare_rerun, questions, run_cli, write_run
 from test_small_tables import _gpass, _posterior_variance, _truth
 
 from gpassk_oc.core.uncertainty import atoms as atoms_module
@@ -116,19 +116,8 @@ def test_wide_is_marked_in_every_format(tmp_path, capsys):
 
 
 def test_compare_marks_a_wide_difference(tmp_path, capsys):
-    root = tmp_path / "runs"
-    a, b = abbr("a", "0-5"), abbr("b", "0-5")
-    write_run(root, a, DATASET, COUNTS, N, qs=questions()[:24])
-    write_run(root, b, DATASET, COUNTS[::-1], N, qs=questions()[:24])
-    path_b = next(root.glob(f"*/results/{b}/{DATASET}.json"))
-    args = ["compare", root, path_b, "--model-a", a, "--metrics", KEY, "--resamples", "200"]
-    code, out, err = run_cli(capsys, *args, "--format", "json")
-    assert code == 0, err
-    assert json.loads(out)["metrics"][KEY]["rerun"]["status"] == "wide"
-    code, out, err = run_cli(capsys, *args)
-    assert code == 0, err
-    row = next(line for line in out.splitlines() if line.startswith(f"| {KEY} "))
-    assert "]+" in row and "+ = wider than needed" in out
+    status, row, out = compare_rerun(capsys, tmp_path, COUNTS, COUNTS[::-1], N, KEY)
+    assert status == "wide" and "]+" in row and "+ = wider than needed" in out
 
 
 def test_fallback_setting_is_one_frozen_object_passed_explicitly():

@@ -173,17 +173,11 @@ class Atoms:
             out[rows] = part
         return out
 
-    def cell_variances(
-        self,
-        specs: Sequence[MetricSpec],
-        prior: Prior | None = None,
-        fallback: Fallback = DEFAULT_FALLBACK,
-    ) -> np.ndarray:
-        """:meth:`variances` of one table, all 0 (so 'no width') where every question was
-        right in all or in none of its samples: a rerun moves such a value only if some
-        rate lies strictly between 0 and 1, and these counts cannot say by how much (a
-        prior fitted to them is a point mass at 0 and 1)."""
-        var = self.variances(specs, prior, fallback)
+    def cell_variances(self, var: np.ndarray) -> np.ndarray:
+        """*var* (:meth:`variances` of these atoms as one table), all 0 (so 'no width')
+        where every question was right in all or in none of its samples: a rerun moves
+        such a value only if some rate lies strictly between 0 and 1, and these counts
+        cannot say by how much (a prior fitted to them is a point mass at 0 and 1)."""
         if np.all((self.c == 0) | (self.c == self.n)):
             return np.where(np.isnan(var), var, 0.0)
         return var
@@ -201,7 +195,7 @@ class Atoms:
         grid = self.prior("grid") if fallback.prior == "beta" else None
         if grid is None:
             return np.zeros(len(specs), dtype=bool)
-        free = self.cell_variances(specs, grid, fallback)
+        free = self.cell_variances(self.variances(specs, grid, fallback))
         total, ref = (self.weight @ np.nan_to_num(v, nan=0.0) for v in (used, free))
         return (total > WIDE_RATIO * ref) & self.judged(specs)
 

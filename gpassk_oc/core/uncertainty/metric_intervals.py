@@ -259,7 +259,7 @@ def summarize_many(
     priors = [a.prior(fallback.prior) if a.fallback(specs).any() else None for a in atoms]
     # 'posterior' marks an interval some of whose variances came from the fitted Beta
     shorts = [a.fallback(specs) & (p is not None) for a, p in zip(atoms, priors)]
-    used = [a.cell_variances(specs, p, fallback) for a, p in zip(atoms, priors)]
+    used = [a.cell_variances(a.variances(specs, p, fallback)) for a, p in zip(atoms, priors)]
     wides = [a.wide(specs, u, fallback) & s for a, u, s in zip(atoms, used, shorts)]
     sums = [_rerun_sums(a.weight, v, u) for a, v, u in zip(atoms, values, used)]
     if not sums:
