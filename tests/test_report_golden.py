@@ -38,7 +38,7 @@ intervals whose fitted Beta gives more than twice the shape-free grid prior's va
 marked ``+``/``wide`` with the legend's line saying why (issue 35, item 4: 2 statuses,
 G-Pass@16_0.75 and G-Pass@16_0.5 in 6-question split tables at n = 48, went from
 ``posterior`` to ``wide``; in the JSON nothing else changed, checked; the page gains
-its tooltip note and class).
+the reason in those cells' tooltips, a note under the board and the class).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -142,3 +142,23 @@ def test_fallback_setting_is_one_frozen_object_passed_explicitly():
     beta = stats.summarize_many([(N, COUNTS)], [KEY], n_boot=0)[0]
     assert grid[KEY].rerun == "posterior" and beta[KEY].rerun == "wide"
     assert grid[KEY].sampling_se < beta[KEY].sampling_se
+
+
+def test_page_marks_the_cell_and_says_why(tmp_path, capsys):
+    """In a browser: the cell carries class 'wide' (drawn '+'), its tooltip and the note
+    under the board give the reason."""
+    from browser import start_browser, stop_browser
+    from selenium.webdriver.common.by import By
+
+    page = tmp_path / "page.html"
+    page.write_text(_report(tmp_path, capsys, "html"), encoding="utf-8")
+    driver = start_browser()
+    try:
+        driver.get(page.as_uri())
+        cell = driver.find_element(By.CSS_SELECTOR, f'#leaderboard td[data-key="{KEY}"]')
+        assert cell.get_attribute("class") == "wide"
+        assert "wider than needed" in cell.get_attribute("title")
+        note = driver.find_element(By.ID, "marks-note").text
+        assert note.startswith("+ = wider than needed: most of this width comes from")
+    finally:
+        stop_browser(driver)

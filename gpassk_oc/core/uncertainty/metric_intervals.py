@@ -185,8 +185,8 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (variances from the fitted Beta), 'unreliable' (bounds, but < 4 questions
-    # vary: interval_kinds), 'undefined', 'n < 2k' (no Beta fitted), 'no width'; rerun_interval
+    # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
+    # 'unreliable' (< 4 questions vary), 'undefined', 'n < 2k', 'no width': interval_kinds
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:

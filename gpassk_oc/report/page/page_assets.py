@@ -163,8 +163,7 @@ PAGE_SCRIPT = r"""
     box.appendChild(el("span", {
       id: "interval-note",
       text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." +
-        (state.kind === "rerun" ? " + = " + data.wide_note + "; ! = " + data.unreliable_note +
-          "." : "") : ""
+        (state.kind === "rerun" ? " ! = " + data.unreliable_note + "." : "") : ""
     }));
   }
 
@@ -254,6 +253,9 @@ PAGE_SCRIPT = r"""
     });
     table.appendChild(body);
     board.appendChild(el("div", {"class": "scroll"}, [table]));
+    if (state.kind === "rerun") {  // under the board: the sticky header stays one line
+      board.appendChild(el("p", {id: "marks-note", text: "+ = " + data.wide_note + "."}));
+    }
   }
 
   function verdictText(v) {
