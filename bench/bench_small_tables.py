@@ -19,18 +19,26 @@ Beside each coverage, ``before`` is the same interval from the unbiased variance
 (release 0.3's rule, which gave ``[no width]`` and the demo's under-coverage). Monte-Carlo
 SE of a coverage near 0.95 at 400 reruns: 0.011.
 
-A rerun whose interval the report marks ``unreliable`` (fewer than 4 questions vary:
-:data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) is counted per cell: the
-second table gives the share marked and the coverage of the others, a line the coverage
-of the marked ones pooled by τ; a last table prints, per question of one steady table,
-the true rerun variance beside V(c) and the posterior one (why G-Pass@k_0.5 over-covers).
+A rerun whose interval the report marks ``unreliable`` (``!``: fewer than 4 questions
+vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) or ``wide`` (``+``:
+the fitted Beta's variances more than :data:`~gpassk_oc.core.uncertainty.interval_kinds.
+WIDE_RATIO` times the shape-free grid prior's) is counted per cell: the second table gives
+the share of each mark, the coverage of the unflagged reruns and ✗ where the cell misses
+its goal; a line gives the coverage of each mark's reruns pooled by τ; a last table
+prints, per question of one steady table, the true rerun variance beside V(c) and the
+posterior ones (why G-Pass@k_0.5 over-covers).
 
-With ``--table`` the full run writes docs/generated/bench-small-tables.md. Goals (printed
-``goal met`` / ``NOT met``): no rerun of a cell whose value a rerun moves goes without a
-width unless every count is 0 or n; every cell covers at least 0.93 − 2 SE; and in
-[0.93, 0.97] within 2 SE; every cell below the band is marked in ≥ 90% of its reruns;
-cells inside the band are marked in ≤ 10% of their reruns on average; the unmarked reruns
-of every cell with ≥ 50 of them cover ≥ 0.93 − 2 SE. Last line: ``RESULT …``.
+With ``--table`` the full run writes docs/generated/bench-small-tables.md (``--out``
+elsewhere; ``--prior`` / ``--near`` pass another :class:`~gpassk_oc.core.uncertainty.
+atoms.Fallback` to ``summarize_many``). Goals (printed ``goal met`` / ``NOT met``, then
+the cells that miss theirs, ``goals met`` / ``goals NOT met`` and ``RESULT …`` last): no
+rerun of a cell whose value a rerun moves goes without a width unless every count is 0
+or n; every cell covers within [0.93, 0.97] ± 2 SE, or its reruns carry the mark that
+says why in ≥ 95% of them (``!`` below the band, ``!`` or ``+`` above) and the others
+cover within the band (2 of their own SE); ``+`` reruns pooled by τ cover ≥ 0.97 − 2 SE
+(they are wider than needed, as their legend says); cells inside the band are marked in
+≤ 10% of their reruns on average; the unflagged reruns of every cell with ≥ 50 of them
+cover ≥ 0.93 − 2 SE.
 """
 
 from __future__ import annotations
@@ -307,6 +315,7 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     flat = max(r["no_width"] for _, r in cells)
     cover = [r["cover"] for _, r in cells]
     outside = sum(not GOAL[0] - 2 * se <= c <= GOAL[1] + 2 * se for c in cover)
+    below = sum(c < GOAL[0] - 2 * se for c in cover)
     missed = [(key, r) for key, r in cells if not cell_goal(r, se)[0]]
     inside = [r for _, r in cells if cell_goal(r, se)[1] == "in band"]
     inside_flagged = float(np.mean([r["!"] + r["+"] for r in inside])) if inside else 0.0
@@ -353,6 +362,7 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     result = (
         f"RESULT prior={fallback.prior} near={fallback.near} cells={len(cells)} "
         f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} outside={outside} "
+        f"below={below} "
         f"missed={len(missed)} wide_cover_min={min(wide.values(), default=math.nan):.3f} "
         f"no_width_max={flat:.3f} inside_marked={inside_flagged:.3f} unflagged_below={short}"
     )
