@@ -212,7 +212,11 @@ def _pooled(results: dict) -> list[str]:
     ]
 
 
-def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> list[str]:
+def diagnosis(
+    fallback: Fallback = DEFAULT_FALLBACK,
+    scenario: str = "steady T=0.5",
+    metric: str = "G-Pass@8_0.5",
+) -> list[str]:
     """Why the steady G-Pass@k_0.5 cells over-covered: one simulated table (n = 2k,
     32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
     unbiased V(c), the posterior variance under a fitted Beta (release 0.4's fallback)
@@ -231,7 +235,7 @@ def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> l
     unbiased = unbiased_variance_per_c(spec, n)
     post = posterior_variance_table([spec], n, beta)[:, 0]
     grid = grid_posterior_variance_table([spec], n, fitted)[:, 0]
-    used = atoms.variances([spec], atoms.prior())[:, 0][atoms.inverse]
+    used = atoms.variances([spec], atoms.prior(fallback.prior), fallback)[:, 0][atoms.inverse]
     by_beta = atoms.variances([spec], beta)[:, 0][atoms.inverse]
     by_grid = atoms.variances([spec], fitted)[:, 0][atoms.inverse]
     lines = [
@@ -259,7 +263,7 @@ def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> l
     return lines
 
 
-def _table(results: dict, runs: int) -> list[str]:
+def _table(results: dict, runs: int, fallback: Fallback) -> list[str]:
     """Markdown: the coverage table ('now (before)') and the flag table ('share flagged
     / coverage of the unflagged'), one row per (scenario, metric, n), one column per Q."""
     se = math.sqrt(0.95 * 0.05 / runs)
@@ -288,7 +292,7 @@ def _table(results: dict, runs: int) -> list[str]:
         "",
         "Coverage of the marked reruns, pooled over the grid: " + "; ".join(_pooled(results)) + ".",
         "",
-        *diagnosis(),
+        *diagnosis(fallback),
     ]
     return lines
 
@@ -397,7 +401,7 @@ def main() -> None:
         results[(s, q, n)] = simulate(s, q, n, runs, args.seed + i, fallback)
     verdicts, result = goals(results, runs, fallback)
     # a section the docs include on its own (pymdownx.snippets markers, not rendered)
-    lines = _table(results, runs) + [
+    lines = _table(results, runs, fallback) + [
         "",
         "<!-- --8<-- [start:result] -->",
         "```text",

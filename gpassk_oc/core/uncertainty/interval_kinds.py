@@ -53,9 +53,10 @@ MIN_VARYING = 4
 #: counts is marked 'wide': the Beta's shape, not the samples, sets its width. Why 2: an
 #: interval covers 0.97 (the top of the [0.93, 0.97] goal at 95%) when its variance is
 #: (z₀.₉₈₅ / z₀.₉₇₅)² = 1.23 times the true one; the grid prior's variance is at worst
-#: about 0.6 times the true one (the τ = 1 cells it left at 0.87: (z₀.₉₃₅ / z₀.₉₇₅)² = 0.60,
-#: docs/intervals-and-planning.md), so a Beta variance above 1.23 / 0.60 ≈ 2 times the grid's
-#: is above 1.23 times the truth: wider than the goal allows, on the counts alone
+#: about 0.6 times the true one for the metrics judged (its worst τ = 0.5 cell as the
+#: fallback covers 0.870: (z₀.₉₃₅ / z₀.₉₇₅)² = 0.60; docs/intervals-and-planning.md), so a
+#: Beta variance above 1.23 / 0.60 ≈ 2 times the grid's is above 1.23 times the truth:
+#: wider than the goal allows, on the counts alone (:meth:`.atoms.Atoms.wide`)
 WIDE_RATIO = 2.0
 #: rerun statuses whose interval has bounds ('unreliable', 'wide': shown, with a warning)
 SHOWN = ("ok", "posterior", "wide", "unreliable")
