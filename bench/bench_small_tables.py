@@ -19,18 +19,26 @@ Beside each coverage, ``before`` is the same interval from the unbiased variance
 (release 0.3's rule, which gave ``[no width]`` and the demo's under-coverage). Monte-Carlo
 SE of a coverage near 0.95 at 400 reruns: 0.011.
 
-A rerun whose interval the report marks ``unreliable`` (fewer than 4 questions vary:
-:data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) is counted per cell: the
-second table gives the share marked and the coverage of the others, a line the coverage
-of the marked ones pooled by τ; a last table prints, per question of one steady table,
-the true rerun variance beside V(c) and the posterior one (why G-Pass@k_0.5 over-covers).
+A rerun whose interval the report marks ``unreliable`` (``!``: fewer than 4 questions
+vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) or ``wide`` (``+``:
+the fitted Beta's variances more than :data:`~gpassk_oc.core.uncertainty.interval_kinds.
+WIDE_RATIO` times the shape-free grid prior's) is counted per cell: the second table gives
+the share of each mark, the coverage of the unflagged reruns and ✗ where the cell misses
+its goal; a line gives the coverage of each mark's reruns pooled by τ; a last table
+prints, per question of one steady table, the true rerun variance beside V(c) and the
+posterior ones (why G-Pass@k_0.5 over-covers).
 
-With ``--table`` the full run writes docs/generated/bench-small-tables.md. Goals (printed
-``goal met`` / ``NOT met``): no rerun of a cell whose value a rerun moves goes without a
-width unless every count is 0 or n; every cell covers at least 0.93 − 2 SE; and in
-[0.93, 0.97] within 2 SE; every cell below the band is marked in ≥ 90% of its reruns;
-cells inside the band are marked in ≤ 10% of their reruns on average; the unmarked reruns
-of every cell with ≥ 50 of them cover ≥ 0.93 − 2 SE. Last line: ``RESULT …``.
+With ``--table`` the full run writes docs/generated/bench-small-tables.md (``--out``
+elsewhere; ``--prior`` / ``--near`` pass another :class:`~gpassk_oc.core.uncertainty.
+atoms.Fallback` to ``summarize_many``). Goals (printed ``goal met`` / ``NOT met``, then
+the cells that miss theirs, ``goals met`` / ``goals NOT met`` and ``RESULT …`` last): no
+rerun of a cell whose value a rerun moves goes without a width unless every count is 0
+or n; every cell covers within [0.93, 0.97] ± 2 SE, or its reruns carry the mark that
+says why in ≥ 95% of them (``!`` below the band, ``!`` or ``+`` above) and the others
+cover within the band (2 of their own SE); ``+`` reruns pooled by τ cover ≥ 0.97 − 2 SE
+(they are wider than needed, as their legend says); cells inside the band are marked in
+≤ 10% of their reruns on average; the unflagged reruns of every cell with ≥ 50 of them
+cover ≥ 0.93 − 2 SE.
 """
 
 from __future__ import annotations
@@ -44,9 +52,8 @@ from pathlib import Path
 import numpy as np
 from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a script
 
-from gpassk_oc.core.uncertainty import atoms as atoms_module
 from gpassk_oc.core.uncertainty import metric_intervals as stats
-from gpassk_oc.core.uncertainty.atoms import atoms_of
+from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Fallback, atoms_of
 from gpassk_oc.core.uncertainty.difficulty_model import fit_beta, posterior_variance_table
 from gpassk_oc.core.uncertainty.grid_prior import fit_grid, grid_posterior_variance_table
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
@@ -92,45 +99,73 @@ def _before(n: int, c: np.ndarray, metrics: list[str]) -> np.ndarray:
     return np.stack([low, high])
 
 
-def simulate(scenario: str, q: int, n: int, runs: int, seed: int) -> dict[str, dict[str, float]]:
+#: the reliability marks a rerun interval can carry, by status: '!' (too few questions
+#: vary: coverage far off either way) and '+' (the fitted Beta's shape sets the width:
+#: wider than needed); '*' (posterior) and plain intervals count as unflagged
+FLAGS = {"unreliable": "!", "wide": "+"}
+
+
+def simulate(
+    scenario: str, q: int, n: int, runs: int, seed: int, fallback: Fallback = DEFAULT_FALLBACK
+) -> dict[str, dict[str, float]]:
     """Per metric at this (scenario, Q, n): coverage now and before, the share of reruns
-    without a width, and the mean width (points)."""
+    per mark and the coverage of the reruns of each mark and of the unflagged ones, the
+    share of reruns without a width, and the mean width (points)."""
     rng = np.random.default_rng(seed)
     metrics = metrics_at(n)
     rates = [SCENARIOS[scenario](rng, q) for _ in range(runs)]
     counts = [rng.binomial(n, p) for p in rates]
     truth = np.array([[g_of_p(m, p).mean() for m in metrics] for p in rates])
-    cells = stats.summarize_many([(n, c) for c in counts], metrics, n_boot=0, level=LEVEL)
-    # 'unreliable': fewer than MIN_VARYING questions vary (interval_kinds); shown, flagged
-    flagged = np.array([[cell[m].rerun == "unreliable" for m in metrics] for cell in cells])
+    cells = stats.summarize_many(
+        [(n, c) for c in counts], metrics, n_boot=0, level=LEVEL, fallback=fallback
+    )
+    status = np.array([[cell[m].rerun for m in metrics] for cell in cells])
     low = np.array([[cell[m].rerun_low for m in metrics] for cell in cells])
     high = np.array([[cell[m].rerun_high for m in metrics] for cell in cells])
     # 'no width' is the honest answer only where every count is 0 or n (see the legend)
     moved = np.array([[not np.all((c == 0) | (c == n))] for c in counts])
-    flat = np.array([[cell[m].rerun == "no width" for m in metrics] for cell in cells]) & moved
+    flat = (status == "no width") & moved
     old = np.array([_before(n, c, metrics) for c in counts])  # runs × 2 × M
     eps = 1e-12
     covered = (low - eps <= truth) & (truth <= high + eps)
     covered_before = (old[:, 0] - eps <= truth) & (truth <= old[:, 1] + eps)
     with np.errstate(invalid="ignore"):
         width = np.nanmean(np.where(np.isnan(low), np.nan, high - low), axis=0)
-    kept = (~flagged).sum(axis=0)
-    return {
-        m: {
+    kept = ~np.isin(status, list(FLAGS))
+    out = {}
+    for j, m in enumerate(metrics):
+        r = {
             "cover": float(covered[:, j].mean()),
-            "flagged": float(flagged[:, j].mean()),
-            "cover_kept": float((covered & ~flagged)[:, j].sum() / kept[j])
-            if kept[j]
-            else math.nan,
-            "kept": int(kept[j]),
-            "flagged_covered": int((covered & flagged)[:, j].sum()),
-            "flagged_n": int(flagged[:, j].sum()),
+            "cover_kept": _share(covered[kept[:, j], j]),
+            "kept": int(kept[:, j].sum()),
             "before": float(covered_before[:, j].mean()),
             "no_width": float(flat[:, j].mean()),
             "width": 100 * float(width[j]),
         }
-        for j, m in enumerate(metrics)
-    }
+        for st, mark in FLAGS.items():
+            on = status[:, j] == st
+            r[mark] = float(on.mean())
+            r[mark + "n"], r[mark + "covered"] = int(on.sum()), int(covered[on, j].sum())
+        out[m] = r
+    return out
+
+
+def _share(x: np.ndarray) -> float:
+    return float(x.mean()) if x.size else math.nan
+
+
+def cell_goal(r: dict, se: float) -> tuple[bool, str]:
+    """The goal of one cell: coverage in [0.93, 0.97] within 2 SE; or, outside it, the
+    reruns that put it there carry the mark that says so ('!' below; '!' or '+' above) in
+    ≥ 95% of its reruns, and its unflagged reruns cover within the band (within 2 of
+    their own SE). Returns (met, 'in band' / 'over' / 'under')."""
+    if GOAL[0] - 2 * se <= r["cover"] <= GOAL[1] + 2 * se:
+        return True, "in band"
+    over = r["cover"] > GOAL[1] + 2 * se
+    share = r["!"] + r["+"] if over else r["!"]
+    kept_se = math.sqrt(0.95 * 0.05 / r["kept"]) if r["kept"] else 0.0
+    kept_ok = not r["kept"] or (GOAL[0] - 2 * kept_se <= r["cover_kept"] <= GOAL[1] + 2 * kept_se)
+    return share >= 0.95 and kept_ok, "over" if over else "under"
 
 
 def grid(quick: bool) -> list[tuple[str, int, int]]:
@@ -150,25 +185,38 @@ def _coverage_text(r: dict, se: float) -> str:
 
 def _flag_text(r: dict, se: float) -> str:
     kept = "—" if math.isnan(r["cover_kept"]) else f"{r['cover_kept']:.3f}"
-    return f"{r['flagged']:.2f} / {kept}"
+    met, _ = cell_goal(r, se)
+    return f"{r['!']:.2f} / {r['+']:.2f} / {kept}" + ("" if met else " ✗")
 
 
-def _pooled(results: dict) -> list[str]:
-    """Coverage of all flagged reruns pooled by τ: where the flag means too narrow, where
-    too wide."""
-    out = []
+def pooled(results: dict, mark: str) -> dict[float, tuple[int, int]]:
+    """(covered, total) of the reruns carrying *mark*, pooled over the grid by τ."""
+    out = {}
     for tau in TAUS:
         hits = total = 0
         for per in results.values():
             for m, r in per.items():
                 if stats.parse_metric(m).tau == tau:
-                    hits, total = hits + r["flagged_covered"], total + r["flagged_n"]
-        if total:
-            out.append(f"τ = {tau:g}: {hits / total:.3f} of {total} flagged reruns covered")
+                    hits, total = hits + r[mark + "covered"], total + r[mark + "n"]
+        out[tau] = (hits, total)
     return out
 
 
-def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> list[str]:
+def _pooled(results: dict) -> list[str]:
+    """Coverage of the marked reruns pooled by τ, per mark."""
+    return [
+        f"`{mark}` at τ = {tau:g}: {hits / total:.3f} of {total} reruns covered"
+        for mark in FLAGS.values()
+        for tau, (hits, total) in pooled(results, mark).items()
+        if total
+    ]
+
+
+def diagnosis(
+    fallback: Fallback = DEFAULT_FALLBACK,
+    scenario: str = "steady T=0.5",
+    metric: str = "G-Pass@8_0.5",
+) -> list[str]:
     """Why the steady G-Pass@k_0.5 cells over-covered: one simulated table (n = 2k,
     32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
     unbiased V(c), the posterior variance under a fitted Beta (release 0.4's fallback)
@@ -187,7 +235,7 @@ def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> l
     unbiased = unbiased_variance_per_c(spec, n)
     post = posterior_variance_table([spec], n, beta)[:, 0]
     grid = grid_posterior_variance_table([spec], n, fitted)[:, 0]
-    used = atoms.variances([spec], atoms.prior())[:, 0][atoms.inverse]
+    used = atoms.variances([spec], atoms.prior(fallback.prior), fallback)[:, 0][atoms.inverse]
     by_beta = atoms.variances([spec], beta)[:, 0][atoms.inverse]
     by_grid = atoms.variances([spec], fitted)[:, 0][atoms.inverse]
     lines = [
@@ -215,7 +263,7 @@ def diagnosis(scenario: str = "steady T=0.5", metric: str = "G-Pass@8_0.5") -> l
     return lines
 
 
-def _table(results: dict, runs: int) -> list[str]:
+def _table(results: dict, runs: int, fallback: Fallback) -> list[str]:
     """Markdown: the coverage table ('now (before)') and the flag table ('share flagged
     / coverage of the unflagged'), one row per (scenario, metric, n), one column per Q."""
     se = math.sqrt(0.95 * 0.05 / runs)
@@ -233,16 +281,18 @@ def _table(results: dict, runs: int) -> list[str]:
         *_rows(results, se, _coverage_text),
         "",
         "Share of reruns whose interval the report marks unreliable (`!`: fewer than 4 "
-        "questions vary) / coverage among the reruns it does not mark (— where it marks all).",
+        "questions vary) / share marked wide (`+`: the fitted Beta's variance more than "
+        "twice the shape-free grid prior's) / coverage among the reruns it marks neither "
+        "way (— where it marks all). ✗: the cell misses its goal — outside [0.93, 0.97] "
+        "by more than 2 SE, and not both marked (`!` below the band, `!` or `+` above it) "
+        "in ≥ 95% of its reruns and covering within the band (2 SE) in the others.",
         "",
         *head,
         *_rows(results, se, _flag_text),
         "",
-        "Coverage of the marked intervals, pooled over the grid: "
-        + "; ".join(_pooled(results))
-        + ".",
+        "Coverage of the marked reruns, pooled over the grid: " + "; ".join(_pooled(results)) + ".",
         "",
-        *diagnosis(),
+        *diagnosis(fallback),
     ]
     return lines
 
@@ -261,6 +311,68 @@ def _rows(results: dict, se: float, text: Callable[[dict, float], str]) -> list[
     return lines
 
 
+def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]:
+    """The verdict lines ('goal met' / 'goal NOT met', then the cells that miss theirs)
+    and the RESULT line."""
+    se = math.sqrt(0.95 * 0.05 / runs)
+    cells = [((s, q, n, m), r) for (s, q, n), per in results.items() for m, r in per.items()]
+    flat = max(r["no_width"] for _, r in cells)
+    cover = [r["cover"] for _, r in cells]
+    outside = sum(not GOAL[0] - 2 * se <= c <= GOAL[1] + 2 * se for c in cover)
+    below = sum(c < GOAL[0] - 2 * se for c in cover)
+    missed = [(key, r) for key, r in cells if not cell_goal(r, se)[0]]
+    inside = [r for _, r in cells if cell_goal(r, se)[1] == "in band"]
+    inside_flagged = float(np.mean([r["!"] + r["+"] for r in inside])) if inside else 0.0
+    kept = [r for _, r in cells if r["kept"] >= 50]
+    short = sum(r["cover_kept"] < GOAL[0] - 2 * math.sqrt(0.95 * 0.05 / r["kept"]) for r in kept)
+    wide = {tau: hits / total for tau, (hits, total) in pooled(results, "+").items() if total}
+    wide_low = [
+        tau
+        for tau, (hits, total) in pooled(results, "+").items()
+        if total and hits / total < GOAL[1] - 2 * math.sqrt(0.97 * 0.03 / total)
+    ]
+    wide_text = ", ".join(f"τ = {t:g}: {c:.3f}" for t, c in wide.items()) or "none marked"
+    checks = [
+        (flat == 0, f"no rerun without a width unless every count is 0 or n (worst {flat:.3f})"),
+        (
+            not missed,
+            f"every cell in [0.93, 0.97] +- 2 SE, or marked where it is outside: `!` below, "
+            f"`!` or `+` above, in >= 95% of its reruns, the rest covering within the band "
+            f"({len(missed)} of {len(cells)} cells miss; {outside} outside the band)",
+        ),
+        (
+            not wide_low,
+            f"`+` reruns are wider than needed: pooled by τ they cover >= 0.97 - 2 SE "
+            f"({wide_text})",
+        ),
+        (
+            inside_flagged <= 0.1,
+            f"cells inside the band are rarely marked `!` or `+` (mean share "
+            f"{inside_flagged:.3f} <= 0.1)",
+        ),
+        (
+            short == 0,
+            f"unflagged reruns cover >= 0.93 - 2 SE in every cell with >= 50 of them "
+            f"({short} of {len(kept)} below)",
+        ),
+    ]
+    verdicts = [f"goal {'met' if ok else 'NOT met'}: {text}" for ok, text in checks]
+    verdicts += [
+        f"  misses: {s} Q={q} n={n} {m}: coverage {r['cover']:.3f}, `!` {r['!']:.2f}, "
+        f"`+` {r['+']:.2f}, unflagged {r['cover_kept']:.3f} of {r['kept']}"
+        for (s, q, n, m), r in missed
+    ]
+    verdicts.append("goals met" if all(ok for ok, _ in checks) else "goals NOT met")
+    result = (
+        f"RESULT prior={fallback.prior} near={fallback.near} cells={len(cells)} "
+        f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} outside={outside} "
+        f"below={below} "
+        f"missed={len(missed)} wide_cover_min={min(wide.values(), default=math.nan):.3f} "
+        f"no_width_max={flat:.3f} inside_marked={inside_flagged:.3f} unflagged_below={short}"
+    )
+    return verdicts, result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400, help="reruns per cell")
@@ -271,66 +383,25 @@ def main() -> None:
     parser.add_argument(
         "--prior",
         choices=("beta", "grid"),
-        default=atoms_module.FALLBACK_PRIOR,
-        help="the fallback's fitted difficulty prior (atoms.FALLBACK_PRIOR)",
+        default=DEFAULT_FALLBACK.prior,
+        help="the fallback's fitted difficulty prior (atoms.Fallback.prior)",
     )
     parser.add_argument(
         "--near",
         choices=("combine", "posterior"),
-        default=atoms_module.NEAR_RULE,
+        default=DEFAULT_FALLBACK.near,
         help="2k <= n < 4k: V(c) combined with the posterior variance, or the latter alone",
     )
     args = parser.parse_args()
-    atoms_module.FALLBACK_PRIOR, atoms_module.NEAR_RULE = args.prior, args.near
+    fallback = Fallback(args.prior, args.near)
     runs = 60 if args.quick else args.runs
     start = time.perf_counter()
     results = {}
     for i, (s, q, n) in enumerate(grid(args.quick)):
-        results[(s, q, n)] = simulate(s, q, n, runs, args.seed + i)
-    se = math.sqrt(0.95 * 0.05 / runs)
-    flat = [r["no_width"] for per in results.values() for r in per.values()]
-    cover = [r["cover"] for per in results.values() for r in per.values()]
-    below = sum(c < GOAL[0] - 2 * se for c in cover)
-    outside = sum(not GOAL[0] - 2 * se <= c <= GOAL[1] + 2 * se for c in cover)
-    per_cell = [r for per in results.values() for r in per.values()]
-    low = [r for r in per_cell if r["cover"] < GOAL[0] - 2 * se]
-    inside = [r for r in per_cell if GOAL[0] - 2 * se <= r["cover"] <= GOAL[1] + 2 * se]
-    missed = sum(r["flagged"] < 0.9 for r in low)
-    inside_flagged = float(np.mean([r["flagged"] for r in inside])) if inside else 0.0
-    # unflagged reruns cover at the level (cells with at least 50 of them)
-    kept = [r for r in per_cell if r["kept"] >= 50]
-    short = sum(r["cover_kept"] < GOAL[0] - 2 * math.sqrt(0.95 * 0.05 / r["kept"]) for r in kept)
-    goals = [
-        (
-            max(flat) == 0,
-            f"no rerun without a width unless every count is 0 or n (worst {max(flat):.3f})",
-        ),
-        (below == 0, f"every cell covers >= 0.93 - 2 SE ({below} of {len(cover)} below)"),
-        (outside == 0, f"every cell in [0.93, 0.97] +- 2 SE ({outside} of {len(cover)} not)"),
-        (
-            missed == 0,
-            f"every cell below the band is marked unreliable in >= 90% of its reruns "
-            f"({len(low) - missed} of {len(low)})",
-        ),
-        (
-            inside_flagged <= 0.1,
-            f"cells inside the band are rarely marked (mean share {inside_flagged:.3f} <= 0.1)",
-        ),
-        (
-            short == 0,
-            f"unmarked reruns cover >= 0.93 - 2 SE in every cell with >= 50 of them "
-            f"({short} of {len(kept)} below)",
-        ),
-    ]
-    verdicts = [f"goal {'met' if ok else 'NOT met'}: {text}" for ok, text in goals]
-    result = (
-        f"RESULT prior={args.prior} near={args.near} cells={len(cover)} "
-        f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} below={below} "
-        f"outside={outside} no_width_max={max(flat):.3f} low_unmarked={missed} "
-        f"inside_marked={inside_flagged:.3f} unmarked_below={short}"
-    )
+        results[(s, q, n)] = simulate(s, q, n, runs, args.seed + i, fallback)
+    verdicts, result = goals(results, runs, fallback)
     # a section the docs include on its own (pymdownx.snippets markers, not rendered)
-    lines = _table(results, runs) + [
+    lines = _table(results, runs, fallback) + [
         "",
         "<!-- --8<-- [start:result] -->",
         "```text",

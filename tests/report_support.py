@@ -192,3 +192,19 @@ def report_json(capsys, *argv, greedy: bool = False) -> tuple[list[dict], str]:
     code, out, err = run_cli(capsys, "report", *argv, "--format", "json", "--resamples", "500")
     assert code == 0, err
     return [r for r in json.loads(out) if greedy or not r["greedy"]], err
+
+
+def compare_rerun(capsys, root: Path, counts_a, counts_b, n: int, key: str) -> tuple[str, str, str]:
+    """Two runs of these counts on the same questions, compared on *key*: the rerun
+    interval's JSON status, the markdown row of *key* and the whole markdown."""
+    a, b = abbr("a", "0-7"), abbr("b", "0-7")
+    write_run(root, a, DATASET, counts_a, n, qs=questions()[: len(counts_a)])
+    write_run(root, b, DATASET, counts_b, n, qs=questions()[: len(counts_b)])
+    path_b = next(root.glob(f"*/results/{b}/{DATASET}.json"))
+    args = ["compare", root, path_b, "--model-a", a, "--metrics", key, "--resamples", "200"]
+    code, out, err = run_cli(capsys, *args, "--format", "json")
+    assert code == 0, err
+    status = json.loads(out)["metrics"][key]["rerun"]["status"]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 0, err
+    return status, next(line for line in out.splitlines() if line.startswith(f"| {key} ")), out

@@ -33,7 +33,12 @@ Then rerun intervals resting on fewer than 4 varying questions marked ``!``/``un
 with the legend's line saying why (issue 35, item 4: 37 rerun statuses in the 6-question
 split tables; in the JSON only ``status`` fields changed, checked; the page gains its note). Then the corrected
 table's intervals (issue 35: they carry the error of the difficulty prior fitted to the
-same questions, so most are wider; the values are unchanged, checked).
+same questions, so most are wider; the values are unchanged, checked). Then rerun
+intervals whose fitted Beta gives more than twice the shape-free grid prior's variance
+marked ``+``/``wide`` with the legend's line saying why (issue 35, item 4: 2 statuses,
+G-Pass@16_0.75 and G-Pass@16_0.5 in 6-question split tables at n = 48, went from
+``posterior`` to ``wide``; in the JSON nothing else changed, checked; the page gains
+the reason in those cells' tooltips, a note under the board and the class).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

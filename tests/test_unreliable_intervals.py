@@ -11,7 +11,7 @@ import json
 import math
 from fractions import Fraction
 
-from report_support import DATASET, abbr, questions, run_cli, write_run
+from report_support import DATASET, abbr, compare_rerun, questions, run_cli, write_run
 
 N, K = 8, 4
 KEY = "G-Pass@4_1.0"
@@ -74,16 +74,6 @@ def test_compare_flags_a_difference_on_three_varying_questions(tmp_path, capsys)
     is marked in JSON and with '!' (and its reason) in markdown."""
     other = [8, 8, 8, 8, 8, 6, 7, 5]  # the same 3 questions vary
     assert sum(0 < _value(a) < 1 or 0 < _value(b) < 1 for a, b in zip(FEW, other)) == 3
-    root = tmp_path / "runs"
-    a, b = abbr("a", "0-7"), abbr("b", "0-7")
-    write_run(root, a, DATASET, FEW, N, qs=questions()[:8])
-    write_run(root, b, DATASET, other, N, qs=questions()[:8])
-    path_b = next(root.glob(f"*/results/{b}/{DATASET}.json"))
-    args = ["compare", root, path_b, "--model-a", a, "--metrics", KEY, "--resamples", "200"]
-    code, out, err = run_cli(capsys, *args, "--format", "json")
-    assert code == 0, err
-    assert json.loads(out)["metrics"][KEY]["rerun"]["status"] == "unreliable"
-    code, out, err = run_cli(capsys, *args)
-    assert code == 0, err
-    row = next(line for line in out.splitlines() if line.startswith(f"| {KEY} "))
+    status, row, out = compare_rerun(capsys, tmp_path, FEW, other, N, KEY)
+    assert status == "unreliable"
     assert "]!" in row and "! = unreliable: fewer than 4 of the table's questions vary in A" in out

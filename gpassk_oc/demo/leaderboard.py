@@ -108,7 +108,7 @@ def shown_metrics(k: int) -> list[str]:
 
 def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
-    from gpassk_oc.report.data.tables import no_width_note, unreliable_note
+    from gpassk_oc.report.data.tables import no_width_note, unreliable_note, wide_note
 
     k, level = report.k, report.level
     metrics = shown_metrics(k)
@@ -129,7 +129,8 @@ def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
         "",
         f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
         "sampled again; * = approximate: some question's variance comes from a Beta "
-        f"fitted to the questions, as at n = 2k; {unreliable_note()}; [no width]: "
+        f"fitted to the questions, as at n = 2k; {wide_note()}; {unreliable_note()}; "
+        "[no width]: "
         f"{no_width_note('rerun')}); *truth* = "
         "the simulated model's exact value on these questions (binomial closed form), "
         "which the rerun interval should cover at its level. gap = pass@k − G-Pass@k_1.0.",

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
@@ -27,10 +28,11 @@ from gpassk_oc.core.uncertainty.grid_prior import (
     fit_grid,
     grid_posterior_variance_table,
 )
+from gpassk_oc.core.uncertainty.interval_kinds import WIDE_RATIO
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
-from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
+from gpassk_oc.core.uncertainty.rerun_variance import kernel, unbiased_variance_per_c
 
-__all__ = ["Atoms", "atoms_of"]
+__all__ = ["DEFAULT_FALLBACK", "Atoms", "Fallback", "atoms_of"]
 
 
 #: below this many times k samples per question (n ≥ 2k) the unbiased variance rests on
@@ -43,15 +45,25 @@ __all__ = ["Atoms", "atoms_of"]
 #: and bench/bench_ci_coverage.py measure both choices
 NEAR_2K = 4
 SMALL_TABLE = 50
-#: the difficulty prior :meth:`Atoms.prior` fits: "beta" (:func:`.difficulty_model.
-#: fit_beta`) or "grid" (the NPMLE of :mod:`.grid_prior`). The grid fits bimodal
-#: difficulties (the steady rows' G-Pass@k_0.5 no longer over-covers) but is too discrete
-#: for Beta-like ones in tables of 8–48 questions (τ = 1 cells fall to 0.87–0.93):
-#: bench/bench_small_tables.py --prior grid measures both, and the Beta stays
-FALLBACK_PRIOR = "beta"
-#: where 2k ≤ n < NEAR_2K·k: "combine" V(c) with the posterior variance (the rule above)
-#: or use the "posterior" one alone (measured with --near posterior: more cells below)
-NEAR_RULE = "combine"
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """How the rerun interval's fallback variance is made; the report uses
+    :data:`DEFAULT_FALLBACK`, bench/bench_small_tables.py measures the others.
+
+    *prior*: the difficulty prior :meth:`Atoms.prior` fits, "beta" (:func:`.difficulty_model.
+    fit_beta`) or "grid" (the NPMLE of :mod:`.grid_prior`). The grid fits bimodal
+    difficulties (the steady rows' G-Pass@k_0.5 no longer over-covers) but is too discrete
+    for Beta-like ones in tables of 8–48 questions (τ = 1 cells fall to 0.87–0.93), so the
+    Beta stays. *near*: where 2k ≤ n < NEAR_2K·k, "combine" V(c) with the posterior
+    variance (the rule above) or use the "posterior" one alone (more cells below)."""
+
+    prior: Literal["beta", "grid"] = "beta"
+    near: Literal["combine", "posterior"] = "combine"
+
+
+DEFAULT_FALLBACK = Fallback()
 
 
 #: a difficulty prior the fallback accepts: the fitted grid (the report's) or a Beta
@@ -126,14 +138,20 @@ class Atoms:
             out[rows] = tables.values[self.c[rows]]
         return out
 
-    def variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
+    def variances(
+        self,
+        specs: Sequence[MetricSpec],
+        prior: Prior | None = None,
+        fallback: Fallback = DEFAULT_FALLBACK,
+    ) -> np.ndarray:
         """(A × M) per-question rerun-variance estimates: unbiased V(c) (:mod:`.rerun_variance`)
         where n ≥ 2k; NaN where the metric is undefined. With a *prior* (the grid prior
         fitted to the questions, :meth:`prior`, or a Beta), the posterior expectation
         ``E[Var(f(C') | p) | c]`` (:func:`_posterior_table`) stands in where V says nothing: where k ≤ n < 2k (no
         unbiased estimate exists; NaN without a prior) and, for k ≥ 2, where V(c) = 0 (c at
         a flat end of the estimator, e.g. all correct: a rerun can still move it); where
-        2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`)."""
+        2k ≤ n < NEAR_2K·k (k ≥ 2) the two are combined (see :data:`NEAR_2K`; or the
+        posterior one alone, as *fallback* says)."""
         out = np.empty((len(self.n), len(specs)))
         for rows, tables in self._by_n(specs):
             c = self.c[rows]
@@ -149,21 +167,42 @@ class Atoms:
                 flat = tables.flat_ends[cols] & (sub == 0)
                 small = self.weight.sum() < SMALL_TABLE
                 both = np.fmax(sub, post) if small else (sub + post) / 2
-                if NEAR_RULE == "posterior":
+                if fallback.near == "posterior":
                     both = post
                 part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
 
-    def cell_variances(self, specs: Sequence[MetricSpec], prior: Prior | None = None) -> np.ndarray:
-        """:meth:`variances` of one table, all 0 (so 'no width') where every question was
-        right in all or in none of its samples: a rerun moves such a value only if some
-        rate lies strictly between 0 and 1, and these counts cannot say by how much (a
-        prior fitted to them is a point mass at 0 and 1)."""
-        var = self.variances(specs, prior)
+    def cell_variances(self, var: np.ndarray) -> np.ndarray:
+        """*var* (:meth:`variances` of these atoms as one table), all 0 (so 'no width')
+        where every question was right in all or in none of its samples: a rerun moves
+        such a value only if some rate lies strictly between 0 and 1, and these counts
+        cannot say by how much (a prior fitted to them is a point mass at 0 and 1)."""
         if np.all((self.c == 0) | (self.c == self.n)):
             return np.where(np.isnan(var), var, 0.0)
         return var
+
+    def wide(
+        self, specs: Sequence[MetricSpec], used: np.ndarray, fallback: Fallback = DEFAULT_FALLBACK
+    ) -> np.ndarray:
+        """(M,) True where the variances *used* (:meth:`cell_variances` with the fitted
+        Beta) sum to more than :data:`.interval_kinds.WIDE_RATIO` times what the same rule
+        gives with the shape-free grid prior fitted to the same counts: the Beta's shape,
+        not the samples, then sets the width (the interval is marked 'wide'). Only for a
+        metric that one sample's verdict cannot move at either end (:func:`_flat_at_ends`)
+        and where every question has n ≥ 2k: elsewhere the grid prior (a few spikes, some
+        at exactly 0 or 1) understates the variance too much to judge the Beta by."""
+        grid = self.prior("grid") if fallback.prior == "beta" else None
+        if grid is None:
+            return np.zeros(len(specs), dtype=bool)
+        free = self.cell_variances(self.variances(specs, grid, fallback))
+        total, ref = (self.weight @ np.nan_to_num(v, nan=0.0) for v in (used, free))
+        return (total > WIDE_RATIO * ref) & self.judged(specs)
+
+    def judged(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) where :meth:`wide` may mark: metrics flat at both ends, n ≥ 2k."""
+        ends = np.array([_flat_at_ends(spec) for spec in specs], dtype=bool)
+        return ends & ~self.short(specs)
 
     def fallback(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question's rerun variance comes from (or is combined with)
@@ -201,13 +240,27 @@ class Atoms:
             out |= tables.short
         return out
 
-    def prior(self) -> Prior | None:
-        """The difficulty prior fitted to these questions' counts (empirical Bayes), the
-        kind :data:`FALLBACK_PRIOR` names, or None when it cannot be fitted (fewer than 2
+    def prior(self, kind: str = DEFAULT_FALLBACK.prior) -> Prior | None:
+        """The difficulty prior fitted to these questions' counts (empirical Bayes), of
+        *kind* (:attr:`Fallback.prior`), or None when it cannot be fitted (fewer than 2
         questions, or some question has n < 2)."""
         key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
         weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
-        return _fitted_prior(key[0], key[1], weight, FALLBACK_PRIOR)
+        return _fitted_prior(key[0], key[1], weight, kind)
+
+
+def _flat_at_ends(spec: MetricSpec) -> bool:
+    """True where the metric on k draws is the same with 0 and 1 correct and with k − 1
+    and k (β_0 = β_1, β_{k−1} = β_k: G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k): its rerun variance
+    then vanishes to second order at p = 0 and 1, so a prior's mass at exactly 0 or 1
+    instead of near it changes little. For G-Pass@k_1.0 (and mG-Pass@k, pass@k) it
+    vanishes to first order only, and the grid prior, which puts an all-correct
+    question's rate at exactly 1, gives it too little variance to judge the Beta by."""
+    try:
+        beta = kernel(spec)
+    except ValueError:  # undefined at its k
+        return False
+    return len(beta) > 2 and beta[0] == beta[1] and beta[-2] == beta[-1]
 
 
 @lru_cache(maxsize=64)

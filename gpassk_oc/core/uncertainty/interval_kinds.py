@@ -14,7 +14,8 @@ the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0
 (:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
 ``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
 An interval whose questions include fewer than :data:`MIN_VARYING` that vary is still
-given, marked ``unreliable`` (:func:`mark_unreliable`).
+given, marked ``unreliable`` (:func:`mark_unreliable`); one whose fallback variances sum to
+more than :data:`WIDE_RATIO` times what a shape-free prior gives is marked ``wide``.
 
 **Benchmark interval** (questions resampled too): the bootstrap over questions, read
 with BCa (bias-corrected and accelerated) percentiles, implemented in
@@ -32,7 +33,9 @@ import numpy as np
 __all__ = [
     "MIN_VARYING",
     "SHOWN",
+    "WIDE_RATIO",
     "mark_unreliable",
+    "marked",
     "p_held_to_interval",
     "rerun_df",
     "t_quantile",
@@ -45,8 +48,31 @@ __all__ = [
 #: its level (steady G-Pass@4_1.0, n = 8, 8 questions of which ≤ 3 vary: coverage 0.81 and
 #: 0.90 at 95%; bench/bench_small_tables.py shows the share of reruns flagged per cell)
 MIN_VARYING = 4
-#: rerun statuses whose interval has bounds ('unreliable': shown, but with a warning)
-SHOWN = ("ok", "posterior", "unreliable")
+#: a 'posterior' rerun interval whose variances sum to more than this many times what the
+#: same rule gives with the shape-free grid prior (:mod:`.grid_prior`) fitted to the same
+#: counts is marked 'wide': the Beta's shape, not the samples, sets its width. Why 2: an
+#: interval covers 0.97 (the top of the [0.93, 0.97] goal at 95%) when its variance is
+#: (z₀.₉₈₅ / z₀.₉₇₅)² = 1.23 times the true one; the grid prior's variance is at worst
+#: about 0.6 times the true one for the metrics judged (its worst τ = 0.5 cell as the
+#: fallback covers 0.870: (z₀.₉₃₅ / z₀.₉₇₅)² = 0.60; docs/intervals-and-planning.md), so a
+#: Beta variance above 1.23 / 0.60 ≈ 2 times the grid's is above 1.23 times the truth:
+#: wider than the goal allows, on the counts alone (:meth:`.atoms.Atoms.wide`)
+WIDE_RATIO = 2.0
+#: rerun statuses whose interval has bounds ('unreliable', 'wide': shown, with a warning)
+SHOWN = ("ok", "posterior", "wide", "unreliable")
+
+
+def marked(
+    status: list[str], fallback: np.ndarray, wide: np.ndarray, varying: np.ndarray
+) -> list[str]:
+    """Rerun statuses with their marks: 'posterior' where some question's variance came
+    from the fitted prior (*fallback*, per column), 'wide' where that prior's shape sets
+    the width (*wide*: :meth:`.atoms.Atoms.wide`), then :func:`mark_unreliable`."""
+    status = [
+        ("wide" if wide[j] else "posterior") if s == "ok" and fallback[j] else s
+        for j, s in enumerate(status)
+    ]
+    return mark_unreliable(status, varying)
 
 
 def mark_unreliable(status: list[str], varying: np.ndarray) -> list[str]:

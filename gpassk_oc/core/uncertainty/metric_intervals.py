@@ -23,10 +23,9 @@ interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]
 a rerun interval when every question was right in all or in none of its samples
 (``rerun='no width'``: the counts cannot say how far a rerun would move the value).
 
-Where a question's unbiased rerun variance is 0 (c at a flat end of the estimator, e.g. all
-correct: a rerun can still move it) or n < 4k (the unbiased estimate alone is too noisy and
-skewed), the posterior variance under the fitted Beta stands in for it or bounds it below
-(:meth:`.atoms.Atoms.variances`), and the interval is marked ``rerun='posterior'``.
+Where a question's unbiased variance is 0 or n < 4k, the fitted Beta's posterior variance
+stands in or is combined (:meth:`.atoms.Atoms.variances`): ``rerun='posterior'``, or
+``'wide'`` where that Beta's shape sets the width (:func:`.interval_kinds.marked`).
 
 Metric values are fractions in [0, 1]; the report layer converts to percent.
 """
@@ -40,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
-from gpassk_oc.core.uncertainty.atoms import Atoms, atoms_of
+from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Atoms, Fallback, atoms_of
 from gpassk_oc.core.uncertainty.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -58,7 +57,8 @@ from gpassk_oc.core.uncertainty.bootstrap import (
 )
 from gpassk_oc.core.uncertainty.interval_kinds import (
     SHOWN,
-    mark_unreliable,
+    WIDE_RATIO,
+    marked,
     p_held_to_interval,
     rerun_df,
     t_quantile,
@@ -185,8 +185,8 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (variances from the fitted Beta), 'unreliable' (bounds, but < 4 questions
-    # vary: interval_kinds), 'undefined', 'n < 2k' (no Beta fitted), 'no width'; rerun_interval
+    # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
+    # 'unreliable' (< 4 questions vary), 'undefined', 'n < 2k', 'no width': interval_kinds
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -196,13 +196,6 @@ class Estimate:
         if kind == "benchmark":
             return self.ci_low, self.ci_high, self.ci
         raise ValueError(f"interval kind must be one of {INTERVAL_KINDS}, got {kind!r}")
-
-
-def _mark(status: list[str], short: np.ndarray, varying: np.ndarray) -> list[str]:
-    """'posterior' for an interval that used posterior variances (n < 2k somewhere), then
-    'unreliable' for one on fewer than MIN_VARYING varying questions (:func:`mark_unreliable`)."""
-    status = ["posterior" if s == "ok" and short[j] else s for j, s in enumerate(status)]
-    return mark_unreliable(status, varying)
 
 
 def _specs(metrics: Iterable[str | MetricSpec]) -> list[MetricSpec]:
@@ -251,23 +244,24 @@ def summarize_many(
     n_boot: int = DEFAULT_RESAMPLES,
     level: float = DEFAULT_LEVEL,
     seed: int = 0,
+    fallback: Fallback = DEFAULT_FALLBACK,
 ) -> list[dict[str, Estimate]]:
     """:func:`summarize` of every ``(n, c)`` cell, in order; the same numbers as one call
     per cell (up to rounding in the last bit), much faster for many cells: the benchmark
     interval's resamples depend only on (Q, resamples, seed) (:func:`.bootstrap.
     question_counts`), so cells with the same number of questions share one draw and
-    one matrix product per block of columns."""
+    one matrix product per block of columns. *fallback*: how variances the counts cannot
+    give are made (:class:`.atoms.Fallback`; the benches measure the alternatives)."""
     specs = _specs(metrics)
     atoms = [atoms_of(n, c) for n, c in cells]
     values = [a.values(specs) for a in atoms]
     bounds = _benchmark_bounds(atoms, values, n_boot, level, seed)
-    priors = [a.prior() if a.fallback(specs).any() else None for a in atoms]
+    priors = [a.prior(fallback.prior) if a.fallback(specs).any() else None for a in atoms]
     # 'posterior' marks an interval some of whose variances came from the fitted Beta
     shorts = [a.fallback(specs) & (p is not None) for a, p in zip(atoms, priors)]
-    sums = [
-        _rerun_sums(a.weight, v, a.cell_variances(specs, prior))
-        for a, v, prior in zip(atoms, values, priors)
-    ]
+    used = [a.cell_variances(a.variances(specs, p, fallback)) for a, p in zip(atoms, priors)]
+    wides = [a.wide(specs, u, fallback) & s for a, u, s in zip(atoms, used, shorts)]
+    sums = [_rerun_sums(a.weight, v, u) for a, v, u in zip(atoms, values, used)]
     if not sums:
         return []
     # every cell's rerun intervals side by side: one t-quantile call for the grid
@@ -284,10 +278,10 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            _mark(status[i * m : i * m + m], short, a.weight @ a.varies(specs)),
+            marked(status[i * m : i * m + m], short, wide, a.weight @ a.varies(specs)),
             n_boot,
         )
-        for i, (a, v, b, short) in enumerate(zip(atoms, values, bounds, shorts))
+        for i, (a, v, b, short, wide) in enumerate(zip(atoms, values, bounds, shorts, wides))
     ]
 
 
@@ -412,6 +406,13 @@ class _Paired:
         va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
         return cls(atoms_a, atoms_b, pairs, weight, va, vb, both)
 
+    def _variances(self, specs: list[MetricSpec], prior_a: Any, prior_b: Any) -> np.ndarray:
+        """Per pair, A's plus B's per-question rerun variances under the two priors."""
+        return (
+            self.atoms_a.variances(specs, prior_a)[self.pairs[:, 0]]
+            + self.atoms_b.variances(specs, prior_b)[self.pairs[:, 1]]
+        )
+
     def rerun_kind(
         self, specs: list[MetricSpec], diff_values: np.ndarray, point: np.ndarray, level: float
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str], np.ndarray]:
@@ -422,15 +423,17 @@ class _Paired:
         prior_a = a.prior() if short_a.any() else None
         prior_b = b.prior() if short_b.any() else None
         short_a, short_b = short_a & (prior_a is not None), short_b & (prior_b is not None)
-        var = (
-            a.variances(specs, prior_a)[self.pairs[:, 0]]
-            + b.variances(specs, prior_b)[self.pairs[:, 1]]
-        )
+        var = self._variances(specs, prior_a, prior_b)
         r_low, r_high, se, r_status = rerun_interval(
             weight, diff_values, var, level=level, clip=False
         )
+        # 'wide' as in Atoms.wide: the Beta's sum against the shape-free grid prior's
+        grid_a, grid_b = (x.prior("grid") if p else None for x, p in ((a, prior_a), (b, prior_b)))
+        free = self._variances(specs, grid_a or prior_a, grid_b or prior_b)
+        total, ref = (weight @ np.where(self.both, np.nan_to_num(x), 0.0) for x in (var, free))
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
-        r_status = _mark(r_status, short_a | short_b, weight @ (moved & self.both))  # A or B
+        wide = (total > WIDE_RATIO * ref) & a.judged(specs) & b.judged(specs)
+        r_status = marked(r_status, short_a | short_b, wide, weight @ (moved & self.both))
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))

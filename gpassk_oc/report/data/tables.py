@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
-from gpassk_oc.core.uncertainty.interval_kinds import MIN_VARYING, SHOWN
+from gpassk_oc.core.uncertainty.interval_kinds import MIN_VARYING, SHOWN, WIDE_RATIO
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.health_warnings import MARKER
@@ -23,8 +23,9 @@ from gpassk_oc.report.data.report_model import (
 
 NO_WIDTH = "no width"
 SHORT_N = "n<2k"
-#: after a rerun interval of status 'posterior' / 'unreliable' (see :func:`unreliable_note`)
-MARKS = {"posterior": "*", "unreliable": "!"}
+#: after a rerun interval of status 'posterior' / 'wide' / 'unreliable' (see :func:`wide_note`,
+#: :func:`unreliable_note`)
+MARKS = {"posterior": "*", "wide": "+", "unreliable": "!"}
 #: what ``--interval`` may ask for, and the kinds each shows (in order)
 INTERVAL_CHOICES: dict[str, tuple[str, ...]] = {
     "rerun": ("rerun",),
@@ -39,7 +40,8 @@ DEFAULT_INTERVAL = "rerun"
 
 def interval_text(low: float, high: float, status: str) -> str:
     """``[low, high]`` (``[low, high]*`` where posterior variances stand in for some
-    question's, see :func:`ci_note`; ``[low, high]!`` where it is unreliable,
+    question's, see :func:`ci_note`; ``[low, high]+`` where they make it wider than
+    needed, :func:`wide_note`; ``[low, high]!`` where it is unreliable,
     :func:`unreliable_note`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``, or ''
     when there is none to show."""
     if status in SHOWN:
@@ -232,6 +234,25 @@ def no_width_note(interval: str = "both") -> str:
 UNRELIABLE = f"unreliable: fewer than {MIN_VARYING} of the table's questions vary"
 
 
+#: why a rerun interval is marked '+' (status 'wide'), in short (the page's tooltips)
+WIDE = (
+    "wider than needed: most of this width comes from the fitted difficulty model, not "
+    "from variation seen in the samples"
+)
+
+
+def wide_note() -> str:
+    """What a rerun interval marked ``+`` (status 'wide') means, and why."""
+    return (
+        f"+ = {WIDE} (the Beta fitted to the questions gives their variances more than "
+        f"{WIDE_RATIO:g}× what a fit assuming no shape for the difficulties gives: the "
+        "Beta's shape puts questions near the metric's threshold that the counts do not "
+        "show, e.g. questions solved nearly always or nearly never and τ ≤ 0.5), so a rerun "
+        "would move the value less than this; more samples per question (n ≥ 4k) give an "
+        "interval from the samples themselves"
+    )
+
+
 def unreliable_note() -> str:
     """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
     return (
@@ -255,7 +276,8 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         "under a Beta fitted to the questions — where n < 2k (no unbiased estimate "
         "exists), where the unbiased estimate is 0 (e.g. every sample right: it would "
         "claim a rerun cannot move the question) and, combined with it, where n < 4k "
-        f"(the unbiased estimate alone is too noisy); {unreliable_note()}; [{SHORT_N}]: "
+        f"(the unbiased estimate alone is too noisy); {wide_note()}; {unreliable_note()}; "
+        f"[{SHORT_N}]: "
         "not even a Beta can be fitted)"
     )
     if report.n_boot <= 0:

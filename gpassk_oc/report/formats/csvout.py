@@ -3,7 +3,7 @@ value, the benchmark interval (``ci_low``/``ci_high``: new questions too), its r
 standard error (``sampling_se``) and the rerun interval (``rerun_low``/``rerun_high``: same
 questions, new samples) — percent, rounding rule of :mod:`.numbers`, empty where an
 interval is not given — and each interval's status (``rerun_status``, ``ci_status``: 'ok',
-'posterior', 'unreliable', 'n < 2k', 'no width', 'off', 'undefined', see
+'posterior', 'wide', 'unreliable', 'n < 2k', 'no width', 'off', 'undefined', see
 :class:`~gpassk_oc.core.uncertainty.metric_intervals.Estimate`); greedy runs follow with their accuracy in the ``Greedy`` columns.
 With ``--k`` listing several ks, every k's metrics (:mod:`.sweep`) follow as further
 columns, filled on ``overall`` lines; the output-token statistics of each row's runs
@@ -36,7 +36,8 @@ _PER_METRIC = (
     " sampling_se",
     " rerun_low",
     " rerun_high",
-    # why a bound is empty, or that a rerun interval used posterior variances (n < 2k)
+    # why a bound is empty, or that a rerun interval used posterior variances ('wide':
+    # mostly, and wider than needed; 'unreliable': fewer than 4 questions vary)
     " rerun_status",
     " ci_status",
 )

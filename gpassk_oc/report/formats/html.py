@@ -23,6 +23,7 @@ from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
     UNRELIABLE,
+    WIDE,
     accounting_note,
     accounting_rows,
     greedy_rows,
@@ -117,6 +118,7 @@ def page_data(
         "sheet_columns": list(SHEET_COLUMNS),  # the drill-down's audit-sheet export
         "notes": list(report.notes),
         "unreliable_note": UNRELIABLE,  # why a rerun interval is marked '!'
+        "wide_note": WIDE,  # why one is marked '+'
     }
 
 

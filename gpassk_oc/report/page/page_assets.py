@@ -33,6 +33,7 @@ td.model{cursor:pointer;color:#0645ad;text-decoration:underline}
 .bar .pt{position:absolute;top:-2px;width:2px;height:12px;background:#123}
 td.posterior::after{content:"*";color:#555}
 td.unreliable::after{content:"!";color:#b42318;font-weight:bold}
+td.wide::after{content:"+";color:#555;font-weight:bold}
 .warn{color:#a15c00;font-weight:bold;margin-left:4px;cursor:help}
 #warnings li{color:#7a4400}#warnings summary{font-weight:bold;color:#7a4400;cursor:pointer}
 #detail{border:1px solid #bbb;padding:.5em 1em;background:#fafafa;margin:1em 0}
@@ -91,6 +92,7 @@ PAGE_SCRIPT = r"""
   }
   function ivText(iv) {
     return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "") +
+      (iv.status === "wide" ? " (" + data.wide_note + ")" : "") +
       (iv.status === "unreliable" ? " (" + data.unreliable_note + ")" : "");
   }
   function cellValue(row, key) {
@@ -242,7 +244,7 @@ PAGE_SCRIPT = r"""
         var iv = interval(est);
         if (iv) {
           td.title = state.kind + " interval " + ivText(iv);
-          if (iv.status === "posterior" || iv.status === "unreliable") { td.className = iv.status; }
+          if (iv.status in {posterior: 1, wide: 1, unreliable: 1}) { td.className = iv.status; }
         }
         td.appendChild(bar(est));
         cells.push(td);
@@ -251,6 +253,9 @@ PAGE_SCRIPT = r"""
     });
     table.appendChild(body);
     board.appendChild(el("div", {"class": "scroll"}, [table]));
+    if (state.kind === "rerun") {  // under the board: the sticky header stays one line
+      board.appendChild(el("p", {id: "marks-note", text: "+ = " + data.wide_note + "."}));
+    }
   }
 
   function verdictText(v) {
