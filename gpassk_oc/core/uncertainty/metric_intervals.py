@@ -64,11 +64,7 @@ from gpassk_oc.core.uncertainty.interval_kinds import (
     t_quantile,
     t_two_sided_p,
 )
-from gpassk_oc.core.uncertainty.known_rates import (
-    metric_per_c,
-    rerun_se,
-    rerun_variance,
-)
+from gpassk_oc.core.uncertainty.known_rates import metric_per_c, rerun_se, rerun_variance
 
 __all__ = [
     "Atoms",
