@@ -38,7 +38,10 @@ intervals whose fitted Beta gives more than twice the shape-free grid prior's va
 marked ``+``/``wide`` with the legend's line saying why (issue 35, item 4: 2 statuses,
 G-Pass@16_0.75 and G-Pass@16_0.5 in 6-question split tables at n = 48, went from
 ``posterior`` to ``wide``; in the JSON nothing else changed, checked; the page gains
-the reason in those cells' tooltips, a note under the board and the class).
+the reason in those cells' tooltips, a note under the board and the class). Then the
+'+' legend no longer tells a reader that n ≥ 4k gives an interval from the samples (a
+question right in all or none of its samples has no unbiased variance at any n): it
+points to the docs' section instead (legend text only).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

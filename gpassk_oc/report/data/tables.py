@@ -248,8 +248,8 @@ def wide_note() -> str:
         f"{WIDE_RATIO:g}× what a fit assuming no shape for the difficulties gives: the "
         "Beta's shape puts questions near the metric's threshold that the counts do not "
         "show, e.g. questions solved nearly always or nearly never and τ ≤ 0.5), so a rerun "
-        "would move the value less than this; more samples per question (n ≥ 4k) give an "
-        "interval from the samples themselves"
+        "would likely move the value less than this (docs/intervals-and-planning.md, "
+        "Marked wider than needed)"
     )
 
 
