@@ -41,7 +41,9 @@ G-Pass@16_0.75 and G-Pass@16_0.5 in 6-question split tables at n = 48, went from
 the reason in those cells' tooltips, a note under the board and the class). Then the
 '+' legend no longer tells a reader that n ≥ 4k gives an interval from the samples (a
 question right in all or none of its samples has no unbiased variance at any n): it
-points to the docs' section instead (legend text only).
+points to the docs' section instead (legend text only). Then at n < 2k the larger of
+the Beta's and the grid prior's summed variance (the legend says so; no value or bound of
+these files changed, checked).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

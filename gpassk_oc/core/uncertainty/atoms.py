@@ -57,10 +57,15 @@ class Fallback:
     difficulties (the steady rows' G-Pass@k_0.5 no longer over-covers) but is too discrete
     for Beta-like ones in tables of 8–48 questions (τ = 1 cells fall to 0.87–0.93), so the
     Beta stays. *near*: where 2k ≤ n < NEAR_2K·k, "combine" V(c) with the posterior
-    variance (the rule above) or use the "posterior" one alone (more cells below)."""
+    variance (the rule above) or use the "posterior" one alone (more cells below).
+    *short*: where k ≤ n < 2k every variance is a prior's, and nothing in the counts checks
+    the Beta's shape; "larger" takes, per metric, whichever of the Beta and the grid prior
+    fitted to the same counts gives the larger summed variance (two fits the counts
+    cannot tell apart: the wider is the honest one), "prior" the *prior* alone."""
 
     prior: Literal["beta", "grid"] = "beta"
     near: Literal["combine", "posterior"] = "combine"
+    short: Literal["larger", "prior"] = "larger"
 
 
 DEFAULT_FALLBACK = Fallback()
@@ -161,6 +166,8 @@ class Atoms:
             if prior is not None and cols.size:
                 n = int(self.n[rows][0])
                 post = _posterior_table([specs[j] for j in cols], n, prior)[c]
+                if fallback.short == "larger" and not isinstance(prior, GridPrior):
+                    post = self._larger_short(post, rows, c, n, [specs[j] for j in cols])
                 sub = part[:, cols]
                 near = tables.near[cols]
                 part = part.copy()
@@ -172,6 +179,20 @@ class Atoms:
                 part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
+
+    def _larger_short(
+        self, post: np.ndarray, rows: slice | np.ndarray, c: np.ndarray, n: int, specs: list
+    ) -> np.ndarray:
+        """*post* (the Beta's posterior variances of these rows), with each metric that
+        has n < 2k replaced by the grid prior's where those sum to more (Fallback.short)."""
+        tables = _tables(tuple(specs), n)
+        grid = self.prior("grid") if tables.short.any() else None
+        if grid is None:
+            return post
+        other = _posterior_table(specs, n, grid)[c]
+        weight = self.weight[rows]
+        larger = tables.short & (weight @ np.nan_to_num(other) > weight @ np.nan_to_num(post))
+        return np.where(larger, other, post)
 
     def cell_variances(self, var: np.ndarray) -> np.ndarray:
         """*var* (:meth:`variances` of these atoms as one table), all 0 (so 'no width')

@@ -274,7 +274,7 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         "(sampling noise only; t interval from an unbiased per-question variance "
         "estimate; * = approximate: some question's variance is the posterior expectation "
         "under a Beta fitted to the questions — where n < 2k (no unbiased estimate "
-        "exists), where the unbiased estimate is 0 (e.g. every sample right: it would "
+        "exists; there the shape-free grid fit's instead where it gives more), where the unbiased estimate is 0 (e.g. every sample right: it would "
         "claim a rerun cannot move the question) and, combined with it, where n < 4k "
         f"(the unbiased estimate alone is too noisy); {wide_note()}; {unreliable_note()}; "
         f"[{SHORT_N}]: "
