@@ -213,12 +213,16 @@ class Atoms:
         metric that one sample's verdict cannot move at either end (:func:`_flat_at_ends`)
         and where every question has n ≥ 2k: elsewhere the grid prior (a few spikes, some
         at exactly 0 or 1) understates the variance too much to judge the Beta by."""
-        grid = self.prior("grid") if fallback.prior == "beta" else None
+        out = np.zeros(len(specs), dtype=bool)
+        # only the judged metrics that took a fallback variance can differ from the grid's
+        cols = np.flatnonzero(self.judged(specs) & self.fallback(specs))
+        grid = self.prior("grid") if fallback.prior == "beta" and cols.size else None
         if grid is None:
-            return np.zeros(len(specs), dtype=bool)
-        free = self.cell_variances(self.variances(specs, grid, fallback))
-        total, ref = (self.weight @ np.nan_to_num(v, nan=0.0) for v in (used, free))
-        return (total > WIDE_RATIO * ref) & self.judged(specs)
+            return out
+        free = self.cell_variances(self.variances([specs[j] for j in cols], grid, fallback))
+        total, ref = (self.weight @ np.nan_to_num(v, nan=0.0) for v in (used[:, cols], free))
+        out[cols] = total > WIDE_RATIO * ref
+        return out
 
     def judged(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) where :meth:`wide` may mark: metrics flat at both ends, n ≥ 2k."""
@@ -284,9 +288,11 @@ def _flat_at_ends(spec: MetricSpec) -> bool:
     return len(beta) > 2 and beta[0] == beta[1] and beta[-2] == beta[-1]
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=8192)
 def _fitted_prior(n: bytes, c: bytes, weight: bytes, kind: str) -> Prior | None:
-    """Atoms.prior, cached: a report asks for the same questions once per metric set."""
+    """Atoms.prior, cached: a report asks for the same questions once per metric set, and
+    for each table twice (the variances, then the 'wide' check), a table after every other
+    table of the report: the cache holds a 240-run grid's tables (a grid prior is 1.6 kB)."""
     fit = fit_grid if kind == "grid" else fit_beta
     try:
         return fit(
