@@ -15,6 +15,12 @@ from the Jeffreys posterior Beta(x + ½, m − x + ½). Draws of (e1, e0) become
 (fp, fn) — the rates' uncertainty, which the corrected intervals carry; an audit of a
 large part of a small run leaves little of it. The point rates use the observed shares x/m.
 Stated rates (``--verdict-error fp=…,fn=…``) are taken as known exactly.
+
+A side whose audit finds no error gives the point rate 0, but its draws lie above 0: a rate
+the audit cannot rule out (:func:`no_errors_found` gives its bound) widens the corrected
+intervals. No interval that holds a rate of 0 whenever an audit finds none can do
+otherwise; where the true rate is 0 such intervals cover more often than their level
+(docs/verdict-error-and-ranks.md, "Audits that find no errors").
 """
 
 from __future__ import annotations
@@ -34,7 +40,9 @@ VERDICT_SOURCES = (*Source.values(), "unknown")
 __all__ = [
     "ALL_SOURCES",
     "MIN_AUDITED",
+    "NoErrorsFound",
     "SourceAudit",
+    "no_errors_found",
     "parse_verdict_error",
     "rates_from_audit",
 ]
@@ -114,6 +122,54 @@ def _share_draws(x: int, m: int, total: int, size: int, rng: np.random.Generator
     if total <= m:  # every verdict audited (or the counts disagree): the share is known
         return np.full(size, x / m) if m else e
     return (x + rng.binomial(total - m, e)) / total
+
+
+@dataclass(frozen=True)
+class NoErrorsFound:
+    """One side of a source's audit that found no errors, and the rate it cannot rule out."""
+
+    source: str
+    rate: str  # "fp": no error among the audited "correct" verdicts; "fn": the "wrong" ones
+    audited: int  # verdicts audited on that side
+    bound: float  # the rate's upper bound: at the share's (1 + level)/2 point of the draws
+    point: float  # the quantile's probability, (1 + level)/2
+
+    @property
+    def verdicts(self) -> str:
+        return "correct" if self.rate == "fp" else "wrong"
+
+
+def no_errors_found(audit: SourceAudit, level: float) -> list[NoErrorsFound]:
+    """The sides of *audit* with audited verdicts but no error among them, each with the
+    upper bound of its rate: the share of errors at the (1 + level)/2 point of the law the
+    draws come from (:meth:`SourceAudit.draws` with x = 0: BetaBinomial(N − m, ½, m + ½)
+    over N, the Jeffreys posterior carried to the unaudited verdicts), turned into the rate
+    with the other side at its point share. A side audited whole (m = N) knows its share is
+    0 and is left out, as is a source with one verdict only (not corrected)."""
+    from scipy.stats import betabinom
+
+    if audit.one_verdict:
+        return []
+    q = (1 + level) / 2
+    e1, e0 = (
+        x / m if m else 0.0
+        for x, m in (
+            (audit.false_correct, audit.audited_correct),
+            (audit.false_wrong, audit.audited_wrong),
+        )
+    )
+    out = []
+    for rate, x, m, total in (
+        ("fp", audit.false_correct, audit.audited_correct, audit.n_correct),
+        ("fn", audit.false_wrong, audit.audited_wrong, audit.n_wrong),
+    ):
+        if x or not m or total <= m:
+            continue
+        share = float(betabinom.ppf(q, total - m, 0.5, m + 0.5)) / total
+        shares = (share, e0) if rate == "fp" else (e1, share)
+        bound = float(audit.rates_of(np.array(shares[0]), np.array(shares[1]))[rate == "fn"])
+        out.append(NoErrorsFound(audit.source, rate, m, bound, q))
+    return out
 
 
 def rates_from_audit(
