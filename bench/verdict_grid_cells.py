@@ -25,6 +25,7 @@ class Scenario:
 
     def label(self) -> str:
         rates = "stated" if self.source == "stated" else f"audit {self.source}"
+        rates += ", none found: 0" if self.rates == "zero" else ""
         return f"{100 * self.fp:g}% | {100 * self.fn:g}% | {self.q} | {self.n} | {rates}"
 
 
