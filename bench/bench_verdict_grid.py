@@ -123,22 +123,28 @@ def audited_rerun(s: Scenario, rng: np.random.Generator, seed: int, pop: np.ndar
 
 
 def audited_rates(
-    audit: SourceAudit, seed: int, zero: bool = False
+    audit: SourceAudit, seed: int, how: str = "jeffreys"
 ) -> tuple[list[tuple[float, float]], np.ndarray]:
-    """The point rates and (R × 1 × 2) draws the report takes from *audit*; *zero*: a side
-    of the audit without errors draws its share as exactly 0 (the alternative the
-    boundary check measures), the other side as the report draws it."""
+    """The point rates and (R × 1 × 2) draws the report takes from *audit*; *how*
+    ``zero``: a side of the audit without errors draws its share as exactly 0 (the
+    alternative the boundary check measures), the other side as the report draws it;
+    ``plain``: both shares drawn plainly, not stratified (the draws before issue 35's
+    audit fix, to measure what stratifying changed)."""
     points, drawn = rates_from_audit([audit], DRAWS["n"], seed=seed)
     draws = drawn["judge"]
-    if zero and (audit.false_correct == 0 or audit.false_wrong == 0):
+    if how == "plain" or (how == "zero" and 0 in (audit.false_correct, audit.false_wrong)):
         shares = []
         rng = np.random.default_rng(seed)
         for x, m, total in (
             (audit.false_correct, audit.audited_correct, audit.n_correct),
             (audit.false_wrong, audit.audited_wrong, audit.n_wrong),
         ):
-            e = _share_draws(x, m, total, DRAWS["n"], rng)
-            shares.append(np.zeros(DRAWS["n"]) if x == 0 else e)
+            if how == "plain":
+                e = rng.beta(x + 0.5, m - x + 0.5, DRAWS["n"])
+                e = (x + rng.binomial(total - m, e)) / total if total > m else e * 0 + x / m
+            else:
+                e = _share_draws(x, m, total, DRAWS["n"], rng)
+            shares.append(np.zeros(DRAWS["n"]) if how == "zero" and x == 0 else e)
         draws = np.stack(audit.rates_of(*shares), axis=1)
     return [points["judge"]], draws[:, None, :]
 
@@ -158,7 +164,7 @@ def simulate(
         rates, draws = [(s.fp, s.fn)], None
     else:
         audit = _audit_exact(rng, t, kept, c, int(s.source), s.n)
-        rates, draws = audited_rates(audit, seed, s.rates == "zero")
+        rates, draws = audited_rates(audit, seed, s.rates)
     prior: Difficulty | None = None
     if s.prior == "true":
         prior = PRIOR
@@ -260,7 +266,11 @@ def parse_cells(text: str) -> list[Scenario]:
 
 def remeasure(todo: Sequence[Scenario], reruns: int, seed: int, pop: np.ndarray, pool) -> dict:
     """{scenario: reruns × 4 × M} (:func:`audited_rerun`), fresh seeds."""
-    jobs = [(s, reruns, seed + 7919 * i, pop) for i, s in enumerate(todo)]
+    # the same question sets and audits for one cell however its rates are drawn
+    cells = list(dict.fromkeys((s.fp, s.fn, s.q, s.n, s.source) for s in todo))
+    jobs = [
+        (s, reruns, seed + 7919 * cells.index((s.fp, s.fn, s.q, s.n, s.source)), pop) for s in todo
+    ]
     return dict(zip(todo, pool.map(_run_audited, jobs)))
 
 
@@ -382,7 +392,7 @@ def _sections(args, tally: Tally, pop: np.ndarray, pool) -> tuple[list[str], int
             "that cell's coverage given the errors the audit found on the rate's side "
             '(x0: among the audited "wrong" verdicts, which carry fn):',
             "",
-            f"| fp | fn | Q | n | rates | reruns | {' | '.join(KEYS)} | bias |",
+            f"| fp | fn | Q | n | rates | reruns | {' | '.join(KEYS)} (rerun / benchmark) | bias |",
             "|---|---|---|---|---|---|" + "---|" * len(KEYS) + "---|",
             *lines,
         ]
@@ -409,7 +419,7 @@ def _sections(args, tally: Tally, pop: np.ndarray, pool) -> tuple[list[str], int
 def _cells_only(args, pop: np.ndarray) -> int:
     """``--cells``: the named scenarios alone, ``--reruns`` each (1000), printed (and
     written to ``--out`` only when it is given)."""
-    todo = parse_cells(args.cells)
+    todo, started = parse_cells(args.cells), _cpu()
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
         found = remeasure(todo, args.reruns or 1000, args.seed + 70_000, pop, pool)
     flagged = {(s, j, kind) for s in todo for j in range(len(KEYS)) for kind in (1, 2)}
@@ -417,7 +427,11 @@ def _cells_only(args, pop: np.ndarray) -> int:
     print("\n".join(lines))
     print(f"RESULT scenarios={len(todo)} failing={failing}")
     if args.out != OUT:
-        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        head = _header(started, f'--cells "{args.cells}", {args.reruns or 1000} reruns each')
+        cols = " | ".join(f"{k} rerun / benchmark" for k in KEYS)
+        table = [f"| fp | fn | Q | n | rates | reruns | {cols} | bias |"]
+        table.append("|---|---|---|---|---|---|" + "---|" * len(KEYS) + "---|")
+        args.out.write_text("\n".join(head + table + lines) + "\n", encoding="utf-8")
     return 0
 
 

@@ -21,11 +21,11 @@ class Scenario:
     n: int
     source: str | int  # "stated", or the audit's size
     prior: str = "fitted"  # --diagnose: "held fixed", "true"
-    rates: str = "jeffreys"  # audited: the report's draws; "zero": none where none found
+    rates: str = "jeffreys"  # audited: the report's draws; "zero": 0 where none found; "plain"
 
     def label(self) -> str:
         rates = "stated" if self.source == "stated" else f"audit {self.source}"
-        rates += ", none found: 0" if self.rates == "zero" else ""
+        rates += {"zero": ", none found: 0", "plain": ", plain draws"}.get(self.rates, "")
         return f"{100 * self.fp:g}% | {100 * self.fn:g}% | {self.q} | {self.n} | {rates}"
 
 
