@@ -67,7 +67,16 @@ from verdict_grid_audit import (
     enumeration_lines,
     exact_coverage,
 )
-from verdict_grid_cells import BAND, BIAS_GOAL, KEYS, Scenario, Tally, any_outside
+from verdict_grid_cells import (
+    BAND,
+    BIAS_GOAL,
+    KEYS,
+    Scenario,
+    Tally,
+    any_outside,
+    parse_cells,
+    summary,
+)
 
 from gpassk_oc.core.uncertainty.corrected_estimates import _atoms, correct  # noqa: E402
 from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, beta_moment
@@ -252,18 +261,6 @@ def _run_audited(args: tuple) -> np.ndarray:
     return np.array([audited_rerun(s, rng, seed * 1000 + r, pop) for r in range(reruns)])
 
 
-def parse_cells(text: str) -> list[Scenario]:
-    """``fp%,fn%,Q,n,source[,zero];…`` (source: stated, or the audit's size; ``zero``: a
-    side of the audit without errors draws its rate as 0) → scenarios."""
-    out = []
-    for spec in filter(None, text.split(";")):
-        fp, fn, q, n, src, *how = spec.split(",")
-        source: str | int = src if src == "stated" else int(src)
-        rates = how[0] if how else "jeffreys"
-        out.append(Scenario(float(fp) / 100, float(fn) / 100, int(q), int(n), source, rates=rates))
-    return out
-
-
 def remeasure(todo: Sequence[Scenario], reruns: int, seed: int, pop: np.ndarray, pool) -> dict:
     """{scenario: reruns × 4 × M} (:func:`audited_rerun`), fresh seeds."""
     # the same question sets and audits for one cell however its rates are drawn
@@ -341,25 +338,6 @@ def _header(started: float, reruns: str) -> list[str]:
         f"{reruns}; 95% intervals; {N_BOOT} bootstrap resamples, {DRAWS['n']} rate draws.",
         "",
     ]
-
-
-def _summary(tally: Tally, failing: int | None) -> str:
-    n = tally.n
-    checked = (
-        f"{n['clearly_out']} beyond it (`!`), re-measured below: {failing} of them still "
-        "outside beyond noise (failing)"
-        if failing is not None
-        else f"{n['clearly_out']} beyond it (`!`), not re-measured"
-    )
-    return (
-        f"Coverage in [{BAND[0]}, {BAND[1]}]: {n['inside']} of {n['cells']} cells. Outside: "
-        f"{n['noise']} within binomial noise (`?`: the cell's 95% Wilson interval reaches the "
-        f"band); {n['boundary']} boundary cells (`b`: above the band, rates from an audit and "
-        f"a true rate of 0 — the audit finds none of that rate's errors and no interval for "
-        f"the rate can exclude 0, see the boundary table); {checked}. Largest |bias| over the "
-        f"metrics above {BIAS_GOAL} points: {n['bias_out']} scenarios, {n['bias_beyond']} "
-        "beyond two standard errors."
-    )
 
 
 def write_table(
@@ -476,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         f"reruns: {most} per scenario with stated rates, audited {first} (or {most}); "
         f"re-measured {args.recheck}, boundary check {args.boundary}"
     )
-    write_table(args.out, rows, _summary(tally, failing), extra, _header(started, reruns))
+    write_table(args.out, rows, summary(tally, failing), extra, _header(started, reruns))
     n = tally.n
     goals = [
         (f"coverage in band: {n['inside']}/{n['cells']} cells", n["inside"] == n["cells"]),

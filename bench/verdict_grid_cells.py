@@ -110,3 +110,34 @@ class Tally:
         self.n["bias_out"] += bias.startswith("**")
         self.n["bias_beyond"] += beyond
         return f"| {s.label()} | {m} | " + " | ".join(parts) + f" | {bias} |"
+
+
+def parse_cells(text: str) -> list[Scenario]:
+    """``fp%,fn%,Q,n,source[,zero];…`` (source: stated, or the audit's size; ``zero``: a
+    side of the audit without errors draws its rate as 0) → scenarios."""
+    out = []
+    for spec in filter(None, text.split(";")):
+        fp, fn, q, n, src, *how = spec.split(",")
+        source: str | int = src if src == "stated" else int(src)
+        rates = how[0] if how else "jeffreys"
+        out.append(Scenario(float(fp) / 100, float(fn) / 100, int(q), int(n), source, rates=rates))
+    return out
+
+
+def summary(tally: Tally, failing: int | None) -> str:
+    n = tally.n
+    checked = (
+        f"{n['clearly_out']} beyond it (`!`), their scenarios re-measured below: {failing} "
+        "cells outside beyond noise in the re-measurement (failing)"
+        if failing is not None
+        else f"{n['clearly_out']} beyond it (`!`), not re-measured"
+    )
+    return (
+        f"Coverage in [{BAND[0]}, {BAND[1]}]: {n['inside']} of {n['cells']} cells. Outside: "
+        f"{n['noise']} within binomial noise (`?`: the cell's 95% Wilson interval reaches the "
+        f"band); {n['boundary']} boundary cells (`b`: above the band, rates from an audit and "
+        f"a true rate of 0 — the audit finds none of that rate's errors and no interval for "
+        f"the rate can exclude 0, see the boundary table); {checked}. Largest |bias| over the "
+        f"metrics above {BIAS_GOAL} points: {n['bias_out']} scenarios, {n['bias_beyond']} "
+        "beyond two standard errors."
+    )
