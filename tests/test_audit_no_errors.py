@@ -1,42 +1,56 @@
 """An audit side that finds no errors: the rate it cannot rule out, stated beside the
 corrected values (markdown, html, JSON, CSV). The bound is the (1 + level)/2 point of the
-law the rate draws come from — at x = 0 errors among m audited of N verdicts, the share is
-BetaBinomial(N − m, ½, m + ½) / N — derived here from the beta-binomial pmf written out
-with log-gammas, not with the scipy quantile the package uses."""
+rate under the law its draws come from — per side, the audited errors plus
+BetaBinomial(N − m, x + ½, m − x + ½) among the rest — found here by enumerating every
+pair of error counts with the pmf written out in log-gammas, not by the package's
+bisection over scipy's beta-binomial."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import math
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.special import betaln, gammaln
 
 from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit, no_errors_found
 from tests.report_support import report_json, run_cli, workdir  # noqa: F401
 from tests.test_audit import _add_sources, _label, _sheet
 
 
-def _quantile_count(total: int, m: int, q: float) -> int:
-    """The smallest k with P(K ≤ k) ≥ q, K ~ BetaBinomial(total − m, ½, m + ½)."""
-    n, a, b = total - m, 0.5, m + 0.5
-    log_beta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
-    cdf = 0.0
-    for k in range(n + 1):
-        log_choose = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-        log_b = math.lgamma(k + a) + math.lgamma(n - k + b) - math.lgamma(n + a + b)
-        cdf += math.exp(log_choose + log_b - log_beta)
-        if cdf >= q:
-            return k
-    return n
+def _log_pmf(n: int, a: float, b: float) -> np.ndarray:
+    """log BetaBinomial(n, a, b) at 0..n, written out with log-gammas."""
+    k = np.arange(n + 1)
+    log_choose = gammaln(n + 1) - gammaln(k + 1) - gammaln(n - k + 1)
+    return log_choose + betaln(k + a, n - k + b) - betaln(a, b)
+
+
+def _count_law(x: int, m: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """A stratum's error count: x plus BetaBinomial(total − m, x + ½, m − x + ½)."""
+    if total <= m:
+        return np.array([x]), np.array([1.0])
+    return x + np.arange(total - m + 1), np.exp(_log_pmf(total - m, x + 0.5, m - x + 0.5))
+
+
+def _brute_bound(own: tuple[int, int], other: tuple[int, int, int], q: float) -> float:
+    """The q point of K / (K + N′ − C) over every pair (K, C), K the errors of the side
+    that found none (m of N audited), C those of the other side (x of m′ of N′)."""
+    k, pk = _count_law(0, *own)
+    c, pc = _count_law(*other)
+    rate = (k[:, None] / (k[:, None] + other[2] - c[None, :])).ravel()
+    weight = (pk[:, None] * pc[None, :]).ravel()
+    order = np.argsort(rate, kind="stable")
+    cumulative = np.cumsum(weight[order])
+    return float(rate[order][np.searchsorted(cumulative, q * cumulative[-1])])
 
 
 def test_the_bound_is_the_draws_quantile_turned_into_the_rate():
-    # 1000 "correct" verdicts, 50 audited, none wrong; 1200 "wrong", 50 audited, 5 right
-    audit = SourceAudit("judge", 1000, 1200, 50, 0, 50, 5)
+    # 1000 "correct" verdicts, 50 audited, none wrong; the 50 "wrong" all audited, 5 right
+    audit = SourceAudit("judge", 1000, 50, 50, 0, 50, 5)
     (found,) = no_errors_found(audit, 0.95)
     assert (found.source, found.rate, found.audited, found.verdicts) == (
         "judge",
@@ -44,24 +58,32 @@ def test_the_bound_is_the_draws_quantile_turned_into_the_rate():
         50,
         "correct",
     )
-    k = _quantile_count(1000, 50, 0.975)
-    # fp = N1·e1 / (N1·e1 + N0·(1 − e0)) with e1 = k/N1, e0 = 5/50
-    expected = Fraction(k) / (k + 1200 * Fraction(45, 50))
-    assert found.bound == pytest.approx(float(expected), rel=1e-12)
+    _, pmf = _count_law(0, 50, 1000)
+    k = int(np.searchsorted(np.cumsum(pmf), 0.975))  # the share's 97.5% point, in errors
+    # fp = K / (K + N0 − C) with C = 5 known: exact
+    assert found.bound == pytest.approx(float(Fraction(k, k + 45)), rel=1e-9)
     assert found.point == 0.975
     # the Jeffreys bound for 0 of 50 (an unlimited run) is about 4.9%: the share is near it
     assert 0.04 < k / 1000 < 0.05
 
 
-def test_both_sides_and_the_sides_left_out():
-    audit = SourceAudit("rule", 400, 300, 40, 0, 30, 0)
-    fp, fn = no_errors_found(audit, 0.90)
-    k1, k0 = _quantile_count(400, 40, 0.95), _quantile_count(300, 30, 0.95)
-    assert fp.bound == pytest.approx(k1 / (k1 + 300), rel=1e-12)  # e0 at its point, 0
-    assert fn.bound == pytest.approx(k0 / (k0 + 400), rel=1e-12)  # e1 at its point, 0
-    assert no_errors_found(SourceAudit("rule", 40, 300, 40, 0, 30, 2), 0.95) == []  # all audited
-    assert no_errors_found(SourceAudit("rule", 0, 300, 0, 0, 30, 0), 0.95) == []  # one verdict
-    assert no_errors_found(SourceAudit("rule", 400, 300, 40, 1, 30, 3), 0.95) == []  # errors found
+def test_both_sides_uncertain_by_enumeration():
+    audit = SourceAudit("rule", 400, 300, 40, 0, 30, 2)
+    (fp,) = no_errors_found(audit, 0.90)
+    assert fp.bound == pytest.approx(_brute_bound((40, 400), (2, 30, 300), 0.95), rel=1e-9)
+    both = SourceAudit("rule", 250, 200, 25, 0, 20, 0)
+    fp, fn = no_errors_found(both, 0.95)
+    assert fp.bound == pytest.approx(_brute_bound((25, 250), (0, 20, 200), 0.975), rel=1e-9)
+    assert fn.bound == pytest.approx(_brute_bound((20, 200), (0, 25, 250), 0.975), rel=1e-9)
+    # the report's draws, drawn many times, put their 97.5% point there too
+    draws = both.draws(100_000, np.random.default_rng(0))
+    assert np.quantile(draws[:, 0], 0.975) == pytest.approx(fp.bound, rel=0.02)
+
+
+def test_the_sides_left_out():
+    assert no_errors_found(SourceAudit("rule", 40, 300, 40, 0, 30, 2), 0.95) == ()  # all audited
+    assert no_errors_found(SourceAudit("rule", 0, 300, 0, 0, 30, 0), 0.95) == ()  # one verdict
+    assert no_errors_found(SourceAudit("rule", 400, 300, 40, 1, 30, 3), 0.95) == ()  # errors found
 
 
 def _verdict_counts(root: Path) -> dict[tuple[str, bool], int]:
@@ -92,9 +114,12 @@ def test_every_output_states_the_rate_an_error_free_audit_allows(capsys, workdir
         verdict = f["rate"] == "fp"
         m = sum((r["source"], r["verdict"] == "correct") == (f["source"], verdict) for r in rows)
         total, other = counts[(f["source"], verdict)], counts[(f["source"], not verdict)]
-        k = _quantile_count(total, m, 0.975)
+        m_other = sum(
+            (r["source"], r["verdict"] == "correct") == (f["source"], not verdict) for r in rows
+        )
+        expected = _brute_bound((m, total), (0, m_other, other), 0.975)
         assert f["audited"] == m
-        assert f["upper_bound"] == pytest.approx(k / (k + other), rel=1e-12)  # other e: 0
+        assert f["upper_bound"] == pytest.approx(expected, rel=1e-9)
         assert f"{100 * f['upper_bound']:.2f}%" in f["note"]
     note = found[0]["note"]
     assert "no errors among" in note and "wider than needed if the true" in note

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -142,7 +143,7 @@ class NoErrorsFound:
     source: str
     rate: str  # "fp": no error among the audited "correct" verdicts; "fn": the "wrong" ones
     audited: int  # verdicts audited on that side
-    bound: float  # the rate's upper bound: at the share's (1 + level)/2 point of the draws
+    bound: float  # the rate's upper bound: its (1 + level)/2 point under the draws' law
     point: float  # the quantile's probability, (1 + level)/2
 
     @property
@@ -150,37 +151,71 @@ class NoErrorsFound:
         return "correct" if self.rate == "fp" else "wrong"
 
 
-def no_errors_found(audit: SourceAudit, level: float) -> list[NoErrorsFound]:
-    """The sides of *audit* with audited verdicts but no error among them, each with the
-    upper bound of its rate: the share of errors at the (1 + level)/2 point of the law the
-    draws come from (:meth:`SourceAudit.draws` with x = 0: BetaBinomial(N − m, ½, m + ½)
-    over N, the Jeffreys posterior carried to the unaudited verdicts), turned into the rate
-    with the other side at its point share. A side audited whole (m = N) knows its share is
-    0 and is left out, as is a source with one verdict only (not corrected)."""
-    from scipy.stats import betabinom
+def _error_count_law(x: int, m: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """The law of a stratum's error count that the draws follow (:func:`_share_draws`):
+    x plus BetaBinomial(total − m, x + ½, m − x + ½), as (counts, probabilities), both
+    tails beyond 1e-12 of the posterior left out; a stratum audited whole holds its x."""
+    from scipy.stats import beta, betabinom
 
+    rest = total - m
+    if rest <= 0:
+        return np.array([x]), np.array([1.0])
+    ends = beta.ppf([1e-12, 1 - 1e-12], x + 0.5, m - x + 0.5) * rest
+    pad = 8 * rest**0.5 + 10  # the binomial part's spread, 16 standard deviations
+    k = np.arange(max(0, int(ends[0] - pad)), min(rest, int(ends[1] + pad)) + 1)
+    pmf = betabinom.pmf(k, rest, x + 0.5, m - x + 0.5)
+    return x + k, pmf / pmf.sum()
+
+
+def _upper_rate(zero: tuple[int, int], other: tuple[int, int, int], q: float) -> float:
+    """The q point of a rate whose own side found no error among m of N verdicts
+    (*zero* = (m, N)), the other side holding x errors among m′ of N′ (*other*).
+
+    With K errors on the no-error side and C on the other, the rate is K / (K + N′ − C)
+    (fp: K let-through among the N1 "correct" verdicts, N′ − C the truly wrong among the
+    N0 "wrong" ones; fn the same with the sides swapped), so rate ≤ t exactly when
+    K ≤ t·(N′ − C)/(1 − t): P(rate ≤ t) is a sum over C, and t is found by bisection."""
+    k_vals, k_pmf = _error_count_law(0, *zero)
+    cdf = np.cumsum(k_pmf)
+    c_vals, c_pmf = _error_count_law(*other)
+    room = (other[2] - c_vals).astype(float)  # N′ − C
+
+    def below(t: float) -> float:
+        # K's counts run k_vals[0], k_vals[0] + 1, …: the CDF at a limit is an index
+        at = np.floor(t * room / (1 - t)).astype(np.int64) - int(k_vals[0])
+        held = np.where(at >= 0, cdf[np.clip(at, 0, len(cdf) - 1)], 0.0)
+        return float(c_pmf @ held)
+
+    low, high = 0.0, 1.0
+    for _ in range(48):  # to 4e-15
+        mid = (low + high) / 2
+        low, high = (low, mid) if below(mid) >= q else (mid, high)
+    return high
+
+
+@lru_cache(maxsize=64)
+def no_errors_found(audit: SourceAudit, level: float) -> tuple[NoErrorsFound, ...]:
+    """The sides of *audit* with audited verdicts but no error among them, each with the
+    upper bound of its rate: the (1 + level)/2 point of the rate under the law its draws
+    follow (:meth:`SourceAudit.draws`: per side, the audited errors plus
+    BetaBinomial(N − m, x + ½, m − x + ½) among the rest — the Jeffreys posterior carried to
+    the unaudited verdicts — the two sides independent), so it is the upper end of the
+    rate's interval the report prints, computed exactly. A side audited whole (m = N)
+    knows its share is 0 and is left out, as is a source with one verdict only. Cached:
+    every output of a report asks."""
     if audit.one_verdict:
-        return []
+        return ()
     q = (1 + level) / 2
-    e1, e0 = (
-        x / m if m else 0.0
-        for x, m in (
-            (audit.false_correct, audit.audited_correct),
-            (audit.false_wrong, audit.audited_wrong),
-        )
-    )
+    ones = (audit.false_correct, audit.audited_correct, audit.n_correct)
+    zeros = (audit.false_wrong, audit.audited_wrong, audit.n_wrong)
     out = []
-    for rate, x, m, total in (
-        ("fp", audit.false_correct, audit.audited_correct, audit.n_correct),
-        ("fn", audit.false_wrong, audit.audited_wrong, audit.n_wrong),
-    ):
+    for rate, own, other in (("fp", ones, zeros), ("fn", zeros, ones)):
+        x, m, total = own
         if x or not m or total <= m:
             continue
-        share = float(betabinom.ppf(q, total - m, 0.5, m + 0.5)) / total
-        shares = (share, e0) if rate == "fp" else (e1, share)
-        bound = float(audit.rates_of(np.array(shares[0]), np.array(shares[1]))[rate == "fn"])
+        bound = _upper_rate((m, total), other, q)
         out.append(NoErrorsFound(audit.source, rate, m, bound, q))
-    return out
+    return tuple(out)
 
 
 def rates_from_audit(
