@@ -199,8 +199,8 @@ def no_errors_found(audit: SourceAudit, level: float) -> tuple[NoErrorsFound, ..
     upper bound of its rate: the (1 + level)/2 point of the rate under the law its draws
     follow (:meth:`SourceAudit.draws`: per side, the audited errors plus
     BetaBinomial(N − m, x + ½, m − x + ½) among the rest — the Jeffreys posterior carried to
-    the unaudited verdicts — the two sides independent), so it is the upper end of the
-    rate's interval the report prints, computed exactly. A side audited whole (m = N)
+    the unaudited verdicts — the two sides independent): computed exactly, the upper end
+    of the rate's interval that the report prints from the draws. A side audited whole (m = N)
     knows its share is 0 and is left out, as is a source with one verdict only. Cached:
     every output of a report asks."""
     if audit.one_verdict:
