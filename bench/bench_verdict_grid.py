@@ -470,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"(worst cell: {tally.worst[1]}; {_cpu() - started:.0f} CPU s)")
     print(
         f"RESULT cells={n['cells']} in_band={n['inside']} noise={n['noise']} "
-        f"boundary={n['boundary']} clearly_out={n['clearly_out']} failing={failing} "
+        f"boundary={n['boundary']} discrete={n['discrete']} clearly_out={n['clearly_out']} failing={failing} "
         f"bias_out={n['bias_out']} bias_beyond={n['bias_beyond']} reruns={n['reruns']} "
         f"goals_met={sum(ok for _, ok in goals)}/{len(goals)}"
     )

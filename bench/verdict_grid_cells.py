@@ -49,14 +49,31 @@ def boundary(s: Scenario) -> bool:
     return s.source != "stated" and min(s.fp, s.fn) == 0
 
 
-def _mark_coverage(hits: float, m: int, edge: bool = False) -> str:
-    """The cell: plain inside the band; bold outside it with ``b`` (above the band at a
-    boundary scenario), ``?`` (within noise) or ``!`` (beyond noise)."""
+def share_coverages(s: Scenario) -> tuple[float, float]:
+    """The exact coverage of the audit's interval for each side's error share ("correct",
+    "wrong") at the scenario's expected shares (p has mean ½: half the samples truly
+    correct) with half the audit on each side, as ``audit`` splits it (enumeration)."""
+    from verdict_grid_audit import binomial_coverage
+
+    m = int(s.source) // 2
+    e1, e0 = s.fp / (s.fp + 1 - s.fn), s.fn / (s.fn + 1 - s.fp)
+    return binomial_coverage(e1, m), binomial_coverage(e0, m)
+
+
+def _mark_coverage(hits: float, m: int, s: Scenario | None = None) -> str:
+    """The cell: plain inside the band; bold outside it with ``b`` (above the band under
+    an audit with a true rate of 0), ``d`` (outside the band on the side where an audited
+    share's own interval is, by exact enumeration: the audit's discreteness), ``?``
+    (within noise) or ``!`` (beyond noise)."""
     share = hits / m
     if BAND[0] <= share <= BAND[1]:
         return f"{share:.3f}"
-    if edge and share > BAND[1]:
-        return f"**{share:.3f}b**"
+    if s is not None and s.source != "stated":
+        if share > BAND[1] and boundary(s):
+            return f"**{share:.3f}b**"
+        sides = share_coverages(s)
+        if (share > BAND[1] and max(sides) > BAND[1]) or (share < BAND[0] and min(sides) < BAND[0]):
+            return f"**{share:.3f}d**"
     low, high = wilson(hits, m, 1.96)
     noise = high >= BAND[0] and low <= BAND[1]
     return f"**{share:.3f}{'?' if noise else '!'}**"
@@ -93,9 +110,9 @@ class Tally:
             cells = []
             for kind in (1, 2):
                 hits = float(rec[:, kind, j].sum())
-                cell = _mark_coverage(hits, m, boundary(s))
+                cell = _mark_coverage(hits, m, s)
                 self.n["cells"] += 1
-                marks = {"!": "clearly_out", "b": "boundary", "?": "noise"}
+                marks = {"!": "clearly_out", "b": "boundary", "d": "discrete", "?": "noise"}
                 self.n[marks.get(cell[-3], "inside")] += 1
                 if cell.endswith("!**"):
                     self.flagged.add((s, j, kind))
@@ -137,7 +154,10 @@ def summary(tally: Tally, failing: int | None) -> str:
         f"{n['noise']} within binomial noise (`?`: the cell's 95% Wilson interval reaches the "
         f"band); {n['boundary']} boundary cells (`b`: above the band, rates from an audit and "
         f"a true rate of 0 — the audit finds none of that rate's errors and no interval for "
-        f"the rate can exclude 0, see the boundary table); {checked}. Largest |bias| over the "
+        f"the rate can exclude 0, see the boundary table); {n['discrete']} discreteness cells "
+        "(`d`: outside on the side where an audited share's own interval lies at its "
+        "expected share and the audit's labels, by exact enumeration, as in the enumeration "
+        f"table); {checked}. Largest |bias| over the "
         f"metrics above {BIAS_GOAL} points: {n['bias_out']} scenarios, {n['bias_beyond']} "
         "beyond two standard errors."
     )
