@@ -52,3 +52,19 @@ def test_draws_stay_inside_the_channel_when_one_side_has_no_labels():
     draws = audit.draws(5000, np.random.default_rng(0))
     fp, fn = draws[:, 0], draws[:, 1]
     assert (fp < 1).all() and (fn < 1).all() and (fp + fn < 1).all()
+
+
+def test_draws_take_one_from_each_slice_of_the_posterior() -> None:
+    """100 draws of a share hold one draw in each 1% slice of its Jeffreys posterior's
+    probability: plain draws leave about 37% of the slices empty (1 − (99/100)^100 of them
+    hit), and their 2.5% and 97.5% points then hold about 93% of the law, so the corrected
+    intervals built from them were too narrow (issue 35's Q = 280, fn 8% cells)."""
+    from scipy.special import betainc
+
+    n_wrong, m, x = 10**9, 50, 4  # an unaudited rest so large its binomial noise is ~1e-5
+    audit = SourceAudit("judge", 1000, n_wrong, 1000, 0, m, x)  # "correct": all audited
+    for seed in range(3):
+        e0 = _shares(audit.draws(100, np.random.default_rng(seed)), audit)
+        e = (e0 * n_wrong - x) / (n_wrong - m)  # the posterior draw behind the share
+        slices = np.floor(100 * betainc(x + 0.5, m - x + 0.5, e)).astype(int)
+        assert len(set(slices.tolist())) >= 97  # a draw within ~1e-5 of an edge may cross

@@ -11,6 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
 
 __all__ = [
     "ClassRates",
@@ -69,6 +70,8 @@ class ErrorRates:
     origin: str  # "audit SHEET" or "stated"
     #: audited sources that gave one verdict only: not corrected (SourceAudit.one_verdict)
     skipped: list[str] = field(default_factory=list)
+    #: the audits the rates came from (none for stated rates): which sides found no error
+    audits: list[SourceAudit] = field(default_factory=list)
 
 
 @dataclass

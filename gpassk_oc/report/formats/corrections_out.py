@@ -18,6 +18,7 @@ import numpy as np
 from gpassk_oc.core.metrics.registry import MAJ
 from gpassk_oc.core.uncertainty.corrected_estimates import Corrected
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
+from gpassk_oc.core.uncertainty.verdict_rates import NoErrorsFound, no_errors_found
 from gpassk_oc.report.data.identity import identity, identity_header
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import Report
@@ -28,6 +29,7 @@ __all__ = [
     "csv_values",
     "json_extras",
     "markdown_sections",
+    "no_error_notes",
     "rank_text",
     "rate_intervals",
     "sections",
@@ -69,6 +71,29 @@ def _rate_text(name: str, value: float, span: list[float] | None) -> str:
     return f"{name} {100 * value:.2f}%{inner}"
 
 
+def _no_errors(report: Report) -> list[NoErrorsFound]:
+    rates = report.rates
+    audits = rates.audits if rates is not None else []
+    return [found for audit in audits for found in no_errors_found(audit, report.level)]
+
+
+def _no_error_text(found: NoErrorsFound) -> str:
+    return (
+        f"{found.source}: the audit found no errors among its {found.audited} "
+        f'"{found.verdicts}" verdicts: {found.rate} up to {100 * found.bound:.2f}% (the '
+        f"{100 * found.point:g}% point of its Jeffreys-based rate draws) cannot be ruled "
+        f"out, so the intervals allow it; they are wider than needed if the true "
+        f"{found.rate} is 0."
+    )
+
+
+def no_error_notes(report: Report) -> list[str]:
+    """One sentence per audited side that found no error: the rate it cannot rule out
+    (:func:`~gpassk_oc.core.uncertainty.verdict_rates.no_errors_found`), which widens the
+    corrected intervals."""
+    return [_no_error_text(found) for found in _no_errors(report)]
+
+
 def _corrected_note(report: Report) -> str:
     rates = report.rates
     parts = []
@@ -95,7 +120,8 @@ def _corrected_note(report: Report) -> str:
         if shown
         else " No interval: none was computed (--resamples 0)."
     )
-    return f"{head}{_vote_note(report)}{brackets}"
+    zero = "".join(f" {text}" for text in no_error_notes(report))
+    return f"{head}{zero}{_vote_note(report)}{brackets}"
 
 
 def _vote_note(report: Report) -> str:
@@ -266,6 +292,8 @@ def csv_columns(report: Report) -> list[str]:
         cols += [f"{key} corrected"] + [
             f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
         ]
+    if report.corrected and no_error_notes(report):  # an audit side without errors
+        cols.append("corrected_note")
     return cols
 
 
@@ -299,6 +327,8 @@ def csv_values(report: Report, label: str, dataset: str, subset: str) -> list[An
             else (None,) * 5
         )
         out += ["" if v is None else v for v in map(pct, nums)]
+    if len(out) < n:  # the corrected_note column
+        out.append(" ".join(no_error_notes(report)) if values else "")
     return out
 
 
@@ -323,6 +353,17 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
             "rates": rate_intervals(rates, report.level) if rates is not None else {},
             "origin": rates.origin if rates is not None else None,
             **({"class_rates": _class_json(classes, report.level)} if classes else {}),
+            "no_errors_found": [
+                {
+                    "source": f.source,
+                    "rate": f.rate,
+                    "audited": f.audited,
+                    "upper_bound": f.bound,
+                    "quantile": f.point,
+                    "note": _no_error_text(f),
+                }
+                for f in _no_errors(report)
+            ],
             "metrics": {
                 key: {
                     "value": pct(e.value),

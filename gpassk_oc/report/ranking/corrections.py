@@ -68,7 +68,7 @@ def load_rates(runs: Sequence[Run], audit: Path | None, stated: Sequence[str]) -
         except ValueError as exc:  # rates out of bounds: name the sheet they came from
             raise ValueError(f"--audit {audit}: {exc}") from None
         skipped = [a.source for a in audits if a.one_verdict]
-        return ErrorRates(points, draws, f"audit {audit}", skipped)
+        return ErrorRates(points, draws, f"audit {audit}", skipped, list(audits))
     if stated:
         return ErrorRates(parse_verdict_error(stated), None, "stated")
     return None
