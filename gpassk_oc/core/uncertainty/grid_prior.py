@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from scipy.special import gammaln, xlog1py, xlogy
 
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
@@ -144,9 +145,11 @@ def grid_posterior_variance_table(
 def _variance_at_grid(specs: tuple[MetricSpec, ...], n: int) -> np.ndarray:
     """G × S: Var(f(C') | p_g) for C' ~ Binomial(n, p_g), as Σ pmf·(f − mean)² (no
     cancellation for the tiny variances near p = 0 and 1)."""
-    from scipy.stats import binom
-
-    pmf = binom.pmf(np.arange(n + 1)[None, :], n, GRID[:, None])  # G × (n+1)
+    # the binomial pmf from scipy.special (xlogy: 0·log 0 = 0 at the grid's ends), not
+    # scipy.stats, whose import alone costs a report about a second
+    c = np.arange(n + 1)[None, :]
+    log_choose = gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1)
+    pmf = np.exp(log_choose + xlogy(c, GRID[:, None]) + xlog1py(n - c, -GRID[:, None]))
     out = np.empty((len(GRID), len(specs)))
     for j, spec in enumerate(specs):
         f = metric_per_c(spec, n)
