@@ -18,14 +18,13 @@ run writes docs/generated/bench-short-fallback.md.
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from pathlib import Path
 
 import numpy as np
 from bench_ci_coverage import g_of_p  # bench/ is on the path when run as a script
-from bench_small_tables import SCENARIOS
+from bench_small_tables import SCENARIOS, emit, table_parser
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import Fallback
@@ -57,13 +56,7 @@ def simulate(scenario: str, q: int, k: int, n: int, runs: int, seed: int) -> dic
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=400, help="reruns per cell")
-    parser.add_argument("--quick", action="store_true", help="2 cells, 60 reruns")
-    parser.add_argument("--table", action="store_true", help=f"write {TABLE.name}")
-    parser.add_argument("--out", type=Path, default=TABLE, help="where --table writes")
-    parser.add_argument("--seed", type=int, default=36)
-    args = parser.parse_args()
+    args = table_parser(__doc__, TABLE, "2 cells, 60 reruns", 36).parse_args()
     runs = 60 if args.quick else args.runs
     se = math.sqrt(0.95 * 0.05 / runs)
     grid = (
@@ -116,11 +109,7 @@ def main() -> None:
         f"RESULT cells={2 * len(results)} below={below} unmarked_below={unmarked} worse={worse}"
     )
     lines += ["", "```text", *verdicts, result, "```"]
-    print("\n".join(lines[1:]))
-    if args.table:
-        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.out}")
-    print(f"{result} seconds={time.perf_counter() - start:.0f}")
+    emit(lines, result, args.out if args.table else None, start)
 
 
 if __name__ == "__main__":

@@ -373,13 +373,20 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     return verdicts, result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def table_parser(doc: str, table: Path, quick: str, seed: int) -> argparse.ArgumentParser:
+    """The options a coverage bench of this kind takes: --runs, --quick (*quick* says
+    what it runs), --table (write *table*), --out and --seed."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--runs", type=int, default=400, help="reruns per cell")
-    parser.add_argument("--quick", action="store_true", help="3 (scenario, Q, n), 60 reruns")
-    parser.add_argument("--table", action="store_true", help=f"write {TABLE.name}")
-    parser.add_argument("--out", type=Path, default=TABLE, help="where --table writes")
-    parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--quick", action="store_true", help=quick)
+    parser.add_argument("--table", action="store_true", help=f"write {table.name}")
+    parser.add_argument("--out", type=Path, default=table, help="where --table writes")
+    parser.add_argument("--seed", type=int, default=seed)
+    return parser
+
+
+def main() -> None:
+    parser = table_parser(__doc__, TABLE, "3 (scenario, Q, n), 60 reruns", 35)
     parser.add_argument(
         "--prior",
         choices=("beta", "grid"),
@@ -410,10 +417,16 @@ def main() -> None:
         "```",
         "<!-- --8<-- [end:result] -->",
     ]
+    emit(lines, result, args.out if args.table else None, start)
+
+
+def emit(lines: list[str], result: str, out: Path | None, start: float) -> None:
+    """Print the table (without its generated-by header), write it all to *out* when
+    given, and end with the RESULT line and the seconds taken."""
     print("\n".join(lines[1:]))
-    if args.table:
-        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        print(f"\nwrote {args.out}")
+    if out is not None:
+        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"\nwrote {out}")
     print(f"{result} seconds={time.perf_counter() - start:.0f}")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -208,3 +210,17 @@ def compare_rerun(capsys, root: Path, counts_a, counts_b, n: int, key: str) -> t
     code, out, err = run_cli(capsys, *args)
     assert code == 0, err
     return status, next(line for line in out.splitlines() if line.startswith(f"| {key} ")), out
+
+
+def quick_bench(script: str, out: Path) -> subprocess.CompletedProcess:
+    """Run ``bench/<script> --quick --table --out OUT`` from the repository, as the docs
+    print it (bench/ imports gpassk_oc from this checkout through PYTHONPATH)."""
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(
+        [sys.executable, f"bench/{script}", "--quick", "--table", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )

@@ -6,10 +6,6 @@ Beta's by its closed-form moments, the grid's by direct sums over its support po
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +14,7 @@ from scipy.special import betaln
 from gpassk_oc.core.uncertainty.atoms import Fallback, atoms_of
 from gpassk_oc.core.uncertainty.grid_prior import GRID
 from gpassk_oc.core.uncertainty.metric_intervals import parse_metric
+from tests.report_support import quick_bench
 
 N = K = 8  # G-Pass@8_1.0 at n = k: a question's value is 1 when all 8 samples are right
 
@@ -81,16 +78,8 @@ def test_n_at_least_2k_is_untouched():
 
 
 def test_bench_quick_runs_and_writes_its_table(tmp_path):
-    root = Path(__file__).resolve().parents[1]
     out = tmp_path / "table.md"
-    proc = subprocess.run(
-        [sys.executable, "bench/bench_short_fallback.py", "--quick", "--table", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        timeout=120,
-    )
+    proc = quick_bench("bench_short_fallback.py", out)
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.splitlines()[-1]
     assert last.startswith("RESULT cells=4 ") and "worse=0" in last

@@ -5,9 +5,6 @@ variance is 0 or too noisy, and a [no width] legend that says what is true."""
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from scipy import stats as sps
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
+from tests.report_support import quick_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 # the demo's steady model at T = 0.5: p = 0.97 and 0.03 pulled 7.5% of the way to 0.5
@@ -164,14 +162,7 @@ def test_report_legend_names_the_fallback(tmp_path):
 
 def test_bench_quick_writes_its_table(tmp_path):
     out = tmp_path / "table.md"
-    proc = subprocess.run(
-        [sys.executable, "bench/bench_small_tables.py", "--quick", "--table", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=120,
-    )
+    proc = quick_bench("bench_small_tables.py", out)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[-1].startswith("RESULT prior=beta near=combine cells=6 ")
