@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln, xlog1py, xlogy
 
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
@@ -146,7 +145,10 @@ def _variance_at_grid(specs: tuple[MetricSpec, ...], n: int) -> np.ndarray:
     """G × S: Var(f(C') | p_g) for C' ~ Binomial(n, p_g), as Σ pmf·(f − mean)² (no
     cancellation for the tiny variances near p = 0 and 1)."""
     # the binomial pmf from scipy.special (xlogy: 0·log 0 = 0 at the grid's ends), not
-    # scipy.stats, whose import alone costs a report about a second
+    # scipy.stats, whose import alone costs a report about a second; imported here, as
+    # in _log_likelihood, so that importing the core stays free of scipy
+    from scipy.special import gammaln, xlog1py, xlogy
+
     c = np.arange(n + 1)[None, :]
     log_choose = gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1)
     pmf = np.exp(log_choose + xlogy(c, GRID[:, None]) + xlog1py(n - c, -GRID[:, None]))
