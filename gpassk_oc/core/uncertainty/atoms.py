@@ -166,8 +166,9 @@ class Atoms:
             if prior is not None and cols.size:
                 n = int(self.n[rows][0])
                 post = _posterior_table([specs[j] for j in cols], n, prior)[c]
-                if fallback.short == "larger" and not isinstance(prior, GridPrior):
-                    post = self._larger_short(post, rows, c, n, [specs[j] for j in cols])
+                short = tables.short[cols]
+                if fallback.short == "larger" and short.any() and not isinstance(prior, GridPrior):
+                    post = self._larger_short(post, short, rows, n, [specs[j] for j in cols])
                 sub = part[:, cols]
                 near = tables.near[cols]
                 part = part.copy()
@@ -181,18 +182,21 @@ class Atoms:
         return out
 
     def _larger_short(
-        self, post: np.ndarray, rows: slice | np.ndarray, c: np.ndarray, n: int, specs: list
+        self, post: np.ndarray, short: np.ndarray, rows: slice | np.ndarray, n: int, specs: list
     ) -> np.ndarray:
-        """*post* (the Beta's posterior variances of these rows), with each metric that
-        has n < 2k replaced by the grid prior's where those sum to more (Fallback.short)."""
-        tables = _tables(tuple(specs), n)
-        grid = self.prior("grid") if tables.short.any() else None
+        """*post* (the Beta's posterior variances of these rows, one column per spec), with
+        each *short* column (n < 2k) replaced by the grid prior's where those sum to more
+        (Fallback.short); the grid's table is made for the short columns only."""
+        grid = self.prior("grid")
         if grid is None:
             return post
-        other = _posterior_table(specs, n, grid)[c]
+        idx = np.flatnonzero(short)
+        other = _posterior_table([specs[j] for j in idx], n, grid)[self.c[rows]]
         weight = self.weight[rows]
-        larger = tables.short & (weight @ np.nan_to_num(other) > weight @ np.nan_to_num(post))
-        return np.where(larger, other, post)
+        larger = weight @ np.nan_to_num(other) > weight @ np.nan_to_num(post[:, idx])
+        post = post.copy()
+        post[:, idx] = np.where(larger, other, post[:, idx])
+        return post
 
     def cell_variances(self, var: np.ndarray) -> np.ndarray:
         """*var* (:meth:`variances` of these atoms as one table), all 0 (so 'no width')
