@@ -180,8 +180,8 @@ Answer checking is by rules only. Half of the simulated wrong replies state no a
 not sure how to finish this problem."). Such a reply is not empty, so no rule can call it
 wrong: it is *undecided* — scored wrong and counted as `rule_undecided` in the accounting,
 whose `no_answer` counts only empty or cut-off replies (0 here). The *verdict sensitivity*
-table of the full report puts a range beside each value, e.g. `37.5 (37.5–100.0)`: the value
-if every undecided sample were right instead. It bounds how far the checker, not sampling,
+table of the full report puts a range beside each value, `value (low–high)`: high is the
+value if every undecided sample were right instead. It bounds how far the checker, not sampling,
 could move a number; it is not a confidence interval. Here every undecided reply is wrong
 by construction, so the value (the range's low end) is the right one.
 
