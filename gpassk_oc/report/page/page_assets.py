@@ -227,6 +227,7 @@ PAGE_SCRIPT = r"""
     board.appendChild(el("p", {id: "row-count", text: sortedRows().length + " of " +
       dataset().rows.length + " rows"}));
     var body = el("tbody");
+    var anyWide = false;  // the '+' note only under a board that shows a '+'
     sortedRows().forEach(function (row) {
       var cell = row.cells[state.subset];
       var name = el("td", {"class": "text model", text: row.model, title: "show the verdicts behind these numbers"});
@@ -245,6 +246,7 @@ PAGE_SCRIPT = r"""
         if (iv) {
           td.title = state.kind + " interval " + ivText(iv);
           if (iv.status in {posterior: 1, wide: 1, unreliable: 1}) { td.className = iv.status; }
+          anyWide = anyWide || iv.status === "wide";
         }
         td.appendChild(bar(est));
         cells.push(td);
@@ -253,7 +255,7 @@ PAGE_SCRIPT = r"""
     });
     table.appendChild(body);
     board.appendChild(el("div", {"class": "scroll"}, [table]));
-    if (state.kind === "rerun") {  // under the board: the sticky header stays one line
+    if (state.kind === "rerun" && anyWide) {  // under the board: the header stays one line
       board.appendChild(el("p", {id: "marks-note", text: "+ = " + data.wide_note + "."}));
     }
   }
