@@ -10,6 +10,7 @@ cell's per-atom arrays are then rows picked from them. Re-exported by
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,14 +26,16 @@ from gpassk_oc.core.uncertainty.difficulty_model import (
 )
 from gpassk_oc.core.uncertainty.grid_prior import (
     GridPrior,
+    fit_error,
     fit_grid,
+    fit_grid_many,
     grid_posterior_variance_table,
 )
 from gpassk_oc.core.uncertainty.interval_kinds import WIDE_RATIO
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import kernel, unbiased_variance_per_c
 
-__all__ = ["DEFAULT_FALLBACK", "Atoms", "Fallback", "atoms_of"]
+__all__ = ["DEFAULT_FALLBACK", "Atoms", "Fallback", "atoms_of", "priors_of"]
 
 
 #: below this many times k samples per question (n ≥ 2k) the unbiased variance rests on
@@ -273,9 +276,7 @@ class Atoms:
         """The difficulty prior fitted to these questions' counts (empirical Bayes), of
         *kind* (:attr:`Fallback.prior`), or None when it cannot be fitted (fewer than 2
         questions, or some question has n < 2)."""
-        key = [np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (self.n, self.c)]
-        weight = np.ascontiguousarray(self.weight, dtype=np.int64).tobytes()
-        return _fitted_prior(key[0], key[1], weight, kind)
+        return _PRIORS.get(_prior_key(self, kind))
 
 
 def _flat_at_ends(spec: MetricSpec) -> bool:
@@ -292,21 +293,68 @@ def _flat_at_ends(spec: MetricSpec) -> bool:
     return len(beta) > 2 and beta[0] == beta[1] and beta[-2] == beta[-1]
 
 
-@lru_cache(maxsize=8192)
-def _fitted_prior(n: bytes, c: bytes, weight: bytes, kind: str) -> Prior | None:
-    """Atoms.prior, cached: a report asks for the same questions once per metric set, and
-    for each table twice (the variances, then the 'wide' check), a table after every other
-    table of the report: the cache holds a 240-run grid's tables (a grid prior is 1.6 kB)."""
-    fit = fit_grid if kind == "grid" else fit_beta
-    try:
-        return fit(
-            np.frombuffer(n, dtype=np.int64),
-            np.frombuffer(c, dtype=np.int64),
-            "the run's questions",
-            weight=np.frombuffer(weight, dtype=np.int64),
-        )
-    except ValueError:
-        return None
+class _PriorCache:
+    """The priors fitted to a report's tables, by (questions' n, c, weight bytes, kind),
+    least recently used out first: a report asks for the same questions once per metric
+    set, and for each table twice (the variances, then the 'wide' check), a table after
+    every other table of the report; it holds a 240-run grid's tables (a grid prior is
+    1.6 kB). :func:`prefit_grid_priors` fills it for many tables at once."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self.priors: OrderedDict[tuple[bytes, bytes, bytes, str], Prior | None] = OrderedDict()
+
+    def get(self, key: tuple[bytes, bytes, bytes, str]) -> Prior | None:
+        if key in self.priors:
+            self.priors.move_to_end(key)
+            return self.priors[key]
+        n, c, weight = (np.frombuffer(part, dtype=np.int64) for part in key[:3])
+        fit = fit_grid if key[3] == "grid" else fit_beta
+        try:
+            prior: Prior | None = fit(n, c, "the run's questions", weight=weight)
+        except ValueError:
+            prior = None
+        self.put(key, prior)
+        return prior
+
+    def put(self, key: tuple[bytes, bytes, bytes, str], prior: Prior | None) -> None:
+        self.priors[key] = prior
+        self.priors.move_to_end(key)
+        while len(self.priors) > self.size:
+            self.priors.popitem(last=False)
+
+
+_PRIORS = _PriorCache()
+
+
+def _prior_key(atoms: Atoms, kind: str) -> tuple[bytes, bytes, bytes, str]:
+    n, c, weight = (
+        np.ascontiguousarray(x, dtype=np.int64).tobytes() for x in (atoms.n, atoms.c, atoms.weight)
+    )
+    return n, c, weight, kind
+
+
+def priors_of(
+    tables: Sequence[Atoms], specs: Sequence[MetricSpec], kind: str = DEFAULT_FALLBACK.prior
+) -> list[Prior | None]:
+    """Per table, :meth:`Atoms.prior` of *kind* where some variance of *specs* needs a
+    fallback (:meth:`Atoms.fallback`), else None. Their grid priors (the fallback's own,
+    or the reference the 'wide' check and the n < 2k rule set beside the Beta) are
+    fitted first, all in one EM (:func:`.grid_prior.fit_grid_many`): a report's hundreds
+    of tables in a fraction of the time one fit at a time takes."""
+    need = [atoms.fallback(specs).any() for atoms in tables]
+    todo: dict[tuple[bytes, bytes, bytes, str], Atoms] = {}
+    for atoms in (atoms for atoms, wanted in zip(tables, need) if wanted):
+        key = _prior_key(atoms, "grid")
+        if key not in _PRIORS.priors:
+            todo[key] = atoms
+    fit = [key for key, atoms in todo.items() if fit_error(atoms.n, atoms.weight) is None]
+    for key in todo.keys() - set(fit):
+        _PRIORS.put(key, None)
+    batch = [(todo[key].n, todo[key].c, todo[key].weight) for key in fit]
+    for key, prior in zip(fit, fit_grid_many(batch, "the run's questions")):
+        _PRIORS.put(key, prior)
+    return [atoms.prior(kind) if wanted else None for atoms, wanted in zip(tables, need)]
 
 
 def atoms_of(n: int | Sequence[int] | np.ndarray, c: Sequence[int] | np.ndarray) -> Atoms:

@@ -14,7 +14,6 @@ is then an exact finite sum over the grid.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,7 +26,9 @@ from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 __all__ = [
     "GRID",
     "GridPrior",
+    "fit_error",
     "fit_grid",
+    "fit_grid_many",
     "grid_posterior_variance_table",
     "grid_posterior_weights",
 ]
@@ -65,68 +66,128 @@ def _log_likelihood(n: np.ndarray, c: np.ndarray) -> np.ndarray:
     return xlogy(c, GRID[None, :]) + xlog1py(n - c, -GRID[None, :])
 
 
+def fit_error(n: np.ndarray, weight: np.ndarray) -> str | None:
+    """Why a grid prior cannot be fitted to these questions (None if it can): the
+    preconditions of :func:`.difficulty_model.fit_beta`."""
+    if weight.sum() < 2:
+        return f"fitting a grid prior needs at least 2 questions, got {weight.sum():g}"
+    if n.min() < 2:
+        return "fitting a grid prior needs n >= 2 samples per question"
+    return None
+
+
 def fit_grid(
     n: np.ndarray, c: np.ndarray, source: str, weight: np.ndarray | None = None
 ) -> GridPrior:
     """The NPMLE of p's distribution on :data:`GRID` for counts c of n samples (*weight*:
     questions per (n, c) entry). Same preconditions as :func:`.difficulty_model.fit_beta`
     (at least 2 questions, n ≥ 2; ValueError otherwise). Accelerated EM from the
-    uniform weights (:func:`_squarem`); deterministic."""
-    c = np.asarray(c, dtype=float).ravel()
-    n = np.broadcast_to(np.asarray(n, dtype=float), c.shape)
+    uniform weights (:func:`_squarem`); deterministic. :func:`fit_grid_many` fits many
+    tables at once."""
+    c = np.asarray(c, dtype=np.int64).ravel()
+    n = np.broadcast_to(np.asarray(n, dtype=np.int64), c.shape)
     w = np.ones(c.shape) if weight is None else np.asarray(weight, dtype=float)
-    if w.sum() < 2:
-        raise ValueError(f"fitting a grid prior needs at least 2 questions, got {w.sum():g}")
-    if n.min() < 2:
-        raise ValueError("fitting a grid prior needs n >= 2 samples per question")
-    log_l = _log_likelihood(n, c)
+    error = fit_error(n, w)
+    if error is not None:
+        raise ValueError(error)
+    return fit_grid_many([(n, c, w)], source)[0]
+
+
+#: tables × distinct atoms :func:`fit_grid_many` holds at once (its matrix of shares)
+BATCH_CELLS = 2**21
+
+
+def fit_grid_many(
+    tables: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], source: str
+) -> list[GridPrior]:
+    """:func:`fit_grid` of every ``(n, c, weight)`` table (each passing :func:`fit_error`)
+    in one EM over all of them: a report fits hundreds of tables whose questions fall on
+    the same few (n, c) atoms (at one n, at most n + 1), so the likelihood is one atoms ×
+    grid matrix and an EM step two matrix products for all tables together, where one
+    table at a time is bound by per-call overhead. Each table's fit is the one it gets
+    alone, up to rounding in the last bits."""
+    if not tables:
+        return []
+    keys = [(np.asarray(n, dtype=np.int64) << 32) + np.asarray(c) for n, c, _ in tables]
+    atoms, inverse = np.unique(np.concatenate(keys), return_inverse=True)
+    log_l = _log_likelihood(atoms >> 32, atoms & 0xFFFFFFFF)
     # scaling a row by a constant changes neither the EM step nor the fixed point
     like = np.exp(log_l - log_l.max(axis=1, keepdims=True))
-    return GridPrior(_squarem(like, w / w.sum()), source)
+    ends = np.cumsum([0] + [len(k) for k in keys])
+    per_batch = max(1, BATCH_CELLS // len(atoms))
+    out: list[GridPrior] = []
+    for first in range(0, len(tables), per_batch):
+        batch = range(first, min(first + per_batch, len(tables)))
+        share = np.zeros((len(batch), len(atoms)))
+        for row, t in enumerate(batch):
+            w = np.broadcast_to(np.asarray(tables[t][2], dtype=float), keys[t].shape)
+            np.add.at(share[row], inverse[ends[t] : ends[t + 1]], w / w.sum())
+        out.extend(GridPrior(pi, source) for pi in _squarem(like, share))
+    return out
 
 
 def _squarem(like: np.ndarray, share: np.ndarray) -> np.ndarray:
-    """The NPMLE weights by EM, ``π_g ← π_g · Σ_a share_a L_ag / Σ_h π_h L_ah`` (which keeps
-    Σ π = 1), accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3): two EM steps
-    give a direction, a step along it of length |α| ≥ 1, projected back onto the simplex
-    and followed by one EM step; kept only if it does not lower the likelihood, else the
-    plain double EM step. Plain EM needs thousands of steps near a spiky optimum."""
-
-    def em(pi: np.ndarray) -> np.ndarray:
-        return pi * ((share / (like @ pi)) @ like)
-
-    def loglik(pi: np.ndarray) -> float:
-        return float(share @ np.log(like @ pi))
-
-    pi = np.full(like.shape[1], 1.0 / like.shape[1])
-    last = loglik(pi)
+    """The NPMLE weights of every table (a row of *share*: its questions' shares of the
+    atoms, the rows of *like*) by EM, ``π_g ← π_g · Σ_a share_a L_ag / Σ_h π_h L_ah``
+    (which keeps Σ π = 1), accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3):
+    two EM steps give a direction, a step along it of length |α| ≥ 1, projected back onto
+    the simplex and followed by one EM step; kept only if it does not lower the
+    likelihood, else the plain double EM step. Plain EM needs thousands of steps near a
+    spiky optimum. Each table stops on its own (:data:`TOL`, :data:`MAX_ITER`)."""
+    pi = np.full((share.shape[0], like.shape[1]), 1.0 / like.shape[1])
+    last = _loglik(like, share, pi)
+    active = np.arange(share.shape[0])
     for _ in range(MAX_ITER):
-        one = em(pi)
-        two = em(one)
-        r, v = one - pi, two - 2 * one + pi
-        alpha = -math.sqrt(float(r @ r) / max(float(v @ v), 1e-300))
-        # a floor, not 0: EM is multiplicative and could never revive a zeroed point
-        step = np.maximum(pi - 2 * min(alpha, -1.0) * r + alpha * alpha * v, 1e-16)
-        step = em(step / step.sum())
-        value = loglik(step)
-        if not value >= loglik(two):
-            step, value = two, loglik(two)
-        pi = step
-        if value - last <= TOL * max(1.0, abs(value)):
+        if not active.size:
             break
-        last = value
+        s, p = share[active], pi[active]
+        one = _em(like, s, p)
+        two = _em(like, s, one)
+        r, v = one - p, two - 2 * one + p
+        alpha = -np.sqrt((r * r).sum(axis=1) / np.maximum((v * v).sum(axis=1), 1e-300))
+        # a floor, not 0: EM is multiplicative and could never revive a zeroed point
+        step = p - 2 * np.minimum(alpha, -1.0)[:, None] * r + (alpha * alpha)[:, None] * v
+        step = np.maximum(step, 1e-16)
+        step = _em(like, s, step / step.sum(axis=1, keepdims=True))
+        value, plain = _loglik(like, s, step), _loglik(like, s, two)
+        worse = ~(value >= plain)
+        step[worse], value[worse] = two[worse], plain[worse]
+        pi[active] = step
+        done = value - last[active] <= TOL * np.maximum(1.0, np.abs(value))
+        last[active] = value
+        active = active[~done]
     return pi
+
+
+def _em(like: np.ndarray, share: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """One EM step of every row of *pi*. An atom a table does not hold (share 0) adds
+    nothing, even where its likelihood under that table's weights underflows to 0."""
+    mix = pi @ like.T
+    ratio = np.divide(share, mix, out=np.zeros_like(mix), where=share > 0)
+    return pi * (ratio @ like)
+
+
+def _loglik(like: np.ndarray, share: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """Per row, Σ_a share_a log Σ_g π_g L_ag over the atoms its table holds."""
+    mix = pi @ like.T
+    return (share * np.log(mix, out=np.zeros_like(mix), where=share > 0)).sum(axis=1)
 
 
 def grid_posterior_weights(n: int, prior: GridPrior) -> np.ndarray:
     """(n+1) × G: row c is P(p = GRID[g] | c of n) under *prior*."""
-    c = np.arange(n + 1)
-    log_l = _log_likelihood(np.full(n + 1, n), c)
     with np.errstate(divide="ignore"):
-        log_post = log_l + np.log(prior.weight)[None, :]
+        log_post = _count_log_likelihood(n) + np.log(prior.weight)[None, :]
     log_post -= log_post.max(axis=1, keepdims=True)
     post = np.exp(log_post)
     return post / post.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=64)
+def _count_log_likelihood(n: int) -> np.ndarray:
+    """:func:`_log_likelihood` of c = 0..n of n, read-only: the same for every table at n."""
+    log_l = _log_likelihood(np.full(n + 1, n), np.arange(n + 1))
+    log_l.setflags(write=False)
+    return log_l
 
 
 def grid_posterior_variance_table(

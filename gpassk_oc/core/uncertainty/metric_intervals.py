@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
-from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Atoms, Fallback, atoms_of
+from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Atoms, Fallback, atoms_of, priors_of
 from gpassk_oc.core.uncertainty.bootstrap import (
     DEFAULT_LEVEL,
     DEFAULT_RESAMPLES,
@@ -252,7 +252,7 @@ def summarize_many(
     atoms = [atoms_of(n, c) for n, c in cells]
     values = [a.values(specs) for a in atoms]
     bounds = _benchmark_bounds(atoms, values, n_boot, level, seed)
-    priors = [a.prior(fallback.prior) if a.fallback(specs).any() else None for a in atoms]
+    priors = priors_of(atoms, specs, fallback.prior)
     # 'posterior' marks an interval some of whose variances came from the fitted Beta
     shorts = [a.fallback(specs) & (p is not None) for a, p in zip(atoms, priors)]
     used = [a.cell_variances(a.variances(specs, p, fallback)) for a, p in zip(atoms, priors)]
