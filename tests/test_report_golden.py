@@ -44,7 +44,8 @@ question right in all or none of its samples has no unbiased variance at any n):
 points to the docs' section instead (legend text only). Then at n < 2k the larger of
 the Beta's and the grid prior's summed variance (the legend says so; no value or bound of
 these files changed, checked). Then the page's '+' note only under a board that shows
-a '+' (report.html's script only).
+a '+' (report.html's script only). Then that note explains '*' too where a shown cell
+carries it (report.html's script and page data only).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -146,7 +146,7 @@ def test_fallback_setting_is_one_frozen_object_passed_explicitly():
 
 def test_page_marks_the_cell_and_says_why(tmp_path, capsys):
     """In a browser: the cell carries class 'wide' (drawn '+'), its tooltip and the note
-    under the board give the reason."""
+    under the board give the reason; the note explains '*' too where a cell shows it."""
     from browser import start_browser, stop_browser
     from selenium.webdriver.common.by import By
 
@@ -159,6 +159,9 @@ def test_page_marks_the_cell_and_says_why(tmp_path, capsys):
         assert cell.get_attribute("class") == "wide"
         assert "wider than needed" in cell.get_attribute("title")
         note = driver.find_element(By.ID, "marks-note").text
-        assert note.startswith("+ = wider than needed: most of this width comes from")
+        assert "+ = wider than needed: most of this width comes from" in note
+        # '*' is explained beside it exactly when a shown cell carries it (3 here)
+        starred = driver.find_elements(By.CSS_SELECTOR, "#leaderboard td.posterior")
+        assert ("* = approximate: some question's rerun variance" in note) == bool(starred)
     finally:
         stop_browser(driver)

@@ -234,6 +234,14 @@ def no_width_note(interval: str = "both") -> str:
 UNRELIABLE = f"unreliable: fewer than {MIN_VARYING} of the table's questions vary"
 
 
+#: why a rerun interval is marked '*' (status 'posterior'), in short (the page's note)
+POSTERIOR = (
+    "approximate: some question's rerun variance is the fitted difficulty model's "
+    "posterior expectation, where the samples give no usable unbiased estimate "
+    "(n < 2k, an estimate of 0, or n < 4k)"
+)
+
+
 #: why a rerun interval is marked '+' (status 'wide'), in short (the page's tooltips)
 WIDE = (
     "wider than needed: most of this width comes from the fitted difficulty model, not "

@@ -22,6 +22,7 @@ from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
+    POSTERIOR,
     UNRELIABLE,
     WIDE,
     accounting_note,
@@ -119,6 +120,7 @@ def page_data(
         "notes": list(report.notes),
         "unreliable_note": UNRELIABLE,  # why a rerun interval is marked '!'
         "wide_note": WIDE,  # why one is marked '+'
+        "posterior_note": POSTERIOR,  # why one is marked '*'
     }
 
 

@@ -227,7 +227,7 @@ PAGE_SCRIPT = r"""
     board.appendChild(el("p", {id: "row-count", text: sortedRows().length + " of " +
       dataset().rows.length + " rows"}));
     var body = el("tbody");
-    var anyWide = false;  // the '+' note only under a board that shows a '+'
+    var shown = {};  // the marks the board shows: only their notes go under it
     sortedRows().forEach(function (row) {
       var cell = row.cells[state.subset];
       var name = el("td", {"class": "text model", text: row.model, title: "show the verdicts behind these numbers"});
@@ -246,7 +246,7 @@ PAGE_SCRIPT = r"""
         if (iv) {
           td.title = state.kind + " interval " + ivText(iv);
           if (iv.status in {posterior: 1, wide: 1, unreliable: 1}) { td.className = iv.status; }
-          anyWide = anyWide || iv.status === "wide";
+          shown[iv.status] = true;
         }
         td.appendChild(bar(est));
         cells.push(td);
@@ -255,8 +255,11 @@ PAGE_SCRIPT = r"""
     });
     table.appendChild(body);
     board.appendChild(el("div", {"class": "scroll"}, [table]));
-    if (state.kind === "rerun" && anyWide) {  // under the board: the header stays one line
-      board.appendChild(el("p", {id: "marks-note", text: "+ = " + data.wide_note + "."}));
+    var notes = [];  // under the board: the header stays one line
+    if (shown.posterior) { notes.push("* = " + data.posterior_note + "."); }
+    if (shown.wide) { notes.push("+ = " + data.wide_note + "."); }
+    if (state.kind === "rerun" && notes.length) {
+      board.appendChild(el("p", {id: "marks-note", text: notes.join(" ")}));
     }
   }
 
