@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpassk_oc.core.metrics.question_scorer import count_verdicts
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_result_key
 from gpassk_oc.core.runs.drill_fragment import DrillFragment, make_fragment
 from gpassk_oc.core.runs.results_file import Results, ResultsError, RunInfo
@@ -197,7 +198,7 @@ def summarize_results(results: Results) -> RunSummary:
         out.indices.append(q.index)
         out.texts.append(q.question)
         out.golds.append(q.gold)
-        c, n, unjudged = q.c, q.n, q.unjudged
+        c, n, unjudged = count_verdicts(q.correct)  # once: q.c, q.n, q.unjudged each count
         out.c.append(c)
         out.n.append(n)
         out.unjudged.append(unjudged)
