@@ -364,7 +364,8 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     ]
     verdicts.append("goals met" if all(ok for ok, _ in checks) else "goals NOT met")
     result = (
-        f"RESULT prior={fallback.prior} near={fallback.near} cells={len(cells)} "
+        f"RESULT prior={fallback.prior} near={fallback.near} ends={fallback.ends} "
+        f"cells={len(cells)} "
         f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} outside={outside} "
         f"below={below} "
         f"missed={len(missed)} wide_cover_min={min(wide.values(), default=math.nan):.3f} "
@@ -399,8 +400,14 @@ def main() -> None:
         default=DEFAULT_FALLBACK.near,
         help="2k <= n < 4k: V(c) combined with the posterior variance, or the latter alone",
     )
+    parser.add_argument(
+        "--ends",
+        choices=("grid", "prior"),
+        default=DEFAULT_FALLBACK.ends,
+        help="metrics flat at both ends: the grid prior's posterior variances, or --prior's",
+    )
     args = parser.parse_args()
-    fallback = Fallback(args.prior, args.near)
+    fallback = Fallback(args.prior, args.near, ends=args.ends)
     runs = 60 if args.quick else args.runs
     start = time.perf_counter()
     results = {}
