@@ -10,7 +10,7 @@ sums, f the metric per count), the variance of Q × the table's value over rerun
 rerun the bench takes the ratio to it of ``Σ_q V_q``, the variances the report's rerun
 interval is built from (:meth:`gpassk_oc.core.uncertainty.atoms.Atoms.variances`, after
 ``cell_variances``) under three rules: the unbiased V(c) alone (release 0.3), the Beta's
-posterior variances where V says nothing (``Fallback(ends="prior")``, release 0.4) and the
+posterior variances where V says nothing (``Fallback(ends="prior")``, the rule before) and the
 grid prior's for metrics flat at both ends (``Fallback()``, the report's rule). It prints
 the median ratio over the reruns and its 10% and 90% quantiles; a ratio r makes a 95%
 normal interval cover about ``P(|Z| < 1.96 √r)`` (0.993 at r = 2, 0.9998 at r = 4).
