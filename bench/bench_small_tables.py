@@ -22,7 +22,8 @@ SE of a coverage near 0.95 at 400 reruns: 0.011.
 A rerun whose interval the report marks ``unreliable`` (``!``: fewer than 4 questions
 vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) or ``wide`` (``+``:
 the fitted Beta's variances more than :data:`~gpassk_oc.core.uncertainty.interval_kinds.
-WIDE_RATIO` times the shape-free grid prior's) is counted per cell: the second table gives
+WIDE_RATIO` times the shape-free grid prior's; only with ``--ends prior``: by default the
+metrics so judged take the grid prior's variances) is counted per cell: the second table gives
 the share of each mark, the coverage of the unflagged reruns and ✗ where the cell misses
 its goal; a line gives the coverage of each mark's reruns pooled by τ; a last table
 prints, per question of one steady table, the true rerun variance beside V(c) and the
@@ -30,7 +31,7 @@ posterior ones (why G-Pass@k_0.5 over-covers).
 
 With ``--table`` the full run writes docs/generated/bench-small-tables.md (``--out``
 elsewhere; ``--prior`` / ``--near`` pass another :class:`~gpassk_oc.core.uncertainty.
-atoms.Fallback` to ``summarize_many``). Goals (printed ``goal met`` / ``NOT met``, then
+atoms.Fallback` to ``summarize_many``, as does ``--ends``). Goals (printed ``goal met`` / ``NOT met``, then
 the cells that miss theirs, ``goals met`` / ``goals NOT met`` and ``RESULT …`` last): no
 rerun of a cell whose value a rerun moves goes without a width unless every count is 0
 or n; every cell covers within [0.93, 0.97] ± 2 SE, or its reruns carry the mark that
@@ -219,7 +220,8 @@ def diagnosis(
 ) -> list[str]:
     """Why the steady G-Pass@k_0.5 cells over-covered: one simulated table (n = 2k,
     32 questions), per distinct (p, c): the true rerun variance Var(f(C) | p), the
-    unbiased V(c), the posterior variance under a fitted Beta (release 0.4's fallback)
+    unbiased V(c), the posterior variance under a fitted Beta (the fallback before
+    Fallback.ends)
     and under the fitted grid prior, and the one used."""
     spec = stats.parse_metric(metric)
     n, q = 2 * spec.k, 32
@@ -364,7 +366,8 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     ]
     verdicts.append("goals met" if all(ok for ok, _ in checks) else "goals NOT met")
     result = (
-        f"RESULT prior={fallback.prior} near={fallback.near} cells={len(cells)} "
+        f"RESULT prior={fallback.prior} near={fallback.near} ends={fallback.ends} "
+        f"cells={len(cells)} "
         f"coverage_min={min(cover):.3f} coverage_max={max(cover):.3f} outside={outside} "
         f"below={below} "
         f"missed={len(missed)} wide_cover_min={min(wide.values(), default=math.nan):.3f} "
@@ -399,8 +402,14 @@ def main() -> None:
         default=DEFAULT_FALLBACK.near,
         help="2k <= n < 4k: V(c) combined with the posterior variance, or the latter alone",
     )
+    parser.add_argument(
+        "--ends",
+        choices=("grid", "prior"),
+        default=DEFAULT_FALLBACK.ends,
+        help="metrics flat at both ends: the grid prior's posterior variances, or --prior's",
+    )
     args = parser.parse_args()
-    fallback = Fallback(args.prior, args.near)
+    fallback = Fallback(args.prior, args.near, ends=args.ends)
     runs = 60 if args.quick else args.runs
     start = time.perf_counter()
     results = {}

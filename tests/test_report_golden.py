@@ -44,8 +44,12 @@ question right in all or none of its samples has no unbiased variance at any n):
 points to the docs' section instead (legend text only). Then at n < 2k the larger of
 the Beta's and the grid prior's summed variance (the legend says so; no value or bound of
 these files changed, checked). Then the page's '+' note only under a board that shows
-a '+' (report.html's script only). Then that note explains '*' too where a shown cell
-carries it (report.html's script and page data only).
+a '+' (report.html's script only). Then the fallback variances of metrics flat at both
+ends (G-Pass@16_0.25, _0.5 and _0.75) from the grid prior instead of the Beta (issue 35,
+item 4, ``Fallback.ends``): only those metrics' rerun bounds, SEs and statuses moved
+(the 2 ``wide`` became ``posterior``), every other metric's cells are as before, checked;
+the ``*`` legend names the grid fit for these metrics (legend text only). Then the page's
+note explains '*' too where a shown cell carries it (report.html's script and page data).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -165,7 +165,7 @@ def test_bench_quick_writes_its_table(tmp_path):
     proc = quick_bench("bench_small_tables.py", out)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[-1].startswith("RESULT prior=beta near=combine cells=6 ")
+    assert lines[-1].startswith("RESULT prior=beta near=combine ends=grid cells=6 ")
     assert sum(line.startswith("goal ") for line in lines) == 5
     assert any(line in ("goals met", "goals NOT met") for line in lines)
     table = out.read_text(encoding="utf-8")

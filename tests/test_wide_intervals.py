@@ -1,8 +1,11 @@
 """Rerun intervals wider than needed say so (issue 35, item 4): where the fitted Beta gives
 the questions' fallback variances more than twice what the shape-free grid prior gives,
-the interval is marked 'wide' ('+' with its reason) in every output, and it is indeed
-wider than the truth needs; Beta-like tables and n < 2k are not marked. The fallback's settings are
-one frozen object passed to the code that uses it (no module switches)."""
+the interval is marked 'wide' ('+' with its reason), and it is indeed wider than the
+truth needs; Beta-like tables and n < 2k are not marked. Since the metrics judged so take
+the grid prior's variances themselves (``Fallback.ends``, tests/test_flat_end_prior.py),
+the mark needs ``Fallback(ends="prior")``: the report's steady table is no longer wide in
+any output. The fallback's settings are one frozen object passed to the code that uses it
+(no module switches)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,9 @@ from test_small_tables import _gpass, _posterior_variance, _truth
 from gpassk_oc.core.uncertainty import atoms as atoms_module
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Fallback, atoms_of
+
+#: the Beta's posterior variances for every metric, judged against the grid prior's
+BETA_ENDS = Fallback(ends="prior")
 
 N, KEY = 48, "G-Pass@8_0.5"
 # the demo's steady row at T = 0.5: 3 of 8 questions nearly always solved, 5 nearly never
@@ -47,7 +53,7 @@ def test_steady_table_is_marked_wide_and_is_wider_than_needed():
     rng = np.random.default_rng(35)
     runs = 100
     cells = stats.summarize_many(
-        [(N, rng.binomial(N, STEADY)) for _ in range(runs)], [KEY], n_boot=0
+        [(N, rng.binomial(N, STEADY)) for _ in range(runs)], [KEY], n_boot=0, fallback=BETA_ENDS
     )
     wide = [cell[KEY] for cell in cells if cell[KEY].rerun == "wide"]
     assert len(wide) >= 0.6 * runs
@@ -62,7 +68,8 @@ def test_shaky_table_is_not_marked_wide():
     p = np.linspace(0.5, 0.82, 24)
     keys = ["G-Pass@8_0.5", "G-Pass@8_1.0", "G-Pass@16_0.5", "G-Pass@16_1.0"]
     rng = np.random.default_rng(36)
-    cells = stats.summarize_many([(N, rng.binomial(N, p)) for _ in range(100)], keys, n_boot=0)
+    tables = [(N, rng.binomial(N, p)) for _ in range(100)]
+    cells = stats.summarize_many(tables, keys, n_boot=0, fallback=BETA_ENDS)
     for key in keys:
         assert sum(cell[key].rerun == "wide" for cell in cells) <= 5, key
 
@@ -75,7 +82,9 @@ def test_no_wide_mark_where_one_verdict_moves_the_metric_at_an_end():
     below 0.97)."""
     rng = np.random.default_rng(38)
     tables = [(16, rng.binomial(16, rng.beta(0.6, 0.6, 16))) for _ in range(100)]
-    cells = stats.summarize_many(tables, ["G-Pass@8_1.0", "mG-Pass@8"], n_boot=0)
+    cells = stats.summarize_many(
+        tables, ["G-Pass@8_1.0", "mG-Pass@8"], n_boot=0, fallback=BETA_ENDS
+    )
     assert not any(est.rerun == "wide" for cell in cells for est in cell.values())
 
 
@@ -85,7 +94,10 @@ def test_no_wide_mark_below_2k():
     (still 'posterior' or 'unreliable')."""
     rng = np.random.default_rng(37)
     cells = stats.summarize_many(
-        [(16, rng.binomial(16, STEADY)) for _ in range(30)], ["G-Pass@16_0.5"], n_boot=0
+        [(16, rng.binomial(16, STEADY)) for _ in range(30)],
+        ["G-Pass@16_0.5"],
+        n_boot=0,
+        fallback=BETA_ENDS,
     )
     assert {cell["G-Pass@16_0.5"].rerun for cell in cells} <= {"posterior", "unreliable"}
 
@@ -99,25 +111,27 @@ def _report(tmp_path, capsys, fmt: str) -> str:
     return out
 
 
-def test_wide_is_marked_in_every_format(tmp_path, capsys):
+def test_steady_table_is_no_longer_wide_in_any_format(tmp_path, capsys):
+    """The table the '+' mark was made for: its interval now rests on the grid prior's
+    variances (plain '*', posterior) in every format, and its width is within 1.5× of
+    the true one (Σ Var f(C) by binomial sums; the Beta's was 2×)."""
     assert sum(3 < c < 45 for c in COUNTS) >= 4  # enough vary: not 'unreliable'
     md = _report(tmp_path, capsys, "markdown")
     row = next(line for line in md.splitlines() if line.startswith("| m "))
-    assert "]+" in row, row
-    assert "+ = wider than needed: most of this width comes from the fitted difficulty" in md
+    assert "]*" in row and "]+" not in row, row
     rows = json.loads(_report(tmp_path, capsys, "json"))
     rerun = next(r for r in rows if not r["greedy"])["metrics"][KEY]["rerun"]
-    assert rerun["status"] == "wide" and rerun["low"] < rerun["high"]
+    assert rerun["status"] == "posterior"
+    half = 100 * Z * math.sqrt(sum(_true_variance(p) for p in STEADY)) / len(STEADY)  # points
+    assert 0.6 * half < (rerun["high"] - rerun["low"]) / 2 < 1.5 * half
     lines = csv.DictReader(io.StringIO(_report(tmp_path, capsys, "csv")))
     line = next(r for r in lines if r["subset"] == "overall")
-    assert line[f"{KEY} rerun_status"] == "wide" and line[f"{KEY} rerun_low"] != ""
-    page = _report(tmp_path, capsys, "html")
-    assert "td.wide::after" in page and '"wide_note":"wider than needed' in page
+    assert line[f"{KEY} rerun_status"] == "posterior"
 
 
-def test_compare_marks_a_wide_difference(tmp_path, capsys):
+def test_compare_of_steady_tables_is_not_wide(tmp_path, capsys):
     status, row, out = compare_rerun(capsys, tmp_path, COUNTS, COUNTS[::-1], N, KEY)
-    assert status == "wide" and "]+" in row and "+ = wider than needed" in out
+    assert status == "posterior" and "]*" in row and "]+" not in row
 
 
 def test_fallback_setting_is_one_frozen_object_passed_explicitly():
@@ -126,7 +140,7 @@ def test_fallback_setting_is_one_frozen_object_passed_explicitly():
     variance alone (by quadrature over the fitted Beta, independent of the tables), where
     the default combines it with V(c)."""
     assert not hasattr(atoms_module, "FALLBACK_PRIOR") and not hasattr(atoms_module, "NEAR_RULE")
-    assert DEFAULT_FALLBACK == Fallback("beta", "combine")
+    assert DEFAULT_FALLBACK == Fallback("beta", "combine", "larger", "grid")
     with pytest.raises(dataclasses.FrozenInstanceError):
         DEFAULT_FALLBACK.near = "posterior"  # type: ignore[misc]
     c = np.array([16, 15, 12, 9, 4, 16, 14, 7])
@@ -139,14 +153,14 @@ def test_fallback_setting_is_one_frozen_object_passed_explicitly():
     assert not np.allclose(alone, atoms.variances([spec], prior)[:, 0])
     # the grid prior passed to summarize_many: a narrower interval, never judged 'wide'
     grid = stats.summarize_many([(N, COUNTS)], [KEY], n_boot=0, fallback=Fallback("grid"))[0]
-    beta = stats.summarize_many([(N, COUNTS)], [KEY], n_boot=0)[0]
+    beta = stats.summarize_many([(N, COUNTS)], [KEY], n_boot=0, fallback=BETA_ENDS)[0]
     assert grid[KEY].rerun == "posterior" and beta[KEY].rerun == "wide"
     assert grid[KEY].sampling_se < beta[KEY].sampling_se
 
 
-def test_page_marks_the_cell_and_says_why(tmp_path, capsys):
-    """In a browser: the cell carries class 'wide' (drawn '+'), its tooltip and the note
-    under the board give the reason; the note explains '*' too where a cell shows it."""
+def test_page_shows_the_steady_cell_as_posterior_and_explains_only_its_mark(tmp_path, capsys):
+    """In a browser: the steady table's cell carries class 'posterior' (drawn '*'); the note
+    under the board explains '*' and no '+' (none of its cells is wide)."""
     from browser import start_browser, stop_browser
     from selenium.webdriver.common.by import By
 
@@ -156,12 +170,9 @@ def test_page_marks_the_cell_and_says_why(tmp_path, capsys):
     try:
         driver.get(page.as_uri())
         cell = driver.find_element(By.CSS_SELECTOR, f'#leaderboard td[data-key="{KEY}"]')
-        assert cell.get_attribute("class") == "wide"
-        assert "wider than needed" in cell.get_attribute("title")
+        assert cell.get_attribute("class") == "posterior"
         note = driver.find_element(By.ID, "marks-note").text
-        assert "+ = wider than needed: most of this width comes from" in note
-        # '*' is explained beside it exactly when a shown cell carries it (3 here)
-        starred = driver.find_elements(By.CSS_SELECTOR, "#leaderboard td.posterior")
-        assert ("* = approximate: some question's rerun variance" in note) == bool(starred)
+        assert note.startswith("* = approximate: some question's rerun variance")
+        assert "+ =" not in note
     finally:
         stop_browser(driver)

@@ -64,11 +64,15 @@ class Fallback:
     *short*: where k ≤ n < 2k every variance is a prior's, and nothing in the counts checks
     the Beta's shape; "larger" takes, per metric, whichever of the Beta and the grid prior
     fitted to the same counts gives the larger summed variance (two fits the counts
-    cannot tell apart: the wider is the honest one), "prior" the *prior* alone."""
+    cannot tell apart: the wider is the honest one), "prior" the *prior* alone.
+    *ends*: for a metric flat at both ends (:func:`_flat_at_ends`: G-Pass@k_τ with
+    2 ≤ ⌈τk⌉ < k) where n ≥ 2k, "grid" takes the grid prior's posterior variances whatever
+    *prior* says (:meth:`Atoms.ends_grid`), "prior" the *prior*'s."""
 
     prior: Literal["beta", "grid"] = "beta"
     near: Literal["combine", "posterior"] = "combine"
     short: Literal["larger", "prior"] = "larger"
+    ends: Literal["grid", "prior"] = "grid"
 
 
 DEFAULT_FALLBACK = Fallback()
@@ -168,7 +172,7 @@ class Atoms:
             cols = np.flatnonzero(tables.short | tables.near | zero)
             if prior is not None and cols.size:
                 n = int(self.n[rows][0])
-                post = _posterior_table([specs[j] for j in cols], n, prior)[c]
+                post = self._posterior_rows([specs[j] for j in cols], rows, n, prior, fallback)
                 short = tables.short[cols]
                 if fallback.short == "larger" and short.any() and not isinstance(prior, GridPrior):
                     post = self._larger_short(post, short, rows, n, [specs[j] for j in cols])
@@ -183,6 +187,42 @@ class Atoms:
                 part[:, cols] = np.where(np.isnan(sub) | flat, post, np.where(near, both, sub))
             out[rows] = part
         return out
+
+    def _posterior_rows(
+        self, specs: list, rows: slice | np.ndarray, n: int, prior: Prior, fallback: Fallback
+    ) -> np.ndarray:
+        """(rows × specs) posterior variances of these rows' atoms at this n: *prior*'s,
+        or the grid prior's for the columns :meth:`ends_grid` gives it."""
+        grid = self.ends_grid(specs, fallback) if not isinstance(prior, GridPrior) else None
+        if grid is None:
+            return _posterior_table(specs, n, prior)[self.c[rows]]
+        on, grid_prior = grid
+        post = np.empty((len(self.c[rows]), len(specs)))
+        for mask, fit in ((on, grid_prior), (~on, prior)):
+            if mask.any():
+                idx = np.flatnonzero(mask)
+                post[:, idx] = _posterior_table([specs[j] for j in idx], n, fit)[self.c[rows]]
+        return post
+
+    def ends_grid(
+        self, specs: Sequence[MetricSpec], fallback: Fallback = DEFAULT_FALLBACK
+    ) -> tuple[np.ndarray, GridPrior] | None:
+        """(columns, the grid prior) where *fallback*.ends gives a metric the grid prior's
+        posterior variance: metrics flat at both ends (:func:`_flat_at_ends`) with every
+        question at n ≥ 2k; None where none is, or the grid prior cannot be fitted.
+
+        Why: the fitted Beta is one smooth shape; for bimodal difficulties (the demo's
+        steady rows: p ≈ 0.07 or 0.93) its posterior keeps mass near p = ½, where such a
+        metric has all its variance, and overstates its summed rerun variance 3–50×
+        (bench/bench_small_tables.py's diagnosis; coverage 1.000 up to Q = 100). The grid
+        prior (the NPMLE) takes the difficulties' shape from the counts; its one flaw, mass
+        at exactly 0 and 1 instead of near them, costs such a metric little, as its
+        variance vanishes to second order there (and G-Pass@k_1.0 keeps the Beta)."""
+        if fallback.ends != "grid":
+            return None
+        on = self.judged(specs)
+        grid = self.prior("grid") if on.any() else None
+        return (on, grid) if isinstance(grid, GridPrior) else None
 
     def _larger_short(
         self, post: np.ndarray, short: np.ndarray, rows: slice | np.ndarray, n: int, specs: list
@@ -221,8 +261,10 @@ class Atoms:
         and where every question has n ≥ 2k: elsewhere the grid prior (a few spikes, some
         at exactly 0 or 1) understates the variance too much to judge the Beta by."""
         out = np.zeros(len(specs), dtype=bool)
-        # only the judged metrics that took a fallback variance can differ from the grid's
-        cols = np.flatnonzero(self.judged(specs) & self.fallback(specs))
+        # only the judged metrics that took a fallback variance can differ from the grid's,
+        # and none does where they take the grid prior's own (Fallback.ends)
+        judged = self.judged(specs) & (fallback.ends != "grid")
+        cols = np.flatnonzero(judged & self.fallback(specs))
         grid = self.prior("grid") if fallback.prior == "beta" and cols.size else None
         if grid is None:
             return out
@@ -279,6 +321,7 @@ class Atoms:
         return _PRIORS.get(_prior_key(self, kind))
 
 
+@lru_cache(maxsize=256)  # asked per table, twice (Atoms.ends_grid, Atoms.wide)
 def _flat_at_ends(spec: MetricSpec) -> bool:
     """True where the metric on k draws is the same with 0 and 1 correct and with k − 1
     and k (β_0 = β_1, β_{k−1} = β_k: G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k): its rerun variance

@@ -10,12 +10,14 @@ relation ``E[V²] = 3σ⁴`` of a one-df normal variance term), i.e. ``ν = 3 (�
 That is a heuristic — V is not χ²₁ — so it is checked by simulation: on Beta(0.6, 0.6)
 difficulties it covers 0.94–0.96 for 95% from Q = 32, n = 8 (``bench/bench_ci_coverage.py``;
 the plain normal interval covers 0.92–0.93 there, ``ν = (Σ V)² / Σ V²`` 0.985). Where a question's V is 0 or missing
-(n < 2k), or n < 4k, the fitted Beta's posterior variance stands in or is combined with it
+(n < 2k), or n < 4k, the fitted Beta's posterior variance (the grid prior's for metrics
+flat at both ends, :meth:`.atoms.Atoms.ends_grid`) stands in or is combined with it
 (:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
 ``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
 An interval whose questions include fewer than :data:`MIN_VARYING` that vary is still
 given, marked ``unreliable`` (:func:`mark_unreliable`); one whose fallback variances sum to
-more than :data:`WIDE_RATIO` times what a shape-free prior gives is marked ``wide``.
+more than :data:`WIDE_RATIO` times what a shape-free prior gives is marked ``wide`` (only
+with ``Fallback(ends="prior")``: by default those metrics take the shape-free prior's).
 
 **Benchmark interval** (questions resampled too): the bootstrap over questions, read
 with BCa (bias-corrected and accelerated) percentiles, implemented in

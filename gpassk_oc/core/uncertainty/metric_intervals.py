@@ -7,8 +7,9 @@ Every value carries two intervals, because a reader asks one of two questions:
   number move?" Questions fixed, sampling noise only: the point ± t × the rerun SE built
   from an *unbiased* per-question variance estimate (:mod:`.rerun_variance`, :mod:`.interval_kinds`).
   Where a question has n < 2k no unbiased estimate exists; its variance is then the
-  posterior expectation under a Beta fitted to the questions (:mod:`.difficulty_model`), and
-  the interval is marked ``rerun='posterior'``.
+  posterior expectation under a Beta fitted to the questions (:mod:`.difficulty_model`;
+  the grid prior of :mod:`.grid_prior` for metrics flat at both ends, :class:`.atoms.
+  Fallback`), and the interval is marked ``rerun='posterior'``.
 * **benchmark** — "how would the model do on new questions like these?" Questions are a
   sample too: a BCa bootstrap over questions (``ci_low``/``ci_high``).
 
