@@ -119,6 +119,7 @@ def test_steady_table_is_no_longer_wide_in_any_format(tmp_path, capsys):
     md = _report(tmp_path, capsys, "markdown")
     row = next(line for line in md.splitlines() if line.startswith("| m "))
     assert "]*" in row and "]+" not in row, row
+    assert "wider than needed" not in md  # no '+' shown: the legend does not explain one
     rows = json.loads(_report(tmp_path, capsys, "json"))
     rerun = next(r for r in rows if not r["greedy"])["metrics"][KEY]["rerun"]
     assert rerun["status"] == "posterior"
@@ -132,6 +133,7 @@ def test_steady_table_is_no_longer_wide_in_any_format(tmp_path, capsys):
 def test_compare_of_steady_tables_is_not_wide(tmp_path, capsys):
     status, row, out = compare_rerun(capsys, tmp_path, COUNTS, COUNTS[::-1], N, KEY)
     assert status == "posterior" and "]*" in row and "]+" not in row
+    assert "wider than needed" not in out  # nor its legend
 
 
 def test_fallback_setting_is_one_frozen_object_passed_explicitly():

@@ -108,10 +108,14 @@ def shown_metrics(k: int) -> list[str]:
 
 def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
-    from gpassk_oc.report.data.tables import no_width_note, unreliable_note, wide_note
+    from gpassk_oc.report.data.tables import no_width_note, unreliable_note, wide_clause
 
     k, level = report.k, report.level
     metrics = shown_metrics(k)
+    overall = [cell for (_, _, subset), cell in report.cells.items() if subset == "overall"]
+    wide = wide_clause(
+        cell.metrics[m].rerun for cell in overall for m in metrics if m in cell.metrics
+    )
     header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for entry in rows_json:
@@ -128,8 +132,9 @@ def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     out += [
         "",
         f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
-        "sampled again; * = approximate: some question's variance comes from a Beta "
-        f"fitted to the questions, as at n = 2k; {wide_note()}; {unreliable_note()}; "
+        "sampled again; * = approximate: some question's variance comes from a difficulty "
+        "model fitted to the questions (a Beta; the shape-free grid fit for G-Pass@k_τ with "
+        f"2 ≤ ⌈τk⌉ < k), as at n = 2k; {wide}{unreliable_note()}; "
         "[no width]: "
         f"{no_width_note('rerun')}); *truth* = "
         "the simulated model's exact value on these questions (binomial closed form), "

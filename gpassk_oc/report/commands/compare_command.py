@@ -42,7 +42,7 @@ from gpassk_oc.report.data.collect import Row, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
-from gpassk_oc.report.data.tables import MARKS, unreliable_note, wide_note
+from gpassk_oc.report.data.tables import MARKS, unreliable_note, wide_clause
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
 from gpassk_oc.report.ranking.corrections import load_rates
@@ -187,6 +187,7 @@ def render_markdown(
     result: dict[str, dict[str, Difference]],
     identical: bool = False,
 ) -> str:
+    wide = wide_clause(d.rerun for by_metric in result.values() for d in by_metric.values())
     out = [
         f"# {a.label} (A) vs {b.label} (B)",
         "",
@@ -199,7 +200,7 @@ def render_markdown(
         "variances under a Beta fitted to the questions (the shape-free grid fit for "
         "G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or an "
         "unbiased one is 0, and are combined with it where n < 4k; "
-        f"{wide_note()}; {unreliable_note().replace('vary', 'vary in A or in B', 1)}). benchmark: would it hold on new questions like these (paired BCa bootstrap "
+        f"{wide}{unreliable_note().replace('vary', 'vary in A or in B', 1)}). benchmark: would it hold on new questions like these (paired BCa bootstrap "
         f"over questions, {n_boot} resamples; its p inverts the same BCa interval). "
         "A bound shown as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (the "
         f"interval touches 0, and p ≥ {1 - level:g}).",

@@ -3,7 +3,7 @@ all numbers through :mod:`.numbers` (one rounding rule)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
@@ -261,6 +261,13 @@ def wide_note() -> str:
     )
 
 
+def wide_clause(statuses: Iterable[str]) -> str:
+    """``"{wide_note()}; "`` where one of the rerun *statuses* shown is 'wide', else "": a
+    legend explains '+' only beside a '+' (the report's default fallback marks none;
+    :class:`.atoms.Fallback`, ``ends``)."""
+    return f"{wide_note()}; " if "wide" in set(statuses) else ""
+
+
 def unreliable_note() -> str:
     """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
     return (
@@ -277,6 +284,7 @@ def unreliable_note() -> str:
 def ci_note(report: Report, best_first: bool = True) -> str:
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
+    wide = wide_clause(est.rerun for cell in report.cells.values() for est in cell.metrics.values())
     rerun = (
         f"[rerun {level}] = how far a rerun on these same questions would move the value "
         "(sampling noise only; t interval from an unbiased per-question variance "
@@ -286,7 +294,7 @@ def ci_note(report: Report, best_first: bool = True) -> str:
         "that the counts do not show) — where n < 2k (no unbiased estimate "
         "exists; there the shape-free grid fit's instead where it gives more), where the unbiased estimate is 0 (e.g. every sample right: it would "
         "claim a rerun cannot move the question) and, combined with it, where n < 4k "
-        f"(the unbiased estimate alone is too noisy); {wide_note()}; {unreliable_note()}; "
+        f"(the unbiased estimate alone is too noisy); {wide}{unreliable_note()}; "
         f"[{SHORT_N}]: "
         "not even a Beta can be fitted)"
     )
