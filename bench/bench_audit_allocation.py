@@ -1,0 +1,220 @@
+"""How an audit splits its verdicts over "correct" and "wrong", measured on the grid's `d` cells.
+
+    nice -n 10 .venv/bin/python bench/bench_audit_allocation.py --jobs 2   # into the docs
+    .venv/bin/python bench/bench_audit_allocation.py --quick               # seconds
+
+The verdict-error grid (``bench_verdict_grid``) leaves some audited cells above the band
+that it marks `d`: an audit of 100 splits 50/50 and a side's error share then rests on a
+handful of labels, whose interval covers above its level (the docs' enumeration table).
+This bench runs those scenarios (:data:`D_CELLS`) on the same question sets and audit
+seeds under three designs of the same ``--size``:
+
+* **even** — ``gpassk-oc audit`` today: half the labels on each side;
+* **two-stage Neyman** — half the size split evenly first; from its counts each side's
+  share is guessed, ê = (x + ½)/(m + 1), and the rest goes where the corrected accuracy's
+  variance falls most: side totals m_s ∝ N_s·√(ê_s(1 − ê_s)) (Neyman allocation for the
+  number of truly correct samples), the second batch filling each side's shortfall;
+* **Neyman, true shares** — the same allocation in one stage with the run's true shares
+  (no audit can know them: the best this kind of design can do).
+
+Each rerun is a fresh question set as in the grid; the corrected estimate and both
+intervals are as the report computes them (the audit's counts go into ``SourceAudit``
+whatever the design: the shares' likelihood does not depend on how the sizes were chosen).
+Prints coverage and mean interval width per design and ``RESULT …`` last; writes
+``docs/generated/audit-allocation.md`` (``--out``) unless ``--quick``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from bench_verdict_error import LEVEL, PRIOR  # noqa: E402
+from bench_verdict_grid import N_BOOT, _cpu, _header, _truths, audited_rates, population  # noqa: E402
+from verdict_grid_cells import BAND, KEYS, Scenario  # noqa: E402
+
+from gpassk_oc.core.uncertainty.corrected_estimates import correct  # noqa: E402
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit  # noqa: E402
+from gpassk_oc.report.auditing.audit_strata import allocate  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "docs" / "generated" / "audit-allocation.md"
+DESIGNS = ("even", "two-stage", "oracle")
+NAMES = {"even": "even (today)", "two-stage": "two-stage Neyman", "oracle": "Neyman, true shares"}
+#: the grid's `d` scenarios (docs/generated/verdict-error-grid.md): fp, fn, Q, n, audit size
+D_CELLS = [
+    Scenario(fp, fn, q, n, size)
+    for fp, fn, q, n, size in (
+        (0.005, 0.03, 50, 16, 100),
+        (0.02, 0.03, 50, 16, 100),
+        (0.02, 0.08, 50, 16, 100),
+        (0.02, 0.12, 50, 16, 100),
+        (0.005, 0.08, 50, 16, 400),
+        (0.005, 0.12, 50, 16, 400),
+        (0.02, 0.03, 50, 48, 100),
+        (0.02, 0.03, 280, 16, 100),
+        (0.03, 0.03, 280, 16, 100),
+        (0.005, 0.12, 280, 16, 400),
+        (0.005, 0.03, 280, 48, 100),
+        (0.03, 0.03, 280, 48, 100),
+        (0.005, 0.03, 280, 48, 400),
+    )
+]
+
+
+def neyman(sizes: tuple[int, int], shares: tuple[float, float], total: int) -> tuple[int, int]:
+    """Labels per side (m1, m0) ∝ N_s·√(e_s(1 − e_s)), at most N_s each, summing to
+    *total* (capped by the verdicts there are)."""
+    weight = [n * np.sqrt(e * (1 - e)) for n, e in zip(sizes, shares)]
+    total = min(total, sum(sizes))
+    m1 = int(round(total * weight[0] / sum(weight))) if sum(weight) > 0 else total // 2
+    m1 = min(max(m1, total - sizes[1]), sizes[0])
+    return m1, total - m1
+
+
+def _draw(rng, errors: int, size: int, m: int) -> int:
+    return int(rng.hypergeometric(errors, size - errors, m)) if m else 0
+
+
+def audit_of(design: str, rng, sizes, errors, size: int) -> SourceAudit:
+    """The audit of *size* labels under *design*: sizes (N1, N0) of the verdict sides,
+    errors (let-through among N1, rejected-correct among N0), drawn without replacement."""
+    if design == "oracle":
+        m = neyman(sizes, (errors[0] / sizes[0], errors[1] / sizes[1]), size)
+        x = [_draw(rng, errors[s], sizes[s], m[s]) for s in (0, 1)]
+        return SourceAudit("judge", sizes[0], sizes[1], m[0], x[0], m[1], x[1])
+    first = size // 2 if design == "two-stage" else size
+    take = allocate({1: sizes[0], 0: sizes[1]}, first)
+    m = [take[1], take[0]]
+    x = [_draw(rng, errors[s], sizes[s], m[s]) for s in (0, 1)]
+    if design == "two-stage":
+        guess = tuple((x[s] + 0.5) / (m[s] + 1) for s in (0, 1))
+        target = neyman(sizes, guess, size)  # type: ignore[arg-type]
+        short = [max(target[s] - m[s], 0) for s in (0, 1)]
+        rest = min(size, sum(sizes)) - sum(m)
+        add0 = int(round(rest * short[0] / sum(short))) if sum(short) else rest // 2
+        add = [min(add0, sizes[0] - m[0]), 0]
+        add[1] = min(rest - add[0], sizes[1] - m[1])
+        for s in (0, 1):  # the second batch from the verdicts the first left
+            x[s] += _draw(rng, errors[s] - x[s], sizes[s] - m[s], add[s])
+            m[s] += add[s]
+    return SourceAudit("judge", sizes[0], sizes[1], m[0], x[0], m[1], x[1])
+
+
+def one_rerun(s: Scenario, seed: int, pop: np.ndarray) -> np.ndarray:
+    """(designs × 5 × M): covers (rerun, benchmark), widths (rerun, benchmark) in points,
+    corrected − truth; then the labels on the "correct" side in column 0 of a sixth row."""
+    rng = np.random.default_rng(seed)
+    p = rng.beta(PRIOR.a, PRIOR.b, size=s.q)
+    t = rng.binomial(s.n, p)
+    kept = rng.binomial(t, 1 - s.fn)
+    c = kept + rng.binomial(s.n - t, s.fp)
+    sizes = (int(c.sum()), int((s.n - c).sum()))
+    errors = (int((c - kept).sum()), int((t - kept).sum()))
+    questions = [((s.n, int(x)),) for x in c]
+    truth = _truths(p)
+    out = np.full((len(DESIGNS), 6, len(KEYS)), np.nan)
+    for d, design in enumerate(DESIGNS):
+        audit = audit_of(design, np.random.default_rng(seed + 1), sizes, errors, int(s.source))
+        rates, draws = audited_rates(audit, seed)
+        got = correct(
+            questions, rates, KEYS, rate_draws=draws, n_boot=N_BOOT, seed=seed, level=LEVEL
+        )
+        for j, key in enumerate(KEYS):
+            e = got[key]
+            out[d, :5, j] = (
+                e.rerun_low <= truth[j] <= e.rerun_high,
+                e.ci_low <= pop[j] <= e.ci_high,
+                100 * (e.rerun_high - e.rerun_low),
+                100 * (e.ci_high - e.ci_low),
+                100 * (e.value - truth[j]),
+            )
+        out[d, 5, 0] = audit.audited_correct
+    return out
+
+
+def _run(args: tuple) -> np.ndarray:
+    s, reruns, seed, pop = args
+    return np.array([one_rerun(s, seed * 10_000 + r, pop) for r in range(reruns)])
+
+
+def _cell(share: float) -> str:
+    return f"{share:.3f}" if BAND[0] <= share <= BAND[1] else f"**{share:.3f}**"
+
+
+def table(found: dict) -> tuple[list[str], np.ndarray]:
+    """The table's lines and per design (outside the band, cells) over all scenarios."""
+    cols = " | ".join(f"{k} rerun / benchmark (width)" for k in KEYS)
+    lines = [f'| fp | fn | Q | n | audit | design | "correct" labels | {cols} |']
+    lines.append("|---|---|---|---|---|---|---|" + "---|" * len(KEYS))
+    outside = np.zeros((len(DESIGNS), 2), dtype=int)
+    for s, rec in found.items():
+        for d, design in enumerate(DESIGNS):
+            mean = rec[:, d].mean(axis=0)
+            cov = mean[:2]
+            bad = (cov < BAND[0]) | (cov > BAND[1])
+            outside[d] += (int(bad.sum()), bad.size)
+            cells = " | ".join(
+                f"{_cell(cov[0, j])} / {_cell(cov[1, j])} ({mean[2, j]:.1f} / {mean[3, j]:.1f})"
+                for j in range(len(KEYS))
+            )
+            label = s.label().replace("audit ", "")
+            lines.append(f"| {label} | {NAMES[design]} | {mean[5, 0]:.0f} | {cells} |")
+    return lines, outside
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="2 scenarios, 20 reruns")
+    parser.add_argument("--reruns", type=int, default=None, help="reruns per scenario (500)")
+    parser.add_argument("--seed", type=int, default=35)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    reruns = args.reruns or (20 if args.quick else 500)
+    todo_cells = [D_CELLS[0], D_CELLS[10]] if args.quick else D_CELLS
+    pop, started = population(), _cpu()
+    jobs = [(s, reruns, args.seed + 101 * i, pop) for i, s in enumerate(todo_cells)]
+    with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+        found = dict(zip(todo_cells, pool.map(_run, jobs)))
+    lines, outside = table(found)
+    print("\n".join(lines))
+    widths = {
+        d: np.mean([rec[:, i, 2:4].mean() for rec in found.values()]) for i, d in enumerate(DESIGNS)
+    }
+    summary = "; ".join(
+        f"{NAMES[d]}: {outside[i, 0]} of {outside[i, 1]} cells outside [0.93, 0.97], "
+        f"mean width {widths[d]:.2f} points"
+        for i, d in enumerate(DESIGNS)
+    )
+    if not args.quick:
+        head = _header(
+            started,
+            f"{reruns} reruns per scenario, the same question sets and audit seeds for each design",
+        )
+        head[0] = "<!-- generated by bench/bench_audit_allocation.py; do not edit, re-run it -->"
+        args.out.write_text("\n".join(head + [summary + ".", "", *lines]) + "\n", encoding="utf-8")
+    print(summary)
+    better = outside[1, 0] < outside[0, 0]
+    print(
+        f"goal {'met' if better else 'NOT met'}: two-stage Neyman leaves fewer cells outside the band than even"
+    )
+    print(
+        "RESULT "
+        + " ".join(
+            f"{d}_outside={outside[i, 0]}/{outside[i, 1]} {d}_width={widths[d]:.2f}"
+            for i, d in enumerate(DESIGNS)
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
