@@ -12,7 +12,7 @@ prior refitted under that draw: by two Newton steps in (a, b) from the fitted pr
 observed information under the draw; a step is halved while it would more than halve a
 or b), or by the full maximum-likelihood fit (:func:`~gpassk_oc.core.uncertainty.
 verdict_channel.fit_prior`, started at the fitted prior; where its optimiser stops at its
-iteration cap, ten more Newton steps). Everything else is the
+iteration cap, twelve Newton steps). Everything else is the
 report's. Per scenario: each metric's mean rerun and benchmark interval width relative to
 the full refit's, and the CPU seconds of one corrected estimate per method. The scenarios
 are the grid's cells whose intervals lean most on the rates (audits of 100 verdicts at
@@ -76,13 +76,17 @@ def _refit_tables(method: str):
         f = ce._moment_tables(n, prior, specs)[0]
         out = np.empty((len(rate_draws), len(atoms), len(specs)))
         for r, draw in enumerate(rate_draws):
-            refit = _newton(atoms, weight, draw, _newton(atoms, weight, draw, prior, f), f)
+            steps = 2
             if method == "full":
                 try:
-                    refit = fit_prior(atoms, weight, [tuple(x) for x in draw], start=prior)
-                except ValueError:  # the optimiser's iteration cap: Newton on to convergence
-                    for _ in range(10):
-                        refit = _newton(atoms, weight, draw, refit, f)
+                    refit, steps = (
+                        fit_prior(atoms, weight, [tuple(x) for x in draw], start=prior),
+                        0,
+                    )
+                except ValueError:  # the optimiser's iteration cap: Newton to convergence
+                    steps = 12
+            for _ in range(steps):
+                refit = _newton(atoms, weight, draw, refit if _ else prior, f)
             out[r] = draw_posteriors(atoms, draw[None], refit)[0] @ f
         return out
 
