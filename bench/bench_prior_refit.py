@@ -76,17 +76,15 @@ def _refit_tables(method: str):
         f = ce._moment_tables(n, prior, specs)[0]
         out = np.empty((len(rate_draws), len(atoms), len(specs)))
         for r, draw in enumerate(rate_draws):
-            steps = 2
+            refit, steps = prior, 2
             if method == "full":
                 try:
-                    refit, steps = (
-                        fit_prior(atoms, weight, [tuple(x) for x in draw], start=prior),
-                        0,
-                    )
+                    refit = fit_prior(atoms, weight, [tuple(x) for x in draw], start=prior)
+                    steps = 0
                 except ValueError:  # the optimiser's iteration cap: Newton to convergence
                     steps = 12
             for _ in range(steps):
-                refit = _newton(atoms, weight, draw, refit if _ else prior, f)
+                refit = _newton(atoms, weight, draw, refit, f)
             out[r] = draw_posteriors(atoms, draw[None], refit)[0] @ f
         return out
 
