@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 from bench_audit_allocation import bench_args, run_cells, write_generated  # noqa: E402
 from bench_verdict_error import LEVEL, PRIOR, _audit_exact  # noqa: E402
 from bench_verdict_grid import N_BOOT, _cpu, _header, audited_rates  # noqa: E402
-from verdict_grid_cells import KEYS, Scenario  # noqa: E402
+from verdict_grid_cells import KEYS, Scenario, parse_cells  # noqa: E402
 
 from gpassk_oc.core.uncertainty import corrected_estimates as ce  # noqa: E402
 from gpassk_oc.core.uncertainty.difficulty_model import Difficulty  # noqa: E402
@@ -149,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     args = bench_args(argv, __doc__, "1 scenario, 2 reruns", "100", OUT)
     reruns = args.reruns or (2 if args.quick else 100)
     cells = CELLS[-1:] if args.quick else CELLS
+    cells = parse_cells(args.cells) if args.cells else cells
     started = _cpu()
     jobs = [(s, reruns, args.seed + 101 * i) for i, s in enumerate(cells)]
     found = run_cells(_run, cells, jobs, args.jobs)
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         f"two steps {widths[1] / widths[2]:.3f}; CPU per corrected estimate relative to one "
         f"step: two steps {cpu[1] / cpu[0]:.1f}×, full refit {cpu[2] / cpu[0]:.1f}×"
     )
-    if not args.quick:
+    if not args.quick and (args.out != OUT or not args.cells):
         runs = f"{reruns} reruns per scenario, the same question sets and audits for each method"
         write_generated(args.out, "bench_prior_refit", _header(started, runs), summary, lines)
     print(summary)
