@@ -17,7 +17,8 @@ seeds under four designs of the same ``--size``:
 * **Neyman, true shares** — the same allocation in one stage with the run's true shares
   (no audit can know them: the best this kind of design can do);
 * **one third on "correct"** — a fixed split, two thirds of the labels on the "wrong"
-  verdicts, which carry fn (the larger rate in every `d` scenario).
+  verdicts, which carry fn (the larger rate in every `d` scenario): ``audit
+  --wrong-share 0.67``.
 
 ``--cells "fp%,fn%,Q,n,size;…"`` runs other scenarios instead (written only to an
 ``--out`` that is given), e.g. those where fp is the larger rate.
@@ -85,9 +86,9 @@ def audit_of(design: str, rng, sizes, errors, size: int) -> SourceAudit:
     errors (let-through among N1, rejected-correct among N0), drawn without replacement."""
     if design in ("oracle", "third"):
         m = neyman(sizes, (errors[0] / sizes[0], errors[1] / sizes[1]), size)
-        if design == "third":  # at most N per side, the rest to the other
-            m1 = min(max(size // 3, size - sizes[1]), sizes[0])
-            m = (m1, min(size - m1, sizes[1]))
+        if design == "third":  # as ``audit --wrong-share 0.67`` splits
+            take = allocate({1: sizes[0], 0: sizes[1]}, size, {1: 0.33, 0: 0.67})
+            m = (take[1], take[0])
         x = [_draw(rng, errors[s], sizes[s], m[s]) for s in (0, 1)]
         return SourceAudit("judge", sizes[0], sizes[1], m[0], x[0], m[1], x[1])
     first = size // 2 if design == "two-stage" else size
