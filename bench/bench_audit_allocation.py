@@ -36,6 +36,8 @@ import argparse
 import multiprocessing
 import os
 import sys
+from collections import Counter
+from functools import partial
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -44,7 +46,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from bench_verdict_error import LEVEL, PRIOR  # noqa: E402
 from bench_verdict_grid import N_BOOT, _cpu, _header, _truths, audited_rates, population  # noqa: E402
-from verdict_grid_cells import BAND, KEYS, Scenario, parse_cells  # noqa: E402
+from verdict_grid_cells import BAND, KEYS, Scenario, Tally, parse_cells  # noqa: E402
 
 from gpassk_oc.core.uncertainty.corrected_estimates import correct  # noqa: E402
 from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit  # noqa: E402
@@ -180,6 +182,8 @@ def bench_args(argv: list[str] | None, doc: str, quick: str, reruns: str, out: P
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=out)
     parser.add_argument("--cells", default="", help="only these: fp%%,fn%%,Q,n,size;…")
+    parser.add_argument("--grid", type=float, default=0.0, help="the grid's audits at this split")
+    parser.add_argument("--grid-audit", type=int, default=0, help="--grid: only this audit size")
     return parser.parse_args(argv)
 
 
@@ -195,8 +199,67 @@ def write_generated(out: Path, bench: str, head: list[str], summary: str, lines:
     out.write_text("\n".join(head + [summary + ".", "", *lines]) + "\n", encoding="utf-8")
 
 
+def _marks(rows: list[str]) -> Counter:
+    """Cells per mark over grid table rows (``inside`` unmarked)."""
+    out: Counter = Counter()
+    for row in rows:
+        for cell in row.split("|")[7:-2]:
+            for part in cell.split("/"):
+                out[
+                    {"b": "boundary", "d": "discrete", "?": "noise", "!": "beyond"}.get(
+                        part.strip()[-3:-2], "inside"
+                    )
+                ] += 1
+    return out
+
+
+def grid_split(args, pop: np.ndarray) -> int:
+    """``--grid SHARE``: the verdict-error grid's audited scenarios, its seeds and reruns,
+    with every audit split as ``audit --wrong-share SHARE`` splits it, beside the grid's
+    own table (the even split); written to ``--out`` when given."""
+    import bench_verdict_grid as grid
+    from bench_verdict_error import _audit_exact
+
+    grid._audit_exact = partial(_audit_exact, wrong_share=args.grid)  # the grid's audits
+    started, tally, rows = _cpu(), Tally(), []
+    todo = [
+        (s, 200, 400, args.seed + 101 * i, pop)
+        for i, s in enumerate(grid.scenarios(False))
+        if s.source != "stated" and args.grid_audit in (0, s.source)
+    ]
+    with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+        for (s, *_), rec in zip(todo, pool.imap(grid._run_packed, todo)):
+            rows.append(tally.add(s, rec))
+            print(rows[-1], flush=True)
+    sizes = {f"audit {s.source}" for s, *_ in todo}
+    even = [  # the grid table's rows (the boundary table's name a treatment, not reruns)
+        r
+        for r in grid.OUT.read_text(encoding="utf-8").splitlines()
+        if r.count("|") == 12
+        and r.split("|")[5].strip() in sizes
+        and r.split("|")[6].strip().isdigit()
+    ]
+    counts = {"even (the grid's table)": _marks(even), f"--wrong-share {args.grid:g}": _marks(rows)}
+    summary = "; ".join(
+        f"{name}: {c['inside']} of {sum(c.values())} audited cells in [0.93, 0.97], outside "
+        f"{c['noise']} within noise, {c['boundary']} boundary, "
+        f"{c['discrete'] + c['beyond']} beyond noise (`d` or `!`)"
+        for name, c in counts.items()
+    )
+    print(summary)
+    if args.out != OUT:
+        runs = (
+            f"the grid's audited scenarios and seeds, audits split by --wrong-share {args.grid:g}"
+        )
+        grid.write_table(args.out, rows, summary + ".", [], _header(started, runs))
+    print(f"RESULT even_inside={_marks(even)['inside']} split_inside={tally.n['inside']}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = bench_args(argv, __doc__, "2 scenarios, 20 reruns", "500", OUT)
+    if args.grid:
+        return grid_split(args, population())
     reruns = args.reruns or (20 if args.quick else 500)
     todo_cells = [D_CELLS[0], D_CELLS[10]] if args.quick else D_CELLS
     todo_cells = parse_cells(args.cells) if args.cells else todo_cells

@@ -132,15 +132,16 @@ def _audit_exact(
     c: np.ndarray,
     size: int,
     n: int = N,
+    wrong_share: float = 0.5,
 ) -> SourceAudit:
     """Audit *size* verdicts of a run of *n* samples per question, split over the
     'correct' and the 'wrong' verdicts as ``gpassk-oc audit`` splits them (evenly, a small
-    stratum giving all it has), drawn without replacement from the run's actual samples
-    (their truths known)."""
+    stratum giving all it has; ``--wrong-share`` *wrong_share*), drawn without replacement
+    from the run's actual samples (their truths known)."""
     n1, n0 = int(c.sum()), int((n - c).sum())
     false_correct = int((c - kept).sum())  # wrong samples let through
     false_wrong = int((t - kept).sum())  # correct samples rejected
-    take = allocate({1: n1, 0: n0}, size)
+    take = allocate({1: n1, 0: n0}, size, {1: 1 - wrong_share, 0: wrong_share})
     m1, m0 = take[1], take[0]
     x1 = int(rng.hypergeometric(false_correct, n1 - false_correct, m1)) if m1 else 0
     x0 = int(rng.hypergeometric(false_wrong, n0 - false_wrong, m0)) if m0 else 0
