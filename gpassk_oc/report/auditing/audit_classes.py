@@ -27,7 +27,7 @@ import numpy as np
 
 from gpassk_oc.core.metrics.majority_vote import maj_curve
 from gpassk_oc.core.uncertainty.corrected_majority import ClassQuestion
-from gpassk_oc.report.auditing.audit_strata import draw_stratified, verdict_weights
+from gpassk_oc.report.auditing.audit_strata import draw_stratified
 from gpassk_oc.report.data.collect import Run, question_key, run_results
 
 __all__ = [
@@ -133,17 +133,10 @@ def collect_classes(runs: Sequence[Run]) -> list[VoteClass]:
     return out
 
 
-def draw_classes(
-    classes: list[VoteClass], size: int, seed: int, wrong_share: float = 0.5
-) -> list[VoteClass]:
+def draw_classes(classes: list[VoteClass], size: int, seed: int) -> list[VoteClass]:
     """A sample stratified by (source, verdict), as the sample sheet draws verdicts."""
     return draw_stratified(
-        classes,
-        lambda c: (c.source, c.correct),
-        lambda c: c.class_id,
-        size,
-        seed,
-        verdict_weights(wrong_share),
+        classes, lambda c: (c.source, c.correct), lambda c: c.class_id, size, seed
     )
 
 

@@ -10,7 +10,7 @@ import io
 import json
 from dataclasses import dataclass
 
-from gpassk_oc.report.auditing.audit_strata import allocate, draw_stratified, verdict_weights
+from gpassk_oc.report.auditing.audit_strata import allocate, draw_stratified
 from gpassk_oc.report.data.collect import Run, run_results
 from gpassk_oc.workdir import PREDICTIONS_DIR
 
@@ -88,18 +88,10 @@ def correctable_verdicts(verdicts: list[Verdict]) -> tuple[list[Verdict], dict[s
     return [v for v in verdicts if v.source not in one], one
 
 
-def draw_sample(
-    verdicts: list[Verdict], size: int, seed: int, wrong_share: float = 0.5
-) -> list[Verdict]:
-    """The stratified sample (see the module docstring), ordered by stratum then id;
-    *wrong_share* of each source's labels on its "wrong" verdicts (½: even)."""
+def draw_sample(verdicts: list[Verdict], size: int, seed: int) -> list[Verdict]:
+    """The stratified sample (see the module docstring), ordered by stratum then id."""
     return draw_stratified(
-        verdicts,
-        lambda v: (v.source, v.correct),
-        lambda v: v.sample_id,
-        size,
-        seed,
-        verdict_weights(wrong_share),
+        verdicts, lambda v: (v.source, v.correct), lambda v: v.sample_id, size, seed
     )
 
 

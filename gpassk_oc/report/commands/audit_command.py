@@ -6,7 +6,6 @@ settled it: ``rule``, ``judge``, ``cache``, ``no_answer``, …; see
 stratified by (source, verdict): ``--size`` is split evenly over the strata, a stratum
 smaller than its share gives all it has, and the rest goes to the others — so rare strata
 (the judge's "wrong" verdicts, say) are audited enough to estimate their error rate.
-``--wrong-share`` puts another share of each source's labels on its "wrong" verdicts.
 
 The sheet is a CSV, one line per sampled verdict: ``sample_id`` (``model/dataset/index/
 replica``, with the split × language group before the index when the file names one),
@@ -53,16 +52,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "answer class of a question (report --audit-classes: corrects maj@k)",
     )
     parser.add_argument(
-        "--wrong-share",
-        type=float,
-        default=0.5,
-        metavar="SHARE",
-        help='share of each source\'s labels drawn from its "wrong" verdicts (default 0.5: '
-        "an even split; 0.67: two thirds, which left fewer corrected intervals above their "
-        "level where the checker misses correct answers more than it accepts wrong ones, "
-        "docs/verdict-error-and-ranks.md)",
-    )
-    parser.add_argument(
         "-o",
         "--out",
         type=Path,
@@ -80,8 +69,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.size < 1:
         return fail(f"--size {args.size}: need at least 1 verdict to sample")
-    if not 0 < args.wrong_share < 1:
-        return fail(f"--wrong-share {args.wrong_share:g}: need a share between 0 and 1")
     if args.out.is_dir():
         return fail(f"-o {args.out}: is a folder; need a file name")
     files, notes = find_result_files([args.work_dir])
@@ -103,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             f"{args.work_dir}: no source gives both verdicts (correct and wrong); an audit "
             "has nothing to correct"
         )
-    sample = draw_sample(verdicts, args.size, args.seed, args.wrong_share)
+    sample = draw_sample(verdicts, args.size, args.seed)
     return _write(
         args,
         render_sheet(sample),
@@ -127,7 +114,7 @@ def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
             f"{args.work_dir}: no answer classes to audit (the results files record no "
             "votes: maj@k's classes; rescore them to add votes)"
         )
-    sample = draw_classes(classes, args.size, args.seed, args.wrong_share)
+    sample = draw_classes(classes, args.size, args.seed)
     strata = [(c.source, c.correct) for c in sample]
     return _write(args, render_class_sheet(sample), strata, len(classes), "classes")
 
