@@ -20,7 +20,10 @@ seeds under four designs of the same ``--size``:
   verdicts, which carry fn (the larger rate in every `d` scenario).
 
 ``--cells "fp%,fn%,Q,n,size;…"`` runs other scenarios instead (written only to an
-``--out`` that is given), e.g. those where fp is the larger rate.
+``--out`` that is given), e.g. those where fp is the larger rate. ``--grid SHARE``
+(``--grid-audit 100``: audits of that size only) runs the verdict-error grid's audited
+scenarios with its seeds and reruns, SHARE of each audit on the "wrong" verdicts, and
+counts its cells beside the grid's own table (the even split).
 
 Each rerun is a fresh question set as in the grid; the corrected estimate and both
 intervals are as the report computes them (the audit's counts go into ``SourceAudit``
@@ -241,7 +244,8 @@ def grid_split(args, pop: np.ndarray) -> int:
     summary = "; ".join(
         f"{name}: {c['inside']} of {sum(c.values())} audited cells in [0.93, 0.97], outside "
         f"{c['noise']} within noise, {c['boundary']} boundary, "
-        f"{c['discrete'] + c['beyond']} beyond noise (`d` or `!`)"
+        f"{c['discrete']} discreteness (`d`, classed at an even split), {c['beyond']} beyond "
+        "noise (`!`)"
         for name, c in counts.items()
     )
     print(summary)
