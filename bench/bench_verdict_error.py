@@ -125,6 +125,18 @@ def _observe_split(
     return p, (t, kept), kept + through
 
 
+def split_audit(n1: int, n0: int, size: int, wrong_share: float = 0.5) -> tuple[int, int]:
+    """(m1, m0): *size* labels over the n1 "correct" and n0 "wrong" verdicts, evenly as
+    ``gpassk-oc audit`` splits them, or *wrong_share* of them on the "wrong" side (a design
+    ``bench_audit_allocation`` measures); a side with too few gives all it has."""
+    if wrong_share == 0.5:
+        take = allocate({1: n1, 0: n0}, size)
+        return take[1], take[0]
+    size = min(size, n1 + n0)
+    m1 = min(size - min(round(size * wrong_share), n0), n1)
+    return m1, size - m1
+
+
 def _audit_exact(
     rng: np.random.Generator,
     t: np.ndarray,
@@ -132,16 +144,16 @@ def _audit_exact(
     c: np.ndarray,
     size: int,
     n: int = N,
+    wrong_share: float = 0.5,
 ) -> SourceAudit:
     """Audit *size* verdicts of a run of *n* samples per question, split over the
     'correct' and the 'wrong' verdicts as ``gpassk-oc audit`` splits them (evenly, a small
-    stratum giving all it has), drawn without replacement from the run's actual samples
-    (their truths known)."""
+    stratum giving all it has; or *wrong_share* of it on the "wrong" verdicts), drawn
+    without replacement from the run's actual samples (their truths known)."""
     n1, n0 = int(c.sum()), int((n - c).sum())
     false_correct = int((c - kept).sum())  # wrong samples let through
     false_wrong = int((t - kept).sum())  # correct samples rejected
-    take = allocate({1: n1, 0: n0}, size)
-    m1, m0 = take[1], take[0]
+    m1, m0 = split_audit(n1, n0, size, wrong_share)
     x1 = int(rng.hypergeometric(false_correct, n1 - false_correct, m1)) if m1 else 0
     x0 = int(rng.hypergeometric(false_wrong, n0 - false_wrong, m0)) if m0 else 0
     return SourceAudit("judge", n1, n0, m1, x1, m0, x0)

@@ -60,6 +60,7 @@ from gpassk_oc.core.metrics.majority_vote import maj_curve
 from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL
 from gpassk_oc.core.uncertainty.corrected_estimates import Corrected, _bootstrap
 from gpassk_oc.core.uncertainty.verdict_channel import check_rates
+from gpassk_oc.core.uncertainty.verdict_rates import stratified_beta
 
 __all__ = [
     "ClassAudit",
@@ -117,13 +118,14 @@ class ClassAudit:
         return _share(self.graded_correct)[0], _share(self.graded_wrong)[0]
 
     def draws(self, size: int, rng: np.random.Generator) -> np.ndarray:
-        """(size × 2) draws of (e1, e0) from their posteriors (a stratum nobody audited
-        stays at 0)."""
+        """(size × 2) draws of (e1, e0) from their posteriors, stratified as the sample
+        audit's are (:func:`.verdict_rates.stratified_beta`: quantiles over the draws hold
+        the posterior's own points); a stratum nobody audited stays at 0."""
         out = np.zeros((size, 2))
         for j, labelled in enumerate((self.graded_correct, self.graded_wrong)):
             rate, m = _share(labelled)
             if m > 0:
-                out[:, j] = rng.beta(m * rate + 0.5, m * (1 - rate) + 0.5, size)
+                out[:, j] = stratified_beta(m * rate + 0.5, m * (1 - rate) + 0.5, size, rng)
         return out
 
 

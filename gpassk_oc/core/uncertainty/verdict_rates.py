@@ -46,6 +46,7 @@ __all__ = [
     "no_errors_found",
     "parse_verdict_error",
     "rates_from_audit",
+    "stratified_beta",
 ]
 
 #: the key of rates that apply to every source
@@ -117,20 +118,27 @@ class SourceAudit:
 _EDGE = 1e-6
 
 
-def _share_draws(x: int, m: int, total: int, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Draws of the share of errors among *total* verdicts, x of the m audited wrong.
-
-    e is drawn stratified: one draw from each of *size* equal slices of its posterior's
-    probability, in random order (a Latin hypercube across the two sides). Drawn plainly,
-    the k-th smallest of R draws lies on average at the k/(R + 1) point of the law, so the
-    2.5% and 97.5% points of 100 draws hold about 93% of it, not 95%, and the corrected
-    intervals, quantiles over the draws, came out narrower than their level where the
-    rate's uncertainty dominates (docs/verdict-error-and-ranks.md, "Audits of 100
-    verdicts"). Each draw still follows the posterior exactly."""
+def stratified_beta(a: float, b: float, size: int, rng: np.random.Generator) -> np.ndarray:
+    """*size* draws of Beta(a, b), stratified: one from each of *size* equal slices of its
+    probability, in random order (called once per rate, the draws of two rates form a Latin
+    hypercube). Drawn plainly, the k-th smallest of R draws lies on average at the
+    k/(R + 1) point of the law, so the 2.5% and 97.5% points of 100 draws hold about 93% of
+    it, not 95%, and intervals taken as quantiles over the draws came out narrower than
+    their level where a rate's uncertainty dominates (docs/verdict-error-and-ranks.md,
+    "Audits of 100 verdicts"). Each draw still follows the law exactly. One owner for the
+    sample audit's shares (:meth:`SourceAudit.draws`) and the class audit's
+    (:meth:`~gpassk_oc.core.uncertainty.corrected_majority.ClassAudit.draws`)."""
     from scipy.special import betaincinv
 
     slices = (rng.permutation(size) + rng.random(size)) / size
-    e = betaincinv(x + 0.5, m - x + 0.5, slices)
+    return np.asarray(betaincinv(a, b, slices), dtype=float)
+
+
+def _share_draws(x: int, m: int, total: int, size: int, rng: np.random.Generator) -> np.ndarray:
+    """Draws of the share of errors among *total* verdicts, x of the m audited wrong: e
+    from the Jeffreys posterior, stratified (:func:`stratified_beta`), then the errors among
+    the unaudited verdicts."""
+    e = stratified_beta(x + 0.5, m - x + 0.5, size, rng)
     if total <= m:  # every verdict audited (or the counts disagree): the share is known
         return np.full(size, x / m) if m else e
     return (x + rng.binomial(total - m, e)) / total
