@@ -225,6 +225,8 @@ def test_keys_are_parsed_only_at_the_edges(voted, monkeypatch, capsys, tmp_path)
     root, _ = voted
     recorder = _ParseRecorder(registry._KEY_RE)
     monkeypatch.setattr(registry, "_KEY_RE", recorder)
+    # uncached: a parse answered from the cache would never reach the recorder
+    monkeypatch.setattr(registry, "_parse_key", registry._parse_key.__wrapped__)
     runs = [
         ["report", root, "--k", KS, "--format", "json", "--plots", tmp_path / "p"],
         ["report", root, "--format", "csv", "--resamples", "50"],

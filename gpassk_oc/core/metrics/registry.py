@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -364,7 +365,12 @@ def parse_metric(key: str | MetricSpec) -> MetricSpec:
     call it; everything after them passes the spec."""
     if isinstance(key, MetricSpec):
         return key
-    text = str(key).strip()
+    return _parse_key(str(key))
+
+
+@lru_cache(maxsize=4096)  # a grid's files name the same few hundred keys, each many times
+def _parse_key(key: str) -> MetricSpec:
+    text = key.strip()
     if text == ACCURACY:
         return PASS.spec(1)
     match = _KEY_RE.match(text)
