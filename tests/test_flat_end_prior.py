@@ -96,6 +96,7 @@ def test_legends_name_the_grid_prior_for_these_metrics():
 
     class _R:
         level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
+        cells: dict = {}  # no cell shows a mark
 
         def sort_spec(self) -> stats.MetricSpec:
             return stats.parse_metric("mG-Pass@8")

@@ -151,6 +151,7 @@ def test_report_legend_names_the_fallback(tmp_path):
 
     class _R:
         level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
+        cells: dict = {}  # no cell shows a mark
 
         def sort_spec(self) -> stats.MetricSpec:
             return stats.parse_metric("mG-Pass@8")
