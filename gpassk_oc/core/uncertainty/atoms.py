@@ -381,13 +381,18 @@ def priors_of(
     tables: Sequence[Atoms], specs: Sequence[MetricSpec], kind: str = DEFAULT_FALLBACK.prior
 ) -> list[Prior | None]:
     """Per table, :meth:`Atoms.prior` of *kind* where some variance of *specs* needs a
-    fallback (:meth:`Atoms.fallback`), else None. Their grid priors (the fallback's own,
-    or the reference the 'wide' check and the n < 2k rule set beside the Beta) are
-    fitted first, all in one EM (:func:`.grid_prior.fit_grid_many`): a report's hundreds
-    of tables in a fraction of the time one fit at a time takes."""
-    need = [atoms.fallback(specs).any() for atoms in tables]
+    fallback (:meth:`Atoms.fallback`), else None. The grid priors those tables will ask
+    for (the fallback's own; else for a fallback metric flat at both ends, Fallback.ends
+    and the 'wide' check, or at n < 2k, the larger-of-two rule) are fitted first, all in
+    one EM (:func:`.grid_prior.fit_grid_many`): a report's hundreds of tables in a
+    fraction of the time one fit at a time takes; no other table pays for one."""
+    used = [atoms.fallback(specs) for atoms in tables]
+    need = [mask.any() for mask in used]
     todo: dict[tuple[bytes, bytes, bytes, str], Atoms] = {}
-    for atoms in (atoms for atoms, wanted in zip(tables, need) if wanted):
+    for atoms, mask in zip(tables, used):
+        grid_asked = mask & (atoms.short(specs) | atoms.judged(specs) | (kind == "grid"))
+        if not grid_asked.any():
+            continue
         key = _prior_key(atoms, "grid")
         if key not in _PRIORS.priors:
             todo[key] = atoms
