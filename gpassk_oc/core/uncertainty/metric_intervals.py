@@ -424,12 +424,14 @@ class _Paired:
         r_low, r_high, se, r_status = rerun_interval(
             weight, diff_values, var, level=level, clip=False
         )
-        # 'wide' as in Atoms.wide: the Beta's sum against the shape-free grid prior's
-        grid_a, grid_b = (x.prior("grid") if p else None for x, p in ((a, prior_a), (b, prior_b)))
-        free = self._variances(specs, grid_a or prior_a, grid_b or prior_b)
-        total, ref = (weight @ np.where(self.both, np.nan_to_num(x), 0.0) for x in (var, free))
+        judged = a.judged(specs) & b.judged(specs) & (DEFAULT_FALLBACK.ends != "grid")  # Atoms.wide
+        wide = np.zeros(len(specs), dtype=bool)
+        if judged.any():
+            grids = [(x.prior("grid") or p) if p else p for x, p in ((a, prior_a), (b, prior_b))]
+            free = self._variances(specs, *grids)
+            total, ref = (weight @ np.where(self.both, np.nan_to_num(x), 0.0) for x in (var, free))
+            wide = (total > WIDE_RATIO * ref) & judged
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
-        wide = (total > WIDE_RATIO * ref) & a.judged(specs) & b.judged(specs)
         r_status = marked(r_status, short_a | short_b, wide, weight @ (moved & self.both))
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
