@@ -26,8 +26,9 @@ rates from an audit by class (:mod:`.corrected_majority`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -35,6 +36,7 @@ import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
 from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL, _bca_tails, resample_counts
+from gpassk_oc.core.uncertainty.corrected_grid import model_check
 from gpassk_oc.core.uncertainty.difficulty_model import Difficulty, _posterior_pmf
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.prior_influence import (
@@ -69,6 +71,16 @@ class Corrected:
     ci_low: float
     ci_high: float
     status: str = "ok"  # 'ok', 'not corrected' (maj@k), 'undefined' (k > n everywhere)
+    #: 2 Δ log L of the shape-free grid prior over the fitted Beta through the channel and
+    #: its parametric-bootstrap p-value (NaN: not checked — no error rates, or a given
+    #: prior); :func:`.corrected_grid.model_check`
+    misfit: float = math.nan
+    misfit_p: float = math.nan
+
+    @property
+    def model_rejected(self) -> bool:
+        """The counts reject the model the correction assumes (:data:`MISFIT_LEVEL`)."""
+        return self.misfit_p < MISFIT_LEVEL
 
 
 def _atoms(questions: Sequence[Question]) -> tuple[list[Question], np.ndarray, np.ndarray]:
@@ -191,6 +203,11 @@ def _mean(weight: np.ndarray, values: np.ndarray) -> np.ndarray:
         return (weight @ np.where(valid, values, 0.0)) / (weight @ valid)
 
 
+#: the p-value of :func:`.corrected_grid.model_check` below which the counts reject the
+#: correction's model (a Beta prior, independent errors) and every value is flagged
+MISFIT_LEVEL = 0.01
+
+
 def correct(
     questions: Sequence[Question],
     rates: Rates,
@@ -206,7 +223,8 @@ def correct(
 
     *rates* are the point rates ``(fp, fn)`` per channel (the order of each question's
     tuples); *rate_draws* (R × S × 2) are draws from the rates' posterior (None: the rates
-    are known exactly). *prior* defaults to the Beta fitted through the channel."""
+    are known exactly). *prior* defaults to the Beta fitted through the channel; a fitted
+    one is checked against the shape-free grid prior (:attr:`Corrected.model_rejected`)."""
     specs = [parse_metric(m) for m in metrics]
     for s, (fp, fn) in enumerate(rates):
         check_rates(fp, fn, f"channel {s}")
@@ -214,6 +232,29 @@ def correct(
     fitted = prior is None
     if prior is None:
         prior = fit_prior(atoms, weight, rates)
+    out = _correct_posterior(
+        atoms, weight, rates, specs, rate_draws, prior, fitted, level, n_boot, seed
+    )
+    if fitted and any(fp or fn for fp, fn in rates):
+        stat, p_value = model_check(atoms, weight, rates, prior, seed=seed)
+        out = {k: replace(v, misfit=stat, misfit_p=p_value) for k, v in out.items()}
+    return out
+
+
+def _correct_posterior(
+    atoms: Sequence[Question],
+    weight: np.ndarray,
+    rates: Rates,
+    specs: Sequence[MetricSpec],
+    rate_draws: np.ndarray | None,
+    prior: Difficulty,
+    fitted: bool,
+    level: float,
+    n_boot: int,
+    seed: int,
+) -> dict[str, Corrected]:
+    """:func:`correct` through the posterior over each question's true count under the
+    difficulty prior *prior* (*fitted*: to these counts, so its own error counts too)."""
     values, mse, bias, terms = _atom_table(atoms, rates, prior, specs)
     point = _mean(weight, values)
     valid = ~np.isnan(values)
@@ -236,6 +277,17 @@ def correct(
     b_low, b_high = _bootstrap(weight, values + spread, draws, point, level, n_boot, seed)
     # a value plus its influence can leave [0, 1], where every corrected metric lies
     b_low, b_high = np.clip(b_low, 0, 1), np.clip(b_high, 0, 1)
+    return _results(specs, q, point, (r_low, r_high), (b_low, b_high))
+
+
+def _results(
+    specs: Sequence[MetricSpec],
+    q: np.ndarray,
+    point: np.ndarray,
+    rerun: tuple[np.ndarray, np.ndarray],
+    bench: tuple[np.ndarray, np.ndarray],
+) -> dict[str, Corrected]:
+    (r_low, r_high), (b_low, b_high) = rerun, bench
     out = {}
     for j, spec in enumerate(specs):
         status = (

@@ -32,6 +32,7 @@ __all__ = [
     "Question",
     "channel_matrix",
     "check_rates",
+    "draw_log_weights",
     "fit_prior",
     "likelihood_weights",
     "true_count_posterior",
@@ -240,9 +241,19 @@ def draw_posteriors(
     questions: Sequence[Question], rate_draws: np.ndarray, prior: Difficulty
 ) -> np.ndarray:
     """R × Q × (n+1): :func:`true_count_posterior` of each question under each draw of the
-    rates (*rate_draws*: R × S × 2), for questions with the same n_s per channel: one pass
-    per channel for all draws instead of one per draw and question. A channel without
-    error in every draw adds its observed count to t exactly."""
+    rates (*rate_draws*: R × S × 2), for questions with the same n_s per channel."""
+    full = draw_log_weights(questions, rate_draws)
+    full += _log_beta_terms(full.shape[2] - 1, prior)[None, None, :]
+    post = np.exp(full - full.max(axis=2, keepdims=True))
+    return post / post.sum(axis=2, keepdims=True)
+
+
+def draw_log_weights(questions: Sequence[Question], rate_draws: np.ndarray) -> np.ndarray:
+    """R × Q × (n+1): the log of :func:`likelihood_weights` (up to a constant per row) of
+    each question under each draw of the rates (*rate_draws*: R × S × 2), for questions
+    with the same n_s per channel: one pass per channel for all draws instead of one per
+    draw and question. A channel without error in every draw adds its observed count to
+    t exactly (−inf elsewhere)."""
     sizes = [n_s for n_s, _ in questions[0]]
     counts = np.array([[c_s for _, c_s in q] for q in questions], dtype=np.int64)
     moving = [s for s in range(len(sizes)) if rate_draws[:, s, :].any()]
@@ -265,6 +276,4 @@ def draw_posteriors(
     full = np.full((len(rate_draws), len(questions), n + 1), -np.inf)
     at = shift[:, None] + np.arange(log_like.shape[2])[None, :]
     full[:, np.arange(len(questions))[:, None], at] = log_like
-    full += _log_beta_terms(n, prior)[None, None, :]
-    post = np.exp(full - full.max(axis=2, keepdims=True))
-    return post / post.sum(axis=2, keepdims=True)
+    return full

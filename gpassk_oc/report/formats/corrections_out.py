@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MAJ
-from gpassk_oc.core.uncertainty.corrected_estimates import Corrected
+from gpassk_oc.core.uncertainty.corrected_estimates import MISFIT_LEVEL, Corrected
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
 from gpassk_oc.core.uncertainty.verdict_rates import NoErrorsFound, no_errors_found
 from gpassk_oc.report.data.identity import identity, identity_header
@@ -163,6 +163,8 @@ def _corrected_kinds(report: Report) -> tuple[str, ...]:
 
 #: beside a value corrected with sample-level rates, which assume independent errors
 INDEPENDENT_FLAG = "†"
+#: beside a corrected value whose row's counts reject the correction's model
+MISFIT_FLAG = "‡"
 
 
 def _sample_level(report: Report, key: str) -> bool:
@@ -191,11 +193,26 @@ def _cell_text(est: Corrected | None, kinds: tuple[str, ...]) -> str:
         return DASH
     if est.status == "not corrected":
         return "not corrected (--audit-classes)"
+    mark = f" {MISFIT_FLAG}" if est.model_rejected else ""
     spans = [_bounds(est, kind) for kind in kinds]
     if not np.isfinite(spans).any():  # maj@k without an interval
-        return pct_text(est.value)
+        return pct_text(est.value) + mark
     inner = "; ".join(f"{pct_text(low)}, {pct_text(high)}" for low, high in spans)
-    return f"{pct_text(est.value)} [{inner}]"
+    return f"{pct_text(est.value)} [{inner}]{mark}"
+
+
+def _misfit_note(report: Report) -> str:
+    """The legend of :data:`MISFIT_FLAG`, where some shown cell carries it."""
+    if not any(e.model_rejected for v in report.corrected.values() for e in v.values()):
+        return ""
+    return (
+        f" {MISFIT_FLAG}: that row's counts reject the model the correction assumes "
+        "(difficulties Beta-shaped, errors independent per sample): a prior of any shape "
+        "fits them better than tables drawn from the fitted model itself do, with "
+        f"p < {MISFIT_LEVEL:g}. The value can then be off by more than its interval, "
+        "most at τ = 1 and large k (several points for G-Pass@16_1.0); see "
+        "docs/verdict-error-and-ranks.md, 'When the model does not fit'."
+    )
 
 
 def _raw(report: Report, label: str, dataset: str, key: str) -> float | None:
@@ -264,7 +281,7 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
             for key in keys:
                 line += [pct_text(_raw(report, label, dataset, key)), text(values.get(key))]
             body.append(line)
-        note = _corrected_note(report) + _cluster_note(report, keys)
+        note = _corrected_note(report) + _cluster_note(report, keys) + _misfit_note(report)
         out.append(("Corrected for verdict error", note, header, body))
     return out
 
@@ -372,6 +389,10 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                     "ci_low": pct(e.ci_low),
                     "ci_high": pct(e.ci_high),
                     "status": e.status,
+                    "model_check": None
+                    if np.isnan(e.misfit)
+                    else {"statistic": round(e.misfit, 2), "p": round(e.misfit_p, 4)},
+                    "model_rejected": e.model_rejected,
                     "errors": "independent" if _sample_level(report, key) else "by class",
                 }
                 for key, e in values.items()
