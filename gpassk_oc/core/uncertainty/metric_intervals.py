@@ -275,7 +275,7 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            marked(status[i * m : i * m + m], short, wide, a.weight @ a.varies(specs)),
+            marked(status[i * m : i * m + m], short, wide, a.support(specs)),
             n_boot,
         )
         for i, (a, v, b, short, wide) in enumerate(zip(atoms, values, bounds, shorts, wides))
