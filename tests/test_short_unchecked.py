@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from report_support import DATASET, abbr, questions, run_cli, write_run
+from report_support import DATASET, abbr, compare_rerun, questions, run_cli, write_run
 
 from gpassk_oc.core.uncertainty.metric_intervals import summarize
 
@@ -82,3 +82,12 @@ def test_the_report_says_why(tmp_path, capsys):
     assert code == 0, err
     assert "or n < 2k for a metric that needs all k draws right" in out
     assert "the counts cannot check" in out
+
+
+def test_compare_marks_the_difference_too(tmp_path, capsys):
+    """A − B at n < 2k rests on both runs' fitted guesses: marked like each run's cell."""
+    other = [6] * 8 + [5] * 4 + [0] * 12 + [1] * 8
+    assert sum(0 < a < N or 0 < b < N for a, b in zip(COUNTS, other)) >= 4
+    status, row, out = compare_rerun(capsys, tmp_path, COUNTS, other, N, KEY)
+    assert status == "unreliable"
+    assert "]!" in row and "or n < 2k for a metric that needs all k draws right" in out

@@ -306,12 +306,13 @@ class Atoms:
             out[rows] = (v > low + 1e-12) & (v < high - 1e-12) | mixed
         return out
 
-    def support(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+    def support(self, specs: Sequence[MetricSpec], count: np.ndarray | None = None) -> np.ndarray:
         """(M,) questions a rerun interval's Σ V rests on, compared with
         :data:`.interval_kinds.MIN_VARYING` to mark it 'unreliable': those that vary
-        (:meth:`varies`), or 0 where :meth:`unchecked` says the interval rests on the
-        fitted prior alone."""
-        return np.where(self.unchecked(specs), 0, self.weight @ self.varies(specs))
+        (:meth:`varies`; or *count*, e.g. a paired difference's), but 0 where
+        :meth:`unchecked` says the interval rests on the fitted prior's guess alone."""
+        count = self.weight @ self.varies(specs) if count is None else count
+        return np.where(self.unchecked(specs), 0, count)
 
     def unchecked(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k and the metric is not flat at the
