@@ -182,7 +182,7 @@ class Estimate:
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
     # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
-    # 'unreliable' (< 4 questions vary), 'undefined', 'n < 2k', 'no width': interval_kinds
+    # 'unreliable' (< 4 vary, or Atoms.unchecked), 'undefined', 'n < 2k', 'no width'
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
