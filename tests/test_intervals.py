@@ -185,7 +185,8 @@ def test_posterior_interval_on_questions_without_spread_matches_known_p():
     runs, cover = 200, 0
     for _ in range(runs):
         est = stats.summarize(n, rng.binomial(n, p, q), [key], n_boot=0)[key]
-        assert est.rerun == "posterior"
+        # n < 2k for a metric that needs all k right: shown, marked (Atoms.unchecked)
+        assert est.rerun == "unreliable"
         half = (est.rerun_high - est.rerun_low) / 2
         if 0 < est.rerun_low and est.rerun_high < 1:  # unclipped: the width is the SE's
             assert 0.7 * expected_half <= half <= 1.4 * expected_half, half

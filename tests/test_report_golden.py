@@ -50,6 +50,9 @@ item 4, ``Fallback.ends``): only those metrics' rerun bounds, SEs and statuses m
 (the 2 ``wide`` became ``posterior``), every other metric's cells are as before, checked;
 the ``*`` legend names the grid fit for these metrics (legend text only). Then the page's
 note explains '*' too where a shown cell carries it (report.html's script and page data).
+Then the '!' legend and the page's '!' note name the second reason for the mark: n < 2k
+for a metric that needs all k draws right (issue 35, item 4; legend text only: these
+files have n = 48, so no status changed, checked).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -309,6 +309,8 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
         )
         cell.click()
         button = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "export-audit"))
+        # clear of the sticky header, wherever the notes above leave the button
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
         button.click()
         target = downloads / f"audit-{model}.csv"
         deadline = time.monotonic() + 10

@@ -306,6 +306,30 @@ class Atoms:
             out[rows] = (v > low + 1e-12) & (v < high - 1e-12) | mixed
         return out
 
+    def support(self, specs: Sequence[MetricSpec], count: np.ndarray | None = None) -> np.ndarray:
+        """(M,) questions a rerun interval's Σ V rests on, compared with
+        :data:`.interval_kinds.MIN_VARYING` to mark it 'unreliable': those that vary
+        (:meth:`varies`; or *count*, e.g. a paired difference's), but 0 where
+        :meth:`unchecked` says the interval rests on the fitted prior's guess alone."""
+        count = self.weight @ self.varies(specs) if count is None else count
+        return np.where(self.unchecked(specs), 0, count)
+
+    def unchecked(self, specs: Sequence[MetricSpec]) -> np.ndarray:
+        """(M,) True where some question has k ≤ n < 2k and the metric is not flat at the
+        top (:func:`_flat_at_top`: G-Pass@k_1.0, mG-Pass@k): its rerun variance is then
+        the fitted prior's guess of how far below 1 the rates of the questions often right
+        lie, and that guess sets the width. Such a metric's variance falls steeply as p
+        nears 1, so a table whose value came out high gets a narrow interval (estimate and
+        variance move against each other), by how much the fitted shape decides, and the
+        counts cannot check it (at n = k, c = n says only that p^k is large). Measured in
+        bench/bench_short_fallback.py: bimodal difficulties under-cover up to Q = 100,
+        Beta-like ones do not, and no statistic of the counts tried told them apart."""
+        out = np.zeros(len(specs), dtype=bool)
+        top = np.array([not _flat_at_top(spec) for spec in specs], dtype=bool)
+        for _, tables in self._by_n(specs):
+            out |= tables.short & top
+        return out
+
     def short(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k (no unbiased rerun variance; k of
         the estimator, so avg@n counts as pass@1)."""
@@ -334,6 +358,17 @@ def _flat_at_ends(spec: MetricSpec) -> bool:
     except ValueError:  # undefined at its k
         return False
     return len(beta) > 2 and beta[0] == beta[1] and beta[-2] == beta[-1]
+
+
+@lru_cache(maxsize=256)
+def _flat_at_top(spec: MetricSpec) -> bool:
+    """True where the metric on k draws is the same with k − 1 and k correct (β_{k−1} =
+    β_k: G-Pass@k_τ with ⌈τk⌉ < k, pass@k); False where it needs all k right."""
+    try:
+        beta = kernel(spec)
+    except ValueError:  # undefined at its k
+        return True
+    return len(beta) < 2 or beta[-2] == beta[-1]
 
 
 class _PriorCache:

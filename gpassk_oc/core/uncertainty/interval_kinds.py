@@ -15,7 +15,9 @@ flat at both ends, :meth:`.atoms.Atoms.ends_grid`) stands in or is combined with
 (:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
 ``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
 An interval whose questions include fewer than :data:`MIN_VARYING` that vary is still
-given, marked ``unreliable`` (:func:`mark_unreliable`); one whose fallback variances sum to
+given, marked ``unreliable`` (:func:`mark_unreliable`), as is one of a metric that needs all
+k draws right where n < 2k (:meth:`.atoms.Atoms.unchecked`: its width is the fitted
+prior's guess near p = 1, which the counts cannot check); one whose fallback variances sum to
 more than :data:`WIDE_RATIO` times what a shape-free prior gives is marked ``wide`` (only
 with ``Fallback(ends="prior")``: by default those metrics take the shape-free prior's).
 
@@ -80,7 +82,8 @@ def marked(
 def mark_unreliable(status: list[str], varying: np.ndarray) -> list[str]:
     """'unreliable' for an interval with bounds whose questions include fewer than
     :data:`MIN_VARYING` that vary (*varying*: per column, questions strictly between the
-    flat ends, from :meth:`.atoms.Atoms.varies`)."""
+    flat ends, from :meth:`.atoms.Atoms.support`, which gives 0 where the interval rests
+    on the fitted prior's guess alone: :meth:`.atoms.Atoms.unchecked`)."""
     return [
         "unreliable" if s in SHOWN and varying[j] < MIN_VARYING else s for j, s in enumerate(status)
     ]

@@ -93,9 +93,8 @@ __all__ = [
 INTERVAL_KINDS = ("rerun", "benchmark")
 
 
-# MetricSpec and parse_metric live in the metric-name module (one owner of the key format),
-# metric_per_c / rerun_variance / rerun_se (known p) in known_rates; they are re-exported
-# here because every statistic takes metrics by spec or key.
+# MetricSpec and parse_metric (metric-name module), metric_per_c / rerun_variance /
+# rerun_se (known p, known_rates) are re-exported: every statistic takes metrics by key.
 
 
 # --------------------------------------------------------------------------- rerun
@@ -183,7 +182,7 @@ class Estimate:
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
     # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
-    # 'unreliable' (< 4 questions vary), 'undefined', 'n < 2k', 'no width': interval_kinds
+    # 'unreliable' (< 4 vary, or Atoms.unchecked), 'undefined', 'n < 2k', 'no width'
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -275,7 +274,7 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            marked(status[i * m : i * m + m], short, wide, a.weight @ a.varies(specs)),
+            marked(status[i * m : i * m + m], short, wide, a.support(specs)),
             n_boot,
         )
         for i, (a, v, b, short, wide) in enumerate(zip(atoms, values, bounds, shorts, wides))
@@ -432,7 +431,8 @@ class _Paired:
             total, ref = (weight @ np.where(self.both, np.nan_to_num(x), 0.0) for x in (var, free))
             wide = (total > WIDE_RATIO * ref) & judged
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
-        r_status = marked(r_status, short_a | short_b, wide, weight @ (moved & self.both))
+        support = a.support(specs, b.support(specs, weight @ (moved & self.both)))
+        r_status = marked(r_status, short_a | short_b, wide, support)
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
             r_p = t_two_sided_p(point / se, rerun_df(weight @ v, weight @ (v * v)))

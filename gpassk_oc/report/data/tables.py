@@ -231,7 +231,10 @@ def no_width_note(interval: str = "both") -> str:
 
 
 #: why a rerun interval is marked '!' (status 'unreliable'), in short (the page's tooltips)
-UNRELIABLE = f"unreliable: fewer than {MIN_VARYING} of the table's questions vary"
+UNRELIABLE = (
+    f"unreliable: fewer than {MIN_VARYING} of the table's questions vary, or n < 2k for a "
+    "metric that needs all k draws right"
+)
 
 
 #: why a rerun interval is marked '*' (status 'posterior'), in short (the page's note)
@@ -271,13 +274,17 @@ def wide_clause(statuses: Iterable[str]) -> str:
 def unreliable_note() -> str:
     """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
     return (
-        f"! = {UNRELIABLE} (have a "
+        f"! = unreliable: fewer than {MIN_VARYING} of the table's questions vary (have a "
         "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
         "some but not all k-subsets of their samples right; where n < 2k: samples not all "
         "alike), so the interval rests on those few and its coverage can be far from its "
         "level: below it where a few questions near the top carry the value (τ = 1), above "
         "it where every question sits at a flat end (τ ≤ 0.5, see docs/intervals-and-"
-        "planning.md, Small tables)"
+        "planning.md, Small tables); or n < 2k for a metric that needs all k draws right "
+        "(G-Pass@k_1.0, mG-Pass@k): the width is then the fitted difficulty model's "
+        "guess of how far below 1 the rates of the questions often right lie, which the "
+        "counts cannot check, and it comes out narrowest when the value came out high "
+        "(same page, n < 2k)"
     )
 
 
