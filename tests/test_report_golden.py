@@ -52,7 +52,10 @@ the ``*`` legend names the grid fit for these metrics (legend text only). Then t
 note explains '*' too where a shown cell carries it (report.html's script and page data).
 Then the '!' legend and the page's '!' note name the second reason for the mark: n < 2k
 for a metric that needs all k draws right (issue 35, item 4; legend text only: these
-files have n = 48, so no status changed, checked).
+files have n = 48, so no status changed, checked). Then the corrected table's model
+check: the llama-8b T=0.7 row's counts (drawn without verdict errors, corrected with
+fp 5%, fn 10% stated) reject the correction's model, p < 0.01, so its six corrected
+cells carry ``‡`` and the legend says why (only corrected.md changed; no value or bound).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.
