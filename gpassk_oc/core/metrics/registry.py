@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -173,7 +173,7 @@ class MetricSpec:
         """The kind's id (for display and old callers; branch on ``definition``)."""
         return self.definition.name
 
-    @property
+    @cached_property  # fields are frozen; a report asks a spec for its key ~100,000 times
     def key(self) -> str:
         """The metric's key (``G-Pass@16_0.5``, ``maj@8``)."""
         return self.definition.key(self.k, self.tau)
