@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -167,6 +168,18 @@ class MetricSpec:
             if not 0 <= tau <= 1:
                 raise ValueError(f"metric threshold must lie in [0, 1], got {self.tau}")
             object.__setattr__(self, "tau", tau)
+
+    def __hash__(self) -> int:
+        # the dataclass's own hash (of the fields), kept once made: a report hashes specs
+        # ~300,000 times (cache keys of spec tuples), and a Fraction's hash is slow
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = self.__dict__["_hash"] = hash((self.definition, self.k, self.tau))
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the definition's hash is this process's (its functions hash by identity)
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
 
     @property
     def kind(self) -> str:

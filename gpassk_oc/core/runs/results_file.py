@@ -43,10 +43,8 @@ Pure core: no third-party imports.
 from __future__ import annotations
 
 import json
-import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +58,7 @@ from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
 from gpassk_oc.core.runs.run_info import RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
+from gpassk_oc.core.runs.vote_fields import read_votes
 from gpassk_oc.core.vocabulary import CheckMode, Found, Source
 
 __all__ = [
@@ -310,7 +309,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             optional[name] = list(map(str, values))
         else:
             raise ResultsError(f"{field_of}.{name}: need one entry per sample ({size})")
-    vote, vote_correct = _votes(d, correct, field_of)
+    vote, vote_correct = read_votes(d, correct, field_of, ResultsError)
     facts = read_sample_facts(d, size, field_of, ResultsError)
     index = d.get("index", position)
     text = d.get("question")
@@ -362,58 +361,6 @@ def _positions(values: Sequence[Any], target: Any) -> list[int]:
 def _count(value: Any) -> bool:
     """A non-negative integer (JSON true/false are not counts)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _votes(
-    d: Mapping[str, Any], correct: Sequence[bool | None], field_of: str
-) -> tuple[list[int | None] | None, int | None]:
-    """``vote``/``vote_correct`` checked against the verdicts (see the module docstring)."""
-    vote, mine = d.get("vote"), d.get("vote_correct")
-    if vote is None:
-        if mine is not None:
-            raise ResultsError(f"{field_of}.vote_correct: given without a 'vote' list")
-        return None, None
-    if not isinstance(vote, list) or len(vote) != len(correct):
-        raise ResultsError(f"{field_of}.vote: need one entry per sample ({len(correct)})")
-    ids = [v for v in vote if v is not None] if None in vote else vote
-    if not set(map(type, ids)) <= {int} or (ids and min(ids) < 0):  # bool is not int here
-        raise ResultsError(f"{field_of}.vote: entries must be class ids (integers >= 0) or null")
-    if mine is not None and not _count(mine):
-        raise ResultsError(f"{field_of}.vote_correct: need a class id (integer >= 0) or null")
-    if not _votes_agree(vote, mine, correct):
-        _vote_error(vote, mine, correct, field_of)
-    return list(vote), mine
-
-
-def _votes_agree(vote: list[int | None], mine: int | None, correct: Sequence[Any]) -> bool:
-    """Whether exactly the samples judged true vote for *mine* and no unjudged sample
-    votes, compared list against list in C (the loop of :func:`_vote_error` per sample
-    was a tenth of a grid's first read). *vote*: checked ints or None."""
-    if len(vote) != len(correct):
-        return False
-    is_true = list(map(operator.is_, correct, repeat(True)))
-    # v == mine for an int mine is `v is not None and v == mine`; no sample can vote None
-    votes_mine = [False] * len(vote) if mine is None else list(map(operator.eq, vote, repeat(mine)))
-    if is_true != votes_mine:
-        return False
-    if None not in correct:
-        return True
-    unjudged = map(operator.is_, correct, repeat(None))
-    return not any(map(operator.and_, unjudged, map(operator.is_not, vote, repeat(None))))
-
-
-def _vote_error(
-    vote: Sequence[int | None], mine: int | None, correct: Sequence[Any], field_of: str
-) -> None:
-    """Raise the error of the first sample whose vote disagrees with its verdict."""
-    for v, verdict in zip(vote, correct):
-        if verdict is None and v is not None:
-            raise ResultsError(f"{field_of}.vote: an unjudged sample (correct null) has a vote")
-        if (verdict is True) != (v is not None and v == mine):
-            raise ResultsError(
-                f"{field_of}.vote: the class vote_correct={mine!r} must hold exactly the "
-                "samples whose verdict is true"
-            )
 
 
 def _metric_items(items: Any, legacy: bool) -> dict[str, float]:

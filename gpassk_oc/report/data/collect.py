@@ -42,7 +42,6 @@ from gpassk_oc.core.runs.results_summary import (
     save_summary,
 )
 from gpassk_oc.core.runs.run_record import RunRecord
-from gpassk_oc.core.uncertainty.metric_intervals import point_means
 from gpassk_oc.report.data.health_warnings import health_warnings
 
 # the work dir's layout has one owner (workdir); find_result_files is still importable here
@@ -294,6 +293,9 @@ def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict
     missing = [s for s in specs if s.key not in means]
     if missing:
         # the values alone: an interval would fit difficulty priors per group, for nothing
+        # (imported here: a worker reading files needs the interval code only for these)
+        from gpassk_oc.core.uncertainty.metric_intervals import point_means
+
         rest = point_means(run.n[mask], run.c[mask], missing)
         means.update({key: 100 * value for key, value in rest.items()})
     return means
