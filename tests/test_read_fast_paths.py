@@ -179,3 +179,27 @@ def test_spec_hash_is_the_fields_hash_and_stays_home():
     assert "_hash" not in copy.__dict__  # made again where it is used
     assert hash(copy) == hash((copy.definition, copy.k, copy.tau))
     assert copy.key == "G-Pass@16_0.5"
+
+
+def test_gc_pause_restores_the_collector():
+    import gc
+
+    from gpassk_oc.core.runs.gc_pause import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer block still holds it
+    assert gc.isenabled()
+    with pytest.raises(KeyError), gc_paused():
+        raise KeyError("x")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # off before: stays off
+    finally:
+        gc.enable()

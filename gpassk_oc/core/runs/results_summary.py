@@ -30,6 +30,7 @@ from typing import Any
 from gpassk_oc.core.metrics.question_scorer import count_verdicts
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_result_key
 from gpassk_oc.core.runs.drill_fragment import DrillFragment, make_fragment
+from gpassk_oc.core.runs.gc_pause import gc_paused
 from gpassk_oc.core.runs.results_file import Results, ResultsError, RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.token_stats import token_stats
@@ -324,6 +325,15 @@ def read_summary(path: Path | str) -> RunSummary:
         cached.mtime_ns = mtime_ns
         cached.resave = mtime_ns is not None  # with the mtime: the next read is quick
         return cached
+    with gc_paused():  # ~40,000 containers and no cycle (see gc_pause)
+        return _summary_of(path, data, source, mtime_ns)
+
+
+def _summary_of(
+    path: Path, data: bytes, source: tuple[int, str], mtime_ns: int | None
+) -> RunSummary:
+    """The summary of the results file at *path* from its bytes *data* (SHA-256 in
+    *source*), with its drill-down share."""
     try:
         parsed = _loads(data)
     except ValueError as exc:
