@@ -29,11 +29,17 @@ def verdicts(rng: random.Random, size: int) -> list[bool | None]:
     return [rng.choice([True, False, False, None]) for _ in range(size)]
 
 
+def questions(seed: int, count: int, most: int = 10):
+    """*count* random ``(rng, size, verdicts)`` of 1..*most* samples, from *seed*."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        size = rng.randint(1, most)
+        yield rng, size, verdicts(rng, size)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_count_verdicts_is_the_loop(seed):
-    rng = random.Random(seed)
-    for _ in range(300):
-        row = verdicts(rng, rng.randint(0, 12))
+    for _, _, row in questions(seed, 300, most=12):
         c = sum(1 for v in row if v is True)
         unjudged = sum(1 for v in row if v is None)
         assert tuple(count_verdicts(row)) == (c, len(row) - unjudged, unjudged)
@@ -43,14 +49,12 @@ def test_count_verdicts_is_the_loop(seed):
 def test_count_verdicts_counts_only_true_itself():
     # 1 and 1.0 equal True, but only True is a correct verdict
     assert tuple(count_verdicts([True, 1, 1.0, None, False])) == (1, 4, 1)
+    assert tuple(count_verdicts([])) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_marked_undecided_is_the_loop(seed):
-    rng = random.Random(seed)
-    for _ in range(300):
-        size = rng.randint(1, 10)
-        correct = verdicts(rng, size)
+    for rng, size, correct in questions(seed, 300):
         sources = [rng.choice(["rule", "rule_undecided", "judge"]) for _ in range(size)]
         q = QuestionResult(0, "q", "", "", "", None, None, [None] * size, correct, sources)
         want = sum(1 for s, v in zip(sources, correct) if s == "rule_undecided" and v is False)
@@ -69,10 +73,7 @@ def vote_rule(vote, mine, correct) -> str | None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_vote_checks_are_the_rule(seed):
-    rng = random.Random(seed)
-    for _ in range(600):
-        size = rng.randint(1, 8)
-        correct = verdicts(rng, size)
+    for rng, size, correct in questions(seed, 600, most=8):
         mine = rng.choice([None, 0, 1])
         vote = [None if v is None else (mine if v else rng.choice([1, 2])) for v in correct]
         if rng.random() < 0.5:  # break it somewhere, or not
@@ -88,10 +89,7 @@ def test_vote_checks_are_the_rule(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_judged_profile_is_the_count(seed):
-    rng = random.Random(seed)
-    for _ in range(300):
-        size = rng.randint(1, 10)
-        correct = verdicts(rng, size)
+    for rng, size, correct in questions(seed, 300):
         vote = [None if rng.random() < 0.2 else rng.randrange(4) for _ in range(size)]
         mine = rng.choice([None, 0, 1])
         judged = [v for v, verdict in zip(vote, correct) if verdict is not None]
@@ -203,3 +201,22 @@ def test_gc_pause_restores_the_collector():
         assert not gc.isenabled()  # off before: stays off
     finally:
         gc.enable()
+
+
+def test_a_reading_worker_imports_no_checking_and_no_format():
+    """A ``report`` worker unpickles ``collect.load_run``: the answer checkers and the
+    output formats stay unloaded, and the packages still give every public name."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gpassk_oc.report.data.collect\n"
+        "heavy = [m for m in sys.modules if m.startswith(('gpassk_oc.core.answers.rules',"
+        " 'gpassk_oc.core.answers.checking', 'gpassk_oc.report.formats', 'mpmath'))]\n"
+        "assert not heavy, heavy\n"
+        "import gpassk_oc.core.answers as answers, gpassk_oc.report as report\n"
+        "assert set(answers.__all__) <= set(dir(answers)) and set(report.__all__) <= set(dir(report))\n"
+        "assert all(callable(getattr(answers, n)) or n == 'DEFAULT_THINK_TAGS' for n in answers.__all__)\n"
+        "assert all(getattr(report, n) is not None for n in report.__all__)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -20,8 +20,9 @@ Modules below ``gpassk_oc.report`` are internal (docs/api.md): their paths may c
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from gpassk_oc._lazy_names import lazy_names
 
 #: public name -> the module that defines it; loaded on first use (PEP 562): a worker
 #: process reading results files imports :mod:`.data.collect` alone, not every format
@@ -86,15 +87,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """Load a public name from its module on first use (PEP 562)."""
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+__getattr__, __dir__ = lazy_names(globals(), _API)
