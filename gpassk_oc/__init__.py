@@ -26,10 +26,10 @@ Layout:
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
 
 from gpassk_oc import _alias_finder
+from gpassk_oc._lazy_names import lazy_names
 from gpassk_oc._version import __version__
 
 _alias_finder.install()  # old module paths (gpassk_oc/_aliases.py) import, with a warning
@@ -87,15 +87,4 @@ if TYPE_CHECKING:  # the static view of what __getattr__ provides
     from gpassk_oc.core.uncertainty.metric_intervals import summarize
 
 
-def __getattr__(name: str) -> object:
-    """Load a public name from its module on first use (PEP 562)."""
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'gpassk_oc' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value  # later lookups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_API})
+__getattr__, __dir__ = lazy_names(globals(), _API)

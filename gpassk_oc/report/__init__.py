@@ -20,26 +20,52 @@ Modules below ``gpassk_oc.report`` are internal (docs/api.md): their paths may c
 
 from __future__ import annotations
 
-from gpassk_oc.report.data.collect import (
-    Row,
-    Run,
-    collect,
-    describe_key_difference,
-    question_key,
-    subset_name,
-)
-from gpassk_oc.report.data.report_model import (
-    Cell,
-    Report,
-    ReportError,
-    build_report,
-    default_k,
-    sorted_rows,
-)
-from gpassk_oc.report.formats.csvout import render_csv
-from gpassk_oc.report.formats.html import render_html
-from gpassk_oc.report.formats.jsonout import to_json_rows
-from gpassk_oc.report.formats.markdown import render_markdown
+from typing import TYPE_CHECKING
+
+from gpassk_oc._lazy_names import lazy_names
+
+#: public name -> the module that defines it; loaded on first use (PEP 562): a worker
+#: process reading results files imports :mod:`.data.collect` alone, not every format
+_API = {
+    "Row": "gpassk_oc.report.data.collect",
+    "Run": "gpassk_oc.report.data.collect",
+    "collect": "gpassk_oc.report.data.collect",
+    "describe_key_difference": "gpassk_oc.report.data.collect",
+    "question_key": "gpassk_oc.report.data.collect",
+    "subset_name": "gpassk_oc.report.data.collect",
+    "Cell": "gpassk_oc.report.data.report_model",
+    "Report": "gpassk_oc.report.data.report_model",
+    "ReportError": "gpassk_oc.report.data.report_model",
+    "build_report": "gpassk_oc.report.data.report_model",
+    "default_k": "gpassk_oc.report.data.report_model",
+    "sorted_rows": "gpassk_oc.report.data.report_model",
+    "render_csv": "gpassk_oc.report.formats.csvout",
+    "render_html": "gpassk_oc.report.formats.html",
+    "to_json_rows": "gpassk_oc.report.formats.jsonout",
+    "render_markdown": "gpassk_oc.report.formats.markdown",
+}
+
+if TYPE_CHECKING:  # the static view of what __getattr__ provides
+    from gpassk_oc.report.data.collect import (
+        Row,
+        Run,
+        collect,
+        describe_key_difference,
+        question_key,
+        subset_name,
+    )
+    from gpassk_oc.report.data.report_model import (
+        Cell,
+        Report,
+        ReportError,
+        build_report,
+        default_k,
+        sorted_rows,
+    )
+    from gpassk_oc.report.formats.csvout import render_csv
+    from gpassk_oc.report.formats.html import render_html
+    from gpassk_oc.report.formats.jsonout import to_json_rows
+    from gpassk_oc.report.formats.markdown import render_markdown
 
 __all__ = [
     "Cell",
@@ -59,3 +85,6 @@ __all__ = [
     "subset_name",
     "to_json_rows",
 ]
+
+
+__getattr__, __dir__ = lazy_names(globals(), _API)

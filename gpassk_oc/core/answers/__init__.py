@@ -16,34 +16,69 @@ The full rule list is the docstring of :mod:`gpassk_oc.core.answers.rules`.
 
 from __future__ import annotations
 
-from gpassk_oc.core.answers.canonical import (
-    as_choice,
-    as_rational,
-    as_text,
-    canonical_answer,
-    is_plain_math,
-)
-from gpassk_oc.core.answers.checking import answers_equivalent, check_answer, check_answers
-from gpassk_oc.core.answers.extraction import (
-    Extraction,
-    boxed_answers,
-    extract_answer,
-    extract_final_answer,
-    extract_reply,
-)
-from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
-from gpassk_oc.core.answers.numeric import Outcome, numeric_value
-from gpassk_oc.core.answers.reasoning import (
-    DEFAULT_THINK_TAGS,
-    ReplyParts,
-    ThinkTags,
-    split_reply,
-)
-from gpassk_oc.core.answers.rules import (
-    fast_check,
-    symbolic_check,
-    text_check,
-)
+from typing import TYPE_CHECKING
+
+from gpassk_oc._lazy_names import lazy_names
+
+#: public name -> the module that defines it; loaded on first use (PEP 562): the report's
+#: worker processes read results files through :mod:`.arguments` and :mod:`.reasoning`
+#: alone, and the checking modules (mpmath, math-verify's pool, …) cost each ~0.25 s
+_API = {
+    "as_choice": "gpassk_oc.core.answers.canonical",
+    "as_rational": "gpassk_oc.core.answers.canonical",
+    "as_text": "gpassk_oc.core.answers.canonical",
+    "canonical_answer": "gpassk_oc.core.answers.canonical",
+    "is_plain_math": "gpassk_oc.core.answers.canonical",
+    "answers_equivalent": "gpassk_oc.core.answers.checking",
+    "check_answer": "gpassk_oc.core.answers.checking",
+    "check_answers": "gpassk_oc.core.answers.checking",
+    "Extraction": "gpassk_oc.core.answers.extraction",
+    "boxed_answers": "gpassk_oc.core.answers.extraction",
+    "extract_answer": "gpassk_oc.core.answers.extraction",
+    "extract_final_answer": "gpassk_oc.core.answers.extraction",
+    "extract_reply": "gpassk_oc.core.answers.extraction",
+    "MathVerifyPool": "gpassk_oc.core.answers.mv_pool",
+    "default_pool": "gpassk_oc.core.answers.mv_pool",
+    "Outcome": "gpassk_oc.core.answers.numeric",
+    "numeric_value": "gpassk_oc.core.answers.numeric",
+    "DEFAULT_THINK_TAGS": "gpassk_oc.core.answers.reasoning",
+    "ReplyParts": "gpassk_oc.core.answers.reasoning",
+    "ThinkTags": "gpassk_oc.core.answers.reasoning",
+    "split_reply": "gpassk_oc.core.answers.reasoning",
+    "fast_check": "gpassk_oc.core.answers.rules",
+    "symbolic_check": "gpassk_oc.core.answers.rules",
+    "text_check": "gpassk_oc.core.answers.rules",
+}
+
+if TYPE_CHECKING:  # the static view of what __getattr__ provides
+    from gpassk_oc.core.answers.canonical import (
+        as_choice,
+        as_rational,
+        as_text,
+        canonical_answer,
+        is_plain_math,
+    )
+    from gpassk_oc.core.answers.checking import answers_equivalent, check_answer, check_answers
+    from gpassk_oc.core.answers.extraction import (
+        Extraction,
+        boxed_answers,
+        extract_answer,
+        extract_final_answer,
+        extract_reply,
+    )
+    from gpassk_oc.core.answers.mv_pool import MathVerifyPool, default_pool
+    from gpassk_oc.core.answers.numeric import Outcome, numeric_value
+    from gpassk_oc.core.answers.reasoning import (
+        DEFAULT_THINK_TAGS,
+        ReplyParts,
+        ThinkTags,
+        split_reply,
+    )
+    from gpassk_oc.core.answers.rules import (
+        fast_check,
+        symbolic_check,
+        text_check,
+    )
 
 __all__ = [
     "DEFAULT_THINK_TAGS",
@@ -71,3 +106,6 @@ __all__ = [
     "text_check",
     "ThinkTags",
 ]
+
+
+__getattr__, __dir__ = lazy_names(globals(), _API)

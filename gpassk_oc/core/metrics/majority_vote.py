@@ -32,6 +32,7 @@ correct class has the most votes (tied with m others), else 0.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -62,13 +63,8 @@ Profile = tuple[int, tuple[int, ...], int]
 def profile(votes: Sequence[int | None], correct_class: int | None) -> Profile:
     """A question's vote profile from per-sample class ids (None: no vote) and the id of
     the correct class (None: no sample is correct)."""
-    sizes: dict[int, int] = {}
-    abstain = 0
-    for v in votes:
-        if v is None:
-            abstain += 1
-        else:
-            sizes[v] = sizes.get(v, 0) + 1
+    sizes = Counter(votes)  # counted in C; None (no vote) is a key like the classes
+    abstain = sizes.pop(None, 0)
     a = sizes.pop(correct_class, 0) if correct_class is not None else 0
     return a, tuple(sorted(sizes.values(), reverse=True)), abstain
 
@@ -79,6 +75,9 @@ def judged_profile(
     """:func:`profile` over the judged samples only (verdict not None: an unjudged sample
     counts neither for nor against), or None when no sample is judged. The one place a
     results file's votes become a profile (the evaluator and the report both call it)."""
+    every = type(votes) is list and type(verdicts) is list and len(votes) <= len(verdicts)
+    if every and None not in verdicts:  # every sample judged: no list to filter
+        return profile(votes, correct_class) if votes else None
     judged = [v for v, verdict in zip(votes, verdicts) if verdict is not None]
     return profile(judged, correct_class) if judged else None
 

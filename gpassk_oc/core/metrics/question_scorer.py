@@ -14,8 +14,9 @@ once (an exact mean of 3/5 is 60.0, not 59.999999999999986).
 
 from __future__ import annotations
 
+import operator
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -44,8 +45,17 @@ class QuestionCounts(NamedTuple):
     unjudged: int
 
 
+#: what a verdict may be: true, false or null
+_VERDICT_TYPES = {bool, type(None)}
+
+
 def count_verdicts(verdicts: Sequence[Verdict]) -> QuestionCounts:
     """``(c, n, unjudged)`` of one question's verdicts (only ``True`` counts as correct)."""
+    if type(verdicts) is list and set(map(type, verdicts)) <= _VERDICT_TYPES:
+        # a list of true/false/null only (a results file's): list.count's == is `is` here,
+        # in C (a grid's first read counts ~3 million verdicts three times)
+        unjudged = verdicts.count(None)
+        return QuestionCounts(verdicts.count(True), len(verdicts) - unjudged, unjudged)
     c = sum(1 for v in verdicts if v is True)
     unjudged = sum(1 for v in verdicts if v is None)
     return QuestionCounts(c, len(verdicts) - unjudged, unjudged)
@@ -83,46 +93,25 @@ def question_values(
     return values
 
 
-def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> list[str]:
+def _metric_keys(ks: Sequence[int], thresholds: Sequence[Any]) -> tuple[str, ...]:
+    """:func:`_keys_of` of *ks* and *thresholds*, cached (τs keyed with their types: 0.5 and
+    Fraction(1, 2) are equal keys to a cache, and need not spell alike)."""
+    return _keys_of(tuple(ks), tuple((type(t), t) for t in thresholds))
+
+
+@lru_cache(maxsize=256)
+def _keys_of(ks: tuple[int, ...], typed: tuple[tuple[type, Any], ...]) -> tuple[str, ...]:
     """The keys of the exact table (the registry's metrics OpenCompass's evaluator writes:
     G-Pass@k at every τ, mG-Pass@k), per k in order; τ read as :func:`as_fraction` does.
     A metric that does not exist at a k (mG-Pass@1) has no key: written as 0 it would
     read as a score in OpenCompass's summary."""
-    taus = [as_fraction(t) for t in dict.fromkeys(thresholds)]
+    taus = [as_fraction(t) for t in dict.fromkeys(t for _, t in typed)]
     keys: list[str] = []
     for k in dict.fromkeys(ks):
         for m in METRICS:
             if m.opencompass and m.undefined_at(k) is None:
                 keys += [m.key(k, t) for t in taus] if m.has_tau else [m.key(k)]
-    return keys
-
-
-def _exact_sum(
-    values: Iterable[float | Fraction], weights: Iterable[int] | None = None
-) -> Fraction:
-    """The exact sum of *values* (each counted *weights* times; once without); each
-    distinct value is converted once (questions share values: at most n + 1 per metric),
-    so a big run costs no more than a small one."""
-    if weights is None:
-        counts = Counter(values)
-    else:
-        counts = Counter()
-        for v, m in zip(values, weights):
-            counts[v] += m
-    # a double is p / 2^e: doubles sum exactly over one power-of-two denominator in plain
-    # integers (Fraction addition's gcd per term was most of a cold report's cross-check)
-    scaled: list[tuple[int, int]] = []
-    rest = Fraction(0)
-    for v, m in counts.items():
-        if isinstance(v, float):
-            p, q = v.as_integer_ratio()
-            scaled.append((p * m, q.bit_length() - 1))
-        else:
-            rest += Fraction(v) * m
-    if not scaled:
-        return rest
-    top = max(e for _, e in scaled)
-    return rest + Fraction(sum(p << (top - e) for p, e in scaled), 1 << top)
+    return tuple(keys)
 
 
 def metric_means(
@@ -145,37 +134,58 @@ def metric_means(
     a fraction of the cost); None: 1 each.
     """
     w = [1] * len(ns) if weights is None else list(weights)
-    judged = [i for i, nq in enumerate(ns) if nq]
+    # per distinct n_q: how many questions (weighted) have each c
+    by_n: dict[int, Counter[int]] = {}
+    for nq, c, m in zip(ns, cs, w):
+        if nq:  # plain ints: the sums below are exact integers of any size
+            by_n.setdefault(int(nq), Counter())[int(c)] += int(m)
     out: dict[str, float] = {}
-    if not judged:
+    if not by_n:
         return out
-    total = _exact_sum((Fraction(cs[i], ns[i]) for i in judged), (w[i] for i in judged))
-    pass1 = total * 100 / sum(w[i] for i in judged)
+    # the exact mean of c_q / n_q, rounded once: one fraction per distinct n_q
+    total = sum((Fraction(sum(c * m for c, m in per_c.items()), nq) for nq, per_c in by_n.items()))
+    pass1 = float(total * 100 / sum(sum(per_c.values()) for per_c in by_n.values()))
     if n == 1:
-        out[ACCURACY] = float(pass1)
+        out[ACCURACY] = pass1
     else:
-        # per distinct n_q: how many questions (weighted) have each c
-        by_n: dict[int, Counter[int]] = {}
-        for i in judged:
-            by_n.setdefault(ns[i], Counter())[cs[i]] += w[i]
-        sums: dict[str, Fraction] = {}
-        counts: dict[str, int] = {}
-        for nq, per_c in sorted(by_n.items()):
-            eligible = tuple(k for k in dict.fromkeys(ks) if k <= nq)
-            if not eligible:
-                continue
-            columns = _scaled_columns(nq, eligible, tuple(thresholds), mg_mode)
-            weight = sum(per_c.values())
-            for key, (numerators, exponent) in columns.items():
-                part = sum(numerators[c] * m for c, m in per_c.items())
-                sums[key] = sums.get(key, Fraction(0)) + Fraction(part, 1 << exponent)
-                counts[key] = counts.get(key, 0) + weight
+        sums = _exact_sums(by_n, ks, tuple(thresholds), mg_mode)
         for key in _metric_keys(ks, thresholds):
             if key in sums:
-                out[key] = float(sums[key] * 100 / counts[key])
-        out[avg_key(n)] = float(pass1)
-    out[PASS_AT_1] = float(pass1)
+                part, exponent, count = sums[key]
+                # the exact mean (part / 2^exponent / count, in percent) rounded once:
+                # int / int is correctly rounded, as float(Fraction) is
+                out[key] = part * 100 / (count << exponent)
+        out[avg_key(n)] = pass1
+    out[PASS_AT_1] = pass1
     return out
+
+
+def _exact_sums(
+    by_n: dict[int, Counter[int]], ks: Sequence[int], thresholds: tuple[Any, ...], mg_mode: str
+) -> dict[str, tuple[int, int, int]]:
+    """Per metric key, the exact sum of the per-question doubles as ``(numerator, exponent,
+    questions)`` (the sum is numerator / 2^exponent): each double is an integer over a power
+    of two (:func:`_scaled_columns`), so sums stay plain integers, with no Fraction's gcd
+    per term (that was most of a cold report's cross-check)."""
+    sums: dict[str, tuple[int, int, int]] = {}
+    for nq, per_c in sorted(by_n.items()):
+        eligible = tuple(k for k in dict.fromkeys(ks) if k <= nq)
+        if not eligible:
+            continue
+        counts, weights = list(per_c), list(per_c.values())
+        weight = sum(weights)
+        for key, (numerators, exponent) in _scaled_columns(
+            nq, eligible, thresholds, mg_mode
+        ).items():
+            part = sum(map(operator.mul, map(numerators.__getitem__, counts), weights))
+            if key in sums:  # another n_q's: over the larger power of two
+                total, top, questions = sums[key]
+                if exponent > top:
+                    total, top = total << (exponent - top), exponent
+                sums[key] = (total + (part << (top - exponent)), top, questions + weight)
+            else:
+                sums[key] = (part, exponent, weight)
+    return sums
 
 
 @lru_cache(maxsize=256)

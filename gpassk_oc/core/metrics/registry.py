@@ -23,7 +23,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -168,12 +169,24 @@ class MetricSpec:
                 raise ValueError(f"metric threshold must lie in [0, 1], got {self.tau}")
             object.__setattr__(self, "tau", tau)
 
+    def __hash__(self) -> int:
+        # the dataclass's own hash (of the fields), kept once made: a report hashes specs
+        # ~300,000 times (cache keys of spec tuples), and a Fraction's hash is slow
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = self.__dict__["_hash"] = hash((self.definition, self.k, self.tau))
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the definition's hash is this process's (its functions hash by identity)
+        return {name: value for name, value in self.__dict__.items() if name != "_hash"}
+
     @property
     def kind(self) -> str:
         """The kind's id (for display and old callers; branch on ``definition``)."""
         return self.definition.name
 
-    @property
+    @cached_property  # fields are frozen; a report asks a spec for its key ~100,000 times
     def key(self) -> str:
         """The metric's key (``G-Pass@16_0.5``, ``maj@8``)."""
         return self.definition.key(self.k, self.tau)

@@ -118,6 +118,10 @@ def _codes(table: dict[str | None, int], names: list[str] | None, size: int) -> 
     """*names* (None: *size* unknowns) as codes into *table*, which grows as needed."""
     if not names:
         return [table.setdefault(None, len(table))] * size
+    try:  # after a run's first questions every name is known: one pass in C
+        return list(map(table.__getitem__, names))
+    except KeyError:
+        pass
     for name in dict.fromkeys(names):
         table.setdefault(name, len(table))
     return list(map(table.__getitem__, names))

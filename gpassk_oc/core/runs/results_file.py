@@ -58,6 +58,7 @@ from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
 from gpassk_oc.core.runs.run_info import RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.run_spec import RunSpec, RunSpecError
+from gpassk_oc.core.runs.vote_fields import read_votes
 from gpassk_oc.core.vocabulary import CheckMode, Found, Source
 
 __all__ = [
@@ -144,8 +145,10 @@ class QuestionResult:
         wrong answers)."""
         sources = self.source or [Source.RULE] * len(self.correct)
         if exact:
-            marked = zip(sources, self.correct)
-            return sum(1 for s, v in marked if s == Source.RULE_UNDECIDED and v is False)
+            # only the marked samples are looked at: list.index finds them in C
+            correct = self.correct
+            marked = _positions(sources[: len(correct)], Source.RULE_UNDECIDED)
+            return sum(1 for i in marked if correct[i] is False)
         return sum(
             1
             for s, v, e in zip(sources, self.correct, self.extracted)
@@ -306,7 +309,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             optional[name] = list(map(str, values))
         else:
             raise ResultsError(f"{field_of}.{name}: need one entry per sample ({size})")
-    vote, vote_correct = _votes(d, correct, field_of)
+    vote, vote_correct = read_votes(d, correct, field_of, ResultsError)
     facts = read_sample_facts(d, size, field_of, ResultsError)
     index = d.get("index", position)
     text = d.get("question")
@@ -319,7 +322,11 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
         question_type=str(d.get("question_type") or ""),
         question=None if text is None else str(text),
         gold=None if gold is None else str(gold),
-        extracted=[None if e is None else str(e) for e in extracted],
+        extracted=(
+            list(extracted)
+            if set(map(type, extracted)) <= _TEXT_TYPES
+            else [None if e is None else str(e) for e in extracted]
+        ),
         correct=list(correct),
         source=optional["source"],
         found=optional["found"],
@@ -331,38 +338,29 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
 
 #: what a verdict may be: true, false or null
 _VERDICT_TYPES = {bool, type(None)}
+#: what an extracted answer already is when it needs no conversion
+_TEXT_TYPES = {str, type(None)}
+
+
+def _positions(values: Sequence[Any], target: Any) -> list[int]:
+    """The indices of the entries of *values* equal to *target*, found by ``index`` (in C:
+    a few marked samples among many cost a few calls, not a Python loop over all)."""
+    out: list[int] = []
+    if not isinstance(values, list):
+        return [i for i, v in enumerate(values) if v == target]
+    at = -1
+    while True:
+        try:
+            at = values.index(target, at + 1)
+        except ValueError:
+            return out
+        out.append(at)
+    return out
 
 
 def _count(value: Any) -> bool:
     """A non-negative integer (JSON true/false are not counts)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _votes(
-    d: Mapping[str, Any], correct: Sequence[bool | None], field_of: str
-) -> tuple[list[int | None] | None, int | None]:
-    """``vote``/``vote_correct`` checked against the verdicts (see the module docstring)."""
-    vote, mine = d.get("vote"), d.get("vote_correct")
-    if vote is None:
-        if mine is not None:
-            raise ResultsError(f"{field_of}.vote_correct: given without a 'vote' list")
-        return None, None
-    if not isinstance(vote, list) or len(vote) != len(correct):
-        raise ResultsError(f"{field_of}.vote: need one entry per sample ({len(correct)})")
-    ids = [v for v in vote if v is not None]
-    if not set(map(type, ids)) <= {int} or (ids and min(ids) < 0):  # bool is not int here
-        raise ResultsError(f"{field_of}.vote: entries must be class ids (integers >= 0) or null")
-    if mine is not None and not _count(mine):
-        raise ResultsError(f"{field_of}.vote_correct: need a class id (integer >= 0) or null")
-    for v, verdict in zip(vote, correct):
-        if verdict is None and v is not None:
-            raise ResultsError(f"{field_of}.vote: an unjudged sample (correct null) has a vote")
-        if (verdict is True) != (v is not None and v == mine):
-            raise ResultsError(
-                f"{field_of}.vote: the class vote_correct={mine!r} must hold exactly the "
-                "samples whose verdict is true"
-            )
-    return list(vote), mine
 
 
 def _metric_items(items: Any, legacy: bool) -> dict[str, float]:

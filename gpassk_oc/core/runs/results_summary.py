@@ -30,6 +30,7 @@ from typing import Any
 from gpassk_oc.core.metrics.question_scorer import count_verdicts
 from gpassk_oc.core.metrics.registry import MetricSpec, parse_result_key
 from gpassk_oc.core.runs.drill_fragment import DrillFragment, make_fragment
+from gpassk_oc.core.runs.gc_pause import gc_paused
 from gpassk_oc.core.runs.results_file import Results, ResultsError, RunInfo
 from gpassk_oc.core.runs.run_record import RecordError, RunRecord
 from gpassk_oc.core.runs.token_stats import token_stats
@@ -55,10 +56,27 @@ try:  # a C parser: ~3x faster on a 1.7 MB results file (bench/bench_report_grid
     def _loads(data: bytes) -> Any:
         return orjson.loads(data)
 
+    def _dumps(data: Any) -> bytes:
+        # in C: a grid's first report wrote its 240 sidecars in 0.3 s with json (after the
+        # report, so every second of it is the user's); the stdlib takes what orjson
+        # refuses (a key that is not text, an integer beyond 64 bits). No NaN or infinity
+        # can be in a summary: orjson refuses them in the results file it is made from
+        try:
+            return orjson.dumps(data)
+        except TypeError:
+            return _stdlib_dumps(data)
+
 except ImportError:  # pragma: no cover - orjson is a dependency; stdlib works too
 
     def _loads(data: bytes) -> Any:
         return json.loads(data)
+
+    def _dumps(data: Any) -> bytes:
+        return _stdlib_dumps(data)
+
+
+def _stdlib_dumps(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 @dataclass
@@ -263,7 +281,7 @@ def save_summary(path: Path | str, summary: RunSummary) -> bool:
     }
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(body, ensure_ascii=False, separators=(",", ":")), "utf-8")
+        tmp.write_bytes(_dumps(body))
         os.replace(tmp, target)
     except OSError:
         tmp.unlink(missing_ok=True)
@@ -307,6 +325,15 @@ def read_summary(path: Path | str) -> RunSummary:
         cached.mtime_ns = mtime_ns
         cached.resave = mtime_ns is not None  # with the mtime: the next read is quick
         return cached
+    with gc_paused():  # ~40,000 containers and no cycle (see gc_pause)
+        return _summary_of(path, data, source, mtime_ns)
+
+
+def _summary_of(
+    path: Path, data: bytes, source: tuple[int, str], mtime_ns: int | None
+) -> RunSummary:
+    """The summary of the results file at *path* from its bytes *data* (SHA-256 in
+    *source*), with its drill-down share."""
     try:
         parsed = _loads(data)
     except ValueError as exc:

@@ -55,6 +55,8 @@ def token_stats(questions: Sequence[Any]) -> dict[str, Any] | None:
     """The statistics of a run's *questions* (:class:`~.results_file.QuestionResult`
     objects: ``output_tokens``, ``finish_reason``, ``correct``), or None when no sample
     has a token count."""
+    if all(question.output_tokens is None for question in questions):
+        return None  # no counts recorded: nothing to walk sample by sample
     counts: list[int] = []
     correct = 0
     reasons: list[bool] = []

@@ -34,6 +34,7 @@ from gpassk_oc.core.metrics.metric_keys import group_name
 from gpassk_oc.core.metrics.question_scorer import metric_means
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.runs.drill_fragment import save_drill
+from gpassk_oc.core.runs.gc_pause import gc_paused
 from gpassk_oc.core.runs.results_file import Results, ResultsError, read_results
 from gpassk_oc.core.runs.results_summary import (
     RunSummary,
@@ -42,7 +43,6 @@ from gpassk_oc.core.runs.results_summary import (
     save_summary,
 )
 from gpassk_oc.core.runs.run_record import RunRecord
-from gpassk_oc.core.uncertainty.metric_intervals import point_means
 from gpassk_oc.report.data.health_warnings import health_warnings
 
 # the work dir's layout has one owner (workdir); find_result_files is still importable here
@@ -294,6 +294,9 @@ def _recomputed(run: Run, mask: np.ndarray, specs: Sequence[MetricSpec]) -> dict
     missing = [s for s in specs if s.key not in means]
     if missing:
         # the values alone: an interval would fit difficulty priors per group, for nothing
+        # (imported here: a worker reading files needs the interval code only for these)
+        from gpassk_oc.core.uncertainty.metric_intervals import point_means
+
         rest = point_means(run.n[mask], run.c[mask], missing)
         means.update({key: 100 * value for key, value in rest.items()})
     return means
@@ -456,17 +459,18 @@ def collect(
     file) in up to *workers* processes (a count, or the caller's :class:`gpassk_oc.worker_pool.
     Workers`): the same runs either way."""
     files, notes = find_result_files(paths)
-    quick = {path: quick_summary(path) for path in files}
-    cold = [path for path in files if quick[path] is None]
-    with nullcontext(workers) if isinstance(workers, Workers) else Workers(workers) as pool:
-        first_reads = dict(zip(cold, pool.map(load_run, cold, least=COLD_FILES_FOR_WORKERS)))
-    runs: list[Run] = []
-    for path in files:
-        summary = quick[path]
-        run, run_notes = load_run(path, summary) if summary else first_reads[path]
-        notes += run_notes
-        if run is not None:
-            runs.append(run)
-            notes += run.summary.checks or []
+    with gc_paused():  # every run's summary: many containers, no cycle (see gc_pause)
+        quick = {path: quick_summary(path) for path in files}
+        cold = [path for path in files if quick[path] is None]
+        with nullcontext(workers) if isinstance(workers, Workers) else Workers(workers) as pool:
+            first_reads = dict(zip(cold, pool.map(load_run, cold, least=COLD_FILES_FOR_WORKERS)))
+        runs: list[Run] = []
+        for path in files:
+            summary = quick[path]
+            run, run_notes = load_run(path, summary) if summary else first_reads[path]
+            notes += run_notes
+            if run is not None:
+                runs.append(run)
+                notes += run.summary.checks or []
     rows, greedy, group_notes = group_runs(runs, pool_seeds)
     return rows, greedy, notes + group_notes
