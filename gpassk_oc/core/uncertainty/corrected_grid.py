@@ -31,7 +31,7 @@ from gpassk_oc.core.uncertainty.verdict_channel import Question, draw_log_weight
 __all__ = ["model_check"]
 
 Rates = Sequence[tuple[float, float]]
-#: (total n, the atoms' indices, their channel weights: rows × (n+1), or R × rows × (n+1))
+#: (total n, the atoms' indices, their channel weights: rows × (n+1))
 Group = tuple[int, np.ndarray, np.ndarray]
 
 
@@ -46,29 +46,27 @@ def _powers(n: int) -> np.ndarray:
     return out
 
 
-def _groups(atoms: Sequence[Question], rate_draws: np.ndarray) -> list[Group]:
-    """Per group of atoms with the same samples per channel: their channel weights under
-    every draw (R × rows × (n+1)), each row scaled to max 1."""
+def _groups(atoms: Sequence[Question], rates: Rates) -> list[Group]:
+    """Per group of atoms with the same samples per channel: their channel weights at
+    *rates* (rows × (n+1)), each row scaled to max 1 (a constant per atom, which cancels
+    in every comparison of two priors on the same atom)."""
     by_sizes: dict[tuple[int, ...], list[int]] = {}
     for i, q in enumerate(atoms):
         by_sizes.setdefault(tuple(n for n, _ in q), []).append(i)
+    point = np.asarray(rates, dtype=float)[None]
     out = []
     for sizes, rows in by_sizes.items():
-        log_w = draw_log_weights([atoms[i] for i in rows], rate_draws)
-        out.append((sum(sizes), np.array(rows), np.exp(log_w - log_w.max(axis=2, keepdims=True))))
+        log_w = draw_log_weights([atoms[i] for i in rows], point)[0]
+        out.append((sum(sizes), np.array(rows), np.exp(log_w - log_w.max(axis=1, keepdims=True))))
     return out
 
 
 def _likelihood(groups: Sequence[Group], atoms: int) -> np.ndarray:
-    """A × G likelihood of each atom at each grid point (rows of 2-D weights)."""
+    """A × G likelihood of each atom at each grid point."""
     like = np.empty((atoms, len(GRID)))
     for n, rows, w in groups:
         like[rows] = w @ _powers(n)
     return like
-
-
-def _point_groups(atoms: Sequence[Question], rates: Rates) -> list[Group]:
-    return [(n, rows, w[0]) for n, rows, w in _groups(atoms, np.asarray(rates, float)[None])]
 
 
 def _likelihoods(
@@ -78,7 +76,7 @@ def _likelihoods(
     same channel weights (so with the same constant per atom)."""
     from scipy.special import betaln
 
-    groups = _point_groups(atoms, rates)
+    groups = _groups(atoms, rates)
     like = _likelihood(groups, len(atoms))
     beta_like = np.empty(len(atoms))
     for n, rows, w in groups:
