@@ -1,7 +1,7 @@
 """The verdict-error correction when question difficulties are not Beta-shaped.
 
     nice -n 10 .venv/bin/python bench/bench_verdict_shapes.py            # the table, into the docs
-    .venv/bin/python bench/bench_verdict_shapes.py --quick               # 1 population, seconds
+    .venv/bin/python bench/bench_verdict_shapes.py --quick               # 3 populations, seconds
 
 Every other verdict-error bench draws p ~ Beta(0.6, 0.6), the family of the correction's
 own prior (:func:`gpassk_oc.core.uncertainty.verdict_channel.fit_prior`). Here the
@@ -10,11 +10,15 @@ populations are the shapes a leaderboard meets besides it:
 * ``strong``: 70% of questions p ~ U(0.95, 1), the rest U(0, 0.6) (a strong model);
 * ``steady``: 40% p ~ U(0.88, 0.97), the rest U(0.03, 0.12) (the demo's steady model);
 * ``three``: p = 0.02, 0.5 or 0.98 (30%, 30%, 40%);
-* ``Beta(0.6,0.6)`` and ``Beta(2,3)``, where the Beta prior is right.
+* ``Beta(0.6,0.6)`` and ``Beta(2,3)``, where the Beta prior is right;
+* Beta(0.6, 0.6) with errors by answer form (``clustered errors``, drawn as
+  bench/bench_verdict_clusters.py draws them at the cell's sample-level rates), where the
+  independent-error model is wrong.
 
 Each rerun draws a fresh question set; the checker flips samples with the stated rates,
-as in bench/bench_verdict_grid.py, and the report's correction
-(:func:`gpassk_oc.core.uncertainty.corrected_estimates.correct`) corrects them. Printed per cell:
+each on its own as in bench/bench_verdict_grid.py (but for the clustered population), and
+the report's correction (:func:`gpassk_oc.core.uncertainty.corrected_estimates.correct`)
+corrects them. Printed per cell:
 the bias of the corrected value (points, against the questions' truth), the coverage of
 the rerun interval (these questions' truth) and of the benchmark interval (the
 population's), the rerun interval's mean width, and how often the report flags the row
@@ -35,6 +39,7 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import bench_verdict_clusters as clusters  # noqa: E402
 import numpy as np  # noqa: E402
 from bench_verdict_error import LEVEL, _g  # noqa: E402
 from verdict_grid_cells import KEYS  # noqa: E402
@@ -45,7 +50,10 @@ REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "generated" / "verdict-error-shapes.md"
 #: (Q, n, fp, fn)
 CELLS = ((280, 48, 0.02, 0.08), (280, 16, 0.02, 0.08), (50, 16, 0.005, 0.03), (50, 48, 0.03, 0.12))
-POPULATIONS = ("strong", "steady", "three", "Beta(0.6,0.6)", "Beta(2,3)")
+#: Beta(0.6, 0.6) difficulties with errors by answer form (bench_verdict_clusters'
+#: simulation): the other way off the model
+CLUSTERED = "Beta(0.6,0.6), clustered errors"
+POPULATIONS = ("strong", "steady", "three", "Beta(0.6,0.6)", "Beta(2,3)", CLUSTERED)
 
 
 def draw_rates(name: str, rng: np.random.Generator, q: int) -> np.ndarray:
@@ -57,8 +65,13 @@ def draw_rates(name: str, rng: np.random.Generator, q: int) -> np.ndarray:
     if name == "three":
         u = rng.random(q)
         return np.where(u < 0.3, 0.02, np.where(u < 0.6, 0.5, 0.98))
-    a, b = (float(x) for x in name[len("Beta(") : -1].split(","))
+    a, b = (float(x) for x in name[len("Beta(") :].split(")")[0].split(","))
     return rng.beta(a, b, q)
+
+
+def _on_model(name: str) -> bool:
+    """Beta difficulties with independent errors: where the correction's model holds."""
+    return name.startswith("Beta") and name != CLUSTERED
 
 
 def population_truth(name: str) -> np.ndarray:
@@ -76,9 +89,13 @@ def run_cell(args: tuple) -> np.ndarray:
     rng = np.random.default_rng(seed)
     out = np.empty((reruns, len(KEYS), 5))
     for r in range(reruns):
-        p = draw_rates(name, rng, q)
-        t = rng.binomial(n, p)
-        c = rng.binomial(t, 1 - fn) + rng.binomial(n - t, fp)
+        if name == CLUSTERED:
+            run = clusters.simulate(rng, q, n, fp, fn)
+            p, c = run["p"], run["c"]
+        else:
+            p = draw_rates(name, rng, q)
+            t = rng.binomial(n, p)
+            c = rng.binomial(t, 1 - fn) + rng.binomial(n - t, fp)
         questions = [((n, int(x)),) for x in c]
         truth = np.array([float(_g(p, key).mean()) for key in KEYS])
         got = correct(questions, [(fp, fn)], KEYS, n_boot=400, seed=r, level=LEVEL)
@@ -120,14 +137,14 @@ def table(results: dict[tuple[str, tuple], np.ndarray], reruns: int, seconds: fl
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="one population and cell, 4 reruns")
+    ap.add_argument("--quick", action="store_true", help="three populations, one cell, 4 reruns")
     ap.add_argument("--reruns", type=int, default=150)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     pops, cells, reruns = POPULATIONS, CELLS, args.reruns
     if args.quick:
-        pops, cells, reruns = ("strong", "Beta(0.6,0.6)"), CELLS[:1], 4
+        pops, cells, reruns = ("strong", "Beta(0.6,0.6)", CLUSTERED), CELLS[:1], 4
     pairs = [(name, cell) for name in pops for cell in cells]
     todo = [(name, cell, reruns, 1000 + 7 * i) for i, (name, cell) in enumerate(pairs)]
     start = time.monotonic()
@@ -139,10 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     biased = [(name, rec) for (name, _), rec in results.items()]
     worst_off = max(
-        (abs(r[:, :, 0].mean(axis=0)).max() * 100 for n, r in biased if "Beta" not in n),
+        (abs(r[:, :, 0].mean(axis=0)).max() * 100 for n, r in biased if not _on_model(n)),
         default=0.0,
     )
-    false_alarm = max((r[:, 0, 4].mean() for n, r in biased if "Beta" in n), default=0.0)
+    false_alarm = max((r[:, 0, 4].mean() for n, r in biased if _on_model(n)), default=0.0)
     missed = [
         (n, cell)
         for (n, cell), r in results.items()
