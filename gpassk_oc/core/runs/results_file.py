@@ -355,7 +355,6 @@ def _positions(values: Sequence[Any], target: Any) -> list[int]:
         except ValueError:
             return out
         out.append(at)
-    return out
 
 
 def _count(value: Any) -> bool:
