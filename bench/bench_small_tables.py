@@ -20,7 +20,9 @@ Beside each coverage, ``before`` is the same interval from the unbiased variance
 SE of a coverage near 0.95 at 400 reruns: 0.011.
 
 A rerun whose interval the report marks ``unreliable`` (``!``: fewer than 4 questions
-vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`) or ``wide`` (``+``:
+vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`, or more than
+:data:`~gpassk_oc.core.uncertainty.interval_kinds.GUESSED_SHARE` of a G-Pass@k_τ<1
+interval's variance is the fitted prior's guess for questions at a flat end) or ``wide`` (``+``:
 the fitted Beta's variances more than :data:`~gpassk_oc.core.uncertainty.interval_kinds.
 WIDE_RATIO` times the shape-free grid prior's; only with ``--ends prior``: by default the
 metrics so judged take the grid prior's variances) is counted per cell: the second table gives
@@ -57,6 +59,7 @@ from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import DEFAULT_FALLBACK, Fallback, atoms_of
 from gpassk_oc.core.uncertainty.difficulty_model import fit_beta, posterior_variance_table
 from gpassk_oc.core.uncertainty.grid_prior import fit_grid, grid_posterior_variance_table
+from gpassk_oc.core.uncertainty.interval_kinds import GUESSED_SHARE
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import unbiased_variance_per_c
 from gpassk_oc.demo.simulation import SHAKY, STEADY, success_probability
@@ -283,7 +286,10 @@ def _table(results: dict, runs: int, fallback: Fallback) -> list[str]:
         *_rows(results, se, _coverage_text),
         "",
         "Share of reruns whose interval the report marks unreliable (`!`: fewer than 4 "
-        "questions vary) / share marked wide (`+`: the fitted Beta's variance more than "
+        f"questions vary, or more than {GUESSED_SHARE:.0%} of the summed variance is the "
+        "fitted prior's "
+        "guess for questions at a flat end) / share marked wide (`+`: the fitted Beta's "
+        "variance more than "
         "twice the shape-free grid prior's) / coverage among the reruns it marks neither "
         "way (— where it marks all). ✗: the cell misses its goal — outside [0.93, 0.97] "
         "by more than 2 SE, and not both marked (`!` below the band, `!` or `+` above it) "

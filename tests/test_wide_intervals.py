@@ -113,21 +113,24 @@ def _report(tmp_path, capsys, fmt: str) -> str:
 
 def test_steady_table_is_no_longer_wide_in_any_format(tmp_path, capsys):
     """The table the '+' mark was made for: its interval now rests on the grid prior's
-    variances (plain '*', posterior) in every format, and its width is within 1.5× of
-    the true one (Σ Var f(C) by binomial sums; the Beta's was 2×)."""
-    assert sum(3 < c < 45 for c in COUNTS) >= 4  # enough vary: not 'unreliable'
+    variances in every format, not '+', and its width is within 1.5× of the true one
+    (Σ Var f(C) by binomial sums; the Beta's was 2×). It is marked '!' instead: 13
+    questions vary, but those at a flat end (c ≤ 3, c ≥ 45), whose variance is the grid
+    prior's guess, carry most of the sum (Atoms.guessed, tests/test_guessed_width.py):
+    here the guess is close, in 8-question tables of the steady T=1 row much too small."""
+    assert sum(3 < c < 45 for c in COUNTS) >= 4  # enough vary: not the fewer-than-4 rule
     md = _report(tmp_path, capsys, "markdown")
     row = next(line for line in md.splitlines() if line.startswith("| m "))
-    assert "]*" in row and "]+" not in row, row
+    assert "]!" in row and "]+" not in row, row
     assert "wider than needed" not in md  # no '+' shown: the legend does not explain one
     rows = json.loads(_report(tmp_path, capsys, "json"))
     rerun = next(r for r in rows if not r["greedy"])["metrics"][KEY]["rerun"]
-    assert rerun["status"] == "posterior"
+    assert rerun["status"] == "unreliable"
     half = 100 * Z * math.sqrt(sum(_true_variance(p) for p in STEADY)) / len(STEADY)  # points
     assert 0.6 * half < (rerun["high"] - rerun["low"]) / 2 < 1.5 * half
     lines = csv.DictReader(io.StringIO(_report(tmp_path, capsys, "csv")))
     line = next(r for r in lines if r["subset"] == "overall")
-    assert line[f"{KEY} rerun_status"] == "posterior"
+    assert line[f"{KEY} rerun_status"] == "unreliable"
 
 
 def test_compare_of_steady_tables_is_not_wide(tmp_path, capsys):
@@ -160,9 +163,10 @@ def test_fallback_setting_is_one_frozen_object_passed_explicitly():
     assert grid[KEY].sampling_se < beta[KEY].sampling_se
 
 
-def test_page_shows_the_steady_cell_as_posterior_and_explains_only_its_mark(tmp_path, capsys):
-    """In a browser: the steady table's cell carries class 'posterior' (drawn '*'); the note
-    under the board explains '*' and no '+' (none of its cells is wide)."""
+def test_page_shows_the_steady_cell_as_unreliable_and_explains_no_wide(tmp_path, capsys):
+    """In a browser: the steady table's cell carries class 'unreliable' (drawn '!': see
+    the markdown test above); the note under the board explains '*' (other cells carry
+    it) and no '+' (none of its cells is wide)."""
     from browser import start_browser, stop_browser
     from selenium.webdriver.common.by import By
 
@@ -172,7 +176,7 @@ def test_page_shows_the_steady_cell_as_posterior_and_explains_only_its_mark(tmp_
     try:
         driver.get(page.as_uri())
         cell = driver.find_element(By.CSS_SELECTOR, f'#leaderboard td[data-key="{KEY}"]')
-        assert cell.get_attribute("class") == "posterior"
+        assert cell.get_attribute("class") == "unreliable"
         note = driver.find_element(By.ID, "marks-note").text
         assert note.startswith("* = approximate: some question's rerun variance")
         assert "+ =" not in note

@@ -31,7 +31,7 @@ from gpassk_oc.core.uncertainty.grid_prior import (
     fit_grid_many,
     grid_posterior_variance_table,
 )
-from gpassk_oc.core.uncertainty.interval_kinds import WIDE_RATIO
+from gpassk_oc.core.uncertainty.interval_kinds import GUESSED_SHARE, WIDE_RATIO
 from gpassk_oc.core.uncertainty.known_rates import estimator_spec, metric_per_c
 from gpassk_oc.core.uncertainty.rerun_variance import kernel, unbiased_variance_per_c
 
@@ -306,13 +306,42 @@ class Atoms:
             out[rows] = (v > low + 1e-12) & (v < high - 1e-12) | mixed
         return out
 
-    def support(self, specs: Sequence[MetricSpec], count: np.ndarray | None = None) -> np.ndarray:
+    def support(
+        self,
+        specs: Sequence[MetricSpec],
+        count: np.ndarray | None = None,
+        used: np.ndarray | None = None,
+        fallback: Fallback = DEFAULT_FALLBACK,
+    ) -> np.ndarray:
         """(M,) questions a rerun interval's Σ V rests on, compared with
         :data:`.interval_kinds.MIN_VARYING` to mark it 'unreliable': those that vary
         (:meth:`varies`; or *count*, e.g. a paired difference's), but 0 where
-        :meth:`unchecked` says the interval rests on the fitted prior's guess alone."""
+        :meth:`unchecked` says the interval rests on the fitted prior's guess alone, or,
+        given the variances *used* (A × M) under *fallback*, where :meth:`guessed` says
+        it rests mostly on it."""
         count = self.weight @ self.varies(specs) if count is None else count
-        return np.where(self.unchecked(specs), 0, count)
+        guessed = self.guessed(specs, used, fallback) if used is not None else False
+        return np.where(self.unchecked(specs) | guessed, 0, count)
+
+    def guessed(
+        self, specs: Sequence[MetricSpec], used: np.ndarray, fallback: Fallback = DEFAULT_FALLBACK
+    ) -> np.ndarray:
+        """(M,) True for a metric flat at both ends where every question has n ≥ 2k
+        (:meth:`judged`: the columns to which the report's rule, *fallback*'s ``ends``
+        "grid" with the Beta elsewhere, gives the grid prior's posterior variances;
+        the other rules the benches measure keep their own marks, e.g. 'wide' for
+        ``ends="prior"``) whose variances *used* (A × M, :meth:`cell_variances`) sum to
+        more than :data:`.interval_kinds.GUESSED_SHARE` of their total over questions
+        that do not vary (:meth:`varies`: count at a flat end, V(c) = 0, the fitted
+        prior's posterior variance standing in). The width is then the prior's guess of
+        how often such a question leaves its flat end in a rerun: a rare-event
+        probability that a small error in the fitted rate moves many-fold, and that
+        no count in the table checks."""
+        used = np.nan_to_num(np.asarray(used, dtype=float), nan=0.0)
+        total = self.weight @ used
+        flat = self.weight @ np.where(self.varies(specs), 0.0, used)
+        ours = fallback.ends == "grid" and fallback.prior == "beta"
+        return ours & self.judged(specs) & (flat > GUESSED_SHARE * total) & (total > 0)
 
     def unchecked(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k and the metric is not flat at the

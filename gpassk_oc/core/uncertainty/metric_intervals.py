@@ -182,7 +182,7 @@ class Estimate:
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
     # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
-    # 'unreliable' (< 4 vary, or Atoms.unchecked), 'undefined', 'n < 2k', 'no width'
+    # 'unreliable' (< 4 vary, Atoms.unchecked/guessed), 'undefined', 'n < 2k', 'no width'
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -274,10 +274,10 @@ def summarize_many(
             v,
             b,
             (low[i * m : i * m + m], high[i * m : i * m + m], se[i * m : i * m + m]),
-            marked(status[i * m : i * m + m], short, wide, a.support(specs)),
+            marked(status[i * m : i * m + m], sh, w, a.support(specs, used=u, fallback=fallback)),
             n_boot,
         )
-        for i, (a, v, b, short, wide) in enumerate(zip(atoms, values, bounds, shorts, wides))
+        for i, (a, v, b, sh, w, u) in enumerate(zip(atoms, values, bounds, shorts, wides, used))
     ]
 
 

@@ -7,7 +7,12 @@ from collections.abc import Iterable, Sequence
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
-from gpassk_oc.core.uncertainty.interval_kinds import MIN_VARYING, SHOWN, WIDE_RATIO
+from gpassk_oc.core.uncertainty.interval_kinds import (
+    GUESSED_SHARE,
+    MIN_VARYING,
+    SHOWN,
+    WIDE_RATIO,
+)
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.health_warnings import MARKER
@@ -232,8 +237,9 @@ def no_width_note(interval: str = "both") -> str:
 
 #: why a rerun interval is marked '!' (status 'unreliable'), in short (the page's tooltips)
 UNRELIABLE = (
-    f"unreliable: fewer than {MIN_VARYING} of the table's questions vary, or n < 2k for a "
-    "metric that needs all k draws right"
+    f"unreliable: fewer than {MIN_VARYING} of the table's questions vary, n < 2k for a "
+    "metric that needs all k draws right, or most of the width is the fitted difficulty "
+    "model's guess for questions at a flat end"
 )
 
 
@@ -284,7 +290,11 @@ def unreliable_note() -> str:
         "(G-Pass@k_1.0, mG-Pass@k): the width is then the fitted difficulty model's "
         "guess of how far below 1 the rates of the questions often right lie, which the "
         "counts cannot check, and it comes out narrowest when the value came out high "
-        "(same page, n < 2k)"
+        "(same page, n < 2k); or, for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k, more than "
+        f"{GUESSED_SHARE:.0%} of its variance comes from questions at a flat end (no rerun "
+        "is seen moving them): its width is then the fitted difficulty model's guess of how "
+        "often such a question leaves its flat end, which the counts cannot check (same "
+        "page, Small tables)"
     )
 
 
