@@ -286,10 +286,8 @@ def _table(results: dict, runs: int, fallback: Fallback) -> list[str]:
         *_rows(results, se, _coverage_text),
         "",
         "Share of reruns whose interval the report marks unreliable (`!`: fewer than 4 "
-        f"questions vary, or more than {GUESSED_SHARE:.0%} of the summed variance is the "
-        "fitted prior's "
-        "guess for questions at a flat end) / share marked wide (`+`: the fitted Beta's "
-        "variance more than "
+        f"questions vary{_guessed_text(fallback)}) / share marked wide (`+`: the fitted "
+        "Beta's variance more than "
         "twice the shape-free grid prior's) / coverage among the reruns it marks neither "
         "way (— where it marks all). ✗: the cell misses its goal — outside [0.93, 0.97] "
         "by more than 2 SE, and not both marked (`!` below the band, `!` or `+` above it) "
@@ -303,6 +301,16 @@ def _table(results: dict, runs: int, fallback: Fallback) -> list[str]:
         *diagnosis(fallback),
     ]
     return lines
+
+
+def _guessed_text(fallback: Fallback) -> str:
+    """The second reason for '!' where the rule gives it (Atoms.guessed: the report's)."""
+    if fallback.ends != "grid" or fallback.prior != "beta":
+        return ""
+    return (
+        f", or more than {GUESSED_SHARE:.0%} of the summed variance is the fitted prior's "
+        "guess for questions at a flat end"
+    )
 
 
 def _rows(results: dict, se: float, text: Callable[[dict, float], str]) -> list[str]:
