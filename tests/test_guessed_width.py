@@ -6,8 +6,8 @@ of 0, and the fitted prior's posterior variance stands in. Where those stand-ins
 more than GUESSED_SHARE of the summed variance, the interval is marked 'unreliable' even
 when 4 or more questions vary: the steady demo rows' G-Pass@8_0.5 at n = 16 covered 1.000
 with such intervals (bench/bench_small_tables.py). Before this rule such a table with 4
-varying questions was only 'posterior'. Which questions vary is found here by counting
-k-subsets; the share at the threshold by exact fractions.
+varying questions was only 'posterior', in the report and in `compare`. Which questions
+vary is found here by counting k-subsets; the share at the threshold by exact fractions.
 """
 
 from __future__ import annotations
@@ -100,3 +100,16 @@ def test_the_report_marks_it_and_says_why(tmp_path, capsys):
     assert (
         f"more than {GUESSED_SHARE:.0%} of its variance comes from questions at a flat end" in out
     )
+
+
+def test_compare_marks_a_difference_of_two_such_tables():
+    """A − B of two steady-like runs whose 4 varying questions are the same ones (so the
+    fewer-than-4 rule does not mark it) and whose flat-end questions carry most of the
+    summed variance: 'unreliable'; two Beta-like runs: not."""
+    other = STEADY[:40][::-1] + STEADY[40:]  # the flat-end questions in another order
+    moved = [
+        _varies(a, Fraction(1, 2)) or _varies(b, Fraction(1, 2)) for a, b in zip(STEADY, other)
+    ]
+    assert sum(moved) == MIN_VARYING
+    assert stats.compare(N, STEADY, N, other, [HALF], n_boot=0)[HALF].rerun == "unreliable"
+    assert stats.compare(N, SPREAD, N, SPREAD[::-1], [HALF], n_boot=0)[HALF].rerun == "posterior"

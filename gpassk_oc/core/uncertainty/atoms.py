@@ -337,11 +337,17 @@ class Atoms:
         how often such a question leaves its flat end in a rerun: a rare-event
         probability that a small error in the fitted rate moves many-fold, and that
         no count in the table checks."""
-        used = np.nan_to_num(np.asarray(used, dtype=float), nan=0.0)
-        total = self.weight @ used
-        flat = self.weight @ np.where(self.varies(specs), 0.0, used)
         ours = fallback.ends == "grid" and fallback.prior == "beta"
-        return ours & self.judged(specs) & (flat > GUESSED_SHARE * total) & (total > 0)
+        return ours & self.judged(specs) & self.mostly_flat(self.weight, used, self.varies(specs))
+
+    @staticmethod
+    def mostly_flat(weight: np.ndarray, used: np.ndarray, varies: np.ndarray) -> np.ndarray:
+        """(M,) True where the rows (questions, or a comparison's question pairs) of
+        *weight* that do not vary carry more than :data:`.interval_kinds.GUESSED_SHARE` of
+        Σ weight · *used* (rows × M; NaN counts as 0): :meth:`guessed`'s test."""
+        used = np.nan_to_num(np.asarray(used, dtype=float), nan=0.0)
+        total = weight @ used
+        return (weight @ np.where(varies, 0.0, used) > GUESSED_SHARE * total) & (total > 0)
 
     def unchecked(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k and the metric is not flat at the

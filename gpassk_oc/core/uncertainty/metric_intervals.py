@@ -24,9 +24,8 @@ interval is left out (NaN, ``ci='no width'``) instead of being shown as ``[v, v]
 a rerun interval when every question was right in all or in none of its samples
 (``rerun='no width'``: the counts cannot say how far a rerun would move the value).
 
-Where a question's unbiased variance is 0 or n < 4k, the fitted Beta's posterior variance
-stands in or is combined (:meth:`.atoms.Atoms.variances`): ``rerun='posterior'``, or
-``'wide'`` where that Beta's shape sets the width (:func:`.interval_kinds.marked`).
+Where a question's unbiased variance is 0 or n < 4k, a fitted prior's posterior variance
+stands in or is combined (:meth:`.atoms.Atoms.variances`); the marks: :func:`.interval_kinds.marked`.
 
 Metric values are fractions in [0, 1]; the report layer converts to percent.
 """
@@ -181,8 +180,7 @@ class Estimate:
     ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
-    # 'ok', 'posterior' (variances from the fitted Beta; 'wide': mostly, wider than needed),
-    # 'unreliable' (< 4 vary, Atoms.unchecked/guessed), 'undefined', 'n < 2k', 'no width'
+    # 'ok', 'posterior'/'wide'/'unreliable' (see marked), 'undefined', 'n < 2k', 'no width'
     rerun: str = "off"
 
     def interval(self, kind: str) -> tuple[float, float, str]:
@@ -432,6 +430,8 @@ class _Paired:
             wide = (total > WIDE_RATIO * ref) & judged
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
         support = a.support(specs, b.support(specs, weight @ (moved & self.both)))
+        guess = Atoms.mostly_flat(weight, np.where(self.both, var, 0.0), moved & self.both)
+        support = np.where(guess & a.judged(specs) & b.judged(specs), 0, support)  # Atoms.guessed
         r_status = marked(r_status, short_a | short_b, wide, support)
         v = np.where(self.both & ~np.isnan(var), var, 0.0)
         with np.errstate(invalid="ignore", divide="ignore"):
