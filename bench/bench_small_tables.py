@@ -22,7 +22,7 @@ SE of a coverage near 0.95 at 400 reruns: 0.011.
 A rerun whose interval the report marks ``unreliable`` (``!``: fewer than 4 questions
 vary, :data:`gpassk_oc.core.uncertainty.interval_kinds.MIN_VARYING`, or more than
 :data:`~gpassk_oc.core.uncertainty.interval_kinds.GUESSED_SHARE` of a G-Pass@k_τ<1
-interval's variance is the fitted prior's guess for questions at a flat end) or ``wide`` (``+``:
+interval's variance is the fitted prior's guess, not the unbiased V(c)) or ``wide`` (``+``:
 the fitted Beta's variances more than :data:`~gpassk_oc.core.uncertainty.interval_kinds.
 WIDE_RATIO` times the shape-free grid prior's; only with ``--ends prior``: by default the
 metrics so judged take the grid prior's variances) is counted per cell: the second table gives
@@ -309,7 +309,7 @@ def _guessed_text(fallback: Fallback) -> str:
         return ""
     return (
         f", or more than {GUESSED_SHARE:.0%} of the summed variance is the fitted prior's "
-        "guess for questions at a flat end"
+        "guess, not the unbiased estimate"
     )
 
 

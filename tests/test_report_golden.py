@@ -56,10 +56,12 @@ files have n = 48, so no status changed, checked). Then the corrected table's mo
 check: the llama-8b T=0.7 row's counts (drawn without verdict errors, corrected with
 fp 5%, fn 10% stated) reject the correction's model, p < 0.01, so its six corrected
 cells carry ``‡`` and the legend says why (only corrected.md changed; no value or bound).
-Then the '!' legend and the page's '!' note name a third reason: more than 70% of a
-G-Pass@k_τ<1 interval's variance comes from questions at a flat end (issue 35, item 4,
-``Atoms.guessed``; legend text only: no status of these files changed, checked — the
-CSV and JSON are as before).
+Then the '!' legend and the page's '!' note name a third reason, and three intervals
+carry it: more than 75% of a G-Pass@k_τ<1 interval's variance is the fitted prior's, not
+the unbiased estimate (issue 35, item 4, ``Atoms.guessed``): G-Pass@16_0.5 and
+G-Pass@16_0.75 (n = 48 < 4k) in three 6-question split tables went from ``posterior`` to
+``unreliable`` (``*`` to ``!``); in the JSON and CSV only those three statuses changed,
+checked; no value or bound moved.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

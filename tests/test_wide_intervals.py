@@ -135,7 +135,8 @@ def test_steady_table_is_no_longer_wide_in_any_format(tmp_path, capsys):
 
 def test_compare_of_steady_tables_is_not_wide(tmp_path, capsys):
     status, row, out = compare_rerun(capsys, tmp_path, COUNTS, COUNTS[::-1], N, KEY)
-    assert status == "posterior" and "]*" in row and "]+" not in row
+    # '!' as each table is in the report (most of the variance is the grid prior's guess)
+    assert status == "unreliable" and "]!" in row and "]+" not in row
     assert "wider than needed" not in out  # nor its legend
 
 

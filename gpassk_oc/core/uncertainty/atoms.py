@@ -327,27 +327,25 @@ class Atoms:
         self, specs: Sequence[MetricSpec], used: np.ndarray, fallback: Fallback = DEFAULT_FALLBACK
     ) -> np.ndarray:
         """(M,) True for a metric flat at both ends where every question has n ≥ 2k
-        (:meth:`judged`: the columns to which the report's rule, *fallback*'s ``ends``
-        "grid" with the Beta elsewhere, gives the grid prior's posterior variances;
-        the other rules the benches measure keep their own marks, e.g. 'wide' for
-        ``ends="prior"``) whose variances *used* (A × M, :meth:`cell_variances`) sum to
-        more than :data:`.interval_kinds.GUESSED_SHARE` of their total over questions
-        that do not vary (:meth:`varies`: count at a flat end, V(c) = 0, the fitted
-        prior's posterior variance standing in). The width is then the prior's guess of
-        how often such a question leaves its flat end in a rerun: a rare-event
-        probability that a small error in the fitted rate moves many-fold, and that
-        no count in the table checks."""
+        (:meth:`judged`), under the report's rule (*fallback*'s ``ends`` "grid", the Beta
+        elsewhere; the other rules the benches measure keep their own marks), where more
+        than :data:`.interval_kinds.GUESSED_SHARE` of the variances *used* (A × M,
+        :meth:`cell_variances`) is the fitted prior's, not the unbiased V(c): where V(c) = 0
+        (a count at a flat end) and what is added to V(c) at 2k ≤ n < 4k."""
         ours = fallback.ends == "grid" and fallback.prior == "beta"
-        return ours & self.judged(specs) & self.mostly_flat(self.weight, used, self.varies(specs))
+        guess = self.mostly_guessed(self.weight, used, self.variances(specs))
+        return ours & self.judged(specs) & guess
 
     @staticmethod
-    def mostly_flat(weight: np.ndarray, used: np.ndarray, varies: np.ndarray) -> np.ndarray:
-        """(M,) True where the rows (questions, or a comparison's question pairs) of
-        *weight* that do not vary carry more than :data:`.interval_kinds.GUESSED_SHARE` of
-        Σ weight · *used* (rows × M; NaN counts as 0): :meth:`guessed`'s test."""
-        used = np.nan_to_num(np.asarray(used, dtype=float), nan=0.0)
+    def mostly_guessed(
+        weight: np.ndarray, used: np.ndarray, unbiased: np.ndarray, rows: np.ndarray | bool = True
+    ) -> np.ndarray:
+        """(M,) True where ``Σ weight·(used − unbiased) > GUESSED_SHARE · Σ weight·used``
+        over the *rows* (questions, or a comparison's question pairs; rows × M arrays,
+        NaN counts as 0): :meth:`guessed`'s test."""
+        used, unbiased = (np.where(rows, np.nan_to_num(x, nan=0.0), 0.0) for x in (used, unbiased))
         total = weight @ used
-        return (weight @ np.where(varies, 0.0, used) > GUESSED_SHARE * total) & (total > 0)
+        return (weight @ (used - unbiased) > GUESSED_SHARE * total) & (total > 0)
 
     def unchecked(self, specs: Sequence[MetricSpec]) -> np.ndarray:
         """(M,) True where some question has k ≤ n < 2k and the metric is not flat at the

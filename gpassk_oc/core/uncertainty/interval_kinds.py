@@ -15,8 +15,8 @@ flat at both ends, :meth:`.atoms.Atoms.ends_grid`) stands in or is combined with
 (:meth:`.atoms.Atoms.variances`); no interval (NaN) when that cannot be fitted or when
 ``Σ V ≤ 0`` (a rerun interval of width 0 would claim certainty the counts do not give).
 An interval whose questions include fewer than :data:`MIN_VARYING` that vary is still
-given, marked ``unreliable`` (:func:`mark_unreliable`), as is one whose variance comes
-mostly from questions at a flat end (:data:`GUESSED_SHARE`), and one of a metric that needs all
+given, marked ``unreliable`` (:func:`mark_unreliable`), as is one whose variance is
+mostly the fitted prior's (:data:`GUESSED_SHARE`), and one of a metric that needs all
 k draws right where n < 2k (:meth:`.atoms.Atoms.unchecked`: its width is the fitted
 prior's guess near p = 1, which the counts cannot check); one whose fallback variances sum to
 more than :data:`WIDE_RATIO` times what a shape-free prior gives is marked ``wide`` (only
@@ -55,15 +55,16 @@ __all__ = [
 #: 0.90 at 95%; bench/bench_small_tables.py shows the share of reruns flagged per cell)
 MIN_VARYING = 4
 #: a rerun interval of a metric flat at both ends (G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) at
-#: n ≥ 2k whose summed variance comes more than this share from questions at a flat end
-#: (no rerun is seen moving them: V(c) = 0 and the fitted prior's posterior variance
-#: stands in) is marked 'unreliable' as well: its width is then the fitted difficulty
-#: model's guess, which the counts cannot check. Such a metric's variance near p = 0 or 1
-#: is a rare-event probability that the prior's estimate of p moves many-fold, so these
-#: intervals covered 1.000 in some steady tables and 0.6 in others (:meth:`.atoms.Atoms.
-#: guessed`; bench/bench_small_tables.py, which chose 0.7: below it (0.65) the cells inside
-#: the [0.93, 0.97] band were marked in more than 10% of their reruns on average)
-GUESSED_SHARE = 0.7
+#: n ≥ 2k more than this share of whose summed variance is the fitted prior's posterior
+#: variance, not the unbiased V(c) (it stands in where a count lies at a flat end, V(c) = 0,
+#: and is added to V(c) at 2k ≤ n < 4k) is marked 'unreliable' as well: its width is then
+#: the fitted difficulty model's guess, which the counts cannot check. Such a metric's
+#: variance near p = 0 or 1 is a rare-event probability that the prior's estimate of p
+#: moves many-fold, so these intervals covered 1.000 in some steady tables and 0.6 in
+#: others (:meth:`.atoms.Atoms.guessed`; bench/bench_small_tables.py, which chose 0.75:
+#: below it (0.7) the cells inside the [0.93, 0.97] band were marked in more than 10% of
+#: their reruns on average)
+GUESSED_SHARE = 0.75
 #: a 'posterior' rerun interval whose variances sum to more than this many times what the
 #: same rule gives with the shape-free grid prior (:mod:`.grid_prior`) fitted to the same
 #: counts is marked 'wide': the Beta's shape, not the samples, sets its width. Why 2: an

@@ -430,7 +430,7 @@ class _Paired:
             wide = (total > WIDE_RATIO * ref) & judged
         moved = a.varies(specs)[self.pairs[:, 0]] | b.varies(specs)[self.pairs[:, 1]]
         support = a.support(specs, b.support(specs, weight @ (moved & self.both)))
-        guess = Atoms.mostly_flat(weight, np.where(self.both, var, 0.0), moved & self.both)
+        guess = Atoms.mostly_guessed(weight, var, self._variances(specs, None, None), self.both)
         support = np.where(guess & a.judged(specs) & b.judged(specs), 0, support)  # Atoms.guessed
         r_status = marked(r_status, short_a | short_b, wide, support)
         v = np.where(self.both & ~np.isnan(var), var, 0.0)

@@ -239,7 +239,7 @@ def no_width_note(interval: str = "both") -> str:
 UNRELIABLE = (
     f"unreliable: fewer than {MIN_VARYING} of the table's questions vary, n < 2k for a "
     "metric that needs all k draws right, or most of the width is the fitted difficulty "
-    "model's guess for questions at a flat end"
+    "model's guess, not the samples' estimate"
 )
 
 
@@ -291,10 +291,10 @@ def unreliable_note() -> str:
         "guess of how far below 1 the rates of the questions often right lie, which the "
         "counts cannot check, and it comes out narrowest when the value came out high "
         "(same page, n < 2k); or, for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k, more than "
-        f"{GUESSED_SHARE:.0%} of its variance comes from questions at a flat end (no rerun "
-        "is seen moving them): its width is then the fitted difficulty model's guess of how "
-        "often such a question leaves its flat end, which the counts cannot check (same "
-        "page, Small tables)"
+        f"{GUESSED_SHARE:.0%} of its variance is the fitted difficulty model's, not the "
+        "unbiased estimate from the samples (mostly questions at a flat end: no rerun is "
+        "seen moving them): its width is then the model's guess of how often such a question "
+        "leaves its flat end, which the counts cannot check (same page, Small tables)"
     )
 
 
