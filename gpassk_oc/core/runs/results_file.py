@@ -51,7 +51,7 @@ from typing import Any
 from gpassk_oc.core.answers.reasoning import ReadingRule
 from gpassk_oc.core.metrics.majority_vote import judged_profile
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, group_name, legacy_group, result_key
-from gpassk_oc.core.metrics.question_scorer import count_verdicts
+from gpassk_oc.core.metrics.question_scorer import count_verdicts, only_verdicts
 from gpassk_oc.core.metrics.registry import parse_result_key
 from gpassk_oc.core.runs.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
@@ -281,8 +281,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             f"{type(correct).__name__} {correct!r:.40}"
         )
     if isinstance(correct, list):
-        # by type, not per entry in Python: a grid's first read checks ~13,000 verdicts a file
-        if not set(map(type, correct)) <= _VERDICT_TYPES:
+        if not only_verdicts(correct):
             raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
         q_c, q_n, _ = count_verdicts(correct)
         if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
@@ -336,8 +335,6 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     )
 
 
-#: what a verdict may be: true, false or null
-_VERDICT_TYPES = {bool, type(None)}
 #: what an extracted answer already is when it needs no conversion
 _TEXT_TYPES = {str, type(None)}
 
