@@ -270,10 +270,9 @@ class Results:
         return cls(info, metrics, accounting, questions, version, notes, record, health)
 
 
-def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
-    field_of = f"{where}: details[{position}]"
-    if not isinstance(d, Mapping):
-        raise ResultsError(f"{field_of}: not an object")
+def _verdicts(d: Mapping[str, Any], field_of: str, notes: list[str]) -> list[Any]:
+    """A detail's verdicts: its ``correct`` list (checked against ``c``/``n`` where both are
+    given), or from integer counts alone (a hand-made or trimmed file)."""
     correct = d.get("correct")
     if correct is not None and not isinstance(correct, list):
         raise ResultsError(
@@ -289,10 +288,18 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
                 f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
             )
     elif _count(d.get("c")) and _count(d.get("n")) and d["c"] <= d["n"]:
-        # counts only (a hand-made or trimmed file): the verdicts in count order
+        # counts only: the verdicts in count order
         correct = [True] * d["c"] + [False] * (d["n"] - d["c"])
     else:
         raise ResultsError(f"{field_of}.correct: need a list of verdicts (or integer c <= n)")
+    return correct
+
+
+def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
+    field_of = f"{where}: details[{position}]"
+    if not isinstance(d, Mapping):
+        raise ResultsError(f"{field_of}: not an object")
+    correct = _verdicts(d, field_of, notes)
     size = len(correct)
     extracted = d.get("extracted")
     if extracted is None:  # counts-only files: no answers to show
