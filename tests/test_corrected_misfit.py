@@ -134,3 +134,29 @@ def test_report_marks_only_the_rejected_row(capsys, tmp_path) -> None:
         if r.get("corrected")
     }
     assert flags == {"strong": {True}, "plain": {False}}
+
+
+def test_compare_marks_the_rejected_side_like_the_report(capsys, tmp_path) -> None:
+    """compare --verdict-error: ‡ on the strong side's corrected cells only, the legend
+    under its section, no benchmark brackets without resamples; JSON model_rejected."""
+    rng = np.random.default_rng(11)
+    qs = _questions(Q)
+    strong, plain = abbr("strong", "0-7"), abbr("plain", "0-7")
+    write_run(tmp_path, strong, DATASET, _observed(rng, _strong(rng)), N, qs=qs, rng=rng)
+    write_run(tmp_path, plain, DATASET, _observed(rng, rng.beta(0.6, 0.6, Q)), N, qs=qs, rng=rng)
+    argv = ["compare", tmp_path, tmp_path, "--model-a", strong, "--model-b", plain]
+    argv += ["--verdict-error", f"fp={FP},fn={FN}", "--metrics", KEY, "--resamples", "0"]
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    section = out.split("## Corrected for verdict error")[1]
+    row = next(line for line in section.splitlines() if line.startswith(f"| {KEY} |"))
+    a_cell, b_cell = (cell.strip() for cell in row.split("|")[2:4])
+    assert a_cell.endswith("‡") and "‡" not in b_cell
+    assert a_cell.count(",") == 1 and "—" not in a_cell  # the rerun interval only
+    assert "‡: that side's counts reject the model" in section
+    code, out, err = run_cli(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    fixed = json.loads(out)["corrected"]
+    assert fixed["A"][KEY]["model_rejected"] is True
+    assert fixed["B"][KEY]["model_rejected"] is False
+    assert fixed["A"][KEY]["model_check"]["p"] < MISFIT_LEVEL

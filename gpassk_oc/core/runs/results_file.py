@@ -51,7 +51,7 @@ from typing import Any
 from gpassk_oc.core.answers.reasoning import ReadingRule
 from gpassk_oc.core.metrics.majority_vote import judged_profile
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, group_name, legacy_group, result_key
-from gpassk_oc.core.metrics.question_scorer import count_verdicts
+from gpassk_oc.core.metrics.question_scorer import count_verdicts, only_verdicts
 from gpassk_oc.core.metrics.registry import parse_result_key
 from gpassk_oc.core.runs.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
@@ -270,10 +270,9 @@ class Results:
         return cls(info, metrics, accounting, questions, version, notes, record, health)
 
 
-def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
-    field_of = f"{where}: details[{position}]"
-    if not isinstance(d, Mapping):
-        raise ResultsError(f"{field_of}: not an object")
+def _verdicts(d: Mapping[str, Any], field_of: str, notes: list[str]) -> list[Any]:
+    """A detail's verdicts: its ``correct`` list (checked against ``c``/``n`` where both are
+    given), or from integer counts alone (a hand-made or trimmed file)."""
     correct = d.get("correct")
     if correct is not None and not isinstance(correct, list):
         raise ResultsError(
@@ -281,8 +280,7 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
             f"{type(correct).__name__} {correct!r:.40}"
         )
     if isinstance(correct, list):
-        # by type, not per entry in Python: a grid's first read checks ~13,000 verdicts a file
-        if not set(map(type, correct)) <= _VERDICT_TYPES:
+        if not only_verdicts(correct):
             raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
         q_c, q_n, _ = count_verdicts(correct)
         if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
@@ -290,10 +288,18 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
                 f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
             )
     elif _count(d.get("c")) and _count(d.get("n")) and d["c"] <= d["n"]:
-        # counts only (a hand-made or trimmed file): the verdicts in count order
+        # counts only: the verdicts in count order
         correct = [True] * d["c"] + [False] * (d["n"] - d["c"])
     else:
         raise ResultsError(f"{field_of}.correct: need a list of verdicts (or integer c <= n)")
+    return correct
+
+
+def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionResult:
+    field_of = f"{where}: details[{position}]"
+    if not isinstance(d, Mapping):
+        raise ResultsError(f"{field_of}: not an object")
+    correct = _verdicts(d, field_of, notes)
     size = len(correct)
     extracted = d.get("extracted")
     if extracted is None:  # counts-only files: no answers to show
@@ -336,8 +342,6 @@ def _question(d: Any, position: int, where: str, notes: list[str]) -> QuestionRe
     )
 
 
-#: what a verdict may be: true, false or null
-_VERDICT_TYPES = {bool, type(None)}
 #: what an extracted answer already is when it needs no conversion
 _TEXT_TYPES = {str, type(None)}
 

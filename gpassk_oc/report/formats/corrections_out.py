@@ -16,9 +16,14 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MAJ
-from gpassk_oc.core.uncertainty.corrected_estimates import MISFIT_LEVEL, Corrected
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
 from gpassk_oc.core.uncertainty.verdict_rates import NoErrorsFound, no_errors_found
+from gpassk_oc.report.data.corrected_cells import (
+    computed_kinds,
+    corrected_cell,
+    corrected_json,
+    misfit_note,
+)
 from gpassk_oc.report.data.identity import identity, identity_header
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import Report
@@ -148,23 +153,16 @@ def _vote_note(report: Report) -> str:
     )
 
 
-def _bounds(est: Corrected, kind: str) -> tuple[float, float]:
-    return (est.rerun_low, est.rerun_high) if kind == "rerun" else (est.ci_low, est.ci_high)
-
-
 def _corrected_kinds(report: Report) -> tuple[str, ...]:
     """The interval kinds the corrected table shows: those of ``--interval`` that some
     corrected value has (under the default ``rerun`` only the rerun interval is computed)."""
-    values = [e for by in report.corrected.values() for e in by.values()]
-    return tuple(
-        kind for kind in _kinds(report) if any(np.isfinite(_bounds(e, kind)).any() for e in values)
+    return computed_kinds(
+        (e for by in report.corrected.values() for e in by.values()), _kinds(report)
     )
 
 
 #: beside a value corrected with sample-level rates, which assume independent errors
 INDEPENDENT_FLAG = "†"
-#: beside a corrected value whose row's counts reject the correction's model
-MISFIT_FLAG = "‡"
 
 
 def _sample_level(report: Report, key: str) -> bool:
@@ -185,33 +183,6 @@ def _cluster_note(report: Report, keys: list[str]) -> str:
         "checker that misses one way of writing the gold (or accepts one wrong answer) errs "
         "in all its samples at once, which leaves bias and intervals too narrow; see "
         "docs/verdict-error-and-ranks.md, 'Clustered errors', for how much."
-    )
-
-
-def _cell_text(est: Corrected | None, kinds: tuple[str, ...]) -> str:
-    if est is None:
-        return DASH
-    if est.status == "not corrected":
-        return "not corrected (--audit-classes)"
-    mark = f" {MISFIT_FLAG}" if est.model_rejected else ""
-    spans = [_bounds(est, kind) for kind in kinds]
-    if not np.isfinite(spans).any():  # maj@k without an interval
-        return pct_text(est.value) + mark
-    inner = "; ".join(f"{pct_text(low)}, {pct_text(high)}" for low, high in spans)
-    return f"{pct_text(est.value)} [{inner}]{mark}"
-
-
-def _misfit_note(report: Report) -> str:
-    """The legend of :data:`MISFIT_FLAG`, where some shown cell carries it."""
-    if not any(e.model_rejected for v in report.corrected.values() for e in v.values()):
-        return ""
-    return (
-        f" {MISFIT_FLAG}: that row's counts reject the model the correction assumes "
-        "(difficulties Beta-shaped, errors independent per sample): a prior of any shape "
-        "fits them better than tables drawn from the fitted model itself do, with "
-        f"p < {MISFIT_LEVEL:g}. The value can then be off by more than its interval, "
-        "most at τ = 1 and large k (several points for G-Pass@16_1.0); see "
-        "docs/verdict-error-and-ranks.md, 'When the model does not fit'."
     )
 
 
@@ -275,13 +246,17 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
         header = identity_header(report.identity) + ["Dataset"]
         header += [f"{k} {w}{_flag(report, k, w)}" for k in keys for w in ("raw", "corrected")]
         body = []
-        text = partial(_cell_text, kinds=_corrected_kinds(report))  # the kinds computed
+        text = partial(corrected_cell, kinds=_corrected_kinds(report))  # the kinds computed
         for (label, dataset), values in corrected.items():
             line = _who(report, label, dataset) + [dataset]
             for key in keys:
                 line += [pct_text(_raw(report, label, dataset, key)), text(values.get(key))]
             body.append(line)
-        note = _corrected_note(report) + _cluster_note(report, keys) + _misfit_note(report)
+        note = (
+            _corrected_note(report)
+            + _cluster_note(report, keys)
+            + misfit_note(e for v in corrected.values() for e in v.values())
+        )
         out.append(("Corrected for verdict error", note, header, body))
     return out
 
@@ -383,16 +358,7 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
             ],
             "metrics": {
                 key: {
-                    "value": pct(e.value),
-                    "rerun_low": pct(e.rerun_low),
-                    "rerun_high": pct(e.rerun_high),
-                    "ci_low": pct(e.ci_low),
-                    "ci_high": pct(e.ci_high),
-                    "status": e.status,
-                    "model_check": None
-                    if np.isnan(e.misfit)
-                    else {"statistic": round(e.misfit, 2), "p": round(e.misfit_p, 4)},
-                    "model_rejected": e.model_rejected,
+                    **corrected_json(e),
                     "errors": "independent" if _sample_level(report, key) else "by class",
                 }
                 for key, e in values.items()

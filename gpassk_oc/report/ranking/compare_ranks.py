@@ -25,10 +25,16 @@ import numpy as np
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
-from gpassk_oc.core.uncertainty.metric_intervals import Difference
+from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Difference
 from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, prob_greater
 from gpassk_oc.report.data.collect import Row
-from gpassk_oc.report.data.numbers import DASH, pct, pct_text
+from gpassk_oc.report.data.corrected_cells import (
+    computed_kinds,
+    corrected_cell,
+    corrected_json,
+    misfit_note,
+)
+from gpassk_oc.report.data.numbers import DASH
 from gpassk_oc.report.data.report_parts import ErrorRates
 
 __all__ = ["corrected_lines", "prob_a_better", "prob_lines"]
@@ -107,44 +113,37 @@ def corrected_lines(
     from gpassk_oc.report.ranking.corrections import MAX_RANK_DRAWS, channel_questions, rate_arrays
 
     point, draws = rate_arrays(rates)
-    keys = [m.key for m in metrics if m.definition.correctable]
-    out = [
-        "## Corrected for verdict error",
-        "",
-        f"Each side corrected for the verdict error rates ({rates.origin}); brackets: "
-        f"rerun and benchmark intervals at {100 * level:g}%.",
-        "",
-        "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
-        "|---|" + "---|" * len(sides),
-    ]
+    fixable = [m for m in metrics if m.definition.correctable]
     data: dict[str, Any] = {}
     results = []
     for row, side in sides:
         got = correct(
             channel_questions(row, list(rates.points)),
             point,
-            [m for m in metrics if m.definition.correctable],
+            fixable,
             rate_draws=draws,
             level=level,
             n_boot=min(n_boot, MAX_RANK_DRAWS),
             seed=seed,
         )
         results.append(got)
-        data[side] = {
-            k: {
-                "value": pct(e.value),
-                "rerun_low": pct(e.rerun_low),
-                "rerun_high": pct(e.rerun_high),
-                "ci_low": pct(e.ci_low),
-                "ci_high": pct(e.ci_high),
-            }
-            for k, e in got.items()
-        }
-    for key in keys:
-        cells = [
-            f"{pct_text(r[key].value)} [{pct_text(r[key].rerun_low)}, {pct_text(r[key].rerun_high)}; "
-            f"{pct_text(r[key].ci_low)}, {pct_text(r[key].ci_high)}]"
-            for r in results
-        ]
-        out.append(f"| {key} | " + " | ".join(cells) + " |")
+        data[side] = {k: corrected_json(e) for k, e in got.items()}
+    estimates = [e for r in results for e in r.values()]
+    kinds = computed_kinds(estimates, INTERVAL_KINDS)  # no benchmark column without resamples
+    brackets = f"{' and '.join(kinds)} interval{'s' if len(kinds) > 1 else ''}" if kinds else ""
+    out = [
+        "## Corrected for verdict error",
+        "",
+        f"Each side corrected for the verdict error rates ({rates.origin}), which are per "
+        "sample: errors are assumed independent (docs/verdict-error-and-ranks.md, 'Clustered "
+        "errors')"
+        + (f"; brackets: {brackets} at {100 * level:g}%." if brackets else ".")
+        + misfit_note(estimates, "that side's"),
+        "",
+        "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
+        "|---|" + "---|" * len(sides),
+    ]
+    for m in fixable:
+        cells = [corrected_cell(r.get(m.key), kinds) for r in results]
+        out.append(f"| {m.key} | " + " | ".join(cells) + " |")
     return out + [""], data
