@@ -61,7 +61,10 @@ carry it: more than 75% of a G-Pass@k_τ<1 interval's variance is the fitted pri
 the unbiased estimate (issue 35, item 4, ``Atoms.guessed``): G-Pass@16_0.5 and
 G-Pass@16_0.75 (n = 48 < 4k) in three 6-question split tables went from ``posterior`` to
 ``unreliable`` (``*`` to ``!``); in the JSON and CSV only those three statuses changed,
-checked; no value or bound moved.
+checked; no value or bound moved. Then the markdown legend above the tables is a list,
+one bullet per thing the tables show (layout, each interval kind, each mark, the three
+reasons for ``!`` under it) instead of one paragraph: only the four markdown files'
+heads changed (the same sentences), no table.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

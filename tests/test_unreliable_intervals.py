@@ -51,7 +51,9 @@ def test_three_varying_questions_are_flagged_in_every_format(tmp_path, capsys):
     md = _report(tmp_path, capsys, FEW, "markdown")
     cell = _overall_cell(md)
     assert cell.endswith("]!"), cell
-    assert "! = unreliable: fewer than 4 of the table's questions vary" in md
+    legend = md.split("\n## ")[0]  # the bullets above the first table
+    assert "- `!` = unreliable, for one of these reasons:" in legend
+    assert "  - fewer than 4 of the table's questions vary" in legend
     rows = json.loads(_report(tmp_path, capsys, FEW, "json"))
     rerun = next(r for r in rows if not r["greedy"])["metrics"][KEY]["rerun"]
     assert rerun["status"] == "unreliable"

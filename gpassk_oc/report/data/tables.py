@@ -277,72 +277,90 @@ def wide_clause(statuses: Iterable[str]) -> str:
     return f"{wide_note()}; " if "wide" in set(statuses) else ""
 
 
-def unreliable_note() -> str:
-    """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
-    return (
-        f"! = unreliable: fewer than {MIN_VARYING} of the table's questions vary (have a "
+def unreliable_reasons() -> list[str]:
+    """The three reasons a rerun interval is marked ``!`` (status 'unreliable')."""
+    return [
+        f"fewer than {MIN_VARYING} of the table's questions vary (have a "
         "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
         "some but not all k-subsets of their samples right; where n < 2k: samples not all "
         "alike), so the interval rests on those few and its coverage can be far from its "
         "level: below it where a few questions near the top carry the value (τ = 1), above "
         "it where every question sits at a flat end (τ ≤ 0.5, see docs/intervals-and-"
-        "planning.md, Small tables); or n < 2k for a metric that needs all k draws right "
+        "planning.md, Small tables)",
+        "n < 2k for a metric that needs all k draws right "
         "(G-Pass@k_1.0, mG-Pass@k): the width is then the fitted difficulty model's "
         "guess of how far below 1 the rates of the questions often right lie, which the "
         "counts cannot check, and it comes out narrowest when the value came out high "
-        "(same page, n < 2k); or, for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k, more than "
+        "(same page, n < 2k)",
+        "for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k, more than "
         f"{GUESSED_SHARE:.0%} of its variance is the fitted difficulty model's, not the "
         "unbiased estimate from the samples (mostly questions at a flat end: no rerun is "
         "seen moving them): its width is then the model's guess of how often such a question "
-        "leaves its flat end, which the counts cannot check (same page, Small tables)"
-    )
+        "leaves its flat end, which the counts cannot check (same page, Small tables)",
+    ]
 
 
-def ci_note(report: Report, best_first: bool = True) -> str:
+def unreliable_note() -> str:
+    """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
+    varying, short, guessed = unreliable_reasons()
+    return f"! = unreliable: {varying}; or {short}; or, {guessed}"
+
+
+#: a legend entry: its text and the items listed under it
+Entry = tuple[str, list[str]]
+
+
+def legend(report: Report, best_first: bool = True) -> list[Entry]:
+    """The report's legend as entries, one per thing a reader meets in the tables (the
+    layout, each interval kind, each mark; the reasons for ``!`` listed under it):
+    markdown shows one bullet each."""
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
     wide = wide_clause(est.rerun for cell in report.cells.values() for est in cell.metrics.values())
-    rerun = (
+    rerun = [
         f"[rerun {level}] = how far a rerun on these same questions would move the value "
         "(sampling noise only; t interval from an unbiased per-question variance "
-        "estimate; * = approximate: some question's variance is the posterior expectation "
+        "estimate).",
+        "* = approximate: some question's variance is the posterior expectation "
         "under a Beta fitted to the questions (under the shape-free grid fit for "
         "G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k where n ≥ 2k: a Beta keeps mass near the threshold "
         "that the counts do not show) — where n < 2k (no unbiased estimate "
-        "exists; there the shape-free grid fit's instead where it gives more), where the unbiased estimate is 0 (e.g. every sample right: it would "
-        "claim a rerun cannot move the question) and, combined with it, where n < 4k "
-        f"(the unbiased estimate alone is too noisy); {wide}{unreliable_note()}; "
-        f"[{SHORT_N}]: "
-        "not even a Beta can be fitted)"
-    )
+        "exists; there the shape-free grid fit's instead where it gives more), where the "
+        "unbiased estimate is 0 (e.g. every sample right: it would claim a rerun cannot "
+        "move the question) and, combined with it, where n < 4k (the unbiased estimate "
+        "alone is too noisy).",
+    ]
+    if wide:
+        rerun.append(wide.removesuffix("; ") + ".")
+    rerun += [
+        "! = unreliable, for one of these reasons:",
+        f"[{SHORT_N}]: not even a Beta can be fitted.",
+    ]
     if report.n_boot <= 0:
-        bench = f"[benchmark {level}]: off (--resamples 0)"
+        bench = [f"[benchmark {level}]: off (--resamples 0)."]
     else:
-        bench = (
+        bench = [
             f"[benchmark {level}] = how the model would do on new questions like these "
             f"(questions resampled too: BCa bootstrap over questions, "
             f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
-            "estimate)"
-        )
-    shown = (
-        [rerun, bench]
-        if report.interval == "both"
-        else ([rerun] if report.interval == "rerun" else [bench])
-    )
-    ci = (
-        "; ".join(shown)
-        + f"; [{NO_WIDTH}]: "
-        + no_width_note(report.interval)
-        + (
-            "; the Greedy column and table (temperature 0, nothing to resample) show only the "
-            "benchmark interval"
-        )
-    )
-    return (
-        f"Values in percent, rounded half up; {ci}. n = samples per question, Q = "
-        f"questions. Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of the "
-        f"same base model ({DASH} when absent)."
-    )
+            "estimate)."
+        ]
+    shown = {"both": rerun + bench, "rerun": rerun}.get(report.interval, bench)
+    texts = [
+        f"Values in percent, rounded half up. n = samples per question, Q = questions. "
+        f"Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of "
+        f"the same base model ({DASH} when absent); its column and table (nothing to "
+        "resample) show only the benchmark interval.",
+        *shown,
+        f"[{NO_WIDTH}]: {no_width_note(report.interval)}.",
+    ]
+    reasons = [f"{r}." for r in unreliable_reasons()]
+    return [(t, reasons if t.startswith("! = ") else []) for t in texts]
+
+
+def ci_note(report: Report, best_first: bool = True) -> str:
+    """:func:`legend` as one paragraph."""
+    return " ".join(" ".join([text, *items]) for text, items in legend(report, best_first))
 
 
 def titles(report: Report) -> Sequence[tuple[str, str]]:

@@ -8,8 +8,8 @@ from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
     accounting_note,
     accounting_rows,
-    ci_note,
     greedy_rows,
+    legend,
     sensitivity_note,
     sensitivity_rows,
     table_rows,
@@ -18,6 +18,14 @@ from gpassk_oc.report.data.tables import (
 from gpassk_oc.report.data.token_table import token_rows
 from gpassk_oc.report.formats.corrections_out import markdown_sections
 from gpassk_oc.report.formats.format_spec import Format, RenderOptions
+
+
+def _marked(text: str) -> str:
+    """A legend entry with its leading mark in code (``*`` or ``+`` after a bullet's ``- ``
+    would start a nested list)."""
+    mark, sep, rest = text.partition(" = ")
+    return f"`{mark}`{sep}{rest}" if sep and mark in ("*", "+", "!") else text
+
 
 TOKEN_NOTE = (
     "Output tokens per sample as the server counted them (`usage.completion_tokens`); cut "
@@ -34,7 +42,10 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
 
 
 def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
-    out = [f"# G-Pass@{report.k} report", "", ci_note(report, descending), ""]
+    out = [f"# G-Pass@{report.k} report", ""]
+    for text, items in legend(report, descending):
+        out += [f"- {_marked(text)}"] + [f"  - {item}" for item in items]
+    out.append("")
     for dataset_abbr, subset in titles(report):
         header, body = add_column(
             report,
