@@ -42,8 +42,9 @@ from gpassk_oc.report.data.collect import Row, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
-from gpassk_oc.report.data.tables import MARKS, unreliable_note, wide_clause
+from gpassk_oc.report.data.tables import MARKS, Entry, unreliable_reasons, wide_clause
 from gpassk_oc.report.formats.format_registry import format_names
+from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
 from gpassk_oc.report.ranking.corrections import load_rates
 
@@ -188,24 +189,38 @@ def render_markdown(
     identical: bool = False,
 ) -> str:
     wide = wide_clause(d.rerun for by_metric in result.values() for d in by_metric.values())
-    out = [
-        f"# {a.label} (A) vs {b.label} (B)",
-        "",
-        f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
-        f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value each, "
-        f"read off that interval: p < {1 - level:g} exactly when the {100 * level:g}% interval "
-        "beside it leaves 0 out. "
-        "rerun: would the difference hold if both were sampled again on these questions "
-        "(t interval, unbiased per-question variances; * = approximate: posterior "
-        "variances under a Beta fitted to the questions (the shape-free grid fit for "
-        "G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or an "
-        "unbiased one is 0, and are combined with it where n < 4k; "
-        f"{wide}{unreliable_note().replace('vary', 'vary in A or in B', 1)}). benchmark: would it hold on new questions like these (paired BCa bootstrap "
-        f"over questions, {n_boot} resamples; its p inverts the same BCa interval). "
-        "A bound shown as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (the "
-        f"interval touches 0, and p ≥ {1 - level:g}).",
-        "",
+    varying, *others = unreliable_reasons()
+    reasons = [f"{r}." for r in [varying.replace("vary", "vary in A or in B", 1), *others]]
+    entries: list[Entry] = [
+        (
+            f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
+            f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value "
+            f"each, read off that interval: p < {1 - level:g} exactly when the "
+            f"{100 * level:g}% interval beside it leaves 0 out. A bound shown as +0.0 or "
+            "-0.0 lies just above or below 0; 0.0 is 0 itself (the interval touches 0, and "
+            f"p ≥ {1 - level:g}).",
+            [],
+        ),
+        (
+            "rerun: would the difference hold if both were sampled again on these "
+            "questions (t interval, unbiased per-question variances).",
+            [],
+        ),
+        (
+            "* = approximate: posterior variances under a Beta fitted to the questions (the "
+            "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or "
+            "an unbiased one is 0, and are combined with it where n < 4k.",
+            [],
+        ),
+        *([(wide.removesuffix("; ") + ".", [])] if wide else []),
+        ("! = unreliable, for one of these reasons:", reasons),
+        (
+            "benchmark: would it hold on new questions like these (paired BCa bootstrap "
+            f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
+            [],
+        ),
     ]
+    out = [f"# {a.label} (A) vs {b.label} (B)", "", *legend_lines(entries), ""]
     if identical:
         out += [f"Note: {IDENTICAL}", ""]
     for name, diffs in result.items():

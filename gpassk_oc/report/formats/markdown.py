@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from gpassk_oc.report.data.published_section import add_column, notes_lines
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
+    Entry,
     accounting_note,
     accounting_rows,
     greedy_rows,
@@ -27,6 +30,15 @@ def _marked(text: str) -> str:
     return f"`{mark}`{sep}{rest}" if sep and mark in ("*", "+", "!") else text
 
 
+def legend_lines(entries: Iterable[Entry]) -> list[str]:
+    """Markdown bullets of legend entries (:func:`.tables.legend`), each entry's items
+    nested under it."""
+    out = []
+    for text, items in entries:
+        out += [f"- {_marked(text)}"] + [f"  - {item}" for item in items]
+    return out
+
+
 TOKEN_NOTE = (
     "Output tokens per sample as the server counted them (`usage.completion_tokens`); cut "
     "by the limit: replies it stopped with finish_reason `length`; p95: nearest rank."
@@ -43,9 +55,7 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
 
 def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
     out = [f"# G-Pass@{report.k} report", ""]
-    for text, items in legend(report, descending):
-        out += [f"- {_marked(text)}"] + [f"  - {item}" for item in items]
-    out.append("")
+    out += legend_lines(legend(report, descending)) + [""]
     for dataset_abbr, subset in titles(report):
         header, body = add_column(
             report,
