@@ -180,18 +180,14 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
     return text
 
 
-def render_markdown(
-    a: Row,
-    b: Row,
-    level: float,
-    n_boot: int,
-    result: dict[str, dict[str, Difference]],
-    identical: bool = False,
-) -> str:
+def _legend(
+    a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
+) -> list[Entry]:
+    """The markdown's legend entries: the layout, each interval kind and each mark."""
     wide = wide_clause(d.rerun for by_metric in result.values() for d in by_metric.values())
     varying, *others = unreliable_reasons()
     reasons = [f"{r}." for r in [varying.replace("vary", "vary in A or in B", 1), *others]]
-    entries: list[Entry] = [
+    return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
             f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value "
@@ -220,6 +216,17 @@ def render_markdown(
             [],
         ),
     ]
+
+
+def render_markdown(
+    a: Row,
+    b: Row,
+    level: float,
+    n_boot: int,
+    result: dict[str, dict[str, Difference]],
+    identical: bool = False,
+) -> str:
+    entries = _legend(a, b, level, n_boot, result)
     out = [f"# {a.label} (A) vs {b.label} (B)", "", *legend_lines(entries), ""]
     if identical:
         out += [f"Note: {IDENTICAL}", ""]
