@@ -80,7 +80,7 @@ def test_the_report_says_why(tmp_path, capsys):
     write_run(tmp_path, abbr("m", "0-7"), DATASET, cs, N, qs=questions())
     code, out, err = run_cli(capsys, "report", tmp_path, "--k", "4", "--format", "markdown")
     assert code == 0, err
-    assert "or n < 2k for a metric that needs all k draws right" in out
+    assert "  - n < 2k for a metric that needs all k draws right" in out
     assert "the counts cannot check" in out
 
 
@@ -90,4 +90,4 @@ def test_compare_marks_the_difference_too(tmp_path, capsys):
     assert sum(0 < a < N or 0 < b < N for a, b in zip(COUNTS, other)) >= 4
     status, row, out = compare_rerun(capsys, tmp_path, COUNTS, other, N, KEY)
     assert status == "unreliable"
-    assert "]!" in row and "or n < 2k for a metric that needs all k draws right" in out
+    assert "]!" in row and "  - n < 2k for a metric that needs all k draws right" in out
