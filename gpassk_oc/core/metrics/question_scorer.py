@@ -27,6 +27,7 @@ from gpassk_oc.core.metrics.registry import METRICS
 
 __all__ = [
     "QuestionCounts",
+    "count_checked_verdicts",
     "count_verdicts",
     "excluded_questions",
     "metric_means",
@@ -56,13 +57,17 @@ def only_verdicts(values: Sequence[object]) -> bool:
     return set(map(type, values)) <= _VERDICT_TYPES
 
 
+def count_checked_verdicts(verdicts: list[Verdict]) -> QuestionCounts:
+    """:func:`count_verdicts` of a list that :func:`only_verdicts` has passed: list.count's
+    == is `is` here, in C (a grid's first read counts ~3 million verdicts three times)."""
+    unjudged = verdicts.count(None)
+    return QuestionCounts(verdicts.count(True), len(verdicts) - unjudged, unjudged)
+
+
 def count_verdicts(verdicts: Sequence[Verdict]) -> QuestionCounts:
     """``(c, n, unjudged)`` of one question's verdicts (only ``True`` counts as correct)."""
-    if type(verdicts) is list and only_verdicts(verdicts):
-        # a list of true/false/null only (a results file's): list.count's == is `is` here,
-        # in C (a grid's first read counts ~3 million verdicts three times)
-        unjudged = verdicts.count(None)
-        return QuestionCounts(verdicts.count(True), len(verdicts) - unjudged, unjudged)
+    if type(verdicts) is list and only_verdicts(verdicts):  # a results file's
+        return count_checked_verdicts(verdicts)
     c = sum(1 for v in verdicts if v is True)
     unjudged = sum(1 for v in verdicts if v is None)
     return QuestionCounts(c, len(verdicts) - unjudged, unjudged)

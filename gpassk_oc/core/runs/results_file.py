@@ -51,7 +51,11 @@ from typing import Any
 from gpassk_oc.core.answers.reasoning import ReadingRule
 from gpassk_oc.core.metrics.majority_vote import judged_profile
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, group_name, legacy_group, result_key
-from gpassk_oc.core.metrics.question_scorer import count_verdicts, only_verdicts
+from gpassk_oc.core.metrics.question_scorer import (
+    count_checked_verdicts,
+    count_verdicts,
+    only_verdicts,
+)
 from gpassk_oc.core.metrics.registry import parse_result_key
 from gpassk_oc.core.runs.file_kind import SCHEMA_NAME, identify, refusal
 from gpassk_oc.core.runs.reply_facts import FACT_FIELDS, read_sample_facts
@@ -282,7 +286,7 @@ def _verdicts(d: Mapping[str, Any], field_of: str, notes: list[str]) -> list[Any
     if isinstance(correct, list):
         if not only_verdicts(correct):
             raise ResultsError(f"{field_of}.correct: entries must be true, false or null")
-        q_c, q_n, _ = count_verdicts(correct)
+        q_c, q_n, _ = count_checked_verdicts(correct)  # checked just above
         if d.get("c", q_c) != q_c or d.get("n", q_n) != q_n:
             notes.append(
                 f"{field_of}: c/n fields disagree with the 'correct' list; the list was used"
