@@ -92,7 +92,7 @@ def test_flat_end_question_takes_the_grid_posterior_and_tau_1_the_beta():
 
 
 def test_legends_name_the_grid_prior_for_these_metrics():
-    from gpassk_oc.report.data.tables import ci_note
+    from gpassk_oc.report.data.tables import legend
 
     class _R:
         level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
@@ -101,7 +101,8 @@ def test_legends_name_the_grid_prior_for_these_metrics():
         def sort_spec(self) -> stats.MetricSpec:
             return stats.parse_metric("mG-Pass@8")
 
-    assert "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k" in ci_note(_R())  # type: ignore[arg-type]
+    note = " ".join(" ".join([t, *items]) for t, items in legend(_R()))  # type: ignore[arg-type]
+    assert "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k" in note
 
 
 def test_bench_quick_runs_and_writes_its_table(tmp_path):

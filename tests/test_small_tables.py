@@ -147,7 +147,7 @@ def test_all_extreme_counts_say_no_width_and_the_legend_is_true():
 def test_report_legend_names_the_fallback(tmp_path):
     """The report's interval note explains '*' for the n = 2k fallback and [no width]
     truthfully (the text the demo's leaderboard prints too)."""
-    from gpassk_oc.report.data.tables import ci_note
+    from gpassk_oc.report.data.tables import legend
 
     class _R:
         level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
@@ -156,7 +156,7 @@ def test_report_legend_names_the_fallback(tmp_path):
         def sort_spec(self) -> stats.MetricSpec:
             return stats.parse_metric("mG-Pass@8")
 
-    note = ci_note(_R())  # type: ignore[arg-type]
+    note = " ".join(" ".join([t, *items]) for t, items in legend(_R()))  # type: ignore[arg-type]
     assert "unbiased estimate is 0" in note and "n < 4k" in note
     assert "no question varies" not in note
 

@@ -108,7 +108,13 @@ def shown_metrics(k: int) -> list[str]:
 
 def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
-    from gpassk_oc.report.data.tables import no_width_note, unreliable_note, wide_clause
+    from gpassk_oc.report.data.tables import (
+        Entry,
+        no_width_note,
+        unreliable_reasons,
+        wide_clause,
+    )
+    from gpassk_oc.report.formats.markdown import legend_lines
 
     k, level = report.k, report.level
     metrics = shown_metrics(k)
@@ -129,17 +135,25 @@ def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
         for m in metrics:
             cells += [_estimate(report, entry, m), _pct_text(entry["truth"][m]["value"])]
         out.append("| " + " | ".join(cells) + " |")
-    out += [
-        "",
-        f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
-        "sampled again; * = approximate: some question's variance comes from a difficulty "
-        "model fitted to the questions (a Beta; the shape-free grid fit for G-Pass@k_τ with "
-        f"2 ≤ ⌈τk⌉ < k), as at n = 2k; {wide}{unreliable_note()}; "
-        "[no width]: "
-        f"{no_width_note('rerun')}); *truth* = "
-        "the simulated model's exact value on these questions (binomial closed form), "
-        "which the rerun interval should cover at its level. gap = pass@k − G-Pass@k_1.0.",
+    entries: list[Entry] = [
+        (
+            f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
+            "sampled again); *truth* = the simulated model's exact value on these questions "
+            "(binomial closed form), which the rerun interval should cover at its level. "
+            "gap = pass@k − G-Pass@k_1.0.",
+            [],
+        ),
+        (
+            "* = approximate: some question's variance comes from a difficulty model fitted "
+            "to the questions (a Beta; the shape-free grid fit for G-Pass@k_τ with "
+            "2 ≤ ⌈τk⌉ < k), as at n = 2k.",
+            [],
+        ),
+        *([(wide.removesuffix("; ") + ".", [])] if wide else []),
+        ("! = unreliable, for one of these reasons:", [f"{r}." for r in unreliable_reasons()]),
+        (f"[no width]: {no_width_note('rerun')}.", []),
     ]
+    out += ["", *legend_lines(entries)]
     return "\n".join(out)
 
 

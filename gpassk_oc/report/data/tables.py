@@ -29,7 +29,7 @@ from gpassk_oc.report.data.report_model import (
 NO_WIDTH = "no width"
 SHORT_N = "n<2k"
 #: after a rerun interval of status 'posterior' / 'wide' / 'unreliable' (see :func:`wide_note`,
-#: :func:`unreliable_note`)
+#: :func:`unreliable_reasons`)
 MARKS = {"posterior": "*", "wide": "+", "unreliable": "!"}
 #: what ``--interval`` may ask for, and the kinds each shows (in order)
 INTERVAL_CHOICES: dict[str, tuple[str, ...]] = {
@@ -45,9 +45,9 @@ DEFAULT_INTERVAL = "rerun"
 
 def interval_text(low: float, high: float, status: str) -> str:
     """``[low, high]`` (``[low, high]*`` where posterior variances stand in for some
-    question's, see :func:`ci_note`; ``[low, high]+`` where they make it wider than
+    question's, see :func:`legend`; ``[low, high]+`` where they make it wider than
     needed, :func:`wide_note`; ``[low, high]!`` where it is unreliable,
-    :func:`unreliable_note`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``, or ''
+    :func:`unreliable_reasons`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``, or ''
     when there is none to show."""
     if status in SHOWN:
         return f"[{pct_text(low)}, {pct_text(high)}]{MARKS.get(status, '')}"
@@ -300,12 +300,6 @@ def unreliable_reasons() -> list[str]:
     ]
 
 
-def unreliable_note() -> str:
-    """What a rerun interval marked ``!`` (status 'unreliable') means, and why."""
-    varying, short, guessed = unreliable_reasons()
-    return f"! = unreliable: {varying}; or {short}; or, {guessed}"
-
-
 #: a legend entry: its text and the items listed under it
 Entry = tuple[str, list[str]]
 
@@ -356,11 +350,6 @@ def legend(report: Report, best_first: bool = True) -> list[Entry]:
     ]
     reasons = [f"{r}." for r in unreliable_reasons()]
     return [(t, reasons if t.startswith("! = ") else []) for t in texts]
-
-
-def ci_note(report: Report, best_first: bool = True) -> str:
-    """:func:`legend` as one paragraph."""
-    return " ".join(" ".join([text, *items]) for text, items in legend(report, best_first))
 
 
 def titles(report: Report) -> Sequence[tuple[str, str]]:

@@ -38,7 +38,7 @@ _PER_METRIC = (
     " rerun_high",
     # why a bound is empty, or that a rerun interval used posterior variances ('wide':
     # mostly, and wider than needed; 'unreliable': fewer than 4 questions vary, or the
-    # width is mostly the fitted model's guess: tables.unreliable_note)
+    # width is mostly the fitted model's guess: tables.unreliable_reasons)
     " rerun_status",
     " ci_status",
 )

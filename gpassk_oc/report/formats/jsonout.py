@@ -22,7 +22,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     ``high``, ``se``, ``status``) and ``benchmark`` (new questions too: ``low``, ``high``,
     ``status``) — bounds null when ``status`` is not 'ok', 'posterior', 'wide' (wider
     than needed: :func:`.tables.wide_note`) or 'unreliable' (fewer than 4 questions
-    vary, or the width is mostly the fitted model's guess: :func:`.tables.unreliable_note`) but 'no width',
+    vary, or the width is mostly the fitted model's guess: :func:`.tables.unreliable_reasons`) but 'no width',
     'n < 2k', 'off' or 'undefined'; ``ci_low``/``ci_high``/``ci`` repeat the benchmark interval and
     ``sampling_se`` the rerun SE under their release-0.1 names; ``n_questions``."""
     return {
