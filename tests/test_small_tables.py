@@ -177,3 +177,35 @@ def test_bench_quick_writes_its_table(tmp_path):
     # the marking: steady G-Pass@8_0.5 at n = 2k has every count at a flat end, so every
     # rerun's interval is marked '!' (share 1.00, none '+', no unflagged rerun to cover)
     assert "| steady T=0.5 | G-Pass@8_0.5 | 16 |  |  |  | 1.00 / 0.00 / — |" in table
+
+
+def _cell(cover: float, kept: int, cover_kept: float) -> dict:
+    return {"cover": cover, "kept": kept, "cover_kept": cover_kept, "!": 0.0, "+": 0.0}
+
+
+def test_bench_cell_goal_reads_the_unmarked_reruns():
+    """A cell outside the band meets its goal exactly when the reruns printed without a
+    mark (or '[no width]') cover within the band as far as their number can tell: their
+    exact 95% binomial interval reaches [0.93, 0.97]. Bounds in the comments are the
+    closed forms at 0 and m of m (1 − 0.025^(1/m), 0.025^(1/m)) and Beta quantiles."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_small_tables import cell_goal
+
+    se = math.sqrt(0.95 * 0.05 / 400)  # 0.0109: the band is [0.908, 0.992]
+    assert cell_goal(_cell(0.95, 400, 0.95), se) == (True, "in band")
+    # marks fall on the bad reruns: 291 of the 304 unmarked cover ([0.928, 0.978])
+    assert cell_goal(_cell(0.87, 304, 291 / 304), se) == (True, "under")
+    # the unmarked reruns themselves miss: 264 of 304 ([0.826, 0.904])
+    assert cell_goal(_cell(0.85, 304, 264 / 304), se) == (False, "under")
+    # too wide where unmarked: 176 of 176 cover ([0.979, 1])
+    assert cell_goal(_cell(0.998, 176, 1.0), se) == (False, "over")
+    # every rerun marked (or without a width): nothing unmarked to hold to the band
+    assert cell_goal(_cell(0.80, 0, math.nan), se) == (True, "under")
+    # 4 unmarked reruns that all miss: [0, 0.602]; one that misses says little: [0, 0.975]
+    assert cell_goal(_cell(0.81, 4, 0.0), se) == (False, "under")
+    assert cell_goal(_cell(0.81, 1, 0.0), se) == (True, "under")
+    # 170 of 172 ([0.959, 0.999]) still reaches 0.97; 172 of 172 ([0.979, 1]) does not
+    assert cell_goal(_cell(0.995, 172, 170 / 172), se)[0]
+    assert not cell_goal(_cell(0.995, 172, 1.0), se)[0]
