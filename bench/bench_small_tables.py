@@ -34,7 +34,8 @@ posterior ones (why G-Pass@k_0.5 over-covers).
 With ``--table`` the full run writes docs/generated/bench-small-tables.md (``--out``
 elsewhere; ``--prior`` / ``--near`` pass another :class:`~gpassk_oc.core.uncertainty.
 atoms.Fallback` to ``summarize_many``, as does ``--ends``). Goals (printed ``goal met`` / ``NOT met``, then
-the cells that miss theirs, ``goals met`` / ``goals NOT met`` and ``RESULT …`` last): no
+the cells that miss theirs, each with its mean half-width against the SD of the value's
+error, ``goals met`` / ``goals NOT met`` and ``RESULT …`` last): no
 rerun of a cell whose value a rerun moves goes without a width unless every count is 0
 or n; every cell covers within [0.93, 0.97] ± 2 SE, or the reruns whose cell carries no
 mark (``!``, ``+``, ``[no width]``: each says why its interval is not to be trusted) cover
@@ -126,6 +127,7 @@ def simulate(
         [(n, c) for c in counts], metrics, n_boot=0, level=LEVEL, fallback=fallback
     )
     status = np.array([[cell[m].rerun for m in metrics] for cell in cells])
+    value = np.array([[cell[m].value for m in metrics] for cell in cells])
     low = np.array([[cell[m].rerun_low for m in metrics] for cell in cells])
     high = np.array([[cell[m].rerun_high for m in metrics] for cell in cells])
     # 'no width' is the honest answer only where every count is 0 or n (see the legend)
@@ -148,6 +150,8 @@ def simulate(
             "before": float(covered_before[:, j].mean()),
             "no_width": float(flat[:, j].mean()),
             "width": 100 * float(width[j]),
+            # how far the value lands from its rerun truth: what a width should match
+            "error_sd": 100 * float(np.std(value[:, j] - truth[:, j])),
         }
         for st, mark in FLAGS.items():
             on = status[:, j] == st
@@ -389,7 +393,9 @@ def goals(results: dict, runs: int, fallback: Fallback) -> tuple[list[str], str]
     verdicts = [f"goal {'met' if ok else 'NOT met'}: {text}" for ok, text in checks]
     verdicts += [
         f"  misses: {s} Q={q} n={n} {m}: coverage {r['cover']:.3f}, `!` {r['!']:.2f}, "
-        f"`+` {r['+']:.2f}, unflagged {r['cover_kept']:.3f} of {r['kept']}"
+        f"`+` {r['+']:.2f}, unflagged {r['cover_kept']:.3f} of {r['kept']}; mean half-width "
+        f"{r['width'] / 2:.2f} points against an error SD of {r['error_sd']:.2f} "
+        f"({r['width'] / 2 / r['error_sd']:.1f} SDs, 1.96 at the level)"
         for (s, q, n, m), r in missed
     ]
     verdicts.append("goals met" if all(ok for ok, _ in checks) else "goals NOT met")
