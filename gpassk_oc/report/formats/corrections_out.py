@@ -123,10 +123,22 @@ def _corrected_note(report: Report) -> str:
     brackets = (
         f" Brackets: the corrected value's {shown} at {100 * report.level:g}%."
         if shown
-        else " No interval: none was computed (--resamples 0)."
+        else _no_interval(report)
     )
     zero = "".join(f" {text}" for text in no_error_notes(report))
     return f"{head}{zero}{_vote_note(report)}{brackets}"
+
+
+def _no_interval(report: Report) -> str:
+    """Why no corrected value shows an interval, naming the flag that would give one:
+    under ``--interval rerun`` the only values may be maj@k's, which have no rerun
+    interval (however many resamples); otherwise the benchmark interval was off."""
+    if "benchmark" not in _kinds(report):
+        return (
+            " No interval: maj@k has no rerun interval, the kind --interval rerun shows; "
+            "--interval benchmark or both shows its benchmark interval."
+        )
+    return " No interval: none was computed (--resamples 0)."
 
 
 def _vote_note(report: Report) -> str:
