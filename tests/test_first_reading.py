@@ -4,10 +4,23 @@ other that disagree), on synthetic work dirs (no OpenCompass run)."""
 
 from __future__ import annotations
 
-from tests.report_support import run_cli, workdir  # noqa: F401
+import json
+
+import numpy as np
+
+from tests.report_support import DATASET, abbr, questions, run_cli, workdir, write_run  # noqa: F401
 from tests.test_audit_classes import _add_votes, _class_sheet
 from tests.test_audit_classes import _label as _label_classes
 from tests.test_audit import _write
+
+
+PILOT = abbr("pilot", "1-0")
+
+
+def _plan_json(capsys, root, *argv) -> tuple[dict, str]:
+    code, out, err = run_cli(capsys, "plan", root, "--model", PILOT, *argv, "--format", "json")
+    assert code == 0, err
+    return json.loads(out), err
 
 
 def _corrected_caption(markdown: str) -> str:
@@ -39,3 +52,37 @@ def test_maj_only_correction_names_the_flag_that_shows_its_interval(capsys, work
     caption = _corrected_caption(out)
     assert "Brackets: the corrected value's benchmark interval" in caption
     assert "No interval" not in caption
+
+
+def _well_fitted_pilot(root, n: int = 48) -> None:
+    """A pilot whose difficulties are Beta(1, 1) draws: the fitted Beta describes it."""
+    p = np.random.default_rng(11).beta(1.0, 1.0, len(questions()))
+    write_run(root, PILOT, DATASET, np.random.default_rng(12).binomial(n, p), n)
+
+
+def test_pilot_check_compares_at_the_pilots_own_size(capsys, tmp_path):
+    """The check sets the model beside the data it was fitted to. With --questions 280
+    (or --n 96) the model's half-widths were taken at the plan's size and the pilot's at
+    its own, so a pilot the Beta fits well drew 'does not describe these questions'
+    warnings (√(280/24) ≈ 3.4× apart); the check must not depend on what is planned."""
+    _well_fitted_pilot(tmp_path)
+    base, err = _plan_json(capsys, tmp_path)
+    assert "pilot check" not in err
+    for extra in (("--questions", "280"), ("--n", "96")):
+        plan, err = _plan_json(capsys, tmp_path, *extra)
+        assert "pilot check" not in err, err
+        assert plan["pilot"] == base["pilot"]
+
+
+def test_plan_k_errors_name_k_and_leave_out_what_k_cannot_define(capsys, tmp_path):
+    """--k 1 planned nothing ("--metrics mG-Pass@1: not defined", a flag not given);
+    now G-Pass@1_τ are planned and mG-Pass@1 left out with a warning, as compare does.
+    A --k beyond n names --k."""
+    _well_fitted_pilot(tmp_path, n=16)
+    plan, err = _plan_json(capsys, tmp_path, "--k", "1")
+    assert plan["metrics"] == ["G-Pass@1_0.5", "G-Pass@1_0.75", "G-Pass@1_1.0"]
+    assert "mG-Pass@1 left out: not defined at k = 1" in err
+    assert any(w.startswith("mG-Pass@1 left out") for w in plan["warnings"])
+    code, _, err = run_cli(capsys, "plan", tmp_path, "--model", PILOT, "--k", "99")
+    assert code == 2 and err.startswith("error: --k 99:") and "--metrics" not in err
+    assert len(err.strip().splitlines()) == 1
