@@ -7,12 +7,23 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
+from scipy.special import betaln, gammaln
 
-from tests.report_support import DATASET, abbr, questions, run_cli, workdir, write_run  # noqa: F401
+from gpassk_oc.core.uncertainty.verdict_rates import SourceAudit
+from tests.report_support import (  # noqa: F401
+    DATASET,
+    abbr,
+    questions,
+    report_json,
+    run_cli,
+    workdir,
+    write_run,
+)
+from tests.test_audit import _add_sources, _sheet, _write
+from tests.test_audit import _label as _label_samples
 from tests.test_audit_classes import _add_votes, _class_sheet
 from tests.test_audit_classes import _label as _label_classes
-from tests.test_audit import _write
-
 
 PILOT = abbr("pilot", "1-0")
 
@@ -37,16 +48,21 @@ def test_maj_only_correction_names_the_flag_that_shows_its_interval(capsys, work
     _add_votes(root)
     sheet = tmp_path / "classes.csv"
     _write(sheet, _label_classes(_class_sheet(capsys, root, sheet)))
-    code, out, err = run_cli(
-        capsys, "report", root, "--audit-classes", sheet, "--resamples", "200"
-    )
+    code, out, err = run_cli(capsys, "report", root, "--audit-classes", sheet, "--resamples", "200")
     assert code == 0, err
     caption = _corrected_caption(out)
     assert "--resamples 0" not in caption
     assert "no rerun interval" in caption and "--interval benchmark" in caption
     code, out, err = run_cli(
-        capsys, "report", root, "--audit-classes", sheet, "--resamples", "200",
-        "--interval", "benchmark",
+        capsys,
+        "report",
+        root,
+        "--audit-classes",
+        sheet,
+        "--resamples",
+        "200",
+        "--interval",
+        "benchmark",
     )
     assert code == 0, err
     caption = _corrected_caption(out)
@@ -86,3 +102,64 @@ def test_plan_k_errors_name_k_and_leave_out_what_k_cannot_define(capsys, tmp_pat
     code, _, err = run_cli(capsys, "plan", tmp_path, "--model", PILOT, "--k", "99")
     assert code == 2 and err.startswith("error: --k 99:") and "--metrics" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def _count_law(x: int, m: int, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """A stratum's error count: x plus BetaBinomial(total − m, x + ½, m − x + ½), its pmf
+    written out in log-gammas (not scipy's betabinom)."""
+    rest = total - m
+    j = np.arange(rest + 1)
+    a, b = x + 0.5, m - x + 0.5
+    log = gammaln(rest + 1) - gammaln(j + 1) - gammaln(rest - j + 1)
+    log += betaln(j + a, rest - j + b) - betaln(a, b)
+    return x + j, np.exp(log)
+
+
+def _brute_quantile(own: tuple[int, int, int], other: tuple[int, int, int], q: float) -> float:
+    """The q point of K / (K + N′ − C) over every pair of error counts (K, C)."""
+    k, pk = _count_law(*own)
+    c, pc = _count_law(*other)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.nan_to_num(k[:, None] / (k[:, None] + other[2] - c[None, :])).ravel()
+    weight = (pk[:, None] * pc[None, :]).ravel()
+    order = np.argsort(rate, kind="stable")
+    cumulative = np.cumsum(weight[order]) / weight.sum()
+    return float(rate[order][np.searchsorted(cumulative, q - 1e-12)])
+
+
+def test_audited_rate_intervals_are_the_exact_quantiles_of_their_law():
+    """fp and fn intervals with errors found on both sides, on one side, on none."""
+    from gpassk_oc.core.uncertainty.verdict_rates import rate_intervals
+
+    for audit in (
+        SourceAudit("judge", 300, 160, 30, 3, 25, 2),
+        SourceAudit("rule", 250, 120, 20, 0, 40, 5),
+        SourceAudit("rule", 180, 140, 25, 0, 25, 0),
+    ):
+        ones = (audit.false_correct, audit.audited_correct, audit.n_correct)
+        zeros = (audit.false_wrong, audit.audited_wrong, audit.n_wrong)
+        got = rate_intervals(audit, 0.9)
+        for (low, high), own, other in zip(got, (ones, zeros), (zeros, ones)):
+            assert low == pytest.approx(_brute_quantile(own, other, 0.05), abs=1e-9)
+            assert high == pytest.approx(_brute_quantile(own, other, 0.95), abs=1e-9)
+
+
+def test_an_error_free_audit_prints_one_bound_not_two(capsys, workdir, tmp_path):  # noqa: F811
+    """The corrected table named each audited rate's interval from 100 draws and, beside
+    it, the exact bound an error-free side cannot rule out: two different numbers for the
+    same 97.5% point (on the demo: 'fp 0.00% [0.00, 16.58]' and 'fp up to 14.89%')."""
+    root, _ = workdir
+    _add_sources(root)
+    sheet = tmp_path / "sheet.csv"
+    _label_samples(sheet, _sheet(capsys, root, 120, sheet))  # no errors anywhere
+    data, _ = report_json(capsys, root, "--audit", sheet)
+    block = data[0]["corrected"]
+    assert block["no_errors_found"]
+    for found in block["no_errors_found"]:
+        span = block["rates"][found["source"]][f"{found['rate']}_interval"]
+        assert span[0] == 0.0 and span[1] == found["upper_bound"]
+    code, out, err = run_cli(capsys, "report", root, "--audit", sheet)
+    assert code == 0, err
+    found = block["no_errors_found"][0]
+    assert f"{found['rate']} 0.00% [0.00, {100 * found['upper_bound']:.2f}]" in out
+    assert f"up to {100 * found['upper_bound']:.2f}%" in out

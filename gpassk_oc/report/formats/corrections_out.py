@@ -18,6 +18,7 @@ import numpy as np
 from gpassk_oc.core.metrics.registry import MAJ
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
 from gpassk_oc.core.uncertainty.verdict_rates import NoErrorsFound, no_errors_found
+from gpassk_oc.core.uncertainty.verdict_rates import rate_intervals as exact_intervals
 from gpassk_oc.report.data.corrected_cells import (
     computed_kinds,
     corrected_cell,
@@ -57,15 +58,18 @@ def rank_text(cell: RankCell | None, kinds: tuple[str, ...]) -> str:
 
 def rate_intervals(rates: ErrorRates | ClassRates, level: float) -> dict[str, dict[str, Any]]:
     """Per source: fp and fn (fractions) and, for audited rates, their intervals at *level*
-    (quantiles of the posterior draws; None for stated rates)."""
+    (a sample audit's: the exact quantiles of the law its draws follow, the same numbers
+    as its no-error bound; a class audit's: quantiles of its draws; None for stated rates)."""
     out: dict[str, dict[str, Any]] = {}
     alpha = (1 - level) / 2
+    audits = {a.source: a for a in rates.audits} if isinstance(rates, ErrorRates) else {}
     for source, (fp, fn) in rates.points.items():
         draws = rates.draws.get(source) if rates.draws is not None else None
         spans: list[list[float] | None] = [None, None]
+        exact = exact_intervals(audits[source], level) if source in audits else None
         if draws is not None:  # holds the point (an audit without errors: rate 0)
             for j, value in enumerate((fp, fn)):
-                low, high = np.quantile(draws[:, j], [alpha, 1 - alpha])
+                low, high = exact[j] if exact else np.quantile(draws[:, j], [alpha, 1 - alpha])
                 spans[j] = [min(float(low), value), max(float(high), value)]
         out[source] = {"fp": fp, "fn": fn, "fp_interval": spans[0], "fn_interval": spans[1]}
     return out
