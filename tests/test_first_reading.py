@@ -163,3 +163,32 @@ def test_an_error_free_audit_prints_one_bound_not_two(capsys, workdir, tmp_path)
     found = block["no_errors_found"][0]
     assert f"{found['rate']} 0.00% [0.00, {100 * found['upper_bound']:.2f}]" in out
     assert f"up to {100 * found['upper_bound']:.2f}%" in out
+
+
+def test_stated_rates_for_a_source_no_sample_came_from_say_so(capsys, workdir):  # noqa: F811
+    """`--verdict-error ...,by=cache` on runs checked by rule and judge only: every
+    corrected value equalled its raw one beside "cache: fp 1.00%, fn 2.00%", silently."""
+    root, _ = workdir
+    _add_sources(root)
+    rates = "fp=0.01,fn=0.02,by="
+    code, out, err = run_cli(capsys, "report", root, "--verdict-error", rates + "cache")
+    assert code == 0, err
+    line = "--verdict-error by=cache: no sample of the rows reported came from 'cache'"
+    assert line in err and line in out.split("## Notes", 1)[1]
+    code, out, err = run_cli(capsys, "report", root, "--verdict-error", rates + "judge")
+    assert code == 0 and "no sample of the rows reported" not in err + out
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root,
+        "--model-a",
+        "qwen-7b_t0-7",
+        "--model-b",
+        "llama-8b_t0-7",
+        "--verdict-error",
+        rates + "cache",
+        "--resamples",
+        "0",
+    )
+    assert code == 0 and line in err
