@@ -125,7 +125,7 @@ def corrected_lines(
     tables = [channel_questions(row, list(rates.points)) for row, _ in sides]
     for line in unused_sources(list(rates.points), tables):
         logger.warning(line)
-    for (row, side), questions in zip(sides, tables):
+    for (_, side), questions in zip(sides, tables):
         got = correct(
             questions,
             point,
