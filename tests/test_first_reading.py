@@ -192,3 +192,43 @@ def test_stated_rates_for_a_source_no_sample_came_from_say_so(capsys, workdir): 
         "0",
     )
     assert code == 0 and line in err
+
+
+def _legend(markdown: str) -> str:
+    return markdown.split("\n## ", 1)[0]
+
+
+def test_the_legend_lists_only_the_marks_a_cell_shows(capsys, tmp_path):
+    """A model right in every sample: every cell reads `[no width]`; the legend explained
+    `*`, `!` (with its n < 2k reason at n = 48 ≥ 2k), `[n<2k]` as well, which no cell
+    showed. Under --no-ci no interval is shown, and none is explained."""
+    q = len(questions())
+    write_run(tmp_path, abbr("perfect", "1-0"), DATASET, [48] * q, 48)
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0")
+    assert code == 0, err
+    assert "| 100.0 [no width] |" in out
+    legend = _legend(out)
+    assert "- [no width]: no interval is given" in legend
+    for absent in ("`*` = ", "`!` = ", "[n<2k]: ", "n < 2k for a metric"):
+        assert absent not in legend, absent
+    code, out, err = run_cli(capsys, "report", tmp_path, "--no-ci")
+    assert code == 0, err
+    assert "[rerun" not in _legend(out) and "[no width]" not in out
+
+
+def test_the_n_below_2k_reason_only_beside_rows_below_2k(capsys, tmp_path):
+    """Three varying questions among 24 mark '!' at n = 48 (fewer than 4 vary); the
+    reason 'n < 2k' does not apply there and is left out; at --k 16 of n = 24 it is listed."""
+    counts = [48] * 21 + [20, 25, 30]
+    write_run(tmp_path, abbr("few", "1-0"), DATASET, counts, 48)
+    code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "16")
+    assert code == 0, err
+    legend = _legend(out)
+    assert "]!" in out and "`!` = unreliable" in legend
+    assert "fewer than 4 of the table's questions vary" in legend
+    assert "n < 2k for a metric" not in legend
+    short = tmp_path / "short"
+    write_run(short, abbr("few", "1-0"), DATASET, [24] * 21 + [10, 12, 14], 24)
+    code, out, err = run_cli(capsys, "report", short, "--resamples", "0", "--k", "16")
+    assert code == 0, err
+    assert "]!" in out and "n < 2k for a metric" in _legend(out)
