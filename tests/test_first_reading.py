@@ -232,3 +232,41 @@ def test_the_n_below_2k_reason_only_beside_rows_below_2k(capsys, tmp_path):
     code, out, err = run_cli(capsys, "report", short, "--resamples", "0", "--k", "16")
     assert code == 0, err
     assert "]!" in out and "n < 2k for a metric" in _legend(out)
+
+
+def _marks(markdown: str) -> tuple[set[str], set[str]]:
+    """(marks the table cells show, marks the legend explains) of a compare's markdown."""
+    legend, tables = markdown.split("\n## ", 1)
+    cells = {m for m in ("*", "+", "!") if f"]{m} |" in tables}
+    cells |= {"no width"} if "| no width |" in tables else set()
+    explained = {m for m in ("*", "+", "!") if f"- `{m}` = " in legend}
+    explained |= {"no width"} if "- no width: " in legend else set()
+    return cells, explained
+
+
+def test_compare_legend_explains_the_marks_its_cells_show(capsys, tmp_path):
+    """A model right in every sample against one never right: cells read `no width`
+    (unexplained before) and no `*` (explained before); a pair of ordinary runs: `*` only."""
+    q = len(questions())
+    write_run(tmp_path, abbr("perfect", "1-0"), DATASET, [48] * q, 48)
+    write_run(tmp_path, abbr("hopeless", "1-0"), DATASET, [0] * q, 48)
+    rng = np.random.default_rng(5)
+    for name in ("left", "right"):
+        write_run(tmp_path, abbr(name, "1-0"), DATASET, rng.binomial(48, rng.beta(1, 1, q)), 48)
+    for a, b in (("perfect", "hopeless"), ("left", "right")):
+        code, out, err = run_cli(
+            capsys,
+            "compare",
+            tmp_path,
+            tmp_path,
+            "--model-a",
+            a,
+            "--model-b",
+            b,
+            "--resamples",
+            "300",
+        )
+        assert code == 0, err
+        cells, explained = _marks(out)
+        assert cells == explained, (a, b, cells, explained)
+        assert "n < 2k for a metric" not in out  # n = 48 ≥ 2k = 32

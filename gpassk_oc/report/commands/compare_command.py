@@ -42,7 +42,13 @@ from gpassk_oc.report.data.collect import Row, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
-from gpassk_oc.report.data.tables import MARKS, Entry, unreliable_reasons, wide_clause
+from gpassk_oc.report.data.tables import (
+    MARKS,
+    Entry,
+    no_width_note,
+    unreliable_reasons,
+    wide_clause,
+)
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
@@ -183,10 +189,28 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
 def _legend(
     a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
 ) -> list[Entry]:
-    """The markdown's legend entries: the layout, each interval kind and each mark."""
-    wide = wide_clause(d.rerun for by_metric in result.values() for d in by_metric.values())
-    varying, *others = unreliable_reasons()
+    """The markdown's legend entries: the layout, each interval kind and each mark a cell
+    shows (the reason "n < 2k" for '!' only where a side has n < 2k at a metric's k)."""
+    diffs = [d for by_metric in result.values() for d in by_metric.values()]
+    shown = {d.rerun for d in diffs} | {d.ci for d in diffs}
+    wide = wide_clause(shown)
+    varying, short, *others = unreliable_reasons()
+    fewest = min(int(a.n.min()), int(b.n.min()))
+    if any(2 * parse_metric(key).k > fewest for by in result.values() for key in by):
+        others = [short, *others]
     reasons = [f"{r}." for r in [varying.replace("vary", "vary in A or in B", 1), *others]]
+    marks = [
+        (
+            "* = approximate: posterior variances under a Beta fitted to the questions (the "
+            "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or "
+            "an unbiased one is 0, and are combined with it where n < 4k.",
+            [],
+            "posterior" in shown,
+        ),
+        (wide.removesuffix("; ") + ".", [], bool(wide)),
+        ("! = unreliable, for one of these reasons:", reasons, "unreliable" in shown),
+        (f"no width: {no_width_note()}.", [], "no width" in shown),
+    ]
     return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
@@ -202,14 +226,7 @@ def _legend(
             "questions (t interval, unbiased per-question variances).",
             [],
         ),
-        (
-            "* = approximate: posterior variances under a Beta fitted to the questions (the "
-            "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or "
-            "an unbiased one is 0, and are combined with it where n < 4k.",
-            [],
-        ),
-        *([(wide.removesuffix("; ") + ".", [])] if wide else []),
-        ("! = unreliable, for one of these reasons:", reasons),
+        *[(text, items) for text, items, show in marks if show],
         (
             "benchmark: would it hold on new questions like these (paired BCa bootstrap "
             f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",

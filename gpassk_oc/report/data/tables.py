@@ -374,9 +374,7 @@ POSTERIOR_LEGEND = (
 )
 
 
-def legend(
-    report: Report, best_first: bool = True, shown: set[str] | None = None
-) -> list[Entry]:
+def legend(report: Report, best_first: bool = True, shown: set[str] | None = None) -> list[Entry]:
     """The report's legend as entries, one per thing a reader meets in the tables (the
     layout, each interval kind, each mark; the reasons for ``!`` listed under it):
     markdown shows one bullet each. *shown*: the interval statuses the tables show
