@@ -4,6 +4,8 @@ other that disagree), on synthetic work dirs (no OpenCompass run)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import numpy as np
@@ -270,3 +272,24 @@ def test_compare_legend_explains_the_marks_its_cells_show(capsys, tmp_path):
         cells, explained = _marks(out)
         assert cells == explained, (a, b, cells, explained)
         assert "n < 2k for a metric" not in out  # n = 48 ≥ 2k = 32
+
+
+def test_audit_warns_when_its_sheet_is_too_small_to_be_read_back(capsys, workdir, tmp_path):  # noqa: F811
+    """`audit --size 30` over two sources wrote about 15 lines each, silently; labelled
+    in full, the sheet was then refused by `report --audit` (20 per source needed)."""
+    root, _ = workdir
+    _add_sources(root)
+    sheet = tmp_path / "small.csv"
+    code, _, err = run_cli(capsys, "audit", root, "--size", "30", "-o", sheet)
+    assert code == 0, err
+    rows = list(csv.DictReader(io.StringIO(sheet.read_text(encoding="utf-8-sig"))))
+    for source in ("judge", "rule"):
+        n = sum(r["source"] == source for r in rows)
+        assert (
+            n < 20 and f"source {source!r} has {n} lines; report --audit needs at least 20" in err
+        )
+    _label_samples(sheet, rows)
+    code, _, err = run_cli(capsys, "report", root, "--audit", sheet)
+    assert code == 2 and "need at least 20" in err  # the warning was true
+    code, _, err = run_cli(capsys, "audit", root, "--size", "80", "-o", tmp_path / "ok.csv")
+    assert code == 0 and "needs at least" not in err
