@@ -293,3 +293,32 @@ def test_audit_warns_when_its_sheet_is_too_small_to_be_read_back(capsys, workdir
     assert code == 2 and "need at least 20" in err  # the warning was true
     code, _, err = run_cli(capsys, "audit", root, "--size", "80", "-o", tmp_path / "ok.csv")
     assert code == 0 and "needs at least" not in err
+
+
+def test_demo_leaderboard_legend_lists_only_the_marks_its_cells_show(tmp_path):
+    """The demo's leaderboard (docs/generated/demo-leaderboard.md) listed `[no width]` and
+    the "n < 2k" reason for `!` at n = 2k, where no cell shows either."""
+    from gpassk_oc.demo.leaderboard import shown_metrics, truth_markdown
+    from gpassk_oc.report import build_report
+
+    q = len(questions())
+    rng = np.random.default_rng(3)
+    counts = [48] * (q - 3) + [20, 25, 30]  # '!' at k = 16 (3 varying questions)
+    write_run(tmp_path / "few", abbr("few", "1-0"), DATASET, counts, 48)
+    many = rng.binomial(48, rng.beta(1, 1, q))
+    write_run(tmp_path / "many", abbr("many", "1-0"), DATASET, many, 48)
+    for name, marks in (("few", {"!"}), ("many", {"*"})):
+        report = build_report([tmp_path / name], 16, n_boot=0)
+        row = report.rows[0]
+        entry = {
+            "model": row.label,
+            "dataset": row.dataset_abbr,
+            "setting": {},
+            "base_model": name,
+            "n": 48,
+            "num_questions": q,
+            "truth": {m: {"value": 0.5} for m in shown_metrics(16)},
+        }
+        table, legend = truth_markdown(report, [entry]).split("\n\n", 1)
+        assert ("]!" in table) == ("!" in marks) == ("`!` = unreliable" in legend)
+        assert "[no width]" not in table + legend and "n < 2k for a metric" not in legend
