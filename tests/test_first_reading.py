@@ -322,3 +322,31 @@ def test_demo_leaderboard_legend_lists_only_the_marks_its_cells_show(tmp_path):
         table, legend = truth_markdown(report, [entry]).split("\n\n", 1)
         assert ("]!" in table) == ("!" in marks) == ("`!` = unreliable" in legend)
         assert "[no width]" not in table + legend and "n < 2k for a metric" not in legend
+
+
+def test_demo_summary_counts_the_intervals_that_hold_the_truth(tmp_path):
+    """The demo's terminal summary printed `*` and `!` with no word on them, and claimed
+    "Estimates match the truth up to sampling noise" whatever the numbers were; it now
+    counts the rerun intervals that hold the truth and names the marks shown."""
+    from gpassk_oc.demo.leaderboard import shown_metrics, truth_text
+    from gpassk_oc.report import build_report
+
+    q = len(questions())
+    write_run(tmp_path, abbr("few", "1-0"), DATASET, [48] * (q - 3) + [20, 25, 30], 48)
+    report = build_report([tmp_path], 16, n_boot=0)
+    row = report.rows[0]
+    cell = report.cells[(row.label, row.dataset_abbr, "overall")]
+    metrics = shown_metrics(16) + ["pass@1"]
+    given = [m for m in metrics if cell.metrics[m].rerun_low == cell.metrics[m].rerun_low]
+
+    def summary(truth: dict[str, float]) -> str:
+        entry = {"model": row.label, "dataset": row.dataset_abbr, "setting": {}}
+        entry |= {"base_model": "few", "n": 48, "num_questions": q}
+        entry["truth"] = {m: {"value": truth[m]} for m in metrics}
+        return truth_text(report, [entry]).splitlines()[-1]
+
+    inside = summary({m: 100 * cell.metrics[m].value for m in metrics})
+    assert inside.startswith(f"{len(given)} of {len(given)} rerun intervals hold the truth.")
+    assert "! = unreliable" in inside and "* = approximate" not in inside
+    outside = summary({m: 100 * cell.metrics[m].value - 30 for m in metrics})
+    assert outside.startswith(f"0 of {len(given)} rerun intervals hold the truth.")

@@ -179,7 +179,37 @@ def truth_text(report: Report, rows_json: Sequence[dict]) -> str:
                 f"  {m:<15} {_estimate(report, entry, m):<22} "
                 f"truth {_pct_text(entry['truth'][m]['value']):>5}"
             )
-    return "\n".join(out)
+    return "\n".join(out + [_marks_line(report, rows_json)])
+
+
+#: the terminal's word for each mark the leaderboard's legend explains in full
+_MARK_WORDS = {
+    "posterior": "* = approximate",
+    "wide": "+ = wider than needed",
+    "unreliable": "! = unreliable",
+    "no width": "[no width] = no interval from these counts",
+}
+
+
+def _marks_line(report: Report, rows_json: Sequence[dict]) -> str:
+    """How many rerun intervals hold the truth, and the marks shown (in a word each; the
+    leaderboard's legend says why): what "match the truth" rests on, counted, not claimed."""
+    held = total = 0
+    statuses = set()
+    for entry in rows_json:
+        cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
+        for m in shown_metrics(report.k) + [PASS_AT_1]:
+            est = cell.metrics.get(m) if cell else None
+            if est is None:
+                continue
+            statuses.add(est.rerun)
+            truth = entry["truth"][m]["value"] / 100
+            if est.rerun_low == est.rerun_low:  # an interval was given
+                total += 1
+                held += est.rerun_low - 1e-9 <= truth <= est.rerun_high + 1e-9
+    marks = "; ".join(word for status, word in _MARK_WORDS.items() if status in statuses)
+    why = f" Marks: {marks} (why: the legend in leaderboard.md)." if marks else ""
+    return f"{held} of {total} rerun intervals hold the truth.{why}"
 
 
 SIMULATION_DOC = f"""\
