@@ -350,3 +350,38 @@ def test_demo_summary_counts_the_intervals_that_hold_the_truth(tmp_path):
     assert "! = unreliable" in inside and "* = approximate" not in inside
     outside = summary({m: 100 * cell.metrics[m].value - 30 for m in metrics})
     assert outside.startswith(f"0 of {len(given)} rerun intervals hold the truth.")
+
+
+def test_compare_reads_the_audit_sheet_of_the_work_dir(capsys, workdir, tmp_path):  # noqa: F811
+    """`audit WORKDIR`, labelled, then `compare WORKDIR WORKDIR --audit SHEET` was refused
+    ("sample_id … is not a sample of the runs reported": the sheet holds every run's
+    samples). The rates are now counted over the runs `report` reads there, so both take
+    the same correction from one sheet."""
+    root, _ = workdir
+    _add_sources(root)
+    sheet = tmp_path / "sheet.csv"
+    _label_samples(sheet, _sheet(capsys, root, 120, sheet), flip=2)
+    a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
+    code, out, err = run_cli(
+        capsys,
+        "compare",
+        root,
+        root,
+        "--model-a",
+        a,
+        "--model-b",
+        b,
+        "--audit",
+        sheet,
+        "--resamples",
+        "0",
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    fixed = json.loads(out)["corrected"]
+    rows, _ = report_json(capsys, root, "--audit", sheet)
+    by_model = {r["model"]: r["corrected"]["metrics"] for r in rows}
+    for side, model in (("A", a), ("B", b)):
+        for key, got in fixed[side].items():
+            assert got["value"] == by_model[model][key]["value"], (side, key)

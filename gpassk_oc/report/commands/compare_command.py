@@ -38,7 +38,7 @@ from gpassk_oc.report.commands.cli_common import (
     output_format,
     write_output,
 )
-from gpassk_oc.report.data.collect import Row, subset_masks
+from gpassk_oc.report.data.collect import Row, Run, collect, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
@@ -340,6 +340,15 @@ def _default_metrics(a: Row, b: Row, k: int, notes: list[str]) -> list[MetricSpe
     return [s for s in default if s.undefined is None]
 
 
+def _audited_runs(args: argparse.Namespace, pool: bool) -> list[Run]:
+    """The runs an audit sheet's rates are counted over: every run ``report`` reads under
+    A's and B's paths. A sheet drawn with ``audit`` from a work dir holds samples of all
+    its runs, not only A's and B's; counted over the same runs, ``compare`` and ``report``
+    take the same rates from one sheet."""
+    rows, greedy, _ = collect(list(dict.fromkeys([args.a, args.b])), pool)
+    return [run for row in rows for run in row.runs] + list(greedy)
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
@@ -370,7 +379,8 @@ def run(args: argparse.Namespace) -> int:
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
-        rates = load_rates(a.runs + b.runs, args.audit, args.verdict_error)
+        runs = _audited_runs(args, pool) if args.audit is not None else a.runs + b.runs
+        rates = load_rates(runs, args.audit, args.verdict_error)
     except ValueError as exc:
         return fail(str(exc))
     fixed: tuple[list[str], dict[str, Any]] = ([], {})
