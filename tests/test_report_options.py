@@ -39,7 +39,7 @@ def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
     assert (code, out, err) == (
         2,
         "",
-        "error: --resamples -5: need 0 (no intervals) to 100,000 (memory grows with "
+        "error: --resamples -5: need 0 (no benchmark interval) to 100,000 (memory grows with "
         "resamples x questions; 10,000 is already precise)\n",
     )
     # 0 resamples turns the benchmark interval off; the rerun interval needs none
