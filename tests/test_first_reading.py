@@ -30,6 +30,11 @@ from tests.test_audit_classes import _label as _label_classes
 PILOT = abbr("pilot", "1-0")
 
 
+def _compare(capsys, root, a: str, b: str, *argv) -> tuple[int, str, str]:
+    """`compare ROOT ROOT --model-a A --model-b B ARGV…`."""
+    return run_cli(capsys, "compare", root, root, "--model-a", a, "--model-b", b, *argv)
+
+
 def _plan_json(capsys, root, *argv) -> tuple[dict, str]:
     code, out, err = run_cli(capsys, "plan", root, "--model", PILOT, *argv, "--format", "json")
     assert code == 0, err
@@ -179,20 +184,8 @@ def test_stated_rates_for_a_source_no_sample_came_from_say_so(capsys, workdir): 
     assert line in err and line in out.split("## Notes", 1)[1]
     code, out, err = run_cli(capsys, "report", root, "--verdict-error", rates + "judge")
     assert code == 0 and "no sample of the rows reported" not in err + out
-    code, out, err = run_cli(
-        capsys,
-        "compare",
-        root,
-        root,
-        "--model-a",
-        "qwen-7b_t0-7",
-        "--model-b",
-        "llama-8b_t0-7",
-        "--verdict-error",
-        rates + "cache",
-        "--resamples",
-        "0",
-    )
+    extra = ("--verdict-error", rates + "cache", "--resamples", "0")
+    code, out, err = _compare(capsys, root, "qwen-7b_t0-7", "llama-8b_t0-7", *extra)
     assert code == 0 and line in err
 
 
@@ -256,18 +249,7 @@ def test_compare_legend_explains_the_marks_its_cells_show(capsys, tmp_path):
     for name in ("left", "right"):
         write_run(tmp_path, abbr(name, "1-0"), DATASET, rng.binomial(48, rng.beta(1, 1, q)), 48)
     for a, b in (("perfect", "hopeless"), ("left", "right")):
-        code, out, err = run_cli(
-            capsys,
-            "compare",
-            tmp_path,
-            tmp_path,
-            "--model-a",
-            a,
-            "--model-b",
-            b,
-            "--resamples",
-            "300",
-        )
+        code, out, err = _compare(capsys, tmp_path, a, b, "--resamples", "300")
         assert code == 0, err
         cells, explained = _marks(out)
         assert cells == explained, (a, b, cells, explained)
@@ -362,22 +344,8 @@ def test_compare_reads_the_audit_sheet_of_the_work_dir(capsys, workdir, tmp_path
     sheet = tmp_path / "sheet.csv"
     _label_samples(sheet, _sheet(capsys, root, 120, sheet), flip=2)
     a, b = abbr("qwen-7b", "0-7"), abbr("llama-8b", "0-7")
-    code, out, err = run_cli(
-        capsys,
-        "compare",
-        root,
-        root,
-        "--model-a",
-        a,
-        "--model-b",
-        b,
-        "--audit",
-        sheet,
-        "--resamples",
-        "0",
-        "--format",
-        "json",
-    )
+    extra = ("--audit", sheet, "--resamples", "0", "--format", "json")
+    code, out, err = _compare(capsys, root, a, b, *extra)
     assert code == 0, err
     fixed = json.loads(out)["corrected"]
     rows, _ = report_json(capsys, root, "--audit", sheet)
