@@ -383,6 +383,7 @@ def legend(report: Report, best_first: bool = True, shown: set[str] | None = Non
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
     rerun = _rerun_entries(report, level, shown)
+    bench: list[Entry]
     if report.n_boot <= 0:
         bench = [(f"[benchmark {level}]: off (--resamples 0).", [])]
     else:
