@@ -353,3 +353,15 @@ def test_compare_reads_the_audit_sheet_of_the_work_dir(capsys, workdir, tmp_path
     for side, model in (("A", a), ("B", b)):
         for key, got in fixed[side].items():
             assert got["value"] == by_model[model][key]["value"], (side, key)
+
+
+def test_plan_power_without_difference_is_checked_and_said_to_be_unused(capsys, tmp_path):
+    """`plan --power 1.5` (no --difference) printed a plan, exit 0: the flag was read
+    only with --difference and otherwise dropped in silence, even out of range."""
+    _well_fitted_pilot(tmp_path, n=16)
+    code, _, err = run_cli(capsys, "plan", tmp_path, "--model", PILOT, "--power", "1.5")
+    assert code == 2 and err == "error: --power 1.5: need a probability in (0, 1)\n"
+    plan, err = _plan_json(capsys, tmp_path, "--power", "0.9")
+    assert "--power 0.9: used only with --difference; ignored" in plan["warnings"]
+    plan, err = _plan_json(capsys, tmp_path, "--power", "0.9", "--difference", "5")
+    assert plan["power"] == 0.9 and not any("--power" in w for w in plan["warnings"])

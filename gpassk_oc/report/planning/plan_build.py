@@ -28,6 +28,8 @@ from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.planning.plan_model import Plan
 
 KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
+#: --power when not given: the chance that A − B's interval excludes 0 at --difference
+DEFAULT_POWER = 0.8
 #: the pilot check warns when the model's half-width and the pilot's own differ by more
 #: than this factor (either way): the pilot's own half-widths scatter by some 10–30% at
 #: Q ≈ 30, so a factor of 2 is a misfit, not noise
@@ -340,9 +342,8 @@ def _difference(plan: Plan, args: argparse.Namespace, row: Row | None) -> None:
     """--difference: the n at which A − B resolves it (:func:`_resolve`)."""
     if not args.difference > 0:
         raise PlanError(f"--difference {args.difference:g}: need a positive difference in points")
-    if not 0 < args.power < 1:
-        raise PlanError(f"--power {args.power:g}: need a probability in (0, 1)")
-    plan.difference, plan.power = args.difference / 100, args.power
+    plan.difference = args.difference / 100
+    plan.power = DEFAULT_POWER if args.power is None else args.power
     row_b = (
         _pilot_row(args.pilot_b, args.model_b, args.dataset, "pilot B") if args.pilot_b else None
     )
@@ -360,6 +361,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
     difficulty, row = _difficulty(args)
     questions = args.questions or (len(row.keys) if row is not None else 0)
     n = args.n or (int(np.median(row.n)) if row is not None else 16)
+    if args.power is not None and not 0 < args.power < 1:
+        raise PlanError(f"--power {args.power:g}: need a probability in (0, 1)")
     if questions < 2:
         raise PlanError(f"--questions {questions}: need at least 2 questions")
     if not 1 <= n <= N_MAX:
@@ -382,6 +385,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         _target(plan)
     if args.difference is not None:
         _difference(plan, args, row)
+    elif args.power is not None:  # read only with --difference: say so, not ignore it
+        plan.warnings.append(f"--power {args.power:g}: used only with --difference; ignored")
     return plan
 
 
