@@ -365,3 +365,17 @@ def test_plan_power_without_difference_is_checked_and_said_to_be_unused(capsys, 
     assert "--power 0.9: used only with --difference; ignored" in plan["warnings"]
     plan, err = _plan_json(capsys, tmp_path, "--power", "0.9", "--difference", "5")
     assert plan["power"] == 0.9 and not any("--power" in w for w in plan["warnings"])
+
+
+def test_compare_prints_an_exact_zero_difference_as_zero(capsys, tmp_path):
+    """Two runs equal on G-Pass@16_1.0 (every question right in all or none of its
+    samples, the same in both) but not on pass@1: A − B read `+0.0`, which the legend
+    says means "just above 0"; exactly 0 is `0.0`."""
+    q = len(questions())
+    base = np.array([48, 0] * (q // 2))
+    write_run(tmp_path, abbr("left", "1-0"), DATASET, base, 48)
+    write_run(tmp_path, abbr("right", "1-0"), DATASET, np.where(base == 0, 1, 48), 48)
+    code, out, err = _compare(capsys, tmp_path, "left", "right", "--resamples", "0")
+    assert code == 0, err
+    row = next(line for line in out.splitlines() if line.startswith("| G-Pass@16_1.0 |"))
+    assert row.split(" | ")[3] == "0.0", row

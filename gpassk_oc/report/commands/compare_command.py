@@ -156,8 +156,9 @@ def _p_or_none(p: float, status: str) -> float | None:
 
 
 def _bound_text(x: float) -> str:
-    """An interval bound, its side of 0 kept visible: a bound that rounds to 0.0 but is
-    not 0 reads ``+0.0`` or ``-0.0``; exactly 0 (the interval touches 0) reads ``0.0``."""
+    """A signed difference or interval bound, its side of 0 kept visible: one that rounds
+    to 0.0 but is not 0 reads ``+0.0`` or ``-0.0``; exactly 0 (A equals B, or the interval
+    touches 0) reads ``0.0``."""
     text = pct_text(x, sign=True)
     if text.lstrip("+-") == pct_text(0.0) and math.isfinite(x):
         return pct_text(0.0) if x == 0 else ("+" if x > 0 else "-") + pct_text(0.0)
@@ -216,9 +217,9 @@ def _legend(
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
             f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value "
             f"each, read off that interval: p < {1 - level:g} exactly when the "
-            f"{100 * level:g}% interval beside it leaves 0 out. A bound shown as +0.0 or "
-            "-0.0 lies just above or below 0; 0.0 is 0 itself (the interval touches 0, and "
-            f"p ≥ {1 - level:g}).",
+            f"{100 * level:g}% interval beside it leaves 0 out. A difference or bound shown "
+            "as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (A equals B, or "
+            f"the interval touches 0, and p ≥ {1 - level:g}).",
             [],
         ),
         (
@@ -258,7 +259,7 @@ def render_markdown(
         for key, d in diffs.items():
             out.append(
                 f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
-                f"{pct_text(d.diff, sign=True)} | "
+                f"{_bound_text(d.diff)} | "
                 f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | "
                 f"{_p_text(d.rerun_p, d.rerun, 1 - level)} | "
                 f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci, 1 - level)} |"
