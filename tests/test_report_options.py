@@ -105,7 +105,7 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
         "--metrics",
         "pass@1",
     )
-    assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
+    assert code == 0 and "| pass@1 | 21.3 | 21.3 | 0.0 |" in out  # exactly 0: no side
     # the demo's leaderboard writes estimates with the report's own cell text
     from gpassk_oc.core.uncertainty.metric_intervals import Estimate
     from gpassk_oc.report.data.tables import estimate_text
