@@ -379,3 +379,24 @@ def test_compare_prints_an_exact_zero_difference_as_zero(capsys, tmp_path):
     assert code == 0, err
     row = next(line for line in out.splitlines() if line.startswith("| G-Pass@16_1.0 |"))
     assert row.split(" | ")[3] == "0.0", row
+
+
+def test_compare_names_the_rates_its_corrected_values_rest_on(capsys, tmp_path):
+    """`compare --verdict-error` / `--audit` printed corrected values without the rates
+    behind them (the report's table names them, with an audit's intervals)."""
+    rng = np.random.default_rng(8)
+    q = len(questions())
+    for name in ("left", "right"):
+        write_run(tmp_path, abbr(name, "1-0"), DATASET, rng.binomial(48, rng.beta(1, 1, q)), 48)
+    extra = ("--verdict-error", "fp=0.01,fn=0.02", "--resamples", "0")
+    code, out, err = _compare(capsys, tmp_path, "left", "right", *extra)
+    assert code == 0, err
+    section = out.split("## Corrected for verdict error", 1)[1]
+    assert "Rates: stated; every source: fp 1.00%, fn 2.00%; taken as exact." in section
+    code, out, err = _compare(capsys, tmp_path, "left", "right", *extra, "--format", "json")
+    assert json.loads(out)["corrected"]["rates"]["*"] == {
+        "fp": 0.01,
+        "fn": 0.02,
+        "fp_interval": None,
+        "fn_interval": None,
+    }

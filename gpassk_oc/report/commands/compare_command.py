@@ -41,6 +41,7 @@ from gpassk_oc.report.commands.cli_common import (
 from gpassk_oc.report.data.collect import Row, Run, collect, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
+from gpassk_oc.report.data.report_parts import ErrorRates
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.data.tables import (
     MARKS,
@@ -49,6 +50,7 @@ from gpassk_oc.report.data.tables import (
     unreliable_reasons,
     wide_clause,
 )
+from gpassk_oc.report.formats.corrections_out import rate_intervals, rates_text
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
@@ -350,6 +352,19 @@ def _audited_runs(args: argparse.Namespace, pool: bool) -> list[Run]:
     return [run for row in rows for run in row.runs] + list(greedy)
 
 
+def _corrected(
+    a: Row, b: Row, rates: ErrorRates, metrics: list[MetricSpec], args: argparse.Namespace
+) -> tuple[list[str], dict[str, Any]]:
+    """Each side's corrected values (markdown lines, JSON block) with the rates they rest
+    on, named as the report's corrected table names them."""
+    lines, data = corrected_lines(
+        [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
+    )
+    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.", ""]  # under the caption
+    data["rates"] = rate_intervals(rates, args.level)
+    return lines, data
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
@@ -384,11 +399,7 @@ def run(args: argparse.Namespace) -> int:
         rates = load_rates(runs, args.audit, args.verdict_error)
     except ValueError as exc:
         return fail(str(exc))
-    fixed: tuple[list[str], dict[str, Any]] = ([], {})
-    if rates is not None:
-        fixed = corrected_lines(
-            [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
-        )
+    fixed = _corrected(a, b, rates, metrics, args) if rates is not None else ([], {})
     if args.format == "json":
         data = to_json(a, b, k, args.level, args.resamples, result)
         # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for

@@ -38,6 +38,7 @@ __all__ = [
     "no_error_notes",
     "rank_text",
     "rate_intervals",
+    "rates_text",
     "sections",
 ]
 
@@ -103,19 +104,25 @@ def no_error_notes(report: Report) -> list[str]:
     return [_no_error_text(found) for found in _no_errors(report)]
 
 
+def rates_text(rates: ErrorRates, level: float) -> str:
+    """``audit SHEET; rule: fp 0.40% [0.05, 1.90], fn …; with their posterior uncertainty``:
+    where the rates came from, each source's rates (an audit's with their intervals at
+    *level*) and how they were used; the report's and compare's corrected tables say it."""
+    parts = [
+        f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
+        f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
+        for s, r in rate_intervals(rates, level).items()
+    ]
+    how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+    parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
+    return f"{rates.origin}; {'; '.join(parts)}; {how}"
+
+
 def _corrected_note(report: Report) -> str:
     rates = report.rates
-    parts = []
     if rates is not None:
-        parts = [
-            f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
-            f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
-            for s, r in rate_intervals(rates, report.level).items()
-        ]
-        how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
-        parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
-        head = f"Raw values and values corrected for verdict error ({rates.origin}; "
-        head += f"{'; '.join(parts)}; {how})."
+        head = "Raw values and values corrected for verdict error "
+        head += f"({rates_text(rates, report.level)})."
     else:
         head = "Raw values and values corrected for verdict error."
     kinds = _corrected_kinds(report)
