@@ -160,6 +160,7 @@ class NoErrorsFound:
         return "correct" if self.rate == "fp" else "wrong"
 
 
+@lru_cache(maxsize=16)  # each side's law serves both rates and both ends of each
 def _error_count_law(x: int, m: int, total: int) -> tuple[np.ndarray, np.ndarray]:
     """The law of a stratum's error count that the draws follow (:func:`_share_draws`):
     x plus BetaBinomial(total − m, x + ½, m − x + ½), as (counts, probabilities), both
