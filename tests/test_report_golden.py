@@ -64,7 +64,13 @@ G-Pass@16_0.75 (n = 48 < 4k) in three 6-question split tables went from ``poster
 checked; no value or bound moved. Then the markdown legend above the tables is a list,
 one bullet per thing the tables show (layout, each interval kind, each mark, the three
 reasons for ``!`` under it) instead of one paragraph: only the four markdown files'
-heads changed (the same sentences), no table.
+heads changed (the same sentences), no table. Then the legend lists only the marks a cell
+shows (issue 35, first reading): ``[n<2k]`` and ``[no width]``, which no cell of these
+files shows, and the ``!`` reason "n < 2k", where every row has n = 48 ≥ 2k, left the four
+markdown files' heads; nothing else changed. Then the page shows a cell without an
+interval as ``[no width]`` with its note, as the markdown does (it was a bare value), and
+its '!' note moved under the board beside the others, shown only where a cell carries
+'!': report.html's script and one page-data key (``no_width_note``); no row data changed.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

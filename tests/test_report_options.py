@@ -39,7 +39,7 @@ def test_negative_resamples_fail_and_zero_says_no_intervals(workdir, capsys):
     assert (code, out, err) == (
         2,
         "",
-        "error: --resamples -5: need 0 (no intervals) to 100,000 (memory grows with "
+        "error: --resamples -5: need 0 (no benchmark interval) to 100,000 (memory grows with "
         "resamples x questions; 10,000 is already precise)\n",
     )
     # 0 resamples turns the benchmark interval off; the rerun interval needs none
@@ -105,7 +105,7 @@ def test_one_rounding_rule_everywhere(tmp_path, capsys):
         "--metrics",
         "pass@1",
     )
-    assert code == 0 and "| pass@1 | 21.3 | 21.3 | +0.0 |" in out
+    assert code == 0 and "| pass@1 | 21.3 | 21.3 | 0.0 |" in out  # exactly 0: no side
     # the demo's leaderboard writes estimates with the report's own cell text
     from gpassk_oc.core.uncertainty.metric_intervals import Estimate
     from gpassk_oc.report.data.tables import estimate_text

@@ -108,20 +108,9 @@ def shown_metrics(k: int) -> list[str]:
 
 def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
     """Leaderboard (overall) with the truth beside each estimate."""
-    from gpassk_oc.report.data.tables import (
-        Entry,
-        no_width_note,
-        unreliable_reasons,
-        wide_clause,
-    )
     from gpassk_oc.report.formats.markdown import legend_lines
 
-    k, level = report.k, report.level
-    metrics = shown_metrics(k)
-    overall = [cell for (_, _, subset), cell in report.cells.items() if subset == "overall"]
-    wide = wide_clause(
-        cell.metrics[m].rerun for cell in overall for m in metrics if m in cell.metrics
-    )
+    metrics = shown_metrics(report.k)
     header = ["Model", "T", "n", "Q"] + [h for m in metrics for h in (m, "truth")]
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for entry in rows_json:
@@ -135,26 +124,44 @@ def truth_markdown(report: Report, rows_json: Sequence[dict]) -> str:
         for m in metrics:
             cells += [_estimate(report, entry, m), _pct_text(entry["truth"][m]["value"])]
         out.append("| " + " | ".join(cells) + " |")
-    entries: list[Entry] = [
-        (
-            f"Estimates in percent with {100 * level:g}% rerun intervals (the same questions "
-            "sampled again); *truth* = the simulated model's exact value on these questions "
-            "(binomial closed form), which the rerun interval should cover at its level. "
-            "gap = pass@k − G-Pass@k_1.0.",
-            [],
-        ),
+    out += ["", *legend_lines(_truth_legend(report, metrics))]
+    return "\n".join(out)
+
+
+def _truth_legend(report: Report, metrics: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The leaderboard's legend: its layout, then each mark a cell of the table shows (the
+    reason "n < 2k" for '!' only where a row has n < 2k)."""
+    from gpassk_oc.report.data.tables import no_width_note, unreliable_reasons, wide_clause
+
+    overall = [cell for (_, _, subset), cell in report.cells.items() if subset == "overall"]
+    shown = {c.metrics[m].rerun for c in overall for m in metrics if m in c.metrics}
+    wide = wide_clause(shown)
+    varying, short, guessed = unreliable_reasons()
+    short_rows = any(row.n.min() < 2 * report.k for row in report.rows)
+    reasons = [varying, short, guessed] if short_rows else [varying, guessed]
+    marks: list[tuple[str, list[str], bool]] = [
         (
             "* = approximate: some question's variance comes from a difficulty model fitted "
             "to the questions (a Beta; the shape-free grid fit for G-Pass@k_τ with "
             "2 ≤ ⌈τk⌉ < k), as at n = 2k.",
             [],
+            "posterior" in shown,
         ),
-        *([(wide.removesuffix("; ") + ".", [])] if wide else []),
-        ("! = unreliable, for one of these reasons:", [f"{r}." for r in unreliable_reasons()]),
-        (f"[no width]: {no_width_note('rerun')}.", []),
+        (wide.removesuffix("; ") + ".", [], bool(wide)),
+        (
+            "! = unreliable, for one of these reasons:",
+            [f"{r}." for r in reasons],
+            "unreliable" in shown,
+        ),
+        (f"[no width]: {no_width_note('rerun')}.", [], "no width" in shown),
     ]
-    out += ["", *legend_lines(entries)]
-    return "\n".join(out)
+    layout = (
+        f"Estimates in percent with {100 * report.level:g}% rerun intervals (the same "
+        "questions sampled again); *truth* = the simulated model's exact value on these "
+        "questions (binomial closed form), which the rerun interval should cover at its "
+        "level. gap = pass@k − G-Pass@k_1.0."
+    )
+    return [(layout, [])] + [(text, items) for text, items, show in marks if show]
 
 
 def truth_text(report: Report, rows_json: Sequence[dict]) -> str:
@@ -172,7 +179,37 @@ def truth_text(report: Report, rows_json: Sequence[dict]) -> str:
                 f"  {m:<15} {_estimate(report, entry, m):<22} "
                 f"truth {_pct_text(entry['truth'][m]['value']):>5}"
             )
-    return "\n".join(out)
+    return "\n".join(out + [_marks_line(report, rows_json)])
+
+
+#: the terminal's word for each mark the leaderboard's legend explains in full
+_MARK_WORDS = {
+    "posterior": "* = approximate",
+    "wide": "+ = wider than needed",
+    "unreliable": "! = unreliable",
+    "no width": "[no width] = no interval from these counts",
+}
+
+
+def _marks_line(report: Report, rows_json: Sequence[dict]) -> str:
+    """How many rerun intervals hold the truth, and the marks shown (in a word each; the
+    leaderboard's legend says why): what "match the truth" rests on, counted, not claimed."""
+    held = total = 0
+    statuses = set()
+    for entry in rows_json:
+        cell = report.cells.get((entry["model"], entry["dataset"], "overall"))
+        for m in shown_metrics(report.k) + [PASS_AT_1]:
+            est = cell.metrics.get(m) if cell else None
+            if est is None:
+                continue
+            statuses.add(est.rerun)
+            truth = entry["truth"][m]["value"] / 100
+            if est.rerun_low == est.rerun_low:  # an interval was given
+                total += 1
+                held += est.rerun_low - 1e-9 <= truth <= est.rerun_high + 1e-9
+    marks = "; ".join(word for status, word in _MARK_WORDS.items() if status in statuses)
+    why = f" Marks: {marks} (why: the legend in leaderboard.md)." if marks else ""
+    return f"{held} of {total} rerun intervals hold the truth.{why}"
 
 
 SIMULATION_DOC = f"""\

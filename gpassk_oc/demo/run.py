@@ -302,8 +302,9 @@ def _say_results(
     _say(truth_text(report, rows_json))
     _say(
         f"Read: pass@{report.k} (solved at least once in {report.k} tries) favours the shaky model; "
-        f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. Estimates match "
-        "the truth up to sampling noise; the rerun intervals say how far to trust them."
+        f"G-Pass@{report.k}_1.0 (solved in all {report.k}) favours the steady one. At "
+        f"{100 * report.level:g}% about 1 interval in {round(1 / (1 - report.level))} may "
+        "miss the truth by chance; one marked ! can miss it more often than that."
     )
     _say(checking_text(rows_json, report.level))
     _say("")

@@ -29,6 +29,7 @@ import argparse
 from pathlib import Path
 
 from gpassk_oc.argtypes import seed_number
+from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
 from gpassk_oc.report.auditing.audit_verdicts import (
@@ -134,4 +135,21 @@ def _write(
         counts[key] = counts.get(key, 0) + 1
     shown = ", ".join(f"{s} {w}: {n}" for (s, w), n in sorted(counts.items()))
     logger.info(f"wrote {args.out}: {len(strata)} of {total} {what} ({shown})")
+    _too_few(args, strata, what)
     return 0
+
+
+def _too_few(args: argparse.Namespace, strata: list[tuple[str, bool]], what: str) -> None:
+    """Warn where a source has fewer lines than the report needs labelled to correct with
+    it: such a sheet, however fully labelled, is refused when read back."""
+    lines: dict[str, int] = {}
+    for source, _ in strata:
+        lines[source] = lines.get(source, 0) + 1
+    flag = "--audit-classes" if what == "classes" else "--audit"
+    for source, n in sorted(lines.items()):
+        if n < MIN_AUDITED:
+            logger.warning(
+                f"-o {args.out}: source {source!r} has {n} line{'s' * (n != 1)}; report "
+                f"{flag} needs at least {MIN_AUDITED} labels in a source to correct with "
+                "it (a larger --size gives more; else leave its lines unlabelled)"
+            )

@@ -122,7 +122,7 @@ def check_common(args: argparse.Namespace) -> None:
     args.level = level
     if not 0 <= args.resamples <= MAX_RESAMPLES:
         raise ReportError(
-            f"--resamples {args.resamples}: need 0 (no intervals) to {MAX_RESAMPLES:,} "
+            f"--resamples {args.resamples}: need 0 (no benchmark interval) to {MAX_RESAMPLES:,} "
             "(memory grows with resamples x questions; 10,000 is already precise)"
         )
     if args.seed < 0:

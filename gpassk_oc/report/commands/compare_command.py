@@ -38,11 +38,19 @@ from gpassk_oc.report.commands.cli_common import (
     output_format,
     write_output,
 )
-from gpassk_oc.report.data.collect import Row, subset_masks
+from gpassk_oc.report.data.collect import Row, Run, collect, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
+from gpassk_oc.report.data.report_parts import ErrorRates
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
-from gpassk_oc.report.data.tables import MARKS, Entry, unreliable_reasons, wide_clause
+from gpassk_oc.report.data.tables import (
+    MARKS,
+    Entry,
+    no_width_note,
+    unreliable_reasons,
+    wide_clause,
+)
+from gpassk_oc.report.formats.corrections_out import rate_intervals, rates_text
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
@@ -150,8 +158,9 @@ def _p_or_none(p: float, status: str) -> float | None:
 
 
 def _bound_text(x: float) -> str:
-    """An interval bound, its side of 0 kept visible: a bound that rounds to 0.0 but is
-    not 0 reads ``+0.0`` or ``-0.0``; exactly 0 (the interval touches 0) reads ``0.0``."""
+    """A signed difference or interval bound, its side of 0 kept visible: one that rounds
+    to 0.0 but is not 0 reads ``+0.0`` or ``-0.0``; exactly 0 (A equals B, or the interval
+    touches 0) reads ``0.0``."""
     text = pct_text(x, sign=True)
     if text.lstrip("+-") == pct_text(0.0) and math.isfinite(x):
         return pct_text(0.0) if x == 0 else ("+" if x > 0 else "-") + pct_text(0.0)
@@ -183,18 +192,36 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
 def _legend(
     a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
 ) -> list[Entry]:
-    """The markdown's legend entries: the layout, each interval kind and each mark."""
-    wide = wide_clause(d.rerun for by_metric in result.values() for d in by_metric.values())
-    varying, *others = unreliable_reasons()
+    """The markdown's legend entries: the layout, each interval kind and each mark a cell
+    shows (the reason "n < 2k" for '!' only where a side has n < 2k at a metric's k)."""
+    diffs = [d for by_metric in result.values() for d in by_metric.values()]
+    shown = {d.rerun for d in diffs} | {d.ci for d in diffs}
+    wide = wide_clause(shown)
+    varying, short, *others = unreliable_reasons()
+    fewest = min(int(a.n.min()), int(b.n.min()))
+    if any(2 * parse_metric(key).k > fewest for by in result.values() for key in by):
+        others = [short, *others]
     reasons = [f"{r}." for r in [varying.replace("vary", "vary in A or in B", 1), *others]]
+    marks = [
+        (
+            "* = approximate: posterior variances under a Beta fitted to the questions (the "
+            "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or "
+            "an unbiased one is 0, and are combined with it where n < 4k.",
+            [],
+            "posterior" in shown,
+        ),
+        (wide.removesuffix("; ") + ".", [], bool(wide)),
+        ("! = unreliable, for one of these reasons:", reasons, "unreliable" in shown),
+        (f"no width: {no_width_note()}.", [], "no width" in shown),
+    ]
     return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
             f"Percent; A − B with two {100 * level:g}% intervals and a two-sided p-value "
             f"each, read off that interval: p < {1 - level:g} exactly when the "
-            f"{100 * level:g}% interval beside it leaves 0 out. A bound shown as +0.0 or "
-            "-0.0 lies just above or below 0; 0.0 is 0 itself (the interval touches 0, and "
-            f"p ≥ {1 - level:g}).",
+            f"{100 * level:g}% interval beside it leaves 0 out. A difference or bound shown "
+            "as +0.0 or -0.0 lies just above or below 0; 0.0 is 0 itself (A equals B, or "
+            f"the interval touches 0, and p ≥ {1 - level:g}).",
             [],
         ),
         (
@@ -202,14 +229,7 @@ def _legend(
             "questions (t interval, unbiased per-question variances).",
             [],
         ),
-        (
-            "* = approximate: posterior variances under a Beta fitted to the questions (the "
-            "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k) stand in where n < 2k or "
-            "an unbiased one is 0, and are combined with it where n < 4k.",
-            [],
-        ),
-        *([(wide.removesuffix("; ") + ".", [])] if wide else []),
-        ("! = unreliable, for one of these reasons:", reasons),
+        *[(text, items) for text, items, show in marks if show],
         (
             "benchmark: would it hold on new questions like these (paired BCa bootstrap "
             f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
@@ -241,7 +261,7 @@ def render_markdown(
         for key, d in diffs.items():
             out.append(
                 f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
-                f"{pct_text(d.diff, sign=True)} | "
+                f"{_bound_text(d.diff)} | "
                 f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | "
                 f"{_p_text(d.rerun_p, d.rerun, 1 - level)} | "
                 f"{_ci_text(d.ci_low, d.ci_high, d.ci)} | {_p_text(d.p_value, d.ci, 1 - level)} |"
@@ -323,6 +343,28 @@ def _default_metrics(a: Row, b: Row, k: int, notes: list[str]) -> list[MetricSpe
     return [s for s in default if s.undefined is None]
 
 
+def _audited_runs(args: argparse.Namespace, pool: bool) -> list[Run]:
+    """The runs an audit sheet's rates are counted over: every run ``report`` reads under
+    A's and B's paths. A sheet drawn with ``audit`` from a work dir holds samples of all
+    its runs, not only A's and B's; counted over the same runs, ``compare`` and ``report``
+    take the same rates from one sheet."""
+    rows, greedy, _ = collect(list(dict.fromkeys([args.a, args.b])), pool)
+    return [run for row in rows for run in row.runs] + list(greedy)
+
+
+def _corrected(
+    a: Row, b: Row, rates: ErrorRates, metrics: list[MetricSpec], args: argparse.Namespace
+) -> tuple[list[str], dict[str, Any]]:
+    """Each side's corrected values (markdown lines, JSON block) with the rates they rest
+    on, named as the report's corrected table names them."""
+    lines, data = corrected_lines(
+        [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
+    )
+    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.", ""]  # under the caption
+    data["rates"] = rate_intervals(rates, args.level)
+    return lines, data
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
@@ -353,14 +395,11 @@ def run(args: argparse.Namespace) -> int:
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
-        rates = load_rates(a.runs + b.runs, args.audit, args.verdict_error)
+        runs = _audited_runs(args, pool) if args.audit is not None else a.runs + b.runs
+        rates = load_rates(runs, args.audit, args.verdict_error)
     except ValueError as exc:
         return fail(str(exc))
-    fixed: tuple[list[str], dict[str, Any]] = ([], {})
-    if rates is not None:
-        fixed = corrected_lines(
-            [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
-        )
+    fixed = _corrected(a, b, rates, metrics, args) if rates is not None else ([], {})
     if args.format == "json":
         data = to_json(a, b, k, args.level, args.resamples, result)
         # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for

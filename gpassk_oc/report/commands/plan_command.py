@@ -106,7 +106,7 @@ def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--power",
         type=float,
-        default=0.8,
+        default=None,
         help="probability that the interval of A − B excludes 0 at --difference (default 0.8)",
     )
     parser.add_argument(

@@ -304,52 +304,110 @@ def unreliable_reasons() -> list[str]:
 Entry = tuple[str, list[str]]
 
 
-def legend(report: Report, best_first: bool = True) -> list[Entry]:
+def shown_statuses(report: Report, ci: bool = True) -> set[str]:
+    """The interval statuses the markdown tables show: each cell's headline metrics and
+    Greedy, the greedy runs' accuracy and the any-k table, under the kinds ``--interval``
+    shows (none without *ci*). The legend explains a mark only where a cell shows it."""
+    if not ci:
+        return set()
+    kinds, greedy = INTERVAL_CHOICES[report.interval], greedy_kinds(report)
+    keys = report.headline_metrics()
+    pairs = [(c.metrics.get(key), kinds) for c in report.cells.values() for key in keys]
+    pairs += [(c.greedy, greedy) for c in report.cells.values()]
+    pairs += [(c.metrics.get(PASS_AT_1), greedy) for c in report.greedy_cells.values()]
+    if report.sweep is not None:
+        pairs += [(e, kinds) for by in report.sweep.cells.values() for e in by.values()]
+    return {
+        est.interval(kind)[2]
+        for est, shown in pairs
+        if isinstance(est, Estimate) and pct_text(est.value) != DASH
+        for kind in shown
+    }
+
+
+def _short_rows(report: Report) -> bool:
+    """Some row has fewer than 2k samples of a question at a k the tables show."""
+    k = max([report.k] + (list(report.sweep.ks) if report.sweep is not None else []))
+    return any(int(row.n.min()) < 2 * k for row in report.rows)
+
+
+def _rerun_entries(report: Report, level: str, shown: set[str] | None) -> list[Entry]:
+    """The rerun interval's entry and those of its marks a cell shows (every mark where
+    *shown* is None; '+' only beside a '+' either way)."""
+    statuses = {"posterior", "unreliable", "n < 2k"} if shown is None else shown
+    if shown is None:
+        wide = wide_clause(e.rerun for c in report.cells.values() for e in c.metrics.values())
+    else:
+        wide = wide_clause(shown)
+    reasons = [f"{r}." for r in unreliable_reasons()]
+    if shown is not None and not _short_rows(report):
+        reasons = [r for r in reasons if not r.startswith("n < 2k")]
+    out: list[Entry] = [
+        (
+            f"[rerun {level}] = how far a rerun on these same questions would move the value "
+            "(sampling noise only; t interval from an unbiased per-question variance "
+            "estimate).",
+            [],
+        )
+    ]
+    if "posterior" in statuses:
+        out.append((POSTERIOR_LEGEND, []))
+    if wide:
+        out.append((wide.removesuffix("; ") + ".", []))
+    if "unreliable" in statuses:
+        out.append(("! = unreliable, for one of these reasons:", reasons))
+    if "n < 2k" in statuses:
+        out.append((f"[{SHORT_N}]: not even a Beta can be fitted.", []))
+    return out
+
+
+#: the legend's '*' entry (the full text; :data:`POSTERIOR` is the page's short one)
+POSTERIOR_LEGEND = (
+    "* = approximate: some question's variance is the posterior expectation "
+    "under a Beta fitted to the questions (under the shape-free grid fit for "
+    "G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k where n ≥ 2k: a Beta keeps mass near the threshold "
+    "that the counts do not show) — where n < 2k (no unbiased estimate "
+    "exists; there the shape-free grid fit's instead where it gives more), where the "
+    "unbiased estimate is 0 (e.g. every sample right: it would claim a rerun cannot "
+    "move the question) and, combined with it, where n < 4k (the unbiased estimate "
+    "alone is too noisy)."
+)
+
+
+def legend(report: Report, best_first: bool = True, shown: set[str] | None = None) -> list[Entry]:
     """The report's legend as entries, one per thing a reader meets in the tables (the
     layout, each interval kind, each mark; the reasons for ``!`` listed under it):
-    markdown shows one bullet each."""
+    markdown shows one bullet each. *shown*: the interval statuses the tables show
+    (:func:`shown_statuses`): a mark no cell shows is left out, and so are the interval
+    kinds when none is shown (``--no-ci``); None: every mark."""
     order = "the best first" if best_first else "ascending, like the paper"
     level = f"{100 * report.level:g}%"
-    wide = wide_clause(est.rerun for cell in report.cells.values() for est in cell.metrics.values())
-    rerun = [
-        f"[rerun {level}] = how far a rerun on these same questions would move the value "
-        "(sampling noise only; t interval from an unbiased per-question variance "
-        "estimate).",
-        "* = approximate: some question's variance is the posterior expectation "
-        "under a Beta fitted to the questions (under the shape-free grid fit for "
-        "G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k where n ≥ 2k: a Beta keeps mass near the threshold "
-        "that the counts do not show) — where n < 2k (no unbiased estimate "
-        "exists; there the shape-free grid fit's instead where it gives more), where the "
-        "unbiased estimate is 0 (e.g. every sample right: it would claim a rerun cannot "
-        "move the question) and, combined with it, where n < 4k (the unbiased estimate "
-        "alone is too noisy).",
-    ]
-    if wide:
-        rerun.append(wide.removesuffix("; ") + ".")
-    rerun += [
-        "! = unreliable, for one of these reasons:",
-        f"[{SHORT_N}]: not even a Beta can be fitted.",
-    ]
+    rerun = _rerun_entries(report, level, shown)
+    bench: list[Entry]
     if report.n_boot <= 0:
-        bench = [f"[benchmark {level}]: off (--resamples 0)."]
+        bench = [(f"[benchmark {level}]: off (--resamples 0).", [])]
     else:
         bench = [
-            f"[benchmark {level}] = how the model would do on new questions like these "
-            f"(questions resampled too: BCa bootstrap over questions, "
-            f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
-            "estimate)."
+            (
+                f"[benchmark {level}] = how the model would do on new questions like these "
+                f"(questions resampled too: BCa bootstrap over questions, "
+                f"{report.n_boot} resamples, seed {report.seed}, widened to contain the "
+                "estimate).",
+                [],
+            )
         ]
-    shown = {"both": rerun + bench, "rerun": rerun}.get(report.interval, bench)
-    texts = [
+    kinds: list[Entry] = {"both": rerun + bench, "rerun": rerun}.get(report.interval, bench)
+    layout = (
         f"Values in percent, rounded half up. n = samples per question, Q = questions. "
         f"Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of "
         f"the same base model ({DASH} when absent); its column and table (nothing to "
-        "resample) show only the benchmark interval.",
-        *shown,
-        f"[{NO_WIDTH}]: {no_width_note(report.interval)}.",
-    ]
-    reasons = [f"{r}." for r in unreliable_reasons()]
-    return [(t, reasons if t.startswith("! = ") else []) for t in texts]
+        "resample) show only the benchmark interval."
+    )
+    if shown is not None and not shown:  # --no-ci: no interval to explain
+        return [(layout, [])]
+    if shown is None or "no width" in shown:
+        kinds.append((f"[{NO_WIDTH}]: {no_width_note(report.interval)}.", []))
+    return [(layout, []), *kinds]
 
 
 def titles(report: Report) -> Sequence[tuple[str, str]]:

@@ -18,6 +18,7 @@ import numpy as np
 from gpassk_oc.core.metrics.registry import MAJ
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS
 from gpassk_oc.core.uncertainty.verdict_rates import NoErrorsFound, no_errors_found
+from gpassk_oc.core.uncertainty.verdict_rates import rate_intervals as exact_intervals
 from gpassk_oc.report.data.corrected_cells import (
     computed_kinds,
     corrected_cell,
@@ -37,6 +38,7 @@ __all__ = [
     "no_error_notes",
     "rank_text",
     "rate_intervals",
+    "rates_text",
     "sections",
 ]
 
@@ -57,15 +59,18 @@ def rank_text(cell: RankCell | None, kinds: tuple[str, ...]) -> str:
 
 def rate_intervals(rates: ErrorRates | ClassRates, level: float) -> dict[str, dict[str, Any]]:
     """Per source: fp and fn (fractions) and, for audited rates, their intervals at *level*
-    (quantiles of the posterior draws; None for stated rates)."""
+    (a sample audit's: the exact quantiles of the law its draws follow, the same numbers
+    as its no-error bound; a class audit's: quantiles of its draws; None for stated rates)."""
     out: dict[str, dict[str, Any]] = {}
     alpha = (1 - level) / 2
+    audits = {a.source: a for a in rates.audits} if isinstance(rates, ErrorRates) else {}
     for source, (fp, fn) in rates.points.items():
         draws = rates.draws.get(source) if rates.draws is not None else None
         spans: list[list[float] | None] = [None, None]
+        exact = exact_intervals(audits[source], level) if source in audits else None
         if draws is not None:  # holds the point (an audit without errors: rate 0)
             for j, value in enumerate((fp, fn)):
-                low, high = np.quantile(draws[:, j], [alpha, 1 - alpha])
+                low, high = exact[j] if exact else np.quantile(draws[:, j], [alpha, 1 - alpha])
                 spans[j] = [min(float(low), value), max(float(high), value)]
         out[source] = {"fp": fp, "fn": fn, "fp_interval": spans[0], "fn_interval": spans[1]}
     return out
@@ -99,19 +104,25 @@ def no_error_notes(report: Report) -> list[str]:
     return [_no_error_text(found) for found in _no_errors(report)]
 
 
+def rates_text(rates: ErrorRates, level: float) -> str:
+    """``audit SHEET; rule: fp 0.40% [0.05, 1.90], fn …; with their posterior uncertainty``:
+    where the rates came from, each source's rates (an audit's with their intervals at
+    *level*) and how they were used; the report's and compare's corrected tables say it."""
+    parts = [
+        f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
+        f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
+        for s, r in rate_intervals(rates, level).items()
+    ]
+    how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
+    parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
+    return f"{rates.origin}; {'; '.join(parts)}; {how}"
+
+
 def _corrected_note(report: Report) -> str:
     rates = report.rates
-    parts = []
     if rates is not None:
-        parts = [
-            f"{'every source' if s == '*' else s}: {_rate_text('fp', r['fp'], r['fp_interval'])}, "
-            f"{_rate_text('fn', r['fn'], r['fn_interval'])}"
-            for s, r in rate_intervals(rates, report.level).items()
-        ]
-        how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
-        parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
-        head = f"Raw values and values corrected for verdict error ({rates.origin}; "
-        head += f"{'; '.join(parts)}; {how})."
+        head = "Raw values and values corrected for verdict error "
+        head += f"({rates_text(rates, report.level)})."
     else:
         head = "Raw values and values corrected for verdict error."
     kinds = _corrected_kinds(report)
@@ -123,10 +134,22 @@ def _corrected_note(report: Report) -> str:
     brackets = (
         f" Brackets: the corrected value's {shown} at {100 * report.level:g}%."
         if shown
-        else " No interval: none was computed (--resamples 0)."
+        else _no_interval(report)
     )
     zero = "".join(f" {text}" for text in no_error_notes(report))
     return f"{head}{zero}{_vote_note(report)}{brackets}"
+
+
+def _no_interval(report: Report) -> str:
+    """Why no corrected value shows an interval, naming the flag that would give one:
+    under ``--interval rerun`` the only values may be maj@k's, which have no rerun
+    interval (however many resamples); otherwise the benchmark interval was off."""
+    if "benchmark" not in _kinds(report):
+        return (
+            " No interval: maj@k has no rerun interval, the kind --interval rerun shows; "
+            "--interval benchmark or both shows its benchmark interval."
+        )
+    return " No interval: none was computed (--resamples 0)."
 
 
 def _vote_note(report: Report) -> str:

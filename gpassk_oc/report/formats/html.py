@@ -30,6 +30,7 @@ from gpassk_oc.report.data.tables import (
     greedy_rows,
     identity_cells,
     identity_columns,
+    no_width_note,
     sensitivity_note,
     sensitivity_rows,
     setting_text,
@@ -50,8 +51,9 @@ def _num(value: float | None) -> float | None:
 
 
 def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | None:
-    """Value and intervals (percent) of one estimate; an interval without a width is left
-    out, a posterior one says so."""
+    """Value and intervals (percent) of one estimate; an interval without a width is kept
+    without bounds (the page says "[no width]" and why, as the markdown does), a posterior
+    one says so."""
     if est is None:
         return None
     out: dict[str, Any] = {"value": _num(est.value), "intervals": []}
@@ -63,6 +65,8 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
             out["intervals"].append(
                 {"kind": kind, "low": _num(low), "high": _num(high), "status": status}
             )
+        elif status == "no width":
+            out["intervals"].append({"kind": kind, "low": None, "high": None, "status": status})
     return out
 
 
@@ -121,6 +125,8 @@ def page_data(
         "unreliable_note": UNRELIABLE,  # why a rerun interval is marked '!'
         "wide_note": WIDE,  # why one is marked '+'
         "posterior_note": POSTERIOR,  # why one is marked '*'
+        # what a cell without an interval means, per kind (the markdown's [no width])
+        "no_width_note": {kind: no_width_note(kind) for kind in INTERVAL_KINDS},
     }
 
 

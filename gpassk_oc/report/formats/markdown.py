@@ -15,6 +15,7 @@ from gpassk_oc.report.data.tables import (
     legend,
     sensitivity_note,
     sensitivity_rows,
+    shown_statuses,
     table_rows,
     titles,
 )
@@ -55,7 +56,7 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
 
 def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
     out = [f"# G-Pass@{report.k} report", ""]
-    out += legend_lines(legend(report, descending)) + [""]
+    out += legend_lines(legend(report, descending, shown_statuses(report, ci))) + [""]
     for dataset_abbr, subset in titles(report):
         header, body = add_column(
             report,

@@ -91,6 +91,7 @@ PAGE_SCRIPT = r"""
     return null;
   }
   function ivText(iv) {
+    if (iv.status === "no width") { return "none: " + data.no_width_note[state.kind]; }
     return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "") +
       (iv.status === "wide" ? " (" + data.wide_note + ")" : "") +
       (iv.status === "unreliable" ? " (" + data.unreliable_note + ")" : "");
@@ -162,8 +163,7 @@ PAGE_SCRIPT = r"""
     var lvl = Math.round(100 * (data.level > 1 ? data.level / 100 : data.level));
     box.appendChild(el("span", {
       id: "interval-note",
-      text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." +
-        (state.kind === "rerun" ? " ! = " + data.unreliable_note + "." : "") : ""
+      text: state.kind ? "Bars: " + lvl + "% " + state.kind + " interval (0\u2013100 scale)." : ""
     }));
   }
 
@@ -246,6 +246,7 @@ PAGE_SCRIPT = r"""
         if (iv) {
           td.title = state.kind + " interval " + ivText(iv);
           if (iv.status in {posterior: 1, wide: 1, unreliable: 1}) { td.className = iv.status; }
+          if (iv.status === "no width") { td.appendChild(el("span", {text: " [no width]"})); }
           shown[iv.status] = true;
         }
         td.appendChild(bar(est));
@@ -258,7 +259,9 @@ PAGE_SCRIPT = r"""
     var notes = [];  // under the board: the header stays one line
     if (shown.posterior) { notes.push("* = " + data.posterior_note + "."); }
     if (shown.wide) { notes.push("+ = " + data.wide_note + "."); }
-    if (state.kind === "rerun" && notes.length) {
+    if (shown.unreliable) { notes.push("! = " + data.unreliable_note + "."); }
+    if (shown["no width"]) { notes.push("[no width] = " + data.no_width_note[state.kind] + "."); }
+    if (notes.length) {  // only the marks a cell shows
       board.appendChild(el("p", {id: "marks-note", text: notes.join(" ")}));
     }
   }

@@ -28,6 +28,8 @@ from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.planning.plan_model import Plan
 
 KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
+#: --power when not given: the chance that A − B's interval excludes 0 at --difference
+DEFAULT_POWER = 0.8
 #: the pilot check warns when the model's half-width and the pilot's own differ by more
 #: than this factor (either way): the pilot's own half-widths scatter by some 10–30% at
 #: Q ≈ 30, so a factor of 2 is a misfit, not noise
@@ -101,12 +103,15 @@ def _difficulty(args: argparse.Namespace) -> tuple[Difficulty, Row | None]:
 
 
 def _pilot_check(plan: Plan, row: Row) -> None:
-    """The pilot's own half-widths (its rerun and benchmark intervals) beside the model's."""
+    """The pilot's own half-widths (its rerun and benchmark intervals) beside the model's
+    at the pilot's n and Q (not the plan's --n / --questions: the check compares the model
+    with the data it was fitted to)."""
     est = summarize(row.n, row.c, plan.metrics, n_boot=4000, level=plan.level, seed=0)
+    n, questions = int(np.median(row.n)), len(row.keys)
     for spec in plan.metrics:
         key = spec.key
         e = est[key]
-        model = split(spec, plan.difficulty, plan.n)
+        model = split(spec, plan.difficulty, n)
         rerun = (e.rerun_high - e.rerun_low) / 2 if e.rerun in SHOWN else None
         if rerun is not None and e.rerun != "ok":
             # the pilot's own interval took some question's variance from a Beta fitted
@@ -117,9 +122,9 @@ def _pilot_check(plan: Plan, row: Row) -> None:
             "value": e.value,
             "model_mean": model.mean,
             "rerun": rerun,
-            "model_rerun": model.halfwidth(plan.questions, "rerun", plan.z),
+            "model_rerun": model.halfwidth(questions, "rerun", plan.z),
             "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
-            "model_benchmark": model.halfwidth(plan.questions, "benchmark", plan.z),
+            "model_benchmark": model.halfwidth(questions, "benchmark", plan.z),
         }
         plan.warnings += _disagreements(plan, key)
 
@@ -253,15 +258,24 @@ def _resolve(plan: Plan, row_a: Row | None, row_b: Row | None) -> None:
             plan.resolve[key][kind] = smallest_n(ok, spec.k)
 
 
-def _metrics(args: argparse.Namespace, row: Row | None, n: int) -> list[MetricSpec]:
+def _metrics(
+    args: argparse.Namespace, row: Row | None, n: int, notes: list[str]
+) -> list[MetricSpec]:
     """The metrics to plan for: --metrics (``args.metric_specs``), else the headline ones
-    at --k (default: the pilot's headline k, else 16, at most n)."""
+    at --k (default: the pilot's headline k, else 16, at most n); a headline metric that
+    does not exist at that k (mG-Pass@1) is left out with a line in *notes*. Errors name
+    the flag the metrics came from."""
     if args.k is not None and args.k < 1:
         raise PlanError(f"--k {args.k}: k must be >= 1")
     k = args.k or min((default_k([row]) if row is not None else None) or 16, n)
     taus = recorded_taus([row])[0] if row is not None else HEADLINE_TAUS
     # --metrics arrives parsed (plan_command: keys are read at the CLI edge)
     metrics = list(args.metric_specs) if args.metric_specs else headline_specs(k, taus)
+    if not args.metric_specs:
+        notes += [f"{m.key} left out: {m.undefined}" for m in metrics if m.undefined]
+        metrics = [m for m in metrics if m.undefined is None]
+        if k > min(n, N_MAX):
+            raise PlanError(f"--k {k}: k exceeds n = {n} samples per question")
     votes = [m.key for m in metrics if m.definition.needs_votes]
     if votes:  # the Beta model gives counts (n, c); a vote needs the answer classes
         raise PlanError(
@@ -328,9 +342,8 @@ def _difference(plan: Plan, args: argparse.Namespace, row: Row | None) -> None:
     """--difference: the n at which A − B resolves it (:func:`_resolve`)."""
     if not args.difference > 0:
         raise PlanError(f"--difference {args.difference:g}: need a positive difference in points")
-    if not 0 < args.power < 1:
-        raise PlanError(f"--power {args.power:g}: need a probability in (0, 1)")
-    plan.difference, plan.power = args.difference / 100, args.power
+    plan.difference = args.difference / 100
+    plan.power = DEFAULT_POWER if args.power is None else args.power
     row_b = (
         _pilot_row(args.pilot_b, args.model_b, args.dataset, "pilot B") if args.pilot_b else None
     )
@@ -348,16 +361,20 @@ def make_plan(args: argparse.Namespace) -> Plan:
     difficulty, row = _difficulty(args)
     questions = args.questions or (len(row.keys) if row is not None else 0)
     n = args.n or (int(np.median(row.n)) if row is not None else 16)
+    if args.power is not None and not 0 < args.power < 1:
+        raise PlanError(f"--power {args.power:g}: need a probability in (0, 1)")
     if questions < 2:
         raise PlanError(f"--questions {questions}: need at least 2 questions")
     if not 1 <= n <= N_MAX:
         raise PlanError(f"--n {n}: need 1 <= n <= {N_MAX} samples per question")
-    metrics = _metrics(args, row, n)
+    notes: list[str] = []
+    metrics = _metrics(args, row, n, notes)
     z = _normal_quantile(0.5 + level / 2)
     grid_q, grid_n = _grids(args, questions, n, metrics)
     kinds = KINDS[args.interval]
     assumptions = _assumptions(difficulty, z, level)
     plan = Plan(level, z, kinds, difficulty, questions, n, metrics, assumptions, grid_q, grid_n)
+    plan.warnings += notes
     _split_and_grid(plan)
     if row is not None:
         _pilot_check(plan, row)
@@ -368,6 +385,8 @@ def make_plan(args: argparse.Namespace) -> Plan:
         _target(plan)
     if args.difference is not None:
         _difference(plan, args, row)
+    elif args.power is not None:  # read only with --difference: say so, not ignore it
+        plan.warnings.append(f"--power {args.power:g}: used only with --difference; ignored")
     return plan
 
 

@@ -55,9 +55,10 @@ def _pilot_section(plan: Plan) -> list[str]:
     if plan.pilot:
         out += ["## Pilot check: the pilot's own half-widths vs the model's", ""]
         out += [
-            "The pilot's rerun ± takes any variance its interval would draw from the fitted "
-            "Beta (n near 2k) from a grid prior fitted to the pilot instead: the Beta is "
-            "what this check tests.",
+            "Both at the pilot's own n and number of questions (whatever --n and "
+            "--questions plan for). The pilot's rerun ± takes any variance its interval "
+            "would draw from the fitted Beta (n near 2k) from a grid prior fitted to the "
+            "pilot instead: the Beta is what this check tests.",
             "",
         ]
         out += _table(

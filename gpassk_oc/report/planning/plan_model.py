@@ -31,7 +31,7 @@ class Plan:
     target: float | None = None
     smallest: dict[str, dict[str, int | None]] = field(default_factory=dict)
     difference: float | None = None
-    power: float = 0.8
+    power: float = 0.8  # DEFAULT_POWER
     resolve: dict[str, dict[str, int | str | None]] = field(default_factory=dict)
     #: per metric and kind, why no n reaches --halfwidth (its ``smallest`` entry is None)
     unreachable: dict[str, dict[str, str]] = field(default_factory=dict)

@@ -27,6 +27,7 @@ from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Difference
 from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, prob_greater
+from gpassk_oc.log import logger
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.corrected_cells import (
     computed_kinds,
@@ -110,15 +111,23 @@ def corrected_lines(
     """Each side's values corrected for verdict error (``--audit`` / ``--verdict-error``),
     beside the raw ones: markdown lines and the JSON block."""
     from gpassk_oc.core.uncertainty.corrected_estimates import correct
-    from gpassk_oc.report.ranking.corrections import MAX_RANK_DRAWS, channel_questions, rate_arrays
+    from gpassk_oc.report.ranking.corrections import (
+        MAX_RANK_DRAWS,
+        channel_questions,
+        rate_arrays,
+        unused_sources,
+    )
 
     point, draws = rate_arrays(rates)
     fixable = [m for m in metrics if m.definition.correctable]
     data: dict[str, Any] = {}
     results = []
-    for row, side in sides:
+    tables = [channel_questions(row, list(rates.points)) for row, _ in sides]
+    for line in unused_sources(list(rates.points), tables):
+        logger.warning(line)
+    for (_, side), questions in zip(sides, tables):
         got = correct(
-            channel_questions(row, list(rates.points)),
+            questions,
             point,
             fixable,
             rate_draws=draws,

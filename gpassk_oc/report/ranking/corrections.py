@@ -49,6 +49,7 @@ __all__ = [
     "attach_ranks",
     "rank_cells",
     "load_rates",
+    "unused_sources",
     "vote_metric",
 ]
 
@@ -96,6 +97,20 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
     return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
+def unused_sources(sources: Sequence[str], tables: Sequence[Sequence[Question]]) -> list[str]:
+    """One line per stated source (``by=``) that no sample of *tables* (each row's
+    :func:`channel_questions`) came from: its rates correct nothing, which the table
+    would not show (every corrected value equal to its raw one, beside the rates)."""
+    out = []
+    for j, source in enumerate(sources, start=1):
+        if source != ALL_SOURCES and not any(q[j][0] for t in tables for q in t):
+            out.append(
+                f"--verdict-error by={source}: no sample of the rows reported came from "
+                f"{source!r}, so its rates correct nothing"
+            )
+    return out
+
+
 def corrected_metrics(report: Report) -> list[MetricSpec]:
     """The metrics corrected: the report's headline ones, pass@k and pass@1."""
     return list(dict.fromkeys(report.headline_specs() + [PASS.spec(report.k), PASS.spec(1)]))
@@ -130,8 +145,9 @@ def attach_corrections(
     if rates is not None:
         sources = list(rates.points)
         point, draws = rate_arrays(rates)
-        for row in report.rows:
-            questions = channel_questions(row, sources)
+        tables = [channel_questions(row, sources) for row in report.rows]
+        report.notes += unused_sources(sources, tables)
+        for row, questions in zip(report.rows, tables):
             try:
                 out[(row.label, row.dataset_abbr)] = correct(
                     questions,
