@@ -71,6 +71,10 @@ markdown files' heads; nothing else changed. Then the page shows a cell without 
 interval as ``[no width]`` with its note, as the markdown does (it was a bare value), and
 its '!' note moved under the board beside the others, shown only where a cell carries
 '!': report.html's script and one page-data key (``no_width_note``); no row data changed.
+Then a benchmark interval of G-Pass@16_1.0 or mG-Pass@16 from fewer than 32 questions
+(the 24- and 6-question tables) is marked '!' (status 'unreliable'), and the '!' legend
+gains its reason: those cells, their CSV/JSON status, the legends and the page's '!'
+tooltip text.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

@@ -14,7 +14,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.block_threads import in_parallel
+from gpassk_oc.core.uncertainty.interval_kinds import benchmark_unreliable
 from gpassk_oc.core.uncertainty.tail_quantiles import column_quantiles, order_quantiles
 
 __all__ = [
@@ -306,11 +308,16 @@ def _contain(
     return np.where(flat, np.nan, low), np.where(flat, np.nan, high)
 
 
-def ci_status(n_boot: int, defined: bool, flat: bool) -> str:
+def ci_status(n_boot: int, defined: int, flat: bool, spec: MetricSpec | None = None) -> str:
     """Why an interval is what it is: 'ok', 'off' (no resamples asked for), 'undefined'
-    (the metric has no value: k > n everywhere) or 'no width' (see :func:`no_spread`)."""
+    (the metric has no value: k > n everywhere), 'no width' (see :func:`no_spread`) or
+    'unreliable': *defined* (its questions) too few for *spec*'s bootstrap
+    (:func:`.interval_kinds.benchmark_unreliable`)."""
     if not defined:
         return "undefined"
     if n_boot <= 0:
         return "off"
-    return "no width" if flat else "ok"
+    if flat:
+        return "no width"
+    few = spec is not None and benchmark_unreliable(spec, int(defined))
+    return "unreliable" if few else "ok"

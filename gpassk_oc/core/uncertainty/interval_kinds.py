@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpassk_oc.core.metrics.gpass_exact import threshold_count
+from gpassk_oc.core.metrics.registry import G_PASS, MG_PASS, MetricSpec
+
 __all__ = [
     "GUESSED_SHARE",
     "MIN_VARYING",
@@ -76,6 +79,13 @@ GUESSED_SHARE = 0.75
 #: wider than the goal allows, on the counts alone (:meth:`.atoms.Atoms.wide`)
 WIDE_RATIO = 2.0
 #: rerun statuses whose interval has bounds ('unreliable', 'wide': shown, with a warning)
+#: a benchmark interval of a metric that needs all k ≥ 2 draws right (G-Pass@k_1.0,
+#: mG-Pass@k) resting on fewer questions than this is marked '!': a few questions often
+#: hold none of the population's questions solved in every draw, resampling them cannot
+#: show what is missing, and the interval lies below the truth (bench/
+#: bench_small_benchmark.py; in the band from 32 questions, bench/bench_ci_coverage.py)
+MIN_BENCHMARK_QUESTIONS = 32
+
 SHOWN = ("ok", "posterior", "wide", "unreliable")
 
 
@@ -137,3 +147,18 @@ def p_held_to_interval(
     outside = (low > 0) | (high < 0)
     p = np.where(inside & (p < alpha), alpha, p)
     return np.where(outside & (p >= alpha), np.nextafter(alpha, 0.0), p)
+
+
+def benchmark_unreliable(spec: MetricSpec, questions: int) -> bool:
+    """True where a benchmark interval of *spec* over *questions* questions is marked '!'
+    (:data:`MIN_BENCHMARK_QUESTIONS`): mG-Pass@k, or G-Pass@k_τ that needs all k draws
+    right, at k ≥ 2."""
+    if spec.k < 2 or questions >= MIN_BENCHMARK_QUESTIONS:
+        return False
+    if spec.definition is MG_PASS:
+        return True
+    return (
+        spec.definition is G_PASS
+        and spec.tau is not None
+        and (threshold_count(spec.k, spec.tau) == spec.k)
+    )

@@ -177,7 +177,7 @@ class Estimate:
     ci_high: float
     sampling_se: float  # rerun SE (NaN when the rerun interval is not given)
     n_questions: int  # questions for which the metric is defined (k <= n)
-    ci: str = "ok"  # see ci_status: 'ok', 'off', 'undefined', 'no width' (CI bounds NaN)
+    ci: str = "ok"  # ci_status: ok, unreliable; bounds NaN: off, undefined, no width
     rerun_low: float = float("nan")
     rerun_high: float = float("nan")
     # 'ok', 'posterior'/'wide'/'unreliable' (see marked), 'undefined', 'n < 2k', 'no width'
@@ -337,7 +337,7 @@ def _estimates(
             high[j],
             se[j],
             int(defined[j]),
-            ci_status(n_boot, bool(defined[j]), bool(flat[j])),
+            ci_status(n_boot, int(defined[j]), bool(flat[j]), s),
             r_low[j],
             r_high[j],
             rerun_status[j],
@@ -489,7 +489,7 @@ def compare(
             float(se[j]),
             float(p_value[j]),
             int(q_both[j]),
-            ci_status(n_boot, bool(q_both[j]), bool(flat[j])),
+            ci_status(n_boot, int(q_both[j]), bool(flat[j]), s),
             float(r_low[j]),
             float(r_high[j]),
             float(r_p[j]) if r_status[j] in SHOWN else float("nan"),

@@ -119,7 +119,7 @@ def _maj_estimates(
             float(high[j]),
             float("nan"),
             int(defined[j]),
-            ci_status(n_boot, bool(defined[j]), bool(flat[j])),
+            ci_status(n_boot, int(defined[j]), bool(flat[j]), spec),
         )
         for j, spec in enumerate(specs)
     }

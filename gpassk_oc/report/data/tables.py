@@ -9,6 +9,7 @@ from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
 from gpassk_oc.core.uncertainty.interval_kinds import (
     GUESSED_SHARE,
+    MIN_BENCHMARK_QUESTIONS,
     MIN_VARYING,
     SHOWN,
     WIDE_RATIO,
@@ -235,11 +236,12 @@ def no_width_note(interval: str = "both") -> str:
     return "no interval is given: " + "; ".join(parts)
 
 
-#: why a rerun interval is marked '!' (status 'unreliable'), in short (the page's tooltips)
+#: why an interval is marked '!' (status 'unreliable'), in short (the page's tooltips)
 UNRELIABLE = (
     f"unreliable: fewer than {MIN_VARYING} of the table's questions vary, n < 2k for a "
     "metric that needs all k draws right, or most of the width is the fitted difficulty "
-    "model's guess, not the samples' estimate"
+    "model's guess, not the samples' estimate (rerun); fewer than "
+    f"{MIN_BENCHMARK_QUESTIONS} questions for such a metric (benchmark)"
 )
 
 
@@ -278,7 +280,8 @@ def wide_clause(statuses: Iterable[str]) -> str:
 
 
 def unreliable_reasons() -> list[str]:
-    """The three reasons a rerun interval is marked ``!`` (status 'unreliable')."""
+    """The reasons an interval is marked ``!`` (status 'unreliable'): three for the rerun
+    interval, the last (:data:`BENCHMARK_FEW`) for the benchmark interval."""
     return [
         f"fewer than {MIN_VARYING} of the table's questions vary (have a "
         "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
@@ -297,7 +300,19 @@ def unreliable_reasons() -> list[str]:
         "unbiased estimate from the samples (mostly questions at a flat end: no rerun is "
         "seen moving them): its width is then the model's guess of how often such a question "
         "leaves its flat end, which the counts cannot check (same page, Small tables)",
+        BENCHMARK_FEW,
     ]
+
+
+#: why a *benchmark* interval is marked '!' (the last of :func:`unreliable_reasons`)
+BENCHMARK_FEW = (
+    "benchmark interval, from fewer than "
+    f"{MIN_BENCHMARK_QUESTIONS} questions, of a metric that needs all k draws right "
+    "(G-Pass@k_1.0, mG-Pass@k): so few questions often hold none of the "
+    "population's questions solved in every draw, resampling them cannot show what is "
+    "missing, and the interval tends to lie below the truth (same page, The benchmark "
+    "interval in small tables)"
+)
 
 
 #: a legend entry: its text and the items listed under it
@@ -342,6 +357,8 @@ def _rerun_entries(report: Report, level: str, shown: set[str] | None) -> list[E
     reasons = [f"{r}." for r in unreliable_reasons()]
     if shown is not None and not _short_rows(report):
         reasons = [r for r in reasons if not r.startswith("n < 2k")]
+    if report.interval == "rerun":
+        reasons = [r for r in reasons if r != f"{BENCHMARK_FEW}."]
     out: list[Entry] = [
         (
             f"[rerun {level}] = how far a rerun on these same questions would move the value "
@@ -396,6 +413,8 @@ def legend(report: Report, best_first: bool = True, shown: set[str] | None = Non
                 [],
             )
         ]
+    if report.interval == "benchmark" and (shown is None or "unreliable" in shown):
+        bench.append((f"! = unreliable: {BENCHMARK_FEW}.", []))
     kinds: list[Entry] = {"both": rerun + bench, "rerun": rerun}.get(report.interval, bench)
     layout = (
         f"Values in percent, rounded half up. n = samples per question, Q = questions. "
