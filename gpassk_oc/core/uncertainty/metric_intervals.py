@@ -58,10 +58,12 @@ from gpassk_oc.core.uncertainty.bootstrap import (
 from gpassk_oc.core.uncertainty.interval_kinds import (
     SHOWN,
     WIDE_RATIO,
+    _rerun_finish,
+    _rerun_sums,
     marked,
     p_held_to_interval,
     rerun_df,
-    t_quantile,
+    rerun_interval,
     t_two_sided_p,
 )
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c, rerun_se, rerun_variance
@@ -102,67 +104,6 @@ def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
     per-question variance estimates; NaN where some question has n < 2k (the posterior
     variances :func:`summarize` uses there need a prior fitted to the questions)."""
     return rerun_interval(atoms.weight, atoms.values(specs), atoms.variances(specs))[2]
-
-
-def rerun_interval(
-    weight: np.ndarray,
-    values: np.ndarray,
-    variances: np.ndarray,
-    *,
-    level: float = DEFAULT_LEVEL,
-    clip: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """The *rerun* interval of the mean of each column of *values* (A × M, NaN = metric
-    undefined), from per-question unbiased variance estimates *variances* (A × M, NaN
-    where none exists). Works for any metric that supplies both arrays.
-
-    Returns ``(low, high, se, status)``: status per column is 'ok', 'undefined', 'n < 2k'
-    (some question where the metric is defined has no variance estimate) or 'no width'
-    (Σ V ≤ 0). With *clip*, bounds are clipped to [0, 1] (where a metric's truth lies);
-    pass ``clip=False`` for differences.
-    """
-    return _rerun_finish(_rerun_sums(weight, values, variances), level=level, clip=clip)
-
-
-#: per column: (questions where defined, some lacks a variance, Σ V, Σ V², point)
-RerunSums = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def _rerun_sums(weight: np.ndarray, values: np.ndarray, variances: np.ndarray) -> RerunSums:
-    """The per-column sums :func:`rerun_interval` is computed from; cells' sums side by
-    side (``np.hstack``) finish in one call, as t quantiles cost per call."""
-    weight = np.asarray(weight, dtype=np.int64)
-    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
-    variances = np.asarray(variances, dtype=float).reshape(values.shape)
-    defined = ~np.isnan(values)
-    q = weight @ defined
-    missing = weight @ (defined & np.isnan(variances)) > 0
-    v = np.where(defined & ~np.isnan(variances), variances, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = (weight @ np.where(defined, values, 0.0)) / q
-    return q, missing, weight @ v, weight @ (v * v), point
-
-
-def _rerun_finish(
-    sums: RerunSums, *, level: float, clip: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """:func:`rerun_interval` from its :func:`_rerun_sums`."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    q, missing, var_sum, sq_sum, point = sums
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(np.maximum(var_sum, 0.0)) / q
-        half = t_quantile(level, rerun_df(var_sum, sq_sum)) * se
-    status = [
-        "undefined" if not q_j else "n < 2k" if m_j else "ok" if v_j > 0 else "no width"
-        for q_j, m_j, v_j in zip(q.tolist(), missing.tolist(), var_sum.tolist())
-    ]
-    ok = np.array([s == "ok" for s in status], dtype=bool)
-    low, high = point - half, point + half
-    if clip:
-        low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
-    se = np.where(ok | (np.array(status) == "no width"), se, np.nan)
-    return np.where(ok, low, np.nan), np.where(ok, high, np.nan), se, status
 
 
 # --------------------------------------------------------------------------- high level
