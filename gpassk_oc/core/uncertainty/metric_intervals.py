@@ -304,6 +304,14 @@ class Difference:
     rerun_high: float = float("nan")
     rerun_p: float = float("nan")  # rerun kind: two-sided t-test p for diff == 0
     rerun: str = "off"  # as Estimate.rerun
+    # the runs whose counts give the rerun interval its width ("A and B", "A", "B" or "":
+    # a run right in all or in none of every question's samples adds no rerun variance)
+    rests_on: str = "A and B"
+
+
+def _moves(atoms: Atoms) -> bool:
+    """Whether some question of *atoms* was right in some but not all of its samples."""
+    return bool(np.any((atoms.c > 0) & (atoms.c < atoms.n)))
 
 
 @dataclass(frozen=True)
@@ -342,11 +350,23 @@ class _Paired:
         return cls(atoms_a, atoms_b, pairs, weight, va, vb, both)
 
     def _variances(self, specs: list[MetricSpec], prior_a: Any, prior_b: Any) -> np.ndarray:
-        """Per pair, A's plus B's per-question rerun variances under the two priors."""
+        """Per pair, A's plus B's per-question rerun variances under the two priors; a run
+        right in all or in none of the samples of every question adds none, as in its own
+        report (:meth:`.atoms.Atoms.cell_variances`): its counts cannot say how far a rerun
+        would move it, so the interval rests on the other run (:attr:`Difference.rests_on`),
+        or has no width when both are so (a prior fitted to such counts, a point mass at 0
+        and 1, used to give ``[+100.0, +100.0]``)."""
+        a, b = self.atoms_a, self.atoms_b
         return (
-            self.atoms_a.variances(specs, prior_a)[self.pairs[:, 0]]
-            + self.atoms_b.variances(specs, prior_b)[self.pairs[:, 1]]
+            a.cell_variances(a.variances(specs, prior_a))[self.pairs[:, 0]]
+            + b.cell_variances(b.variances(specs, prior_b))[self.pairs[:, 1]]
         )
+
+    def rests_on(self) -> str:
+        """The runs ("A", "B", "A and B" or "") whose counts give the rerun interval its
+        width: those with some question right in some but not all of its samples."""
+        moving = [s for s, x in (("A", self.atoms_a), ("B", self.atoms_b)) if _moves(x)]
+        return " and ".join(moving)
 
     def rerun_kind(
         self, specs: list[MetricSpec], diff_values: np.ndarray, point: np.ndarray, level: float
@@ -415,11 +435,15 @@ def compare(
     # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
     # re-centred bootstrap, can disagree with the interval printed beside it)
     p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
+    # no width (every question's difference alike): every resample gives the point, so its
+    # p would be 1 / (resamples + 1), an artefact of --resamples, beside no interval
+    p_value = np.where(flat, np.nan, p_value)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     r_low, r_high, se, r_status, r_p = paired.rerun_kind(specs, diff_values, point, level)
     r_p = p_held_to_interval(r_p, r_low, r_high, level)
+    rests_on = paired.rests_on()
     return {
         s.key: Difference(
             float(mean_a[j]),
@@ -435,6 +459,7 @@ def compare(
             float(r_high[j]),
             float(r_p[j]) if r_status[j] in SHOWN else float("nan"),
             r_status[j],
+            rests_on,
         )
         for j, s in enumerate(specs)
     }
