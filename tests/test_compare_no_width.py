@@ -61,7 +61,8 @@ def test_all_right_against_never_right_has_no_rerun_width_and_no_p(capsys, tmp_p
         assert _row(markdown, key)[4:] == ["no width", "—", "no width", "—"], key
     assert "+100.0, +100.0" not in markdown
     legend = markdown.split("\n## ", 1)[0]
-    assert "- no width: no interval is given, nor a p-value read off it" in legend
+    assert "- no width: no interval is given: rerun: " in legend
+    assert "and no p-value (—) unless every A − B is 0 (p = 1)" in legend
     assert "`!` = unreliable" not in legend  # no cell shows '!'
     # report says the same of each run alone
     code, out, err = run_cli(capsys, "report", tmp_path, "--resamples", "0", "--k", "16")
@@ -136,3 +137,13 @@ def test_ordinary_runs_rest_on_both(capsys, tmp_path):
     data, markdown = _compare(capsys, tmp_path, *counts)
     assert {d["rerun"]["rests_on"] for d in data["metrics"].values()} == {"A and B"}
     assert "rests on" not in markdown.split("\n## ", 1)[0]
+
+
+def test_equal_flat_runs_keep_p_one(capsys, tmp_path):
+    """Every A − B is 0 (two runs right in every sample): no width for either kind, and
+    the benchmark p is 1 (no sign of a difference), not a number set by --resamples."""
+    data, markdown = _compare(capsys, tmp_path, [N] * Q, [N] * Q)
+    d = data["metrics"]["pass@1"]
+    assert d["diff"] == 0 and d["benchmark"]["status"] == "no width"
+    assert d["benchmark"]["p_value"] == 1.0 and d["rerun"]["p_value"] is None
+    assert _row(markdown, "pass@1")[3:] == ["0.0", "no width", "—", "no width", "1.000"]

@@ -435,9 +435,10 @@ def compare(
     # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
     # re-centred bootstrap, can disagree with the interval printed beside it)
     p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
-    # no width (every question's difference alike): every resample gives the point, so its
-    # p would be 1 / (resamples + 1), an artefact of --resamples, beside no interval
-    p_value = np.where(flat, np.nan, p_value)
+    # no width (every question's difference alike) and A − B ≠ 0: every resample gives the
+    # point, so p would be 1 / (resamples + 1), set by --resamples, beside no interval
+    # (where every difference is 0, p = 1 says what the counts do: no sign of one)
+    p_value = np.where(flat & (point != 0), np.nan, p_value)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)

@@ -193,12 +193,12 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
 #: also where Σ V = 0 with counts strictly between 0 and n (pass@16 at c > n − 16), and
 #: why its p-value is left out too
 NO_WIDTH = (
-    "no width: no interval is given, nor a p-value read off it (—): rerun: no question's "
-    "value moves within the samples of A or of B (e.g. every question answered right in "
-    "all or in none of its samples in both), so the counts cannot say how far a rerun "
-    "would move the difference; benchmark: every question has the same A − B, so "
-    "resampling questions gives no width (its p would reflect only the number of "
-    "resamples)."
+    "no width: no interval is given: rerun: no question's value moves within the samples "
+    "of A or of B (e.g. every question answered right in all or in none of its samples in "
+    "both), so the counts cannot say how far a rerun would move the difference, and no "
+    "p-value (—); benchmark: every question has the same A − B, so resampling questions "
+    "gives no width, and no p-value (—) unless every A − B is 0 (p = 1): any other p "
+    "would reflect only the number of resamples."
 )
 
 
