@@ -400,6 +400,26 @@ class _Paired:
         return r_low, r_high, se, r_status, r_p
 
 
+def _benchmark_p(
+    weight: np.ndarray,
+    diff_values: np.ndarray,
+    resampled: tuple[np.ndarray, np.ndarray],
+    interval: tuple[np.ndarray, np.ndarray, np.ndarray],
+    level: float,
+) -> np.ndarray:
+    """Two-sided p of the benchmark kind, read off the same BCa intervals (*resampled*:
+    the point and the resample means): p < 1 − level exactly when the *interval* (low,
+    high, no width) at that level leaves 0 out (a p from another construction, e.g. a
+    re-centred bootstrap, can disagree with the interval printed beside it). NaN where
+    the interval has no width and A − B ≠ 0: every resample gives the point, so p would
+    be 1 / (resamples + 1), set by the resample count, beside no interval (where every
+    difference is 0, p = 1 says what the counts do: no sign of one)."""
+    point, means = resampled
+    low, high, flat = interval
+    p = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
+    return np.where(flat & (point != 0), np.nan, p)
+
+
 def compare(
     n_a: int | Sequence[int] | np.ndarray,
     c_a: Sequence[int] | np.ndarray,
@@ -431,14 +451,7 @@ def compare(
     q_both = weight @ both
     tails = _bca_tails(weight, diff_values, point, means, level)
     low, high = _contain(point, *_percentiles(means, level, *tails), flat)
-    # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
-    # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
-    # re-centred bootstrap, can disagree with the interval printed beside it)
-    p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
-    # no width (every question's difference alike) and A − B ≠ 0: every resample gives the
-    # point, so p would be 1 / (resamples + 1), set by --resamples, beside no interval
-    # (where every difference is 0, p = 1 says what the counts do: no sign of one)
-    p_value = np.where(flat & (point != 0), np.nan, p_value)
+    p_value = _benchmark_p(weight, diff_values, (point, means), (low, high, flat), level)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
