@@ -14,7 +14,7 @@ width counts as a miss. Per cell: coverage, the share of runs whose interval lie
 *below* the truth (the side a skewed metric misses on), and the mean width.
 
 The report marks such an interval ``!`` where it rests on too few questions for its
-metric (:func:`gpassk_oc.core.uncertainty.interval_kinds.benchmark_unreliable`); per cell
+metric (:func:`gpassk_oc.core.uncertainty.bootstrap.benchmark_unreliable`); per cell
 the share marked and the coverage of the others are given too. Goal (printed ``goal met``
 / ``NOT met``, then ``RESULT …`` last): every cell covers within [0.93, 0.97] ± 2 SE, or
 its intervals without ``!`` or ``[no width]`` do (their exact binomial interval reaches

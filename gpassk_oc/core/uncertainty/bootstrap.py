@@ -14,13 +14,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.metrics.gpass_exact import threshold_count
+from gpassk_oc.core.metrics.registry import G_PASS, MG_PASS, MetricSpec
 from gpassk_oc.core.uncertainty.block_threads import in_parallel
-from gpassk_oc.core.uncertainty.interval_kinds import benchmark_unreliable
 from gpassk_oc.core.uncertainty.tail_quantiles import column_quantiles, order_quantiles
 
 __all__ = [
+    "MIN_BENCHMARK_QUESTIONS",
     "bca_p_value",
+    "benchmark_unreliable",
     "bootstrap",
     "bootstrap_questions",
     "ci_status",
@@ -38,6 +40,12 @@ DEFAULT_LEVEL = 0.95
 JOINT_MAX_ENTRIES = 2**23
 #: resample means computed per block of columns: resamples × this ≤ 2**22 floats (32 MB)
 _BLOCK_ENTRIES = 2**22
+#: a benchmark interval of a metric that needs all k ≥ 2 draws right (G-Pass@k_1.0,
+#: mG-Pass@k) resting on fewer questions than this is marked '!': a few questions often
+#: hold none of the population's questions solved in every draw, resampling them cannot
+#: show what is missing, and the interval lies below the truth (bench/
+#: bench_small_benchmark.py; in the band from 32 questions, bench/bench_ci_coverage.py)
+MIN_BENCHMARK_QUESTIONS = 32
 
 
 def resample_counts(
@@ -312,7 +320,7 @@ def ci_status(n_boot: int, defined: int, flat: bool, spec: MetricSpec | None = N
     """Why an interval is what it is: 'ok', 'off' (no resamples asked for), 'undefined'
     (the metric has no value: k > n everywhere), 'no width' (see :func:`no_spread`) or
     'unreliable': *defined* (its questions) too few for *spec*'s bootstrap
-    (:func:`.interval_kinds.benchmark_unreliable`)."""
+    (:func:`benchmark_unreliable`)."""
     if not defined:
         return "undefined"
     if n_boot <= 0:
@@ -321,3 +329,18 @@ def ci_status(n_boot: int, defined: int, flat: bool, spec: MetricSpec | None = N
         return "no width"
     few = spec is not None and benchmark_unreliable(spec, int(defined))
     return "unreliable" if few else "ok"
+
+
+def benchmark_unreliable(spec: MetricSpec, questions: int) -> bool:
+    """True where a benchmark interval of *spec* over *questions* questions is marked '!'
+    (:data:`MIN_BENCHMARK_QUESTIONS`): mG-Pass@k, or G-Pass@k_τ that needs all k draws
+    right, at k ≥ 2."""
+    if spec.k < 2 or questions >= MIN_BENCHMARK_QUESTIONS:
+        return False
+    if spec.definition is MG_PASS:
+        return True
+    return (
+        spec.definition is G_PASS
+        and spec.tau is not None
+        and (threshold_count(spec.k, spec.tau) == spec.k)
+    )

@@ -1,4 +1,5 @@
-"""How the two interval kinds are made, and the rerun interval's quantiles (pure core).
+"""How the two interval kinds are made: the rerun interval (:func:`rerun_interval`) and its
+quantiles (pure core).
 
 **Rerun interval** (questions fixed, samples redrawn): the mean over Q questions of the
 per-question estimates ``f(c_q)``, ± a t quantile × ``SE = sqrt(Σ_q V_q) / Q``, where
@@ -35,8 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpassk_oc.core.metrics.gpass_exact import threshold_count
-from gpassk_oc.core.metrics.registry import G_PASS, MG_PASS, MetricSpec
+from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL
 
 __all__ = [
     "GUESSED_SHARE",
@@ -47,6 +47,7 @@ __all__ = [
     "marked",
     "p_held_to_interval",
     "rerun_df",
+    "rerun_interval",
     "t_quantile",
     "t_two_sided_p",
 ]
@@ -79,13 +80,6 @@ GUESSED_SHARE = 0.75
 #: wider than the goal allows, on the counts alone (:meth:`.atoms.Atoms.wide`)
 WIDE_RATIO = 2.0
 #: rerun statuses whose interval has bounds ('unreliable', 'wide': shown, with a warning)
-#: a benchmark interval of a metric that needs all k ≥ 2 draws right (G-Pass@k_1.0,
-#: mG-Pass@k) resting on fewer questions than this is marked '!': a few questions often
-#: hold none of the population's questions solved in every draw, resampling them cannot
-#: show what is missing, and the interval lies below the truth (bench/
-#: bench_small_benchmark.py; in the band from 32 questions, bench/bench_ci_coverage.py)
-MIN_BENCHMARK_QUESTIONS = 32
-
 SHOWN = ("ok", "posterior", "wide", "unreliable")
 
 
@@ -149,16 +143,62 @@ def p_held_to_interval(
     return np.where(outside & (p >= alpha), np.nextafter(alpha, 0.0), p)
 
 
-def benchmark_unreliable(spec: MetricSpec, questions: int) -> bool:
-    """True where a benchmark interval of *spec* over *questions* questions is marked '!'
-    (:data:`MIN_BENCHMARK_QUESTIONS`): mG-Pass@k, or G-Pass@k_τ that needs all k draws
-    right, at k ≥ 2."""
-    if spec.k < 2 or questions >= MIN_BENCHMARK_QUESTIONS:
-        return False
-    if spec.definition is MG_PASS:
-        return True
-    return (
-        spec.definition is G_PASS
-        and spec.tau is not None
-        and (threshold_count(spec.k, spec.tau) == spec.k)
-    )
+def rerun_interval(
+    weight: np.ndarray,
+    values: np.ndarray,
+    variances: np.ndarray,
+    *,
+    level: float = DEFAULT_LEVEL,
+    clip: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """The *rerun* interval of the mean of each column of *values* (A × M, NaN = metric
+    undefined), from per-question unbiased variance estimates *variances* (A × M, NaN
+    where none exists). Works for any metric that supplies both arrays.
+
+    Returns ``(low, high, se, status)``: status per column is 'ok', 'undefined', 'n < 2k'
+    (some question where the metric is defined has no variance estimate) or 'no width'
+    (Σ V ≤ 0). With *clip*, bounds are clipped to [0, 1] (where a metric's truth lies);
+    pass ``clip=False`` for differences.
+    """
+    return _rerun_finish(_rerun_sums(weight, values, variances), level=level, clip=clip)
+
+
+#: per column: (questions where defined, some lacks a variance, Σ V, Σ V², point)
+RerunSums = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _rerun_sums(weight: np.ndarray, values: np.ndarray, variances: np.ndarray) -> RerunSums:
+    """The per-column sums :func:`rerun_interval` is computed from; cells' sums side by
+    side (``np.hstack``) finish in one call, as t quantiles cost per call."""
+    weight = np.asarray(weight, dtype=np.int64)
+    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
+    variances = np.asarray(variances, dtype=float).reshape(values.shape)
+    defined = ~np.isnan(values)
+    q = weight @ defined
+    missing = weight @ (defined & np.isnan(variances)) > 0
+    v = np.where(defined & ~np.isnan(variances), variances, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = (weight @ np.where(defined, values, 0.0)) / q
+    return q, missing, weight @ v, weight @ (v * v), point
+
+
+def _rerun_finish(
+    sums: RerunSums, *, level: float, clip: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """:func:`rerun_interval` from its :func:`_rerun_sums`."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    q, missing, var_sum, sq_sum, point = sums
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(np.maximum(var_sum, 0.0)) / q
+        half = t_quantile(level, rerun_df(var_sum, sq_sum)) * se
+    status = [
+        "undefined" if not q_j else "n < 2k" if m_j else "ok" if v_j > 0 else "no width"
+        for q_j, m_j, v_j in zip(q.tolist(), missing.tolist(), var_sum.tolist())
+    ]
+    ok = np.array([s == "ok" for s in status], dtype=bool)
+    low, high = point - half, point + half
+    if clip:
+        low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
+    se = np.where(ok | (np.array(status) == "no width"), se, np.nan)
+    return np.where(ok, low, np.nan), np.where(ok, high, np.nan), se, status

@@ -58,10 +58,12 @@ from gpassk_oc.core.uncertainty.bootstrap import (
 from gpassk_oc.core.uncertainty.interval_kinds import (
     SHOWN,
     WIDE_RATIO,
+    _rerun_finish,
+    _rerun_sums,
     marked,
     p_held_to_interval,
     rerun_df,
-    t_quantile,
+    rerun_interval,
     t_two_sided_p,
 )
 from gpassk_oc.core.uncertainty.known_rates import metric_per_c, rerun_se, rerun_variance
@@ -102,67 +104,6 @@ def sampling_se(atoms: Atoms, specs: Sequence[MetricSpec]) -> np.ndarray:
     per-question variance estimates; NaN where some question has n < 2k (the posterior
     variances :func:`summarize` uses there need a prior fitted to the questions)."""
     return rerun_interval(atoms.weight, atoms.values(specs), atoms.variances(specs))[2]
-
-
-def rerun_interval(
-    weight: np.ndarray,
-    values: np.ndarray,
-    variances: np.ndarray,
-    *,
-    level: float = DEFAULT_LEVEL,
-    clip: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """The *rerun* interval of the mean of each column of *values* (A × M, NaN = metric
-    undefined), from per-question unbiased variance estimates *variances* (A × M, NaN
-    where none exists). Works for any metric that supplies both arrays.
-
-    Returns ``(low, high, se, status)``: status per column is 'ok', 'undefined', 'n < 2k'
-    (some question where the metric is defined has no variance estimate) or 'no width'
-    (Σ V ≤ 0). With *clip*, bounds are clipped to [0, 1] (where a metric's truth lies);
-    pass ``clip=False`` for differences.
-    """
-    return _rerun_finish(_rerun_sums(weight, values, variances), level=level, clip=clip)
-
-
-#: per column: (questions where defined, some lacks a variance, Σ V, Σ V², point)
-RerunSums = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def _rerun_sums(weight: np.ndarray, values: np.ndarray, variances: np.ndarray) -> RerunSums:
-    """The per-column sums :func:`rerun_interval` is computed from; cells' sums side by
-    side (``np.hstack``) finish in one call, as t quantiles cost per call."""
-    weight = np.asarray(weight, dtype=np.int64)
-    values = np.asarray(values, dtype=float).reshape(len(weight), -1)
-    variances = np.asarray(variances, dtype=float).reshape(values.shape)
-    defined = ~np.isnan(values)
-    q = weight @ defined
-    missing = weight @ (defined & np.isnan(variances)) > 0
-    v = np.where(defined & ~np.isnan(variances), variances, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        point = (weight @ np.where(defined, values, 0.0)) / q
-    return q, missing, weight @ v, weight @ (v * v), point
-
-
-def _rerun_finish(
-    sums: RerunSums, *, level: float, clip: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
-    """:func:`rerun_interval` from its :func:`_rerun_sums`."""
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    q, missing, var_sum, sq_sum, point = sums
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(np.maximum(var_sum, 0.0)) / q
-        half = t_quantile(level, rerun_df(var_sum, sq_sum)) * se
-    status = [
-        "undefined" if not q_j else "n < 2k" if m_j else "ok" if v_j > 0 else "no width"
-        for q_j, m_j, v_j in zip(q.tolist(), missing.tolist(), var_sum.tolist())
-    ]
-    ok = np.array([s == "ok" for s in status], dtype=bool)
-    low, high = point - half, point + half
-    if clip:
-        low, high = np.maximum(low, 0.0), np.minimum(high, 1.0)
-    se = np.where(ok | (np.array(status) == "no width"), se, np.nan)
-    return np.where(ok, low, np.nan), np.where(ok, high, np.nan), se, status
 
 
 # --------------------------------------------------------------------------- high level
@@ -363,6 +304,14 @@ class Difference:
     rerun_high: float = float("nan")
     rerun_p: float = float("nan")  # rerun kind: two-sided t-test p for diff == 0
     rerun: str = "off"  # as Estimate.rerun
+    # the runs whose counts give the rerun interval its width ("A and B", "A", "B" or "":
+    # a run right in all or in none of every question's samples adds no rerun variance)
+    rests_on: str = "A and B"
+
+
+def _moves(atoms: Atoms) -> bool:
+    """Whether some question of *atoms* was right in some but not all of its samples."""
+    return bool(np.any((atoms.c > 0) & (atoms.c < atoms.n)))
 
 
 @dataclass(frozen=True)
@@ -401,11 +350,23 @@ class _Paired:
         return cls(atoms_a, atoms_b, pairs, weight, va, vb, both)
 
     def _variances(self, specs: list[MetricSpec], prior_a: Any, prior_b: Any) -> np.ndarray:
-        """Per pair, A's plus B's per-question rerun variances under the two priors."""
+        """Per pair, A's plus B's per-question rerun variances under the two priors; a run
+        right in all or in none of the samples of every question adds none, as in its own
+        report (:meth:`.atoms.Atoms.cell_variances`): its counts cannot say how far a rerun
+        would move it, so the interval rests on the other run (:attr:`Difference.rests_on`),
+        or has no width when both are so (a prior fitted to such counts, a point mass at 0
+        and 1, used to give ``[+100.0, +100.0]``)."""
+        a, b = self.atoms_a, self.atoms_b
         return (
-            self.atoms_a.variances(specs, prior_a)[self.pairs[:, 0]]
-            + self.atoms_b.variances(specs, prior_b)[self.pairs[:, 1]]
+            a.cell_variances(a.variances(specs, prior_a))[self.pairs[:, 0]]
+            + b.cell_variances(b.variances(specs, prior_b))[self.pairs[:, 1]]
         )
+
+    def rests_on(self) -> str:
+        """The runs ("A", "B", "A and B" or "") whose counts give the rerun interval its
+        width: those with some question right in some but not all of its samples."""
+        moving = [s for s, x in (("A", self.atoms_a), ("B", self.atoms_b)) if _moves(x)]
+        return " and ".join(moving)
 
     def rerun_kind(
         self, specs: list[MetricSpec], diff_values: np.ndarray, point: np.ndarray, level: float
@@ -439,6 +400,26 @@ class _Paired:
         return r_low, r_high, se, r_status, r_p
 
 
+def _benchmark_p(
+    weight: np.ndarray,
+    diff_values: np.ndarray,
+    resampled: tuple[np.ndarray, np.ndarray],
+    interval: tuple[np.ndarray, np.ndarray, np.ndarray],
+    level: float,
+) -> np.ndarray:
+    """Two-sided p of the benchmark kind, read off the same BCa intervals (*resampled*:
+    the point and the resample means): p < 1 − level exactly when the *interval* (low,
+    high, no width) at that level leaves 0 out (a p from another construction, e.g. a
+    re-centred bootstrap, can disagree with the interval printed beside it). NaN where
+    the interval has no width and A − B ≠ 0: every resample gives the point, so p would
+    be 1 / (resamples + 1), set by the resample count, beside no interval (where every
+    difference is 0, p = 1 says what the counts do: no sign of one)."""
+    point, means = resampled
+    low, high, flat = interval
+    p = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
+    return np.where(flat & (point != 0), np.nan, p)
+
+
 def compare(
     n_a: int | Sequence[int] | np.ndarray,
     c_a: Sequence[int] | np.ndarray,
@@ -470,15 +451,13 @@ def compare(
     q_both = weight @ both
     tails = _bca_tails(weight, diff_values, point, means, level)
     low, high = _contain(point, *_percentiles(means, level, *tails), flat)
-    # two-sided p read off the same BCa intervals: p < 1 - level exactly when the
-    # benchmark interval at that level leaves 0 out (a p from another construction, e.g. a
-    # re-centred bootstrap, can disagree with the interval printed beside it)
-    p_value = p_held_to_interval(bca_p_value(weight, diff_values, point, means), low, high, level)
+    p_value = _benchmark_p(weight, diff_values, (point, means), (low, high, flat), level)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_a = (weight @ np.where(both, va, 0.0)) / (weight @ both)
         mean_b = (weight @ np.where(both, vb, 0.0)) / (weight @ both)
     r_low, r_high, se, r_status, r_p = paired.rerun_kind(specs, diff_values, point, level)
     r_p = p_held_to_interval(r_p, r_low, r_high, level)
+    rests_on = paired.rests_on()
     return {
         s.key: Difference(
             float(mean_a[j]),
@@ -494,6 +473,7 @@ def compare(
             float(r_high[j]),
             float(r_p[j]) if r_status[j] in SHOWN else float("nan"),
             r_status[j],
+            rests_on,
         )
         for j, s in enumerate(specs)
     }

@@ -46,7 +46,6 @@ from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.data.tables import (
     MARKS,
     Entry,
-    no_width_note,
     unreliable_reasons,
     wide_clause,
 )
@@ -122,6 +121,7 @@ def to_json(
                     "se": pct(d.sampling_se),
                     "p_value": _p_or_none(d.rerun_p, d.rerun),
                     "status": d.rerun,
+                    "rests_on": d.rests_on,
                 },
                 "benchmark": {
                     "low": pct(d.ci_low),
@@ -189,6 +189,41 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
     return text
 
 
+#: the legend's ``no width``: the report's (:func:`.tables.no_width_note`) for A − B, true
+#: also where Σ V = 0 with counts strictly between 0 and n (pass@16 at c > n − 16), and
+#: why its p-value is left out too
+NO_WIDTH = (
+    "no width: no interval is given: rerun: no question's value moves within the samples "
+    "of A or of B (e.g. every question answered right in all or in none of its samples in "
+    "both), so the counts cannot say how far a rerun would move the difference, and no "
+    "p-value (—); benchmark: every question has the same A − B, so resampling questions "
+    "gives no width, and no p-value (—) unless every A − B is 0 (p = 1): any other p "
+    "would reflect only the number of resamples."
+)
+
+
+def _one_run_entries(result: dict[str, dict[str, Difference]]) -> list[tuple[str, list, bool]]:
+    """Legend entries for rerun intervals that rest on one run's samples (the other was
+    right in all or in none of every question's samples: :attr:`.Difference.rests_on`)."""
+    tables: dict[str, list[str]] = {"A": [], "B": []}
+    for name, diffs in result.items():
+        if any(d.rerun in SHOWN and d.rests_on in tables for d in diffs.values()):
+            side = next(d.rests_on for d in diffs.values() if d.rests_on in tables)
+            tables["B" if side == "A" else "A"].append(name)
+    return [
+        (
+            f"{flat} was answered right in all or in none of its samples on every question "
+            f"of {', '.join(names)}: its counts cannot say how far a rerun would move {flat} "
+            f"(its own report shows [no width]), so the rerun interval there rests on "
+            f"{other}'s samples alone, and a rerun of {flat} could move the difference further.",
+            [],
+            True,
+        )
+        for flat, other in (("A", "B"), ("B", "A"))
+        if (names := tables[flat])
+    ]
+
+
 def _legend(
     a: Row, b: Row, level: float, n_boot: int, result: dict[str, dict[str, Difference]]
 ) -> list[Entry]:
@@ -212,7 +247,8 @@ def _legend(
         ),
         (wide.removesuffix("; ") + ".", [], bool(wide)),
         ("! = unreliable, for one of these reasons:", reasons, "unreliable" in shown),
-        (f"no width: {no_width_note()}.", [], "no width" in shown),
+        (NO_WIDTH, [], "no width" in shown),
+        *_one_run_entries(result),
     ]
     return [
         (

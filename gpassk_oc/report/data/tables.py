@@ -7,9 +7,9 @@ from collections.abc import Iterable, Sequence
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
 from gpassk_oc.core.runs.run_record import value_text
+from gpassk_oc.core.uncertainty.bootstrap import MIN_BENCHMARK_QUESTIONS
 from gpassk_oc.core.uncertainty.interval_kinds import (
     GUESSED_SHARE,
-    MIN_BENCHMARK_QUESTIONS,
     MIN_VARYING,
     SHOWN,
     WIDE_RATIO,
