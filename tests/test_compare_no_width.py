@@ -80,7 +80,9 @@ def test_both_runs_flat_but_questions_differ_keeps_the_benchmark_width(capsys, t
         assert d["diff"] == pytest.approx(100 * (Q // 2) / Q)
         assert d["rerun"]["status"] == "no width" and d["rerun"]["p_value"] is None
         bench = d["benchmark"]
-        assert bench["status"] == "ok" and bench["low"] < d["diff"] < bench["high"]
+        # a width either way ('!' where the metric needs all k right: 24 < 32 questions)
+        assert bench["status"] in ("ok", "unreliable")
+        assert bench["low"] < d["diff"] < bench["high"]
         # the p is held to the interval beside it: here both say A − B > 0
         assert bench["low"] > 0 and bench["p_value"] < 0.05
         assert _row(markdown, key)[4:6] == ["no width", "—"]
@@ -136,7 +138,7 @@ def test_ordinary_runs_rest_on_both(capsys, tmp_path):
     counts = [rng.binomial(N, rng.beta(1, 1, Q)) for _ in range(2)]
     data, markdown = _compare(capsys, tmp_path, *counts)
     assert {d["rerun"]["rests_on"] for d in data["metrics"].values()} == {"A and B"}
-    assert "rests on" not in markdown.split("\n## ", 1)[0]
+    assert "samples alone" not in markdown.split("\n## ", 1)[0]
 
 
 def test_equal_flat_runs_keep_p_one(capsys, tmp_path):

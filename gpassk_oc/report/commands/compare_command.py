@@ -44,6 +44,7 @@ from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_
 from gpassk_oc.report.data.report_parts import ErrorRates
 from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
 from gpassk_oc.report.data.tables import (
+    BENCHMARK_FEW,
     MARKS,
     Entry,
     unreliable_reasons,
@@ -236,6 +237,8 @@ def _legend(
     fewest = min(int(a.n.min()), int(b.n.min()))
     if any(2 * parse_metric(key).k > fewest for by in result.values() for key in by):
         others = [short, *others]
+    if any(d.ci == "unreliable" for d in diffs):
+        others.append(BENCHMARK_FEW)
     reasons = [f"{r}." for r in [varying.replace("vary", "vary in A or in B", 1), *others]]
     marks = [
         (

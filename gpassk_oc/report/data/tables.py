@@ -280,8 +280,8 @@ def wide_clause(statuses: Iterable[str]) -> str:
 
 
 def unreliable_reasons() -> list[str]:
-    """The reasons an interval is marked ``!`` (status 'unreliable'): three for the rerun
-    interval, the last (:data:`BENCHMARK_FEW`) for the benchmark interval."""
+    """The three reasons a rerun interval is marked ``!`` (status 'unreliable'); the
+    benchmark interval's one is :data:`BENCHMARK_FEW`."""
     return [
         f"fewer than {MIN_VARYING} of the table's questions vary (have a "
         "value strictly between the metric's lowest and highest, e.g. for G-Pass@k_1.0 "
@@ -300,11 +300,10 @@ def unreliable_reasons() -> list[str]:
         "unbiased estimate from the samples (mostly questions at a flat end: no rerun is "
         "seen moving them): its width is then the model's guess of how often such a question "
         "leaves its flat end, which the counts cannot check (same page, Small tables)",
-        BENCHMARK_FEW,
     ]
 
 
-#: why a *benchmark* interval is marked '!' (the last of :func:`unreliable_reasons`)
+#: why a *benchmark* interval is marked '!' (a rerun interval's: :func:`unreliable_reasons`)
 BENCHMARK_FEW = (
     "benchmark interval, from fewer than "
     f"{MIN_BENCHMARK_QUESTIONS} questions, of a metric that needs all k draws right "
@@ -357,8 +356,8 @@ def _rerun_entries(report: Report, level: str, shown: set[str] | None) -> list[E
     reasons = [f"{r}." for r in unreliable_reasons()]
     if shown is not None and not _short_rows(report):
         reasons = [r for r in reasons if not r.startswith("n < 2k")]
-    if report.interval == "rerun":
-        reasons = [r for r in reasons if r != f"{BENCHMARK_FEW}."]
+    if report.interval == "both":
+        reasons.append(f"{BENCHMARK_FEW}.")
     out: list[Entry] = [
         (
             f"[rerun {level}] = how far a rerun on these same questions would move the value "
