@@ -74,3 +74,17 @@ def test_the_legend_gives_the_reason_where_the_benchmark_interval_is_shown():
     assert BENCHMARK_FEW in _legend_text("benchmark")
     assert BENCHMARK_FEW in _legend_text("both")
     assert BENCHMARK_FEW not in _legend_text("rerun")
+
+
+def test_no_width_note_is_true_where_no_count_is_zero_or_n():
+    """pass@16 with 40–47 of 48 right: every question's value is 1 for any count above 32,
+    so the rerun interval has no width although no question is all-right or all-wrong;
+    the note must not claim that every question was (release 0.4's did)."""
+    from gpassk_oc.report.data.tables import no_width_note
+
+    c = np.tile(np.arange(40, 48), 3)
+    est = stats.summarize(48, c, ["pass@16"], n_boot=200)["pass@16"]
+    assert est.rerun == "no width" and not np.any((c == 0) | (c == 48))
+    note = no_width_note("rerun")
+    assert "the same for every count a rerun would plausibly give it" in note
+    assert "pass@k where fewer than k samples were wrong" in note

@@ -75,6 +75,8 @@ Then a benchmark interval of G-Pass@16_1.0 or mG-Pass@16 from fewer than 32 ques
 (the 24- and 6-question tables) is marked '!' (status 'unreliable'), and the '!' legend
 gains its reason: those cells, their CSV/JSON status, the legends and the page's '!'
 tooltip text.
+Then the ``[no width]`` note (page data) also names the other way a rerun interval has
+none: every value the same for every plausible count (pass@k, fewer than k wrong).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

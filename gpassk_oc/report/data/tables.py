@@ -225,9 +225,10 @@ def sensitivity_note(report: Report) -> str:
 def no_width_note(interval: str = "both") -> str:
     """What ``[no width]`` means for the interval kinds *interval* shows (true of each)."""
     rerun = (
-        "every question was answered right in all or in none of its samples, so the "
-        "counts cannot say how far a rerun would move the value (only questions whose "
-        "rate is strictly between 0 and 1 would move it)"
+        "no question's counts give it any rerun variance: every question was answered "
+        "right in all or in none of its samples, or its value is the same for every count "
+        "a rerun would plausibly give it (pass@k where fewer than k samples were wrong), "
+        "so the counts cannot say how far a rerun would move the value"
     )
     bench = "every question has the same value, so resampling questions gives no width"
     parts = {"rerun": [rerun], "benchmark": [bench]}.get(
