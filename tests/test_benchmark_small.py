@@ -88,3 +88,14 @@ def test_no_width_note_is_true_where_no_count_is_zero_or_n():
     note = no_width_note("rerun")
     assert "the same for every count a rerun would plausibly give it" in note
     assert "pass@k where fewer than k samples were wrong" in note
+
+
+def test_a_narrow_interval_is_not_printed_as_zero_width():
+    """An interval of width 0.004 points around 0 printed [0.0, 0.0]: it now gets the
+    decimals that show it; equal bounds and ordinary intervals keep one decimal."""
+    from gpassk_oc.report.data.tables import interval_text
+
+    assert interval_text(0.0, 0.00004, "posterior") == "[0.000, 0.004]*"
+    assert interval_text(0.99996, 1.0, "unreliable") == "[99.996, 100.000]!"
+    assert interval_text(0.1, 0.2, "ok") == "[10.0, 20.0]"
+    assert interval_text(0.5, 0.5, "ok") == "[50.0, 50.0]"

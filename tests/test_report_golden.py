@@ -77,6 +77,9 @@ gains its reason: those cells, their CSV/JSON status, the legends and the page's
 tooltip text.
 Then the ``[no width]`` note (page data) also names the other way a rerun interval has
 none: every value the same for every plausible count (pass@k, fewer than k wrong).
+Then an interval whose bounds round to one text at one decimal is printed with the
+decimals (up to 4) that show its width (``[0.0, 0.0]`` cells became e.g. ``[0.00, 0.01]``),
+and the legend's layout line says so; the page's tooltips likewise.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

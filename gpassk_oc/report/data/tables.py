@@ -51,12 +51,22 @@ def interval_text(low: float, high: float, status: str) -> str:
     :func:`unreliable_reasons`), ``[no width]`` (:func:`no_width_note`), ``[n<2k]``, or ''
     when there is none to show."""
     if status in SHOWN:
-        return f"[{pct_text(low)}, {pct_text(high)}]{MARKS.get(status, '')}"
+        return f"[{bounds_text(low, high)}]{MARKS.get(status, '')}"
     if status == "no width":
         return f"[{NO_WIDTH}]"
     if status == "n < 2k":
         return f"[{SHORT_N}]"
     return ""
+
+
+def bounds_text(low: float, high: float) -> str:
+    """``low, high`` in percent, with more decimals (up to 4) where one would print a
+    narrow interval as ``[0.0, 0.0]``: a width, however small, is not shown as none."""
+    for digits in range(1, 5):
+        texts = pct_text(low, digits), pct_text(high, digits)
+        if texts[0] != texts[1] or not high > low:
+            break
+    return ", ".join(texts)
 
 
 def estimate_text(est: Estimate | None, ci: bool, kinds: Sequence[str] = ("benchmark",)) -> str:
@@ -417,7 +427,8 @@ def legend(report: Report, best_first: bool = True, shown: set[str] | None = Non
         bench.append((f"! = unreliable: {BENCHMARK_FEW}.", []))
     kinds: list[Entry] = {"both": rerun + bench, "rerun": rerun}.get(report.interval, bench)
     layout = (
-        f"Values in percent, rounded half up. n = samples per question, Q = questions. "
+        "Values in percent, rounded half up (an interval's bounds to as many decimals, up "
+        "to 4, as show its width). n = samples per question, Q = questions. "
         f"Rows sorted by {report.sort_spec().key}, {order}. Greedy: temperature-0 run of "
         f"the same base model ({DASH} when absent); its column and table (nothing to "
         "resample) show only the benchmark interval."

@@ -92,7 +92,12 @@ PAGE_SCRIPT = r"""
   }
   function ivText(iv) {
     if (iv.status === "no width") { return "none: " + data.no_width_note[state.kind]; }
-    return fmt(iv.low) + "\u2013" + fmt(iv.high) + (iv.status === "posterior" ? " (posterior)" : "") +
+    // a narrow interval gets the decimals that show its width (up to 4), as the markdown
+    var d = 1, both = typeof iv.low === "number" && typeof iv.high === "number";
+    while (both && d < 4 && iv.high > iv.low && iv.low.toFixed(d) === iv.high.toFixed(d)) { d++; }
+    var bounds = both ? iv.low.toFixed(d) + "\u2013" + iv.high.toFixed(d)
+      : fmt(iv.low) + "\u2013" + fmt(iv.high);
+    return bounds + (iv.status === "posterior" ? " (posterior)" : "") +
       (iv.status === "wide" ? " (" + data.wide_note + ")" : "") +
       (iv.status === "unreliable" ? " (" + data.unreliable_note + ")" : "");
   }
