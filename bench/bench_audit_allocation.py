@@ -261,10 +261,10 @@ def grid_split(args, pop: np.ndarray) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = bench_args(argv, __doc__, "2 scenarios, 20 reruns", "500", OUT)
+    args = bench_args(argv, __doc__, "2 scenarios, 8 reruns", "500", OUT)
     if args.grid:
         return grid_split(args, population())
-    reruns = args.reruns or (20 if args.quick else 500)
+    reruns = args.reruns or (8 if args.quick else 500)
     todo_cells = [D_CELLS[0], D_CELLS[10]] if args.quick else D_CELLS
     todo_cells = parse_cells(args.cells) if args.cells else todo_cells
     pop, started = population(), _cpu()
