@@ -149,3 +149,32 @@ def test_equal_flat_runs_keep_p_one(capsys, tmp_path):
     assert d["diff"] == 0 and d["benchmark"]["status"] == "no width"
     assert d["benchmark"]["p_value"] == 1.0 and d["rerun"]["p_value"] is None
     assert _row(markdown, "pass@1")[3:] == ["0.0", "no width", "—", "no width", "1.000"]
+
+
+def _prob_row(markdown: str, key: str) -> list[str]:
+    """The cells of *key*'s row in the markdown's P(A better than B) table."""
+    return _row(markdown, key, "P(A better than B)")
+
+
+def test_no_width_gives_no_p_a_better(capsys, tmp_path):
+    """P(A better than B) is read off the interval of A − B: where that interval has no
+    width (a zero SE, or every question's A − B alike) there is none (it printed 1.000,
+    the sign of A − B, for the rerun kind), with its reason."""
+    counts_a = [N] * (Q // 2) + [0] * (Q - Q // 2)
+    data, markdown = _compare(capsys, tmp_path, [N] * Q, counts_a)
+    for key in METRICS:
+        p = data["p_a_better"][key]
+        assert p == data["p_a_greater"][key]
+        assert p["rerun"] is None and p["reason"]["rerun"].startswith("no width: ")
+        # questions differ (A − B is +100 on half of them, 0 elsewhere): a benchmark P
+        assert 0.99 < p["benchmark"] <= 1 and p["reason"]["benchmark"] is None
+        assert _prob_row(markdown, key)[1] == "—", key
+    assert f"— under rerun: {p['reason']['rerun']}." in markdown
+    assert "— under benchmark" not in markdown
+    # every question +100: neither kind has width, so neither has a P
+    data, markdown = _compare(capsys, tmp_path / "all", [N] * Q, [0] * Q)
+    for key in METRICS:
+        p = data["p_a_better"][key]
+        assert p["rerun"] is None and p["benchmark"] is None, (key, p)
+        assert p["reason"]["benchmark"].startswith("no width: every question has the same")
+        assert _prob_row(markdown, key)[1:] == ["—", "—"], key

@@ -16,7 +16,6 @@ the printed P is too sure (bench/bench_ranks_and_pairs.py, docs/verdict-error-an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,36 +49,63 @@ def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
     return out
 
 
+#: why a kind's P(A better than B) is not given (JSON ``reason``, the markdown's note on
+#: its ``—``), by the status of that kind's interval of A − B
+NO_P = {
+    "n < 2k": "n < 2k: a side has fewer than 2k samples, so A − B has no rerun interval",
+    "undefined": "undefined: the metric has no value on the shared questions",
+    "off": "not computed (--resamples 0)",
+}
+#: ... and where that interval has no width, by kind
+NO_WIDTH_P = {
+    "rerun": "no width: no question's value moves within the samples of A or of B, so the "
+    "rerun interval of A − B has no width, and a probability read off a zero standard error "
+    "would only repeat the sign of A − B",
+    "benchmark": "no width: every question has the same A − B, so resampling questions "
+    "gives no spread, and a probability read off it would only repeat the sign of A − B",
+}
+
+
+def _rerun_p(d: Difference, ahead: float) -> tuple[float | None, str | None]:
+    """The rerun kind's P and, where none, why: Φ(ahead / se) needs a rerun interval with
+    width (a zero SE gave 1, 0 or ½ whatever the counts say)."""
+    from scipy.special import ndtr
+
+    if d.rerun in SHOWN and d.sampling_se > 0:
+        return float(ndtr(ahead / d.sampling_se)), None
+    return None, NO_P.get(d.rerun, NO_WIDTH_P["rerun"])
+
+
 def prob_a_better(
     counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
     diffs: dict[str, Difference],
     specs: Sequence[MetricSpec],
     n_boot: int,
     seed: int,
-) -> dict[str, dict[str, float | None]]:
-    """{metric: {"rerun": P, "benchmark": P}}: P(A better than B) for aligned (n_a, c_a,
-    n_b, c_b), better by the metric's direction (``MetricDef.higher_is_better``)."""
-    from scipy.special import ndtr
-
+) -> dict[str, dict[str, Any]]:
+    """{metric: {"rerun": P, "benchmark": P, "reason": {kind: why P is None, or None}}}:
+    P(A better than B) for aligned (n_a, c_a, n_b, c_b), better by the metric's direction
+    (``MetricDef.higher_is_better``); None where that kind's interval of A − B has no
+    width (its p-value is left out there too) or was not computed."""
     n_a, c_a, n_b, c_b = counts
-    out: dict[str, dict[str, float | None]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for spec in specs:
         key, d = spec.key, diffs[spec.key]
         # A is better when its value is higher, or lower where lower is better (gap@k)
         ahead = d.diff if spec.definition.higher_is_better else -d.diff
-        rerun: float | None = None
-        if d.rerun in SHOWN and d.sampling_se > 0:
-            rerun = float(ndtr(ahead / d.sampling_se))
-        elif d.rerun == "no width" and math.isfinite(d.diff):
-            rerun = 1.0 if ahead > 0 else 0.0 if ahead < 0 else 0.5
+        rerun, why_rerun = _rerun_p(d, ahead)
         bench: float | None = None
-        if n_boot > 0:
+        why_bench = NO_WIDTH_P["benchmark"] if d.ci == "no width" else NO_P.get(d.ci)
+        if n_boot <= 0:
+            why_bench = NO_P["off"]
+        if why_bench is None:
             both = np.stack([_values(n_a, c_a, spec), _values(n_b, c_b, spec)], axis=1)
             both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
             draws = benchmark_draws(both, n_boot, seed)
             better, worse = (0, 1) if spec.definition.higher_is_better else (1, 0)
             bench = prob_greater(draws[:, better], draws[:, worse])
-        out[key] = {"rerun": rerun, "benchmark": bench}
+        reason = {"rerun": why_rerun, "benchmark": why_bench}
+        out[key] = {"rerun": rerun, "benchmark": bench, "reason": reason}
     return out
 
 
@@ -94,10 +120,14 @@ def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
         "| Metric | rerun | benchmark |",
         "|---|---|---|",
     ]
+    kinds = ("rerun", "benchmark")
     for key, p in probs.items():
-        cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in ("rerun", "benchmark")]
+        cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in kinds]
         out.append(f"| {key} | " + " | ".join(cells) + " |")
-    return out + [""]
+    # each reason a dash stands for, once per kind (JSON: "reason")
+    reasons = dict.fromkeys((k, p["reason"][k]) for p in probs.values() for k in kinds)
+    notes = [f"{DASH} under {k}: {why}." for k, why in reasons if why]
+    return out + [""] + [f"{line}\n" for line in notes]
 
 
 def corrected_lines(
