@@ -41,7 +41,9 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
     ``sample_id``, or ``class_id`` for a class sheet; *flag* names the option in errors).
     The sheet may come back from a spreadsheet: a byte-order mark is skipped, and a
     semicolon- or tab-separated save is read by its separator."""
-    lines = [line for line in _sheet_text(path, flag).splitlines() if not line.startswith(_STAMP)]
+    # lines end at "\n" alone (read_text made every CRLF and CR one): str.splitlines()
+    # would also cut at a form feed, NEL or U+2028 in a cell, and lose that line's label
+    lines = [line for line in _sheet_text(path, flag).split("\n") if not line.startswith(_STAMP)]
     delimiter = _separator(lines[0] if lines else "", {id_column, "label"})
     reader = csv.DictReader(lines, delimiter=delimiter)
     missing = {id_column, "label"} - set(reader.fieldnames or ())
