@@ -17,6 +17,7 @@ import json
 import math
 
 import numpy as np
+import pytest
 from report_support import DATASET, abbr, questions, run_cli, write_run
 
 from gpassk_oc.core.metrics.registry import parse_metric
@@ -121,3 +122,48 @@ def test_an_unreachable_kind_leaves_the_reachable_answer(capsys):
     assert code == 0
     assert f"| G-Pass@8_1.0 | {found} | — |" in md
     assert "— G-Pass@8_1.0 (benchmark): unreachable: with 280 questions" in md
+
+
+def test_pilot_check_keeps_a_marked_benchmark_interval(capsys, tmp_path):
+    """24 questions: report marks the benchmark interval of G-Pass@8_1.0 '!' (fewer than
+    32 questions), but gives its bounds; the pilot check compares that width (it showed
+    '—' and checked nothing since the mark came in). The width is report's own."""
+    rng = np.random.default_rng(4)
+    write_run(tmp_path, MODEL, DATASET, rng.binomial(N, rng.beta(0.6, 0.6, len(questions()))), N)
+    key = "G-Pass@8_1.0"
+    plan, _ = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", key)
+    argv = ["--format", "json", "--resamples", "4000", "--seed", "0", "--interval", "both"]
+    code, out, err = run_cli(capsys, "report", tmp_path, "--k", "8", *argv)
+    assert code == 0, err
+    own = json.loads(out)[0]["metrics"][key]["benchmark"]
+    assert own["status"] == "unreliable"
+    half = (own["high"] - own["low"]) / 200  # percent to a fraction
+    # the same width up to the bootstrap's draws (the report resamples its own way)
+    assert plan["pilot"][key]["benchmark"] == pytest.approx(half, rel=0.02)
+    assert plan["pilot_unchecked"] == {}
+
+
+def test_pilot_check_that_cannot_be_made_says_so(capsys, tmp_path):
+    """A pilot right in every sample of every question: its own intervals have no width,
+    so nothing checks the fitted Beta (a point mass at 1), whose half-widths and n the plan
+    prints all the same: it warns, per kind, and the check's '—' cells say why."""
+    write_run(tmp_path, MODEL, DATASET, [N] * len(questions()), N)
+    keys = ["G-Pass@8_1.0", "mG-Pass@8"]
+    plan, err = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", *keys, "--halfwidth", "3")
+    for key in keys:
+        assert plan["pilot"][key]["rerun"] is None and plan["pilot"][key]["benchmark"] is None
+        reasons = plan["pilot_unchecked"][key]
+        assert reasons["rerun"].startswith("the pilot's own rerun interval has no width")
+        assert reasons["benchmark"].startswith("the pilot's own benchmark interval has no width")
+    warned = [w for w in plan["warnings"] if w.startswith("pilot check: not made for")]
+    assert [w.split(": ")[1] for w in warned] == [
+        "not made for G-Pass@8_1.0, mG-Pass@8 (rerun)",
+        "not made for G-Pass@8_1.0, mG-Pass@8 (benchmark)",
+    ]
+    assert err.count("warning: pilot check: not made for") == 2
+    code, md, _ = run_cli(capsys, "plan", tmp_path, "--model", MODEL, "--metrics", *keys)
+    assert code == 0
+    assert f"— pilot rerun ± of G-Pass@8_1.0, mG-Pass@8: {reasons['rerun']}." in md
+    # only the kinds planned for are warned about
+    plan, _ = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", *keys, "--interval", "rerun")
+    assert [w for w in plan["warnings"] if "(benchmark)" in w] == []

@@ -7,7 +7,8 @@ split each metric's variance into the part from questions and the part from samp
 
 * the split at the current n, and (with a pilot) the pilot's own rerun and benchmark
   half-widths beside the model's, so the model can be checked against the data — with a
-  warning where they differ by more than a factor of 2 (``PILOT_FACTOR``);
+  warning where they differ by more than a factor of 2 (``PILOT_FACTOR``), and one where
+  the pilot has no half-width of its own to check against (an interval without width);
 * the half-width of each interval kind for a grid of (questions, n);
 * with ``--halfwidth H``: the smallest n reaching ±H points; a metric or kind that no n
   reaches with these questions shows "—" with the reason (how many questions would), and

@@ -118,15 +118,23 @@ def _pilot_check(plan: Plan, row: Row) -> None:
             # to it (n near 2k): that is the fit being checked, so it would agree with the
             # model however wrong both are; a prior that assumes no shape answers instead
             rerun = _grid_halfwidth(row, spec, plan.level)
+            if rerun is None:
+                plan.pilot_unchecked.setdefault(key, {})["rerun"] = NO_GRID
         plan.pilot[key] = {
             "value": e.value,
             "model_mean": model.mean,
             "rerun": rerun,
             "model_rerun": model.halfwidth(questions, "rerun", plan.z),
-            "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci == "ok" else None,
+            # a width wherever report gives one ('!' too: a benchmark interval of τ = 1
+            # over fewer than 32 questions is marked, its width still the data's)
+            "benchmark": (e.ci_high - e.ci_low) / 2 if e.ci in SHOWN else None,
             "model_benchmark": model.halfwidth(questions, "benchmark", plan.z),
         }
+        for kind, status in (("rerun", e.rerun), ("benchmark", e.ci)):
+            if plan.pilot[key][kind] is None and status in UNCHECKED:
+                plan.pilot_unchecked.setdefault(key, {})[kind] = UNCHECKED[status][kind]
         plan.warnings += _disagreements(plan, key)
+    plan.warnings += _unchecked_warnings(plan)
 
 
 def _grid_halfwidth(row: Row, spec: MetricSpec, level: float) -> float | None:
@@ -141,6 +149,39 @@ def _grid_halfwidth(row: Row, spec: MetricSpec, level: float) -> float | None:
     var = atoms.variances([spec], prior)
     low, high, _, _ = rerun_interval(atoms.weight, atoms.values([spec]), var, level=level)
     return float(high[0] - low[0]) / 2
+
+
+#: why the pilot has no half-width of its own to check the model's against, by the
+#: status of its interval and the kind (JSON ``pilot_unchecked``)
+UNCHECKED = {
+    "no width": {
+        "rerun": "the pilot's own rerun interval has no width (no question's value moves "
+        "within its samples, e.g. every question right in all or in none of them)",
+        "benchmark": "the pilot's own benchmark interval has no width (every question has "
+        "the same value)",
+    },
+    "undefined": {kind: "the metric has no value on the pilot's questions" for kind in KINDS},
+    "n < 2k": {kind: "the pilot has fewer than 2k samples per question" for kind in KINDS},
+}
+#: ... and where the grid prior that stands in for the fitted Beta cannot be fitted
+NO_GRID = (
+    "the pilot's own rerun interval needs a difficulty prior here (n near 2k), and a "
+    "prior of no set shape could not be fitted to the pilot"
+)
+
+
+def _unchecked_warnings(plan: Plan) -> list[str]:
+    """One warning per planned kind and reason where the pilot gives no half-width of its
+    own: there the model's half-widths, and every n from them, go unchecked."""
+    groups = plan.unchecked_groups()
+    return [
+        f"pilot check: not made for {', '.join(keys)} ({kind}): {why}, so the fitted "
+        f"Beta({plan.difficulty.a:.3g}, {plan.difficulty.b:.3g})'s {kind} half-widths "
+        f"cannot be checked against the pilot, and the {kind} half-widths and n below "
+        "rest on that fit alone"
+        for (kind, why), keys in groups.items()
+        if kind in plan.kinds
+    ]
 
 
 def _disagreements(plan: Plan, key: str) -> list[str]:

@@ -84,6 +84,11 @@ def _pilot_section(plan: Plan) -> list[str]:
                 for key, p in plan.pilot.items()
             ],
         )
+        unchecked = [
+            f"— pilot {k} ± of {', '.join(keys)}: {why}."
+            for (k, why), keys in plan.unchecked_groups().items()
+        ]
+        out += unchecked + [""] if unchecked else []
     return out
 
 

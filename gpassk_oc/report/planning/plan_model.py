@@ -35,6 +35,17 @@ class Plan:
     resolve: dict[str, dict[str, int | str | None]] = field(default_factory=dict)
     #: per metric and kind, why no n reaches --halfwidth (its ``smallest`` entry is None)
     unreachable: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: per metric and kind, why the pilot check could not be made (the pilot's own
+    #: interval has no width, say; its ``pilot`` entry is None)
+    pilot_unchecked: dict[str, dict[str, str]] = field(default_factory=dict)
     #: the pilot check's disagreements: read before the numbers (printed first, and on
     #: stderr with the unreachable targets)
     warnings: list[str] = field(default_factory=list)
+
+    def unchecked_groups(self) -> dict[tuple[str, str], list[str]]:
+        """The metrics of :attr:`pilot_unchecked` by (kind, reason), in their order."""
+        groups: dict[tuple[str, str], list[str]] = {}
+        for key, by_kind in self.pilot_unchecked.items():
+            for kind, why in by_kind.items():
+                groups.setdefault((kind, why), []).append(key)
+        return groups
