@@ -172,7 +172,7 @@ def pair_cell(
         c = rng.binomial(RANK_N, p)
         n = np.full(Q, RANK_N)
         diffs = compare(n, c[0], n, c[1], [spec], n_boot=n_boot, seed=i)
-        probs = prob_a_better((n, c[0], n, c[1]), diffs, [spec], n_boot, i)[RANK_KEY]
+        probs = prob_a_better(diffs, [spec], n_boot)[RANK_KEY]
         fixed = [_g(row, RANK_KEY).mean() for row in p]
         pop = _population(theta)
         for kind, truth in (("rerun", fixed[0] > fixed[1]), ("benchmark", pop[0] > pop[1])):

@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 from report_support import DATASET, N, abbr, questions, run_cli, write_run
-from scipy.special import ndtr
 
 from gpassk_oc.core.uncertainty.metric_intervals import compare
 from gpassk_oc.core.uncertainty.rank_intervals import rank_intervals
@@ -101,9 +100,12 @@ def test_compare_flags_two_runs_with_the_same_counts(tmp_path, capsys) -> None:
     assert code == 0 and "Note:" not in out, err
 
 
-def test_p_a_better_of_a_known_normal_difference() -> None:
-    """The rerun P(A better) is Φ(diff / se) (a flat-prior reading; the bench's reliability
-    table checks it over simulated pairs): here from the t statistic of a constructed pair."""
+def test_p_a_better_of_a_known_t_difference() -> None:
+    """The rerun P(A better) is T_ν(diff / se), the t distribution of the rerun interval
+    and its p (a flat-prior reading; the bench's reliability table checks it over
+    simulated pairs): here from the t statistic of a constructed pair."""
+    from scipy.stats import t as student
+
     from gpassk_oc.core.metrics.registry import parse_metric
     from gpassk_oc.report.ranking.compare_ranks import prob_a_better
 
@@ -113,8 +115,9 @@ def test_p_a_better_of_a_known_normal_difference() -> None:
     n = np.full(q, 16)
     spec = parse_metric("pass@1")
     d = compare(n, c_a, n, c_b, [spec], n_boot=0)["pass@1"]
-    # pass@1's unbiased per-question variance of c/n is c(n − c)/(n²(n − 1))
-    var = sum(c * (16 - c) / (16**2 * 15) for c in np.concatenate([c_a, c_b]))
-    se = math.sqrt(var) / q
-    got = prob_a_better((n, c_a, n, c_b), {"pass@1": d}, [spec], 0, 0)["pass@1"]["rerun"]
-    assert got == pytest.approx(float(ndtr((c_a.sum() - c_b.sum()) / (16 * q) / se)), abs=1e-9)
+    # pass@1's unbiased per-question variance of c/n is c(n − c)/(n²(n − 1)); A's and B's
+    # add per question, and ν = 3 (Σ V)² / Σ V²
+    v = (c_a * (16 - c_a) + c_b * (16 - c_b)) / (16**2 * 15)
+    se, df = math.sqrt(v.sum()) / q, 3 * v.sum() ** 2 / (v**2).sum()
+    got = prob_a_better({"pass@1": d}, [spec], 0)["pass@1"]["rerun"]
+    assert got == pytest.approx(float(student.cdf((c_a.sum() - c_b.sum()) / (16 * q) / se, df)))

@@ -43,7 +43,6 @@ from gpassk_oc.core.uncertainty.bootstrap import DEFAULT_LEVEL, resample_counts
 __all__ = [
     "benchmark_draws",
     "point_ranks",
-    "prob_greater",
     "rank_intervals",
     "rerun_draws",
 ]
@@ -260,10 +259,3 @@ def _spread_kept(diff: np.ndarray, sd: np.ndarray) -> float:
     square = float(np.mean(diff * diff))
     noise = float(np.mean(np.where(np.isfinite(sd), sd * sd, 0.0)))
     return max(0.0, 1.0 - noise / square) if square > 0 else 0.0
-
-
-def prob_greater(draws_a: np.ndarray, draws_b: np.ndarray) -> float:
-    """P(A > B) under the draws (ties count half)."""
-    d = np.asarray(draws_a, dtype=float) - np.asarray(draws_b, dtype=float)
-    d = d[~np.isnan(d)]
-    return float(((d > 0) + 0.5 * (d == 0)).mean()) if d.size else float("nan")

@@ -53,7 +53,12 @@ from gpassk_oc.report.data.tables import (
 from gpassk_oc.report.formats.corrections_out import rate_intervals, rates_text
 from gpassk_oc.report.formats.format_registry import format_names
 from gpassk_oc.report.formats.markdown import legend_lines
-from gpassk_oc.report.ranking.compare_ranks import corrected_lines, prob_a_better, prob_lines
+from gpassk_oc.report.ranking.compare_ranks import (
+    beside,
+    corrected_lines,
+    prob_a_better,
+    prob_lines,
+)
 from gpassk_oc.report.ranking.corrections import load_rates
 
 #: what ``--format`` (or the suffix of ``--out``) may choose
@@ -179,15 +184,7 @@ def _p_text(p: float, status: str, alpha: float = 0.05) -> str:
     """The p-value to 3 decimals, with more where 3 would read as *alpha* (1 − level) but
     p is not *alpha*: which side of it p lies on is the comparison's verdict."""
     value = _p_or_none(p, status)
-    if value is None:
-        return DASH
-    digits = 3
-    while digits < 8 and value != alpha and f"{value:.{digits}f}" == f"{alpha:.{digits}f}":
-        digits += 1
-    text = f"{value:.{digits}f}"
-    if value != alpha and text == f"{alpha:.{digits}f}":  # closer than any digits show
-        return f"<{alpha:g}" if value < alpha else f">{alpha:g}"
-    return text
+    return DASH if value is None else beside(value, alpha)
 
 
 #: the legend's ``no width``: the report's (:func:`.tables.no_width_note`) for A − B, true
@@ -271,7 +268,11 @@ def _legend(
         *[(text, items) for text, items, show in marks if show],
         (
             "benchmark: would it hold on new questions like these (paired BCa bootstrap "
-            f"over questions, {n_boot} resamples; its p inverts the same BCa interval).",
+            + (
+                f"over questions, {n_boot} resamples; its p inverts the same BCa interval)."
+                if n_boot > 0
+                else "over questions: not computed, — throughout, as --resamples 0 asks)."
+            ),
             [],
         ),
     ]
@@ -430,7 +431,7 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
-    probs = prob_a_better(aligned(a, b), result["overall"], metrics, args.resamples, args.seed)
+    probs = prob_a_better(result["overall"], metrics, args.resamples)
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
@@ -450,7 +451,7 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
-        text += "\n" + "\n".join(prob_lines(probs) + fixed[0])
+        text += "\n" + "\n".join(prob_lines(probs, args.level) + fixed[0])
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:

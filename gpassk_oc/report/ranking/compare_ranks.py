@@ -1,9 +1,17 @@
-"""``compare``'s P(A better than B) under both interval kinds (:mod:`gpassk_oc.core.uncertainty.rank_intervals`).
+"""``compare``'s P(A better than B) under both interval kinds, read off the same
+construction as the interval and p-value printed beside A − B, so the three agree: with
+p that kind's two-sided p-value, P = 1 − p/2 on the side of the observed difference (p/2
+on the other), and P lies beyond 1 − α/2 or below α/2 exactly when p < α, i.e. when the
+(1 − α) interval leaves 0 out.
 
-* rerun — questions fixed: A − B is normal with the rerun SE of the difference, so
-  ``P = Φ(diff / se)``;
-* benchmark — new questions: the share of paired bootstrap resamples (questions drawn
-  jointly for A and B) in which A's mean exceeds B's (ties count half).
+* rerun — questions fixed: the t distribution of the rerun interval (ν as there), so
+  ``P = T_ν(diff / se)``;
+* benchmark — new questions: the BCa confidence distribution of the paired bootstrap
+  (questions drawn jointly for A and B), whose quantiles are the benchmark interval.
+
+Before, P was ``Φ(diff / se)`` and the raw share of resamples with A ahead: beside a
+p-value of 0.0033 it could read 0.97, or 0.98 beside p = 0.053 (few questions: ν small,
+a skewed bootstrap).
 
 "Better" is higher, or lower for a metric whose ``MetricDef.higher_is_better`` is False
 (gap@k: the smaller gap is the steadier model).
@@ -19,13 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
-from gpassk_oc.core.uncertainty.known_rates import metric_per_c
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Difference
-from gpassk_oc.core.uncertainty.rank_intervals import benchmark_draws, prob_greater
 from gpassk_oc.log import logger
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.corrected_cells import (
@@ -37,16 +41,7 @@ from gpassk_oc.report.data.corrected_cells import (
 from gpassk_oc.report.data.numbers import DASH
 from gpassk_oc.report.data.report_parts import ErrorRates
 
-__all__ = ["corrected_lines", "prob_a_better", "prob_lines"]
-
-
-def _values(n: np.ndarray, c: np.ndarray, spec: MetricSpec) -> np.ndarray:
-    out = np.full(len(n), np.nan)
-    for value in np.unique(n):
-        per_c = metric_per_c(spec, int(value))
-        if per_c is not None:
-            out[n == value] = per_c[c[n == value]]
-    return out
+__all__ = ["beside", "corrected_lines", "prob_a_better", "prob_lines"]
 
 
 #: why a kind's P(A better than B) is not given (JSON ``reason``, the markdown's note on
@@ -66,63 +61,77 @@ NO_WIDTH_P = {
 }
 
 
-def _rerun_p(d: Difference, ahead: float) -> tuple[float | None, str | None]:
-    """The rerun kind's P and, where none, why: Φ(ahead / se) needs a rerun interval with
-    width (a zero SE gave 1, 0 or ½ whatever the counts say)."""
-    from scipy.special import ndtr
+def _from_p(p: float, ahead: float) -> float:
+    """P(A better) under the confidence distribution whose two-sided p of "A − B = 0" is
+    *p*: 1 − p/2 on the side A is *ahead* by (½ where it is not ahead either way)."""
+    return 1 - p / 2 if ahead > 0 else p / 2 if ahead < 0 else 0.5
 
-    if d.rerun in SHOWN and d.sampling_se > 0:
-        return float(ndtr(ahead / d.sampling_se)), None
-    return None, NO_P.get(d.rerun, NO_WIDTH_P["rerun"])
+
+def _kind_p(d: Difference, kind: str, ahead: float, n_boot: int) -> tuple[float | None, str | None]:
+    """One kind's P and, where there is none, why: it needs that kind's interval, with
+    width (a zero spread gave 1, 0 or ½ whatever the counts said)."""
+    status, p = (d.rerun, d.rerun_p) if kind == "rerun" else (d.ci, d.p_value)
+    if kind == "benchmark" and n_boot <= 0:
+        return None, NO_P["off"]
+    if status in SHOWN and p == p:
+        return _from_p(p, ahead), None
+    return None, NO_P.get(status, NO_WIDTH_P[kind])
 
 
 def prob_a_better(
-    counts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    diffs: dict[str, Difference],
-    specs: Sequence[MetricSpec],
-    n_boot: int,
-    seed: int,
+    diffs: dict[str, Difference], specs: Sequence[MetricSpec], n_boot: int
 ) -> dict[str, dict[str, Any]]:
     """{metric: {"rerun": P, "benchmark": P, "reason": {kind: why P is None, or None}}}:
-    P(A better than B) for aligned (n_a, c_a, n_b, c_b), better by the metric's direction
-    (``MetricDef.higher_is_better``); None where that kind's interval of A − B has no
-    width (its p-value is left out there too) or was not computed."""
-    n_a, c_a, n_b, c_b = counts
+    P(A better than B) from each kind's p-value of A − B (module docstring), better by the
+    metric's direction (``MetricDef.higher_is_better``); None where that kind's interval
+    of A − B has no width (its p-value is left out there too) or was not computed."""
     out: dict[str, dict[str, Any]] = {}
     for spec in specs:
         key, d = spec.key, diffs[spec.key]
         # A is better when its value is higher, or lower where lower is better (gap@k)
         ahead = d.diff if spec.definition.higher_is_better else -d.diff
-        rerun, why_rerun = _rerun_p(d, ahead)
-        bench: float | None = None
-        why_bench = NO_WIDTH_P["benchmark"] if d.ci == "no width" else NO_P.get(d.ci)
-        if n_boot <= 0:
-            why_bench = NO_P["off"]
-        if why_bench is None:
-            both = np.stack([_values(n_a, c_a, spec), _values(n_b, c_b, spec)], axis=1)
-            both[np.isnan(both).any(axis=1)] = np.nan  # a question counts where both have it
-            draws = benchmark_draws(both, n_boot, seed)
-            better, worse = (0, 1) if spec.definition.higher_is_better else (1, 0)
-            bench = prob_greater(draws[:, better], draws[:, worse])
-        reason = {"rerun": why_rerun, "benchmark": why_bench}
-        out[key] = {"rerun": rerun, "benchmark": bench, "reason": reason}
+        got = {kind: _kind_p(d, kind, ahead, n_boot) for kind in INTERVAL_KINDS}
+        out[key] = {kind: p for kind, (p, _) in got.items()}
+        out[key]["reason"] = {kind: why for kind, (_, why) in got.items()}
     return out
 
 
-def prob_lines(probs: dict[str, dict[str, Any]]) -> list[str]:
+def beside(value: float, mark: float, digits: int = 3) -> str:
+    """*value* to *digits* decimals, with more (up to 8) where those would read as *mark*
+    but *value* is not *mark*: which side of it *value* lies on is the verdict (a p-value
+    beside α, a P beside 1 − α/2); "<mark" or ">mark" where no digits tell them apart."""
+    while digits < 8 and value != mark and f"{value:.{digits}f}" == f"{mark:.{digits}f}":
+        digits += 1
+    text = f"{value:.{digits}f}"
+    if value != mark and text == f"{mark:.{digits}f}":  # closer than any digits show
+        return f"<{mark:g}" if value < mark else f">{mark:g}"
+    return text
+
+
+def _p_cell(p: float | None, alpha: float) -> str:
+    """A printed P, with the digits that show its side of α/2 or 1 − α/2."""
+    if p is None:
+        return DASH
+    return beside(p, alpha / 2 if p < 0.5 else 1 - alpha / 2)
+
+
+def prob_lines(probs: dict[str, dict[str, Any]], level: float = 0.95) -> list[str]:
     """The markdown section of P(A better than B)."""
+    alpha = 1 - level
     out = [
         "## P(A better than B)",
         "",
         "rerun: A stays ahead if both are sampled again on these questions; "
-        "benchmark: A is ahead on new questions like these.",
+        "benchmark: A is ahead on new questions like these. Each is read off the interval "
+        f"and p beside A − B: 1 − p/2 on the side A − B lies on, so it lies above "
+        f"{1 - alpha / 2:g} or below {alpha / 2:g} exactly when p < {alpha:g}.",
         "",
         "| Metric | rerun | benchmark |",
         "|---|---|---|",
     ]
-    kinds = ("rerun", "benchmark")
+    kinds = INTERVAL_KINDS
     for key, p in probs.items():
-        cells = [DASH if p[k] is None else f"{p[k]:.3f}" for k in kinds]
+        cells = [_p_cell(p[k], alpha) for k in kinds]
         out.append(f"| {key} | " + " | ".join(cells) + " |")
     # each reason a dash stands for, once per kind (JSON: "reason")
     reasons = dict.fromkeys((k, p["reason"][k]) for p in probs.values() for k in kinds)
