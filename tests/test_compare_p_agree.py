@@ -104,3 +104,16 @@ def test_without_resamples_the_benchmark_kind_says_it_was_not_computed(capsys, t
     for p in json.loads(out)["p_a_better"].values():
         assert p["benchmark"] is None and p["reason"]["benchmark"] == "not computed (--resamples 0)"
         assert p["rerun"] is not None and p["reason"]["rerun"] is None
+
+
+def test_corrected_section_says_the_difference_above_is_raw(capsys, tmp_path):
+    """--verdict-error corrects each side's values, not A − B: the section says the table
+    of A − B and P above are of the raw verdicts (they are the same numbers as without
+    the flag), so no one reads their p-values as corrected."""
+    a, b = _pair(tmp_path, 2)
+    plain = json.loads(_compare(capsys, tmp_path, a, b, "--format", "json"))
+    rates = ("--verdict-error", "fp=0.02,fn=0.08")
+    fixed = json.loads(_compare(capsys, tmp_path, a, b, *rates, "--format", "json"))
+    assert fixed["metrics"] == plain["metrics"] and fixed["p_a_better"] == plain["p_a_better"]
+    section = _compare(capsys, tmp_path, a, b, *rates).split("## Corrected for verdict error")[1]
+    assert "P(A better than B) above are of the raw verdicts" in section

@@ -186,7 +186,9 @@ def corrected_lines(
         "sample: errors are assumed independent (docs/verdict-error-and-ranks.md, 'Clustered "
         "errors')"
         + (f"; brackets: {brackets} at {100 * level:g}%." if brackets else ".")
-        + misfit_note(estimates, "that side's"),
+        + misfit_note(estimates, "that side's")
+        + " A − B, its intervals and p-values, and P(A better than B) above are of the raw "
+        "verdicts: no corrected difference is tested here.",
         "",
         "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
         "|---|" + "---|" * len(sides),
