@@ -167,3 +167,25 @@ def test_pilot_check_that_cannot_be_made_says_so(capsys, tmp_path):
     # only the kinds planned for are warned about
     plan, _ = _plan(capsys, tmp_path, "--model", MODEL, "--metrics", *keys, "--interval", "rerun")
     assert [w for w in plan["warnings"] if "(benchmark)" in w] == []
+
+
+def test_pilot_b_must_be_another_run(capsys, tmp_path):
+    """--pilot-b naming the pilot's own run gave a benchmark n as if B's differences from
+    A never varied (every A − B is 0): refused, as compare refuses it. Another run with
+    the same counts on every question is planned with, and warned about."""
+    rng = np.random.default_rng(6)
+    counts = rng.binomial(N, rng.beta(0.6, 0.6, len(questions())))
+    write_run(tmp_path, MODEL, DATASET, counts, N)
+    argv = ["plan", tmp_path, "--model", MODEL, "--metrics", "G-Pass@8_1.0", "--difference", "5"]
+    code, out, err = run_cli(capsys, *argv, "--pilot-b", tmp_path, "--model-b", MODEL)
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert lines[0].startswith("error: --pilot-b: A and B are the same run")
+    assert lines[0].endswith("(pick another with --model-b)")
+    twin = abbr("twin", "1-0")
+    write_run(tmp_path, twin, DATASET, counts, N)
+    plan, err = _plan(capsys, *argv[1:], "--pilot-b", tmp_path, "--model-b", twin)
+    assert any(
+        w.startswith("--pilot-b: B has the same number of correct") for w in plan["warnings"]
+    )
+    assert "warning: --pilot-b: B has the same number" in err

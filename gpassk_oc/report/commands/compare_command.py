@@ -20,8 +20,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.metric_keys import pass_key
 from gpassk_oc.core.metrics.registry import PASS, MetricSpec, headline_specs, parse_metric
@@ -42,7 +40,7 @@ from gpassk_oc.report.data.collect import Row, Run, collect, subset_masks
 from gpassk_oc.report.data.numbers import DASH, pct, pct_text
 from gpassk_oc.report.data.report_model import ReportError, default_k, recorded_taus
 from gpassk_oc.report.data.report_parts import ErrorRates
-from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
+from gpassk_oc.report.data.row_pick import CompareError, aligned, same_pair, select_row
 from gpassk_oc.report.data.tables import (
     BENCHMARK_FEW,
     MARKS,
@@ -71,20 +69,6 @@ IDENTICAL = (
     "runs; if they are one run saved twice, or one deterministic setting (greedy "
     "decoding) run twice, they are not, and no difference between them can be measured."
 )
-
-
-def same_pair(a: Row, b: Row) -> bool:
-    """True where A and B hold the same counts on every shared question (flagged);
-    CompareError where they are the same results files (a run compared with itself)."""
-    files_a = {r.path.resolve() for r in a.runs}
-    if files_a == {r.path.resolve() for r in b.runs}:
-        shown = ", ".join(sorted(str(f) for f in files_a))
-        raise CompareError(
-            f"A and B are the same run ({a.label}: {shown}); compare needs two different "
-            "runs (pick another with --model-a / --model-b)"
-        )
-    n_a, c_a, n_b, c_b = aligned(a, b)
-    return bool(np.array_equal(n_a, n_b) and np.array_equal(c_a, c_b))
 
 
 def compare_rows(

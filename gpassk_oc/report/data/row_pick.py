@@ -7,7 +7,7 @@ import numpy as np
 
 from gpassk_oc.report.data.collect import Row, collect, describe_key_difference
 
-__all__ = ["CompareError", "aligned", "select_row"]
+__all__ = ["CompareError", "aligned", "same_pair", "select_row"]
 
 
 class CompareError(Exception):
@@ -77,3 +77,19 @@ def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     order = {key: i for i, key in enumerate(b.keys)}
     idx = np.array([order[key] for key in a.keys])
     return a.n, a.c, b.n[idx], b.c[idx]
+
+
+def same_pair(a: Row, b: Row, pick: str = "--model-a / --model-b") -> bool:
+    """True where A and B hold the same counts on every shared question (flagged);
+    CompareError where they are the same results files (a run paired with itself: its
+    difference is 0 on every question, whatever the model), naming the flags (*pick*)
+    that choose another."""
+    files_a = {r.path.resolve() for r in a.runs}
+    if files_a == {r.path.resolve() for r in b.runs}:
+        shown = ", ".join(sorted(str(f) for f in files_a))
+        raise CompareError(
+            f"A and B are the same run ({a.label}: {shown}); a paired comparison needs two "
+            f"different runs (pick another with {pick})"
+        )
+    n_a, c_a, n_b, c_b = aligned(a, b)
+    return bool(np.array_equal(n_a, n_b) and np.array_equal(c_a, c_b))

@@ -24,7 +24,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import (
 from gpassk_oc.core.uncertainty.sample_size import N_MAX, Difficulty, fit_beta, smallest_n, split
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.report_model import default_k, recorded_taus
-from gpassk_oc.report.data.row_pick import CompareError, aligned, select_row
+from gpassk_oc.report.data.row_pick import CompareError, aligned, same_pair, select_row
 from gpassk_oc.report.planning.plan_model import Plan
 
 KINDS = {"rerun": ("rerun",), "benchmark": ("benchmark",), "both": INTERVAL_KINDS}
@@ -34,6 +34,15 @@ DEFAULT_POWER = 0.8
 #: than this factor (either way): the pilot's own half-widths scatter by some 10–30% at
 #: Q ≈ 30, so a factor of 2 is a misfit, not noise
 PILOT_FACTOR = 2.0
+
+
+#: the warning beside a pilot B with the pilot's counts on every question
+SAME_COUNTS = (
+    "--pilot-b: B has the same number of correct samples as the pilot on every question, "
+    "so its per-question differences from A have no spread: the benchmark kind of "
+    "--difference then needs the rerun kind's n. If B is A's run saved twice, or one "
+    "deterministic setting run twice, that spread says nothing about model B"
+)
 
 
 class PlanError(ValueError):
@@ -391,6 +400,9 @@ def _difference(plan: Plan, args: argparse.Namespace, row: Row | None) -> None:
     if row_b is not None and row is None:
         raise PlanError("--pilot-b needs a pilot run for model A too")
     try:
+        if row is not None and row_b is not None and same_pair(row, row_b, "--model-b"):
+            # greedy runs of one setting, say: no spread of differences to plan with
+            plan.warnings.append(SAME_COUNTS)
         _resolve(plan, row, row_b)
     except CompareError as exc:
         raise PlanError(f"--pilot-b: {exc}") from None
