@@ -196,3 +196,25 @@ def test_a_sheet_in_another_encoding_is_one_line(capsys, workdir, tmp_path):  # 
     lines = err.strip().splitlines()
     assert code == 2 and out == "" and len(lines) == 1
     assert str(sheet) in lines[0] and "not UTF-8" in lines[0] and "CSV UTF-8" in lines[0]
+
+
+def test_a_sample_labelled_both_ways_is_one_line(capsys, workdir, tmp_path):  # noqa: F811
+    """Two sheets pasted together can label one sample yes and no: the last label won,
+    silently. Refused, naming both lines; the same label twice is read once."""
+    root, _ = workdir
+    _rules_mode_sources(root)
+    _, rows, _ = _audit(capsys, root, tmp_path / "sheet.csv")
+    rows = _labelled(rows)
+    flipped = {**rows[3], "label": "no" if rows[3]["label"] == "yes" else "yes"}
+    sheet = tmp_path / "pasted.csv"
+    _write(sheet, rows + [flipped])
+    code, out, err = run_cli(capsys, "report", root, "--audit", sheet, "--resamples", "0")
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert f"--audit {sheet}: line {len(rows) + 2}: sample_id {rows[3]['sample_id']!r}" in lines[0]
+    assert "here and the other way on line 5; keep one label per sample" in lines[0]
+    _write(sheet, rows + [rows[3]])  # the same label again: as if once
+    twice, _ = report_json(capsys, root, "--audit", sheet)
+    _write(sheet, rows)
+    once, _ = report_json(capsys, root, "--audit", sheet)
+    assert twice[0]["corrected"]["rates"] == once[0]["corrected"]["rates"]

@@ -54,6 +54,7 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
             f"`gpassk-oc audit{by}`, separated by commas, semicolons or tabs)"
         )
     out: dict[str, bool] = {}
+    first: dict[str, int] = {}  # the line each id was first labelled on
     for line_no, line in enumerate(reader, start=2):
         label = (line.get("label") or "").strip().lower()
         if not label:
@@ -62,7 +63,15 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
             raise AuditError(
                 f"{flag} {path}: line {line_no}: label {line['label']!r} is not yes, no, 1 or 0"
             )
-        out[(line.get(id_column) or "").strip()] = label in _YES
+        key, truly = (line.get(id_column) or "").strip(), label in _YES
+        if key in out and out[key] != truly:  # two sheets pasted together, say
+            raise AuditError(
+                f"{flag} {path}: line {line_no}: {id_column} {key!r} is labelled "
+                f"{line['label'].strip()!r} here and the other way on line {first[key]}; "
+                "keep one label per " + ("class" if id_column == "class_id" else "sample")
+            )
+        out[key] = truly
+        first.setdefault(key, line_no)
     return out
 
 
