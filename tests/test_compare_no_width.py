@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pytest
-from report_support import DATASET, abbr, questions, run_cli, write_run
+from report_support import DATASET, GREEDY_DATASET, abbr, questions, run_cli, write_run
 from scipy import stats as scipy_stats
 
 N = 48
@@ -178,3 +178,20 @@ def test_no_width_gives_no_p_a_better(capsys, tmp_path):
         assert p["rerun"] is None and p["benchmark"] is None, (key, p)
         assert p["reason"]["benchmark"].startswith("no width: every question has the same")
         assert _prob_row(markdown, key)[1:] == ["—", "—"], key
+
+
+def test_a_greedy_side_says_why_its_rerun_cells_read_n_2k(capsys, tmp_path):
+    """A sampled run against a greedy one (n = 1): every rerun cell reads `n<2k`, which the
+    legend did not explain (the report's does); it does now, and P's rerun kind is —."""
+    rng = np.random.default_rng(1)
+    p = rng.beta(0.5, 0.5, Q)
+    write_run(tmp_path, A, DATASET, rng.binomial(N, p), N)
+    greedy = abbr("a", "0")
+    write_run(tmp_path, greedy, GREEDY_DATASET, rng.binomial(1, p), 1)
+    argv = ["compare", tmp_path, tmp_path, "--model-a", A, "--model-b", greedy]
+    code, markdown, err = run_cli(capsys, *argv, "--resamples", "300")
+    assert code == 0, err
+    assert _row(markdown, "pass@1")[4:6] == ["n<2k", "—"]
+    legend = markdown.split("\n## ", 1)[0]
+    assert "- n<2k: no rerun interval, nor a p-value (—): a side has fewer than 2k" in legend
+    assert _prob_row(markdown, "pass@1")[1] == "—"

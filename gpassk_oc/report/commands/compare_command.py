@@ -184,6 +184,15 @@ NO_WIDTH = (
 )
 
 
+#: the legend's ``n<2k`` (the report's ``[n<2k]``, said for A − B)
+SHORT_N_NOTE = (
+    "n<2k: no rerun interval, nor a p-value (—): a side has fewer than 2k samples per "
+    "question at the metric's k, so no unbiased variance estimate exists, and no Beta "
+    "could be fitted to its questions to stand in (one sample per question, as in a "
+    "greedy run, cannot tell question difficulty from sampling noise)."
+)
+
+
 def _one_run_entries(result: dict[str, dict[str, Difference]]) -> list[tuple[str, list, bool]]:
     """Legend entries for rerun intervals that rest on one run's samples (the other was
     right in all or in none of every question's samples: :attr:`.Difference.rests_on`)."""
@@ -232,6 +241,7 @@ def _legend(
         (wide.removesuffix("; ") + ".", [], bool(wide)),
         ("! = unreliable, for one of these reasons:", reasons, "unreliable" in shown),
         (NO_WIDTH, [], "no width" in shown),
+        (SHORT_N_NOTE, [], "n < 2k" in shown),
         *_one_run_entries(result),
     ]
     return [
