@@ -78,6 +78,13 @@ def same_pair(a: Row, b: Row) -> bool:
             f"A and B are the same run ({a.label}: {shown}); compare needs two different "
             "runs (pick another with --model-a / --model-b)"
         )
+    sources_a = {r.summary.source for r in a.runs}
+    if None not in sources_a and sources_a == {r.summary.source for r in b.runs}:
+        raise CompareError(
+            f"A and B are the same run: {', '.join(str(r.path) for r in b.runs)} is a "
+            f"byte-identical copy of {', '.join(str(r.path) for r in a.runs)}, so the same "
+            "samples; compare needs two different runs"
+        )
     n_a, c_a, n_b, c_b = aligned(a, b)
     return bool(np.array_equal(n_a, n_b) and np.array_equal(c_a, c_b))
 
