@@ -1,6 +1,7 @@
 """A results folder copied under another seed or model name holds the same samples, not
 new ones: `report` leaves it out (pooled like a seed it would double n and narrow every
-interval on no new data), `compare` refuses it, and what grouping decided reaches the JSON
+interval on no new data), `compare` refuses it, and what grouping and greedy matching
+decided reaches the JSON
 rows, not only stderr. Expected values come from the Fraction oracle on the counts."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 from report_support import (
     DATASET,
+    GREEDY_DATASET,
     TS,
     N,
     abbr,
@@ -81,3 +83,12 @@ def test_grouping_notes_reach_the_json_rows(tmp_path, capsys):
     seed2 = next(r for r in rows if r["model"] == abbr("m", "0-7", seed=2))
     assert any("several timestamps" in note for note in seed2["notes"])
     assert err.count("NOT pooled") == 1  # one note on stderr, though two rows carry it
+
+
+def test_an_unmatched_greedy_run_says_so_in_its_json_entry(tmp_path, capsys):
+    qs = questions()
+    write_run(tmp_path, abbr("m", "0-7"), DATASET, [N // 2] * len(qs), N)
+    write_run(tmp_path, abbr("other", "0-0", top_p="1-0"), GREEDY_DATASET, [1] * len(qs), 1)
+    rows, _ = report_json(capsys, tmp_path, greedy=True)
+    greedy = next(r for r in rows if r["greedy"])
+    assert any("not matched to any sampled row" in note for note in greedy["notes"])

@@ -341,8 +341,8 @@ def _report_notes(
     notes: list[str] = []
     used_greedy = set(greedy_runs.values())
     for g in greedy:
-        if rows and g.model_abbr not in used_greedy:
-            notes.append(
+        if rows and g.model_abbr not in used_greedy:  # a run note: its JSON entry says so too
+            g.notes.append(
                 f"{g.model_abbr}/{g.dataset_abbr}: greedy run not matched to any "
                 "sampled row (shown in the greedy table)"
             )
