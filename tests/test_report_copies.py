@@ -1,8 +1,7 @@
 """A results folder copied under another seed or model name holds the same samples, not
 new ones: `report` leaves it out (pooled like a seed it would double n and narrow every
 interval on no new data), `compare` refuses it, and what grouping and greedy matching
-decided reaches the JSON
-rows, not only stderr. Expected values come from the Fraction oracle on the counts."""
+decided reaches the JSON rows, not only stderr. Expected values come from the Fraction oracle on the counts."""
 
 from __future__ import annotations
 
