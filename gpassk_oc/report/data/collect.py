@@ -12,7 +12,9 @@ Grouping: one row per sampling setting (the record's settings without the seed) 
 abbr. Runs of one setting that differ only in seed are pooled per question (``c`` and ``n``
 summed — i.i.d. samples, so the estimator stays unbiased with a larger n) when their
 question sets are identical; otherwise they are shown as separate rows with a note. The
-same abbr found under several timestamps is a rerun: the latest timestamp wins.
+same abbr found under several timestamps is a rerun: the latest timestamp wins. A results
+file byte-identical to another (a folder copied under another seed or model name) is left
+out with a note: it holds the same samples, not new ones.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ class Run:
     notes: list[str] = field(default_factory=list)
     #: run-health warnings (see :mod:`gpassk_oc.report.data.health_warnings`)
     warnings: list[str] = field(default_factory=list)
+    #: byte-identical copies of this results file, left out of the rows (:func:`group_runs`)
+    copies: list[Run] = field(default_factory=list)
 
     @property
     def base_model(self) -> str:
@@ -377,23 +381,23 @@ def _pooled_row(members: list[Run], dataset_abbr: str) -> Row:
     )
 
 
-def group_runs(
-    runs: Sequence[Run], pool_seeds: bool = True
-) -> tuple[list[Row], list[Run], list[str]]:
-    """Rows (sampled runs) and greedy runs; see the module docstring for the rules."""
-    notes: list[str] = []
+def group_runs(runs: Sequence[Run], pool_seeds: bool = True) -> tuple[list[Row], list[Run]]:
+    """Rows (sampled runs) and greedy runs; see the module docstring for the rules. What
+    grouping decided is noted on the runs and rows it concerns (so JSON rows carry it)."""
     latest: dict[tuple[str, str], Run] = {}
     for run in sorted(runs, key=lambda r: (r.timestamp, str(r.path))):
         key = (run.model_abbr, run.dataset_abbr)
         if key in latest:
-            notes.append(
+            # a run note, so it reaches the row (and its JSON ``notes``), not only stderr
+            run.notes.append(
                 f"{run.model_abbr}/{run.dataset_abbr}: found in several timestamps; "
                 f"using {run.timestamp or run.path} over {latest[key].timestamp or latest[key].path}"
             )
         latest[key] = run
-    greedy = [r for r in latest.values() if r.is_greedy]
+    kept = _without_copies(list(latest.values()))
+    greedy = [r for r in kept if r.is_greedy]
     groups: dict[tuple[Any, str], list[Run]] = {}
-    for run in latest.values():
+    for run in kept:
         if run.is_greedy:
             continue
         setting_key = run.setting.sampling_key() if (run.setting and pool_seeds) else run.model_abbr
@@ -407,48 +411,42 @@ def group_runs(
             continue
         differing = [m for m in members[1:] if set(m.keys) != set(first.keys)]
         if differing:
-            notes.append(
+            why = (
                 f"{first.model_abbr} and {len(members) - 1} other seed(s) on {dataset_abbr}: NOT pooled "
                 f"because their question sets differ ({describe_key_difference(first.keys, differing[0].keys)}); "
                 "shown as separate rows"
             )
             for m in members:
                 rows.append(Row.of_run(m))
+                rows[-1].notes.append(why)
             continue
         rows.append(_pooled_row(members, dataset_abbr))
-    return rows, greedy, notes
+    return rows, greedy
 
 
-def _dataset_family(run: Run | Row) -> str:
-    """Runs on one dataset version share a family (the record's); else only their abbr."""
-    first = run if isinstance(run, Run) else run.runs[0]
-    record = first.setting
-    if record is not None and record.dataset_version is not None:
-        return f"v{record.dataset_version}"
-    return first.dataset_abbr
-
-
-def pick_greedy(row: Row, greedy: Sequence[Run]) -> tuple[Run | None, str | None]:
-    """The temperature-0 run of the row's base model on the same dataset family that
-    covers every question of the row (restricted to them later); else a reason."""
-    candidates = [
-        g
-        for g in greedy
-        if g.base_model == row.base_model and _dataset_family(g) == _dataset_family(row)
-    ]
-    if not candidates:
-        return None, None
-    need = set(row.keys)
-    covering = [g for g in candidates if need <= set(g.keys)]
-    if not covering:
-        best = max(candidates, key=lambda g: len(need & set(g.keys)))
-        return None, (
-            f"{row.label}: greedy run {best.model_abbr} covers only "
-            f"{len(need & set(best.keys))}/{len(need)} of its questions; Greedy not shown"
+def _without_copies(runs: list[Run]) -> list[Run]:
+    """*runs* without byte-identical copies of an earlier run on the same dataset abbr (in
+    timestamp, then path order).
+    A results folder copied under another seed or model name is the same samples, not new
+    ones: pooled like a seed it would double n and narrow every interval on no new data.
+    The kept run's notes name each copy left out."""
+    first_of: dict[tuple[str, tuple[int, str]], Run] = {}
+    kept: list[Run] = []
+    for run in runs:
+        # within one dataset abbr: only there would a copy be pooled or ranked as a rival
+        source = (run.dataset_abbr, run.summary.source) if run.summary.source else None
+        original = first_of.get(source) if source is not None else None
+        if original is None:
+            if source is not None:
+                first_of[source] = run
+            kept.append(run)
+            continue
+        original.copies.append(run)
+        original.notes.append(
+            f"{original.model_abbr}/{original.dataset_abbr}: {run.path} is a byte-identical "
+            "copy of this results file, so the same samples, not another run: left out"
         )
-    # prefer an exact question-set match, then the latest
-    covering.sort(key=lambda g: (set(g.keys) == need, g.timestamp))
-    return covering[-1], None
+    return kept
 
 
 def collect(
@@ -472,5 +470,5 @@ def collect(
             if run is not None:
                 runs.append(run)
                 notes += run.summary.checks or []
-    rows, greedy, group_notes = group_runs(runs, pool_seeds)
-    return rows, greedy, notes + group_notes
+    rows, greedy = group_runs(runs, pool_seeds)
+    return rows, greedy, notes

@@ -50,10 +50,10 @@ from gpassk_oc.report.data.collect import (
     Row,
     Run,
     collect,
-    pick_greedy,
     subset_masks,
     subset_name,
 )
+from gpassk_oc.report.data.greedy_match import pick_greedy
 from gpassk_oc.report.data.health_warnings import missing_warnings
 from gpassk_oc.report.data.identity import identity_fields
 from gpassk_oc.report.data.report_parts import (
@@ -341,18 +341,20 @@ def _report_notes(
     notes: list[str] = []
     used_greedy = set(greedy_runs.values())
     for g in greedy:
-        if rows and g.model_abbr not in used_greedy:
-            notes.append(
+        if rows and g.model_abbr not in used_greedy:  # a run note: its JSON entry says so too
+            g.notes.append(
                 f"{g.model_abbr}/{g.dataset_abbr}: greedy run not matched to any "
                 "sampled row (shown in the greedy table)"
             )
         notes += g.notes
+    shown: set[str] = set()  # a note on several rows (NOT pooled) is listed once
     for row in rows:
         prefixes = tuple(f"{r.model_abbr}/" for r in row.runs)  # run notes name their file already
-        notes += [
-            note if note.startswith(prefixes) else f"{row.label} on {row.dataset_abbr}: {note}"
-            for note in row.notes
-        ]
+        for note in row.notes:
+            if note not in shown:
+                shown.add(note)
+                named = note.startswith(prefixes) or note.startswith(row.runs[0].model_abbr)
+                notes.append(note if named else f"{row.label} on {row.dataset_abbr}: {note}")
     return notes
 
 

@@ -46,6 +46,8 @@ def select_row(
                 break
         else:
             rows = []
+    if not rows and model:
+        _refuse_copy(candidates, model, path, side)
     if len(rows) != 1:
         # nothing matched: list every run there is, so the user can pick one
         shown = rows or candidates
@@ -65,6 +67,20 @@ def select_row(
             f"{side}: {what}; choose one with {flag} and/or --dataset (candidates: {found})"
         )
     return rows[0], notes
+
+
+def _refuse_copy(candidates: list[Row], model: str, path: str, side: str) -> None:
+    """CompareError naming the run *model* asks for when it was left out as a byte-identical
+    copy of another (the same samples: there is nothing of its own to compare)."""
+    for row in candidates:
+        for run in row.runs:
+            for copy in run.copies:
+                if copy.model_abbr == model or model in copy.model_abbr:
+                    raise CompareError(
+                        f"{side}: {copy.model_abbr} under {path} is a byte-identical copy of "
+                        f"{run.model_abbr}'s results file ({copy.path}), so the same samples, "
+                        "not another run: nothing of its own to compare"
+                    )
 
 
 def aligned(a: Row, b: Row) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -90,6 +106,13 @@ def same_pair(a: Row, b: Row, pick: str = "--model-a / --model-b") -> bool:
         raise CompareError(
             f"A and B are the same run ({a.label}: {shown}); a paired comparison needs two "
             f"different runs (pick another with {pick})"
+        )
+    sources_a = {r.summary.source for r in a.runs}
+    if None not in sources_a and sources_a == {r.summary.source for r in b.runs}:
+        raise CompareError(
+            f"A and B are the same run: {', '.join(str(r.path) for r in b.runs)} is a "
+            f"byte-identical copy of {', '.join(str(r.path) for r in a.runs)}, so the same "
+            "samples; a paired comparison needs two different runs"
         )
     n_a, c_a, n_b, c_b = aligned(a, b)
     return bool(np.array_equal(n_a, n_b) and np.array_equal(c_a, c_b))
