@@ -7,9 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 import re
 
+from oracles import brute_maj
 from report_support import run_cli
+from test_report_anyk import DATASET, labels_for, write_run
+
+from gpassk_oc.report.data.numbers import pct_text
 
 
 def _section(markdown: str, title: str) -> list[list[str]]:
@@ -50,3 +55,32 @@ def test_rank_intervals_are_the_same_in_markdown_json_and_csv(workdir, capsys):
             checked += 1
     assert checked == 16  # 4 rows × 4 headline metrics
 
+
+def test_corrected_json_carries_the_raw_values_the_table_shows(tmp_path, capsys):
+    """The corrected table prints each raw value beside its corrected one; maj@k's raw
+    value was in no JSON key (maj@k is not among a row's metrics)."""
+    rng = random.Random(5)
+    runs = {"qwen-7b_t0-7_p0-95_k-1_rp1-0_rs42_l8192": labels_for(rng, 10)}
+    runs["llama-8b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"] = labels_for(rng, 10)
+    for model, labels in runs.items():
+        write_run(tmp_path, model, labels)
+    flags = ["report", tmp_path, "--k", "4", "--verdict-error", "fp=0.02,fn=0.08"]
+    code, md, err = run_cli(capsys, *flags, "--resamples", "0")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--resamples", "0", "--format", "json")
+    assert code == 0, err
+    rows = {r["model"]: r for r in json.loads(out)}
+    table = _section(md, "Corrected for verdict error")
+    header = table[0]
+    for model, labels in runs.items():
+        metrics = rows[model]["corrected"]["metrics"]
+        # the vote's raw value, by enumerating every 4-subset of each question's samples
+        expect = 100 * sum(brute_maj(row, 4) for row in labels) / len(labels)
+        assert metrics["maj@4"]["raw"] == round(float(expect), 4)
+        (cells,) = [c for c in table[1:] if c[0] == rows[model]["identity"]["model"]]
+        for key, entry in metrics.items():
+            shown = cells[header.index(f"{key} raw")]
+            assert pct_text(entry["raw"] / 100) == shown, (model, key)
+            if key in rows[model]["metrics"]:  # the same number as the row's own
+                assert entry["raw"] == rows[model]["metrics"][key]["value"]
+    assert DATASET in md

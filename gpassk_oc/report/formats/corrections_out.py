@@ -383,6 +383,8 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                 key: {
                     **corrected_json(e),
                     "errors": "independent" if _sample_level(report, key) else "by class",
+                    # the raw value the table shows beside it (maj@k's is in no other key)
+                    "raw": pct(_raw(report, label, dataset, key)),
                 }
                 for key, e in values.items()
             },
