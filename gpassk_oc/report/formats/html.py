@@ -23,6 +23,7 @@ from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
     POSTERIOR,
+    SHORT_N_NOTE,
     UNRELIABLE,
     WIDE,
     accounting_note,
@@ -51,9 +52,9 @@ def _num(value: float | None) -> float | None:
 
 
 def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | None:
-    """Value and intervals (percent) of one estimate; an interval without a width is kept
-    without bounds (the page says "[no width]" and why, as the markdown does), a posterior
-    one says so."""
+    """Value and intervals (percent) of one estimate; an interval without a width, or
+    without one at n < 2k, is kept without bounds (the page says "[no width]" or "[n<2k]"
+    and why, as the markdown does), a posterior one says so."""
     if est is None:
         return None
     out: dict[str, Any] = {"value": _num(est.value), "intervals": []}
@@ -65,7 +66,7 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
             out["intervals"].append(
                 {"kind": kind, "low": _num(low), "high": _num(high), "status": status}
             )
-        elif status == "no width":
+        elif status in ("no width", "n < 2k"):  # shown without bounds, as the markdown does
             out["intervals"].append({"kind": kind, "low": None, "high": None, "status": status})
     return out
 
@@ -127,6 +128,7 @@ def page_data(
         "posterior_note": POSTERIOR,  # why one is marked '*'
         # what a cell without an interval means, per kind (the markdown's [no width])
         "no_width_note": {kind: no_width_note(kind) for kind in INTERVAL_KINDS},
+        "short_note": SHORT_N_NOTE,  # why a rerun cell reads [n<2k]
     }
 
 
