@@ -84,3 +84,36 @@ def test_corrected_json_carries_the_raw_values_the_table_shows(tmp_path, capsys)
             if key in rows[model]["metrics"]:  # the same number as the row's own
                 assert entry["raw"] == rows[model]["metrics"][key]["value"]
     assert DATASET in md
+
+
+def test_sweep_json_says_why_maj_is_blank(tmp_path, capsys):
+    """The any-k table prints maj@k as — for a row whose file records no votes or that
+    pools seeds, and its notes say why; the JSON cell was a bare null."""
+    rng = random.Random(3)
+    old = "old_t0-7_p0-95_k-1_rp1-0_rs42_l8192"
+    write_run(tmp_path, old, labels_for(rng, 4), votes=False)
+    for seed in (1, 2):
+        write_run(tmp_path, f"pooled_t0-7_p0-95_k-1_rp1-0_rs{seed}_l8192", labels_for(rng, 4))
+    flags = ["report", tmp_path, "--k", "1,2", "--resamples", "0"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    notes = [line[2:] for line in md[md.index("## Notes") :].splitlines() if line[:2] == "- "]
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    reasons = {}
+    for row in json.loads(out):
+        for k, metrics in row["k_sweep"]["metrics"].items():
+            for key, entry in metrics.items():
+                if key.startswith("maj@"):
+                    assert entry["value"] is None
+                    reasons.setdefault(row["model"], set()).add(entry["not_computed"])
+                else:  # computed: nothing to explain
+                    assert "not_computed" not in entry, (row["model"], k, key)
+    (why_old,) = reasons[old]
+    assert "records no votes" in why_old
+    assert f"{old} on {DATASET}: {why_old}" in notes
+    pooled = [model for model in reasons if model != old]
+    assert len(pooled) == 1
+    (why_pooled,) = reasons[pooled[0]]
+    assert "seeds are pooled" in why_pooled
+    assert f"{pooled[0]} on {DATASET}: {why_pooled}" in notes

@@ -31,6 +31,8 @@ class Sweep:
     ks: list[int]
     taus: list[Fraction]
     cells: dict[tuple[str, str], dict[str, Estimate]] = field(default_factory=dict)
+    #: why a row's vote metrics (maj@k) were not computed, per (row label, dataset)
+    not_computed: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
