@@ -15,6 +15,8 @@ from report_support import run_cli
 from test_report_anyk import DATASET, labels_for, write_run
 
 from gpassk_oc.report.data.numbers import pct_text
+from tests.test_audit import _write
+from tests.test_audit_spreadsheet import _audit, _labelled, _rules_mode_sources
 
 
 def _section(markdown: str, title: str) -> list[list[str]]:
@@ -117,3 +119,33 @@ def test_sweep_json_says_why_maj_is_blank(tmp_path, capsys):
     (why_pooled,) = reasons[pooled[0]]
     assert "seeds are pooled" in why_pooled
     assert f"{pooled[0]} on {DATASET}: {why_pooled}" in notes
+
+
+def test_corrected_json_names_the_sources_left_uncorrected(capsys, workdir, tmp_path):
+    """A sheet with labels of a one-verdict source (rules mode's rule_undecided, always
+    "wrong"): the corrected table's note says "rule_undecided: one verdict only, not
+    corrected"; the JSON said nothing of it."""
+    root, _ = workdir
+    _rules_mode_sources(root)
+    _, rows, _ = _audit(capsys, root, tmp_path / "sheet.csv")
+    undecided = []
+    for path in root.rglob("results/*/*.json"):
+        model, dataset = path.parent.name, path.stem
+        for row in json.loads(path.read_text())["details"]:
+            for i, source in enumerate(row["source"]):
+                if source == "rule_undecided" and len(undecided) < 7:
+                    sid = f"{model}/{dataset}/{row['split']}/{row['language']}/{row['index']}/{i}"
+                    undecided.append({**rows[0], "sample_id": sid, "source": source})
+    sheet = tmp_path / "old.csv"
+    _write(sheet, _labelled(rows) + [{**r, "verdict": "wrong", "label": "no"} for r in undecided])
+    flags = ["report", root, "--audit", sheet, "--resamples", "0"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out) if not r["greedy"]]
+    skipped = row["corrected"]["skipped_sources"]
+    assert [s["source"] for s in skipped] == ["rule_undecided"]
+    (note,) = [line for line in md.splitlines() if line.startswith("Raw values and values")]
+    assert f"rule_undecided: {skipped[0]['reason']};" in note
+    assert "one verdict only" in skipped[0]["reason"]
