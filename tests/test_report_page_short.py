@@ -59,3 +59,21 @@ def test_page_shows_short_where_the_markdown_does(tmp_path, capsys):
         assert "[n<2k] = not even a Beta can be fitted." in note
     finally:
         stop_browser(driver)
+
+
+def test_greedy_cells_keep_no_rerun_interval(workdir, capsys):
+    """Greedy (one sample per question) has no rerun interval: its n = 1 < 2k status is
+    not a cell to mark — the markdown's Greedy column shows the benchmark interval only."""
+    root, _ = workdir
+    code, page, err = run_cli(capsys, "report", root, "--resamples", "50", "--format", "html")
+    assert code == 0, err
+    blob = re.search(r'<script id="page-data" type="application/json">(.*?)</script>', page, re.S)
+    data = json.loads(html.unescape(blob.group(1)))
+    greedy = [
+        cell["values"]["Greedy"]
+        for dataset in data["datasets"]
+        for row in dataset["rows"]
+        for cell in row["cells"].values()
+    ]
+    assert greedy and all(g is not None for g in greedy)
+    assert {i["kind"] for g in greedy for i in g["intervals"]} == {"benchmark"}

@@ -73,12 +73,14 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
 
 def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ...]) -> dict:
     columns = ["Greedy"] + report.headline_metrics()
+    greedy = tuple(kind for kind in kinds if kind != "rerun")
     cells = {}
     for subset in report.subsets[row.dataset_abbr]:
         cell = report.cells.get((row.label, row.dataset_abbr, subset))
         if cell is None:
             continue
-        values = {"Greedy": _estimate(cell.greedy, ci, kinds)}
+        # greedy (one sample per question) has no rerun interval: the markdown shows none
+        values = {"Greedy": _estimate(cell.greedy, ci, greedy)}
         values.update({key: _estimate(cell.metrics.get(key), ci, kinds) for key in columns[1:]})
         cells[subset] = {"questions": cell.num_questions, "values": values}
     s = row.setting
