@@ -149,3 +149,29 @@ def test_corrected_json_names_the_sources_left_uncorrected(capsys, workdir, tmp_
     (note,) = [line for line in md.splitlines() if line.startswith("Raw values and values")]
     assert f"rule_undecided: {skipped[0]['reason']};" in note
     assert "one verdict only" in skipped[0]["reason"]
+
+
+def test_corrected_metric_undefined_at_k_says_why(tmp_path, capsys):
+    """At k = 1 mG-Pass@1 does not exist: the corrected table printed `— ‡` (a model-check
+    mark on no value) and its JSON cell lacked the `undefined` reason every other JSON
+    cell of that metric carries."""
+    # a third of the questions always right, a third never, a third half: no Beta fits
+    # that, so the model check rejects the rows and their corrected cells carry ‡
+    labels = [[[0] * 8, [1] * 8, [0] * 4 + [1] * 4][i % 3] for i in range(30)]
+    for model in ("qwen-7b", "llama-8b"):
+        write_run(tmp_path, f"{model}_t0-7_p0-95_k-1_rp1-0_rs42_l8192", labels)
+    flags = ["report", tmp_path, "--k", "1", "--verdict-error", "fp=0.02,fn=0.08"]
+    code, md, err = run_cli(capsys, *flags, "--resamples", "0")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--resamples", "0", "--format", "json")
+    assert code == 0, err
+    table = _section(md, "Corrected for verdict error")
+    column = table[0].index("mG-Pass@1 corrected†")
+    for cells in table[1:]:
+        assert cells[column] == "—"
+        assert cells[table[0].index("pass@1 corrected†")].endswith(" ‡")  # the row's mark
+    for row in json.loads(out):
+        entry = row["corrected"]["metrics"]["mG-Pass@1"]
+        assert entry["value"] is None
+        assert entry["undefined"] == row["metrics"]["mG-Pass@1"]["undefined"]
+        assert "not defined at k = 1" in entry["undefined"]

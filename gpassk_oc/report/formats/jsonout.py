@@ -129,8 +129,8 @@ def _row_json(report: Report, row: Row, dataset_abbr: str) -> dict[str, Any]:
 
 
 def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
-    """Each metric of *entry* that does not exist at its k (value null, status
-    'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
+    """Each metric of *entry* (its corrected values too) that does not exist at its k
+    (value null, status 'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
     MetricSpec.undefined`)."""
     specs = report.computed_specs()
     if report.sweep is not None:
@@ -140,7 +140,8 @@ def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
         return entry
     sweep = entry["k_sweep"]["metrics"].values() if entry["k_sweep"] else []
     splits = [split["metrics"] for split in entry["splits"].values()]
-    for metrics in [entry["metrics"], *splits, *sweep]:
+    corrected = [entry["corrected"]["metrics"]] if "corrected" in entry else []
+    for metrics in [entry["metrics"], *splits, *sweep, *corrected]:
         for key, text in why.items():
             if key in metrics:
                 metrics[key]["undefined"] = text
