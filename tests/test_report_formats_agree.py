@@ -11,7 +11,8 @@ import random
 import re
 
 from oracles import brute_maj
-from report_support import run_cli
+from report_support import N, abbr, run_cli
+from report_support import write_run as write_counts
 from test_report_anyk import DATASET, labels_for, write_run
 
 from gpassk_oc.report.data.numbers import pct_text
@@ -175,3 +176,25 @@ def test_corrected_metric_undefined_at_k_says_why(tmp_path, capsys):
         assert entry["value"] is None
         assert entry["undefined"] == row["metrics"]["mG-Pass@1"]["undefined"]
         assert "not defined at k = 1" in entry["undefined"]
+
+
+def test_published_json_says_why_a_published_model_has_no_value(tmp_path, capsys):
+    """A published model run on other questions (here two splits of the four) gets a line
+    under *Published numbers* saying why it has no published value; its JSON row said
+    only ``"published": null``, as for a model never published."""
+    qs = [(s, "en", i, f"[{s}] q{i}") for s in ("AMC", "CCEE") for i in range(6)]
+    r1, mine = abbr("DeepSeek-R1", "0-6"), abbr("mine", "0-6")
+    for model in (r1, mine):
+        write_counts(tmp_path, model, "LiveMathBench-v202412-k4_8_16-r3", [N // 2] * 12, N, qs=qs)
+    flags = ["report", tmp_path, "--published", "--resamples", "50"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    rows = {r["model"]: r for r in json.loads(out)}
+    assert rows[r1]["published"] is None and rows[mine]["published"] is None
+    assert "published_unmatched" not in rows[mine]  # never published: nothing to explain
+    why = rows[r1]["published_unmatched"]
+    assert why.startswith("published as DeepSeek-R1, but its questions are not")
+    section = md[md.index("## Published numbers") :].split("\n## ")[0]
+    assert f"- {r1} (LiveMathBench-v202412-k4_8_16-r3): {why}" in section.splitlines()

@@ -43,6 +43,7 @@ __all__ = [
     "csv_header",
     "inside",
     "notes_lines",
+    "unmatched_json",
 ]
 
 HEADER = "Published (✓ inside benchmark interval)"
@@ -101,10 +102,12 @@ def build_published(
         published = board.row(benchmark, model) if model and benchmark else None
         if cell is None or published is None:
             if model:
-                view.unmatched.append(
-                    f"{row.label} ({row.dataset_abbr}): published as {model}, but its "
-                    "questions are not one published benchmark (version and splits)"
+                why = (
+                    f"published as {model}, but its questions are not one published "
+                    "benchmark (version and splits)"
                 )
+                view.why_unmatched[(row.label, row.dataset_abbr)] = why
+                view.unmatched.append(f"{row.label} ({row.dataset_abbr}): {why}")
             continue
         entries = []
         for column, value in published.values.items():
@@ -187,6 +190,15 @@ def csv_header(report: Report) -> list[str]:
     for c in view.columns:
         out += [f"published {c}", f"published {c} inside"]
     return out
+
+
+def unmatched_json(report: Report, row: Row) -> dict[str, Any]:
+    """``{"published_unmatched": why}`` for a row whose model is published but whose
+    questions are no published benchmark (the markdown's *Published numbers* line); {}
+    otherwise."""
+    view: PublishedView | None = getattr(report, "published", None)
+    why = view.why_unmatched.get((row.label, row.dataset_abbr)) if view else None
+    return {"published_unmatched": why} if why else {}
 
 
 def cell_json(report: Report, row: Row) -> dict[str, Any] | None:

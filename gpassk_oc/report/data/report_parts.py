@@ -61,6 +61,8 @@ class PublishedView:
     columns: list[str]  # the published columns, in order
     cells: dict[tuple[str, str], PublishedCell]  # (row label, dataset abbr) -> cell
     unmatched: list[str] = field(default_factory=list)  # rows without a published value
+    #: why a row whose model is published has no published value, per (label, dataset)
+    why_unmatched: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass

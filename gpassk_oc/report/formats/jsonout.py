@@ -10,7 +10,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.identity import identity
 from gpassk_oc.report.data.numbers import pct
-from gpassk_oc.report.data.published_section import cell_json
+from gpassk_oc.report.data.published_section import cell_json, unmatched_json
 from gpassk_oc.report.data.report_model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.data.sweep import sweep_json, sweep_specs
 from gpassk_oc.report.formats.corrections_out import json_extras
@@ -85,6 +85,7 @@ def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]
             out.append(_mark_undefined(report, _row_json(report, row, dataset_abbr)))
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)
+                out[-1].update(unmatched_json(report, row))
     for run in report.greedy:
         out.append(_greedy_json(report, run))
     return out
