@@ -200,3 +200,27 @@ def test_published_json_says_why_a_published_model_has_no_value(tmp_path, capsys
     assert why.startswith("published as DeepSeek-R1, but its questions are not")
     section = md[md.index("## Published numbers") :].split("\n## ")[0]
     assert f"- {r1} (LiveMathBench-v202412-k4_8_16-r3): {why}" in section.splitlines()
+
+
+def test_page_shows_the_published_values(tmp_path, capsys):
+    """``--published --format html``: the markdown's Published column and its notes, and
+    the JSON's ``published`` values, were nowhere on the page."""
+    splits = [(s, lang) for s in ("AMC", "CCEE", "CNMO", "WLPMC") for lang in ("en", "cn")]
+    qs = [(s, lang, i, f"[{s}/{lang}] q{i}") for s, lang in splits for i in range(3)]
+    r1, mine = abbr("DeepSeek-R1", "0-6"), abbr("mine", "0-6")
+    for model, c in ((r1, 40), (mine, 20)):
+        write_counts(tmp_path, model, "LiveMathBench-v202412-k4_8_16-r3", [c] * len(qs), N, qs=qs)
+    flags = ["report", tmp_path, "--published", "--resamples", "200"]
+    code, page, err = run_cli(capsys, *flags, "--format", "html")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    published = {r["identity"]["model"]: r["published"] for r in json.loads(out)}
+    part = page[page.index("<h2>Published numbers — LiveMathBench-v202412-k4_8_16-r3</h2>") :]
+    part = part[: part.index("</table>")]
+    cells = dict(re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td></tr>", part))
+    assert cells["mine"] == "—" and published["mine"] is None
+    mark = {True: "✓", False: "✗", None: "?"}
+    values = published["DeepSeek-R1"]["values"].values()
+    assert cells["DeepSeek-R1"] == " ".join(f"{v['value']:.1f}{mark[v['inside']]}" for v in values)
+    assert "arXiv:2412.13147" in part  # the source, as the markdown's notes name it

@@ -19,7 +19,8 @@ from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.auditing.audit_verdicts import SHEET_COLUMNS
 from gpassk_oc.report.data.collect import Row
-from gpassk_oc.report.data.report_model import Report
+from gpassk_oc.report.data.published_section import add_column, notes_lines
+from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
     POSTERIOR,
@@ -146,8 +147,8 @@ def _table(title: str, header: list[str], body: list[list[str]], note: str = "")
 
 
 def _static_tables(report: Report, ci: bool, descending: bool) -> str:
-    """The any-k sweep, verdict sensitivity, accounting and greedy runs: the tables every
-    format shows."""
+    """The any-k sweep, verdict sensitivity, accounting, greedy runs, ranks, corrected and
+    published values: the tables every format shows."""
     parts = []
     for title, header, body in sweep_sections(report, ci):
         parts.append(_table(title, header, body, sweep_note(report)))
@@ -165,7 +166,25 @@ def _static_tables(report: Report, ci: bool, descending: bool) -> str:
         parts.append(_table("Greedy runs", header, body))
     for title, note, header, body in sections(report):  # ranks, corrected values
         parts.append(_table(title, header, body, note))
+    parts += _published_tables(report, descending)
     return "\n".join(parts)
+
+
+def _published_tables(report: Report, descending: bool) -> list[str]:
+    """With ``--published``: per dataset, each row's published values as the markdown's
+    overall table shows them in its last column, and the markdown's *Published numbers*
+    lines as the note."""
+    if report.published is None:
+        return []
+    out = []
+    note = " ".join(notes_lines(report))
+    for dataset_abbr in report.subsets:
+        rows = sorted_rows(report, dataset_abbr, "overall", descending)
+        names = (identity_columns(report), [identity_cells(report, row) for row in rows])
+        header, body = add_column(report, dataset_abbr, "overall", descending, names)
+        if body:
+            out.append(_table(f"Published numbers — {dataset_abbr}", header, body, note))
+    return out
 
 
 def _figures_html(figures: list[tuple[str, str, list[str]]]) -> str:
