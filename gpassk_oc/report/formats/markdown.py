@@ -59,8 +59,9 @@ def warning_lines(report: Report) -> list[str]:
     """The run-health warnings of the rows (marked ⚠ in the tables) and greedy runs, each
     once: the page lists them above its board and the JSON rows carry them (``warnings``);
     stderr alone would leave a saved markdown file with marks it does not explain."""
-    runs = [*report.rows, *report.greedy]
-    found = list(dict.fromkeys(w for run in runs for w in run.warnings))
+    lines = [w for row in report.rows for w in row.warnings]
+    lines += [w for run in report.greedy for w in run.warnings]
+    found = list(dict.fromkeys(lines))
     if not found:
         return []
     lead = f"Run health: the rows marked{MARKER} in the tables have these warnings."
