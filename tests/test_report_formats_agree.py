@@ -16,6 +16,7 @@ from report_support import write_run as write_counts
 from test_report_anyk import DATASET, labels_for, write_run
 
 from gpassk_oc.report import build_report, render_markdown, to_json_rows
+from gpassk_oc.report.data.collect import run_results
 from gpassk_oc.report.data.numbers import pct_text
 from gpassk_oc.report.ranking.corrections import attach_corrections, load_rates
 from tests.test_audit import _write
@@ -131,20 +132,22 @@ def test_corrected_json_names_the_sources_left_uncorrected(capsys, workdir, tmp_
     root, _ = workdir
     _rules_mode_sources(root)
     _, rows, _ = _audit(capsys, root, tmp_path / "sheet.csv")
-    undecided = []
-    for path in root.rglob("results/*/*.json"):
-        model, dataset = path.parent.name, path.stem
-        for row in json.loads(path.read_text())["details"]:
-            for i, source in enumerate(row["source"]):
-                if source == "rule_undecided" and len(undecided) < 7:
-                    sid = f"{model}/{dataset}/{row['split']}/{row['language']}/{row['index']}/{i}"
-                    undecided.append({**rows[0], "sample_id": sid, "source": source})
-    sheet = tmp_path / "old.csv"
-    _write(sheet, _labelled(rows) + [{**r, "verdict": "wrong", "label": "no"} for r in undecided])
-    # one report (the correction with the audit's rate draws is the slow part), both texts
     report = build_report([root], n_boot=0)
-    runs = [run for row in report.rows for run in row.runs] + list(report.greedy)
-    attach_corrections(report, load_rates(runs, sheet, []))
+    (run,) = [run for row in report.rows for run in row.runs]
+    # seven rule_undecided samples, labelled as an older sheet (or the page's export) would
+    ids = [
+        f"{run.model_abbr}/{run.dataset_abbr}/{q.split}/{q.language}/{q.index}/{i}"
+        for q in run_results(run).questions
+        for i, source in enumerate(q.source or [])
+        if source == "rule_undecided"
+    ][:7]
+    extra = [
+        {**rows[0], "sample_id": i, "source": "rule_undecided", "verdict": "wrong"} for i in ids
+    ]
+    sheet = tmp_path / "old.csv"
+    _write(sheet, _labelled(rows) + [{**r, "label": "no"} for r in extra])
+    # one report (the correction with the audit's rate draws is the slow part), both texts
+    attach_corrections(report, load_rates([run], sheet, []))
     md = render_markdown(report)
     (row,) = [r for r in to_json_rows(report) if not r["greedy"]]
     skipped = row["corrected"]["skipped_sources"]
