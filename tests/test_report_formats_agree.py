@@ -205,14 +205,39 @@ def test_published_json_says_why_a_published_model_has_no_value(tmp_path, capsys
     assert f"- {r1} (LiveMathBench-v202412-k4_8_16-r3): {why}" in section.splitlines()
 
 
-def test_page_shows_the_published_values(tmp_path, capsys):
-    """``--published --format html``: the markdown's Published column and its notes, and
-    the JSON's ``published`` values, were nowhere on the page."""
+def _published_work(root) -> None:
+    """DeepSeek-R1 (a published model) and an unpublished one on every split of
+    LiveMathBench 202412 (3 questions each)."""
     splits = [(s, lang) for s in ("AMC", "CCEE", "CNMO", "WLPMC") for lang in ("en", "cn")]
     qs = [(s, lang, i, f"[{s}/{lang}] q{i}") for s, lang in splits for i in range(3)]
     r1, mine = abbr("DeepSeek-R1", "0-6"), abbr("mine", "0-6")
-    for model, c in ((r1, 40), (mine, 20)):
-        write_counts(tmp_path, model, "LiveMathBench-v202412-k4_8_16-r3", [c] * len(qs), N, qs=qs)
+    for model, c in ((r1, 30), (mine, 10)):
+        counts = [c + 3 * (i % 6) for i in range(len(qs))]  # questions differ: intervals
+        write_counts(root, model, "LiveMathBench-v202412-k4_8_16-r3", counts, N, qs=qs)
+
+
+def test_published_json_bounds_are_the_rows_own(tmp_path, capsys):
+    """The published values' benchmark bounds are the row's benchmark intervals, rounded
+    to 4 decimals like every JSON number (they were raw floats: 52.386866807731494)."""
+    _published_work(tmp_path)
+    flags = ["report", tmp_path, "--published", "--resamples", "200", "--format", "json"]
+    code, out, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out) if r["published"] is not None]
+    compared = 0
+    for column, entry in row["published"]["values"].items():
+        if entry["inside"] is None:  # no interval to compare with
+            continue
+        bench = row["metrics"][column]["benchmark"]
+        assert [entry["benchmark_low"], entry["benchmark_high"]] == [bench["low"], bench["high"]]
+        compared += 1
+    assert compared >= 2
+
+
+def test_page_shows_the_published_values(tmp_path, capsys):
+    """``--published --format html``: the markdown's Published column and its notes, and
+    the JSON's ``published`` values, were nowhere on the page."""
+    _published_work(tmp_path)
     flags = ["report", tmp_path, "--published", "--resamples", "200"]
     code, page, err = run_cli(capsys, *flags, "--format", "html")
     assert code == 0, err

@@ -29,6 +29,7 @@ from gpassk_oc.core.data.published import (
 )
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.report_parts import Entry, PublishedCell, PublishedView
 
@@ -214,8 +215,9 @@ def cell_json(report: Report, row: Row) -> dict[str, Any] | None:
         "values": {
             e.column: {
                 "value": e.published,
-                "benchmark_low": e.low,
-                "benchmark_high": e.high,
+                # 4 decimals, as every JSON number (the row's own benchmark bounds)
+                "benchmark_low": None if e.low is None else pct(e.low / 100),
+                "benchmark_high": None if e.high is None else pct(e.high / 100),
                 "inside": e.inside,
             }
             for e in cell.entries
