@@ -80,6 +80,9 @@ none: every value the same for every plausible count (pass@k, fewer than k wrong
 Then an interval whose bounds round to one text at one decimal is printed with the
 decimals (up to 4) that show its width (``[0.0, 0.0]`` cells became e.g. ``[0.00, 0.01]``),
 and the legend's layout line says so; the page's tooltips likewise.
+Then the page shows a rerun cell without an interval at n < 2k as ``[n<2k]`` with the
+legend's reason, as the markdown does (it was a bare value): report.html's inlined script
+and one page-data key (``short_note``); no row data changed (no cell here is n < 2k).
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

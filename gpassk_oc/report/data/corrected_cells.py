@@ -47,6 +47,8 @@ def corrected_cell(est: Corrected | None, kinds: Sequence[str]) -> str:
         return DASH
     if est.status == "not corrected":
         return "not corrected (--audit-classes)"
+    if not np.isfinite(est.value):  # a metric undefined at k: no value to mark ‡
+        return DASH
     mark = f" {MISFIT_FLAG}" if est.model_rejected else ""
     spans = [_bounds(est, kind) for kind in kinds]
     if not spans or not np.isfinite(spans).any():  # maj@k without an interval

@@ -29,6 +29,7 @@ from gpassk_oc.core.data.published import (
 )
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row
+from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.report_parts import Entry, PublishedCell, PublishedView
 
@@ -43,6 +44,7 @@ __all__ = [
     "csv_header",
     "inside",
     "notes_lines",
+    "unmatched_json",
 ]
 
 HEADER = "Published (✓ inside benchmark interval)"
@@ -101,10 +103,12 @@ def build_published(
         published = board.row(benchmark, model) if model and benchmark else None
         if cell is None or published is None:
             if model:
-                view.unmatched.append(
-                    f"{row.label} ({row.dataset_abbr}): published as {model}, but its "
-                    "questions are not one published benchmark (version and splits)"
+                why = (
+                    f"published as {model}, but its questions are not one published "
+                    "benchmark (version and splits)"
                 )
+                view.why_unmatched[(row.label, row.dataset_abbr)] = why
+                view.unmatched.append(f"{row.label} ({row.dataset_abbr}): {why}")
             continue
         entries = []
         for column, value in published.values.items():
@@ -189,6 +193,15 @@ def csv_header(report: Report) -> list[str]:
     return out
 
 
+def unmatched_json(report: Report, row: Row) -> dict[str, Any]:
+    """``{"published_unmatched": why}`` for a row whose model is published but whose
+    questions are no published benchmark (the markdown's *Published numbers* line); {}
+    otherwise."""
+    view: PublishedView | None = getattr(report, "published", None)
+    why = view.why_unmatched.get((row.label, row.dataset_abbr)) if view else None
+    return {"published_unmatched": why} if why else {}
+
+
 def cell_json(report: Report, row: Row) -> dict[str, Any] | None:
     """The JSON report's ``published`` object of one row (None: no published row)."""
     view: PublishedView | None = getattr(report, "published", None)
@@ -202,8 +215,9 @@ def cell_json(report: Report, row: Row) -> dict[str, Any] | None:
         "values": {
             e.column: {
                 "value": e.published,
-                "benchmark_low": e.low,
-                "benchmark_high": e.high,
+                # 4 decimals, as every JSON number (the row's own benchmark bounds)
+                "benchmark_low": None if e.low is None else pct(e.low / 100),
+                "benchmark_high": None if e.high is None else pct(e.high / 100),
                 "inside": e.inside,
             }
             for e in cell.entries

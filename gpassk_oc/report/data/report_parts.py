@@ -31,6 +31,8 @@ class Sweep:
     ks: list[int]
     taus: list[Fraction]
     cells: dict[tuple[str, str], dict[str, Estimate]] = field(default_factory=dict)
+    #: why a row's vote metrics (maj@k) were not computed, per (row label, dataset)
+    not_computed: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class PublishedView:
     columns: list[str]  # the published columns, in order
     cells: dict[tuple[str, str], PublishedCell]  # (row label, dataset abbr) -> cell
     unmatched: list[str] = field(default_factory=list)  # rows without a published value
+    #: why a row whose model is published has no published value, per (label, dataset)
+    why_unmatched: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass

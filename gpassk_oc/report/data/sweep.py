@@ -160,6 +160,7 @@ def build_sweep(report: Report, ks: Sequence[int], taus: Sequence[Fraction] | No
             est.update(_maj_estimates(row, votes, report.n_boot, report.level, report.seed))
         else:
             est.update({spec.key: nan for spec in votes})
+            sweep.not_computed[(row.label, row.dataset_abbr)] = why
             note = f"{row.label} on {row.dataset_abbr}: {why}"
             if note not in report.notes:
                 report.notes.append(note)
@@ -213,19 +214,21 @@ def sweep_json(
     report: Report, row: Row, to_json: Callable[[Estimate], dict[str, Any]]
 ) -> dict[str, Any] | None:
     """The ``k_sweep`` entry of a row in ``--format json``: ``ks``, ``taus`` and per k the
-    metrics (each as ``to_json`` writes an Estimate)."""
+    metrics (each as ``to_json`` writes an Estimate; a vote metric the row could not
+    compute adds ``not_computed``: why, the reason the markdown's notes give)."""
     sweep = report.sweep
     if sweep is None or (row.label, row.dataset_abbr) not in sweep.cells:
         return None
     cells = sweep.cells[(row.label, row.dataset_abbr)]
-    return {
-        "ks": sweep.ks,
-        "taus": [float(t) for t in sweep.taus],
-        "metrics": {
-            str(k): {key: to_json(cells[key]) for key in sweep_keys(k, sweep.taus)}
-            for k in sweep.ks
-        },
-    }
+    why = sweep.not_computed.get((row.label, row.dataset_abbr))
+    metrics: dict[str, dict[str, Any]] = {}
+    for k in sweep.ks:
+        metrics[str(k)] = {}
+        for spec in sweep_specs(k, sweep.taus):
+            entry = metrics[str(k)][spec.key] = to_json(cells[spec.key])
+            if why and spec.definition.needs_votes:
+                entry["not_computed"] = why
+    return {"ks": sweep.ks, "taus": [float(t) for t in sweep.taus], "metrics": metrics}
 
 
 def sweep_curves(report: Report, rows: Sequence[Row], labels: dict[str, str]) -> list[dict]:

@@ -29,6 +29,8 @@ from gpassk_oc.report.data.report_model import (
 
 NO_WIDTH = "no width"
 SHORT_N = "n<2k"
+#: why a rerun interval reads ``[n<2k]`` (the legend's line and the page's note)
+SHORT_N_NOTE = "not even a Beta can be fitted"
 #: after a rerun interval of status 'posterior' / 'wide' / 'unreliable' (see :func:`wide_note`,
 #: :func:`unreliable_reasons`)
 MARKS = {"posterior": "*", "wide": "+", "unreliable": "!"}
@@ -384,7 +386,7 @@ def _rerun_entries(report: Report, level: str, shown: set[str] | None) -> list[E
     if "unreliable" in statuses:
         out.append(("! = unreliable, for one of these reasons:", reasons))
     if "n < 2k" in statuses:
-        out.append((f"[{SHORT_N}]: not even a Beta can be fitted.", []))
+        out.append((f"[{SHORT_N}]: {SHORT_N_NOTE}.", []))
     return out
 
 

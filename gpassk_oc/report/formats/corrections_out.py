@@ -104,6 +104,10 @@ def no_error_notes(report: Report) -> list[str]:
     return [_no_error_text(found) for found in _no_errors(report)]
 
 
+#: why an audited source's labels correct nothing (it gives one verdict only)
+ONE_VERDICT = "one verdict only, not corrected"
+
+
 def rates_text(rates: ErrorRates, level: float) -> str:
     """``audit SHEET; rule: fp 0.40% [0.05, 1.90], fn …; with their posterior uncertainty``:
     where the rates came from, each source's rates (an audit's with their intervals at
@@ -114,7 +118,7 @@ def rates_text(rates: ErrorRates, level: float) -> str:
         for s, r in rate_intervals(rates, level).items()
     ]
     how = "with their posterior uncertainty" if rates.draws is not None else "taken as exact"
-    parts += [f"{s}: one verdict only, not corrected" for s in rates.skipped]
+    parts += [f"{s}: {ONE_VERDICT}" for s in rates.skipped]
     return f"{rates.origin}; {'; '.join(parts)}; {how}"
 
 
@@ -367,6 +371,11 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
         out["corrected"] = {
             "rates": rate_intervals(rates, report.level) if rates is not None else {},
             "origin": rates.origin if rates is not None else None,
+            # audited sources whose labels correct nothing (the table's note names them)
+            "skipped_sources": [
+                {"source": source, "reason": ONE_VERDICT}
+                for source in (rates.skipped if rates is not None else [])
+            ],
             **({"class_rates": _class_json(classes, report.level)} if classes else {}),
             "no_errors_found": [
                 {
@@ -383,6 +392,8 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                 key: {
                     **corrected_json(e),
                     "errors": "independent" if _sample_level(report, key) else "by class",
+                    # the raw value the table shows beside it (maj@k's is in no other key)
+                    "raw": pct(_raw(report, label, dataset, key)),
                 }
                 for key, e in values.items()
             },

@@ -19,10 +19,12 @@ from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Estimate
 from gpassk_oc.report.auditing.audit_verdicts import SHEET_COLUMNS
 from gpassk_oc.report.data.collect import Row
-from gpassk_oc.report.data.report_model import Report
+from gpassk_oc.report.data.published_section import add_column, notes_lines
+from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
 from gpassk_oc.report.data.tables import (
     POSTERIOR,
+    SHORT_N_NOTE,
     UNRELIABLE,
     WIDE,
     accounting_note,
@@ -51,9 +53,9 @@ def _num(value: float | None) -> float | None:
 
 
 def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[str, Any] | None:
-    """Value and intervals (percent) of one estimate; an interval without a width is kept
-    without bounds (the page says "[no width]" and why, as the markdown does), a posterior
-    one says so."""
+    """Value and intervals (percent) of one estimate; an interval without a width, or
+    without one at n < 2k, is kept without bounds (the page says "[no width]" or "[n<2k]"
+    and why, as the markdown does), a posterior one says so."""
     if est is None:
         return None
     out: dict[str, Any] = {"value": _num(est.value), "intervals": []}
@@ -65,19 +67,21 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
             out["intervals"].append(
                 {"kind": kind, "low": _num(low), "high": _num(high), "status": status}
             )
-        elif status == "no width":
+        elif status in ("no width", "n < 2k"):  # shown without bounds, as the markdown does
             out["intervals"].append({"kind": kind, "low": None, "high": None, "status": status})
     return out
 
 
 def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ...]) -> dict:
     columns = ["Greedy"] + report.headline_metrics()
+    greedy = tuple(kind for kind in kinds if kind != "rerun")
     cells = {}
     for subset in report.subsets[row.dataset_abbr]:
         cell = report.cells.get((row.label, row.dataset_abbr, subset))
         if cell is None:
             continue
-        values = {"Greedy": _estimate(cell.greedy, ci, kinds)}
+        # greedy (one sample per question) has no rerun interval: the markdown shows none
+        values = {"Greedy": _estimate(cell.greedy, ci, greedy)}
         values.update({key: _estimate(cell.metrics.get(key), ci, kinds) for key in columns[1:]})
         cells[subset] = {"questions": cell.num_questions, "values": values}
     s = row.setting
@@ -127,6 +131,7 @@ def page_data(
         "posterior_note": POSTERIOR,  # why one is marked '*'
         # what a cell without an interval means, per kind (the markdown's [no width])
         "no_width_note": {kind: no_width_note(kind) for kind in INTERVAL_KINDS},
+        "short_note": SHORT_N_NOTE,  # why a rerun cell reads [n<2k]
     }
 
 
@@ -142,8 +147,8 @@ def _table(title: str, header: list[str], body: list[list[str]], note: str = "")
 
 
 def _static_tables(report: Report, ci: bool, descending: bool) -> str:
-    """The any-k sweep, verdict sensitivity, accounting and greedy runs: the tables every
-    format shows."""
+    """The any-k sweep, verdict sensitivity, accounting, greedy runs, ranks, corrected and
+    published values: the tables every format shows."""
     parts = []
     for title, header, body in sweep_sections(report, ci):
         parts.append(_table(title, header, body, sweep_note(report)))
@@ -161,7 +166,25 @@ def _static_tables(report: Report, ci: bool, descending: bool) -> str:
         parts.append(_table("Greedy runs", header, body))
     for title, note, header, body in sections(report):  # ranks, corrected values
         parts.append(_table(title, header, body, note))
+    parts += _published_tables(report, descending)
     return "\n".join(parts)
+
+
+def _published_tables(report: Report, descending: bool) -> list[str]:
+    """With ``--published``: per dataset, each row's published values as the markdown's
+    overall table shows them in its last column, and the markdown's *Published numbers*
+    lines as the note."""
+    if report.published is None:
+        return []
+    out = []
+    note = " ".join(notes_lines(report))
+    for dataset_abbr in report.subsets:
+        rows = sorted_rows(report, dataset_abbr, "overall", descending)
+        names = (identity_columns(report), [identity_cells(report, row) for row in rows])
+        header, body = add_column(report, dataset_abbr, "overall", descending, names)
+        if body:
+            out.append(_table(f"Published numbers — {dataset_abbr}", header, body, note))
+    return out
 
 
 def _figures_html(figures: list[tuple[str, str, list[str]]]) -> str:

@@ -10,7 +10,7 @@ from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.identity import identity
 from gpassk_oc.report.data.numbers import pct
-from gpassk_oc.report.data.published_section import cell_json
+from gpassk_oc.report.data.published_section import cell_json, unmatched_json
 from gpassk_oc.report.data.report_model import Cell, Report, Sensitivity, accounting, sorted_rows
 from gpassk_oc.report.data.sweep import sweep_json, sweep_specs
 from gpassk_oc.report.formats.corrections_out import json_extras
@@ -85,6 +85,7 @@ def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]
             out.append(_mark_undefined(report, _row_json(report, row, dataset_abbr)))
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)
+                out[-1].update(unmatched_json(report, row))
     for run in report.greedy:
         out.append(_greedy_json(report, run))
     return out
@@ -129,8 +130,8 @@ def _row_json(report: Report, row: Row, dataset_abbr: str) -> dict[str, Any]:
 
 
 def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
-    """Each metric of *entry* that does not exist at its k (value null, status
-    'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
+    """Each metric of *entry* (its corrected values too) that does not exist at its k
+    (value null, status 'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
     MetricSpec.undefined`)."""
     specs = report.computed_specs()
     if report.sweep is not None:
@@ -140,7 +141,8 @@ def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
         return entry
     sweep = entry["k_sweep"]["metrics"].values() if entry["k_sweep"] else []
     splits = [split["metrics"] for split in entry["splits"].values()]
-    for metrics in [entry["metrics"], *splits, *sweep]:
+    corrected = [entry["corrected"]["metrics"]] if "corrected" in entry else []
+    for metrics in [entry["metrics"], *splits, *sweep, *corrected]:
         for key, text in why.items():
             if key in metrics:
                 metrics[key]["undefined"] = text

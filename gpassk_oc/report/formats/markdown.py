@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gpassk_oc.report.data.health_warnings import MARKER
 from gpassk_oc.report.data.published_section import add_column, notes_lines
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.sweep import sweep_note, sweep_sections
@@ -54,9 +55,23 @@ def _table(header: list[str], body: list[list[str]]) -> list[str]:
     )
 
 
+def warning_lines(report: Report) -> list[str]:
+    """The run-health warnings of the rows (marked ⚠ in the tables) and greedy runs, each
+    once: the page lists them above its board and the JSON rows carry them (``warnings``);
+    stderr alone would leave a saved markdown file with marks it does not explain."""
+    lines = [w for row in report.rows for w in row.warnings]
+    lines += [w for run in report.greedy for w in run.warnings]
+    found = list(dict.fromkeys(lines))
+    if not found:
+        return []
+    lead = f"Run health: the rows marked{MARKER} in the tables have these warnings."
+    return ["## Warnings", "", lead, ""] + [f"- {w}" for w in found] + [""]
+
+
 def render_markdown(report: Report, ci: bool = True, descending: bool = True) -> str:
     out = [f"# G-Pass@{report.k} report", ""]
     out += legend_lines(legend(report, descending, shown_statuses(report, ci))) + [""]
+    out += warning_lines(report)
     for dataset_abbr, subset in titles(report):
         header, body = add_column(
             report,

@@ -92,6 +92,7 @@ PAGE_SCRIPT = r"""
   }
   function ivText(iv) {
     if (iv.status === "no width") { return "none: " + data.no_width_note[state.kind]; }
+    if (iv.status === "n < 2k") { return "none: " + data.short_note; }
     // a narrow interval gets the decimals that show its width (up to 4), as the markdown
     var d = 1, both = typeof iv.low === "number" && typeof iv.high === "number";
     while (both && d < 4 && iv.high > iv.low && iv.low.toFixed(d) === iv.high.toFixed(d)) { d++; }
@@ -252,6 +253,7 @@ PAGE_SCRIPT = r"""
           td.title = state.kind + " interval " + ivText(iv);
           if (iv.status in {posterior: 1, wide: 1, unreliable: 1}) { td.className = iv.status; }
           if (iv.status === "no width") { td.appendChild(el("span", {text: " [no width]"})); }
+          if (iv.status === "n < 2k") { td.appendChild(el("span", {text: " [n<2k]"})); }
           shown[iv.status] = true;
         }
         td.appendChild(bar(est));
@@ -266,6 +268,7 @@ PAGE_SCRIPT = r"""
     if (shown.wide) { notes.push("+ = " + data.wide_note + "."); }
     if (shown.unreliable) { notes.push("! = " + data.unreliable_note + "."); }
     if (shown["no width"]) { notes.push("[no width] = " + data.no_width_note[state.kind] + "."); }
+    if (shown["n < 2k"]) { notes.push("[n<2k] = " + data.short_note + "."); }
     if (notes.length) {  // only the marks a cell shows
       board.appendChild(el("p", {id: "marks-note", text: notes.join(" ")}));
     }

@@ -266,10 +266,11 @@ def rank_cells(
 def attach_ranks(report: Report) -> None:
     """``report.ranks[(dataset, metric)][label]`` = :class:`RankCell` (overall)."""
     out: dict[tuple[str, str], dict[str, RankCell]] = {}
-    # the rerun interval needs no bootstrap: its draws are normal ones, also when the
-    # report skipped the bootstrap (markdown with rerun intervals only)
+    # the rerun interval needs no bootstrap: its draws are normal ones, always as many,
+    # so that every format shows the same interval (the markdown with rerun intervals
+    # only skips the bootstrap, JSON and CSV do not; --resamples sets the benchmark's)
     n_bench = min(report.n_boot, MAX_RANK_DRAWS)
-    draws = (n_bench or MAX_RANK_DRAWS, n_bench)
+    draws = (MAX_RANK_DRAWS, n_bench)
     for dataset in report.subsets:
         rows = [
             r
