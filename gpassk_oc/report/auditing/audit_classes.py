@@ -15,8 +15,6 @@ records votes have classes.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -37,7 +35,7 @@ __all__ = [
     "collect_classes",
     "draw_classes",
     "mean_raw",
-    "render_class_sheet",
+    "class_sheet_rows",
 ]
 
 CLASS_COLUMNS = (
@@ -140,18 +138,16 @@ def draw_classes(classes: list[VoteClass], size: int, seed: int) -> list[VoteCla
     )
 
 
-def render_class_sheet(sample: list[VoteClass]) -> str:
-    """The class audit sheet as CSV text."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CLASS_COLUMNS)
+def class_sheet_rows(sample: list[VoteClass]) -> list[list[str | int]]:
+    """The class audit sheet's rows, the header first."""
+    rows: list[list[str | int]] = [list(CLASS_COLUMNS)]
     for c in sample:
         verdict = "correct" if c.correct else "wrong"
-        writer.writerow(
+        rows.append(
             [c.class_id, c.run.model_abbr, c.run.dataset_abbr, c.index, c.vote, c.source]
             + [verdict, c.sizes[0], c.question, c.gold, c.answer, ""]
         )
-    return buf.getvalue()
+    return rows
 
 
 def class_questions(run: Run, keys: Sequence[Any], sources: Sequence[str]) -> list[ClassQuestion]:

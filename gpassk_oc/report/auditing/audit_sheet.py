@@ -15,7 +15,7 @@ are warnings: the report still runs.
 from __future__ import annotations
 
 import csv
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from gpassk_oc.core.uncertainty.corrected_majority import ClassAudit
@@ -23,6 +23,7 @@ from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED, SourceAudit
 from gpassk_oc.log import logger
 from gpassk_oc.report.auditing.audit_classes import collect_classes
 from gpassk_oc.report.auditing.audit_verdicts import Verdict, collect_verdicts
+from gpassk_oc.report.auditing.audit_workbook import workbook_rows
 from gpassk_oc.report.data.collect import Run
 
 __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]
@@ -30,6 +31,7 @@ __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]
 _YES, _NO = ("yes", "1"), ("no", "0")
 _SEPARATORS = (",", ";", "\t")
 _STAMP = "# gpassk-oc"  # a line the package may add, never a sheet line
+_ZIP = b"PK\x03\x04"
 
 
 class AuditError(ValueError):
@@ -39,14 +41,11 @@ class AuditError(ValueError):
 def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit") -> dict[str, bool]:
     """{id: truly correct} for the labelled lines of the sheet at *path* (*id_column*:
     ``sample_id``, or ``class_id`` for a class sheet; *flag* names the option in errors).
-    The sheet may come back from a spreadsheet: a byte-order mark is skipped, and a
-    semicolon- or tab-separated save is read by its separator."""
-    # lines end at "\n" alone (read_text made every CRLF and CR one): str.splitlines()
-    # would also cut at a form feed, NEL or U+2028 in a cell, and lose that line's label
-    lines = [line for line in _sheet_text(path, flag).split("\n") if not line.startswith(_STAMP)]
-    delimiter = _separator(lines[0] if lines else "", {id_column, "label"})
-    reader = csv.DictReader(lines, delimiter=delimiter)
-    missing = {id_column, "label"} - set(reader.fieldnames or ())
+    The sheet may come back from a spreadsheet: a byte-order mark is skipped, a
+    semicolon- or tab-separated save is read by its separator, and an .xlsx workbook
+    (``audit -o SHEET.xlsx``, saved by Excel or LibreOffice) by its first worksheet."""
+    fieldnames, lines = _sheet_lines(path, flag, {id_column, "label"})
+    missing = {id_column, "label"} - set(fieldnames)
     if missing:
         by = " --by class" if id_column == "class_id" else ""
         raise AuditError(
@@ -55,7 +54,7 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
         )
     out: dict[str, bool] = {}
     first: dict[str, int] = {}  # the line each id was first labelled on
-    for line_no, line in enumerate(reader, start=2):
+    for line_no, line in enumerate(lines, start=2):
         label = (line.get("label") or "").strip().lower()
         if not label:
             continue
@@ -75,17 +74,39 @@ def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit")
     return out
 
 
-def _sheet_text(path: Path, flag: str) -> str:
+def _sheet_lines(
+    path: Path, flag: str, needed: set[str]
+) -> tuple[list[str], Iterable[dict[str, str]]]:
+    """The sheet's column names and its (non-empty) lines as dicts by column: a
+    workbook's first worksheet, or CSV text."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AuditError(f"{flag} {path}: cannot be read ({exc.strerror or exc})") from None
+    if data.startswith(_ZIP):  # an .xlsx (a zip), whatever its name
+        try:
+            rows = workbook_rows(data)
+        except ValueError as exc:
+            raise AuditError(f"{flag} {path}: {exc}") from None
+        header = rows[0] if rows else []
+        return header, (dict(zip(header, row)) for row in rows[1:] if any(row))
+    # lines end at "\n" alone (the decode made every CRLF and CR one): str.splitlines()
+    # would also cut at a form feed, NEL or U+2028 in a cell, and lose that line's label
+    text = _sheet_text(data, path, flag).replace("\r\n", "\n").replace("\r", "\n")
+    lines = [line for line in text.split("\n") if not line.startswith(_STAMP)]
+    reader = csv.DictReader(lines, delimiter=_separator(lines[0] if lines else "", needed))
+    return list(reader.fieldnames or ()), reader
+
+
+def _sheet_text(data: bytes, path: Path, flag: str) -> str:
     """The sheet's text: UTF-8, with or without the byte-order mark Excel's "CSV UTF-8"
     writes (and ``gpassk-oc audit`` writes, so that Excel reads the text right)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise AuditError(
             f'{flag} {path}: not UTF-8 text (in Excel, save it as "CSV UTF-8")'
         ) from None
-    except OSError as exc:
-        raise AuditError(f"{flag} {path}: cannot be read ({exc.strerror or exc})") from None
 
 
 def _separator(header: str, needed: set[str]) -> str:

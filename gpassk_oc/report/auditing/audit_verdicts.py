@@ -5,8 +5,6 @@ the sheet's CSV text with each sampled reply's end from ``predictions/``. The co
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from dataclasses import dataclass
 
@@ -21,7 +19,7 @@ __all__ = [
     "collect_verdicts",
     "correctable_verdicts",
     "draw_sample",
-    "render_sheet",
+    "sheet_rows",
 ]
 
 SHEET_COLUMNS = (
@@ -137,15 +135,13 @@ def _sheet_fields(sample: list[Verdict]) -> dict[int, tuple[str, str, str, str]]
     return out
 
 
-def render_sheet(sample: list[Verdict]) -> str:
-    """The audit sheet as CSV text."""
+def sheet_rows(sample: list[Verdict]) -> list[list[str | int]]:
+    """The audit sheet's rows, the header first."""
     fields = _sheet_fields(sample)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(SHEET_COLUMNS)
+    rows: list[list[str | int]] = [list(SHEET_COLUMNS)]
     for i, v in enumerate(sample):
         question, gold, extracted, reply_end = fields[i]
-        writer.writerow(
+        rows.append(
             [
                 v.sample_id,
                 v.run.model_abbr,
@@ -161,4 +157,4 @@ def render_sheet(sample: list[Verdict]) -> str:
                 "",
             ]
         )
-    return buf.getvalue()
+    return rows

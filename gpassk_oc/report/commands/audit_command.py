@@ -14,7 +14,10 @@ the question, the gold answer, the extracted answer, the reply's last part
 ``verdict`` and an empty ``label`` column. Fill ``label`` with ``yes`` (the reply is truly
 correct) or ``no``, then pass the sheet to ``report --audit`` (:mod:`gpassk_oc.report.auditing.audit_sheet`).
 The sheet is written as the package writes every file (:mod:`gpassk_oc.ownership`), in
-UTF-8 with a byte-order mark, so that Excel shows its Chinese questions as text.
+UTF-8 with a byte-order mark, so that Excel shows its Chinese questions as text. A
+spreadsheet program parses a CSV's cells (``1/2`` becomes a date, ``=…`` a formula), so
+``-o SHEET.xlsx`` writes a workbook whose text cells show exactly what was written
+(:mod:`gpassk_oc.report.auditing.audit_workbook`); a CSV holding such cells says so.
 
 The sheet asks only for labels the report uses: a source that gives one verdict only
 (rules mode's ``rule_undecided`` is always "wrong") is left out, saying so — its verdicts
@@ -26,6 +29,8 @@ say nothing about the truth, so the correction cannot use labels of them.
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 from pathlib import Path
 
 from gpassk_oc.argtypes import seed_number
@@ -36,8 +41,9 @@ from gpassk_oc.report.auditing.audit_verdicts import (
     collect_verdicts,
     correctable_verdicts,
     draw_sample,
-    render_sheet,
+    sheet_rows,
 )
+from gpassk_oc.report.auditing.audit_workbook import reinterpreted, workbook_bytes
 from gpassk_oc.report.data.collect import Run, find_result_files, load_run
 
 
@@ -58,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         required=True,
         metavar="SHEET.csv",
-        help="the audit sheet to write",
+        help="the audit sheet to write: a CSV, or an Excel workbook when the name ends in "
+        ".xlsx (its text cells show exactly what the model wrote: no 1/2 read as a date)",
     )
     parser.add_argument(
         "--force",
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     sample = draw_sample(verdicts, args.size, args.seed)
     return _write(
         args,
-        render_sheet(sample),
+        sheet_rows(sample),
         [(v.source, v.correct) for v in sample],
         len(verdicts),
         "verdicts",
@@ -104,9 +111,9 @@ def run(args: argparse.Namespace) -> int:
 def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
     """``--by class``: a stratified sample of the runs' answer classes."""
     from gpassk_oc.report.auditing.audit_classes import (
+        class_sheet_rows,
         collect_classes,
         draw_classes,
-        render_class_sheet,
     )
 
     classes = collect_classes(runs)
@@ -117,14 +124,18 @@ def _run_classes(args: argparse.Namespace, runs: list[Run]) -> int:
         )
     sample = draw_classes(classes, args.size, args.seed)
     strata = [(c.source, c.correct) for c in sample]
-    return _write(args, render_class_sheet(sample), strata, len(classes), "classes")
+    return _write(args, class_sheet_rows(sample), strata, len(classes), "classes")
 
 
 def _write(
-    args: argparse.Namespace, text: str, strata: list[tuple[str, bool]], total: int, what: str
+    args: argparse.Namespace,
+    rows: list[list[str | int]],
+    strata: list[tuple[str, bool]],
+    total: int,
+    what: str,
 ) -> int:
-    try:  # UTF-8 with a byte-order mark: Excel then reads the questions' Chinese text
-        write_files({args.out: text.encode("utf-8-sig")}, args.force, "-o")
+    try:
+        write_files({args.out: _sheet_bytes(args.out, rows)}, args.force, "-o")
     except Refused as exc:
         return fail(exc.lines[-1])
     except OSError as exc:
@@ -137,6 +148,30 @@ def _write(
     logger.info(f"wrote {args.out}: {len(strata)} of {total} {what} ({shown})")
     _too_few(args, strata, what)
     return 0
+
+
+def _sheet_bytes(out: Path, rows: list[list[str | int]]) -> bytes:
+    """A workbook for a name ending in .xlsx; else the CSV, in UTF-8 with a byte-order
+    mark (Excel then reads the questions' Chinese text), saying which of its cells a
+    spreadsheet would show as another value."""
+    if out.suffix.lower() == ".xlsx":
+        return workbook_bytes(rows)
+    parsed = [
+        (line, rows[0][col], cell)
+        for line, row in enumerate(rows[1:], start=2)
+        for col, cell in enumerate(row)
+        if isinstance(cell, str) and reinterpreted(cell)
+    ]
+    if parsed:
+        line, column, cell = parsed[0]
+        logger.warning(
+            f"-o {out}: {len(parsed)} cells (e.g. {column} {cell!r} on line {line}) may show "
+            "in a spreadsheet as a number, date or formula result, not as written; to label "
+            f"in Excel or LibreOffice, write the sheet with -o {out.with_suffix('.xlsx')}"
+        )
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue().encode("utf-8-sig")
 
 
 def _too_few(args: argparse.Namespace, strata: list[tuple[str, bool]], what: str) -> None:
