@@ -143,10 +143,9 @@ def class_sheet_rows(sample: list[VoteClass]) -> list[list[str | int]]:
     rows: list[list[str | int]] = [list(CLASS_COLUMNS)]
     for c in sample:
         verdict = "correct" if c.correct else "wrong"
-        rows.append(
-            [c.class_id, c.run.model_abbr, c.run.dataset_abbr, c.index, c.vote, c.source]
-            + [verdict, c.sizes[0], c.question, c.gold, c.answer, ""]
-        )
+        row: list[str | int] = [c.class_id, c.run.model_abbr, c.run.dataset_abbr, c.index]
+        row += [c.vote, c.source, verdict, c.sizes[0], c.question, c.gold, c.answer, ""]
+        rows.append(row)
     return rows
 
 
