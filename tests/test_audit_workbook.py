@@ -138,3 +138,18 @@ def test_a_broken_workbook_is_one_line(capsys, workdir, tmp_path, content, why):
     lines = err.strip().splitlines()
     assert code == 2 and out == "" and len(lines) == 1, err
     assert f"--audit {sheet}: {why}" in lines[0]
+
+
+def test_text_xml_cannot_hold_comes_back_as_written(tmp_path):
+    """Control characters (XML 1.0 has none of them but tab and line ends) and a literal
+    ``_x0041_`` (SpreadsheetML's escape syntax) in a reply: written escaped, shown by
+    LibreOffice and read back as the model wrote them; a row of ints stays numbers."""
+    from gpassk_oc.report.auditing.audit_workbook import workbook_bytes, workbook_rows
+
+    reply = "a\x00b\x01c\x1fd _x0041_ _X00e9_ tab\there\r\nline é 中"
+    rows = [["reply", "n", "label"], [reply, 7, ""]]
+    path = tmp_path / "odd.xlsx"
+    path.write_bytes(workbook_bytes(rows))
+    assert workbook_rows(path.read_bytes()) == [["reply", "n", "label"], [reply, "7", ""]]
+    shown = _shown(path, tmp_path / "shown")  # a CRLF shows as one line break
+    assert shown == [{"reply": reply.replace("\r\n", "\n"), "n": "7", "label": ""}]

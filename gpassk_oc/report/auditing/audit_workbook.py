@@ -26,9 +26,10 @@ _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _NS = {"m": _MAIN}
-#: characters XML 1.0 cannot hold, and an existing ``_xHHHH_`` (whose ``_`` is escaped so
-#: that it is not decoded): both written as SpreadsheetML's ``_xHHHH_`` escape
-_UNSAFE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)")
+#: characters XML 1.0 cannot hold, a carriage return (a parser reads it as a line feed),
+#: and an existing ``_xHHHH_`` (whose ``_`` is escaped so that it is not decoded): all
+#: written as SpreadsheetML's ``_xHHHH_`` escape
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)")
 _ESCAPED = re.compile(r"_x([0-9A-Fa-f]{4})_")
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # the same sample gives the same bytes
 
@@ -57,17 +58,20 @@ _PARTS = {
 }
 
 
-def _cell(value: str | int) -> str:
+def _cell(value: str | int, ref: str) -> str:
     if isinstance(value, int):
-        return f"<c><v>{value}</v></c>"
+        return f'<c r="{ref}"><v>{value}</v></c>'
     text = escape(_UNSAFE.sub(lambda m: f"_x{ord(m.group()):04X}_", value))
-    return f'<c t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>'
+    return f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>'
 
 
 def workbook_bytes(rows: Sequence[Sequence[str | int]]) -> bytes:
     """An .xlsx of one sheet: *rows* (the first is the header, kept in view when
     scrolling); strings as text cells, ints as numbers."""
-    body = "".join(f"<row>{''.join(_cell(v) for v in row)}</row>" for row in rows)
+    body = "".join(
+        f'<row r="{i}">{"".join(_cell(v, f"{_letters(j)}{i}") for j, v in enumerate(row))}</row>'
+        for i, row in enumerate(rows, start=1)
+    )
     sheet = (
         f'<worksheet xmlns="{_MAIN}"><sheetViews><sheetView workbookViewId="0"><pane '
         'ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/></sheetView>'
@@ -126,6 +130,16 @@ def _text(node: ElementTree.Element) -> str:
     parts = [t.text or "" for t in node.iterfind("m:t", _NS)]
     parts += [t.text or "" for t in node.iterfind("m:r/m:t", _NS)]
     return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), "".join(parts))
+
+
+def _letters(col: int) -> str:
+    """A 0-based column's letters (2 → "C", 26 → "AA")."""
+    out = ""
+    col += 1
+    while col:
+        col, rest = divmod(col - 1, 26)
+        out = chr(65 + rest) + out
+    return out
 
 
 def _column(ref: str | None, default: int) -> int:
