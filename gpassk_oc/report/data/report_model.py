@@ -150,6 +150,8 @@ class Report:
     class_rates: ClassRates | None = None
     #: corrected estimates per (row label, dataset) and metric key (empty: no correction)
     corrected: dict[tuple[str, str], dict[str, Corrected]] = field(default_factory=dict)
+    #: why a row has no sample-rate corrections, per (row label, dataset)
+    not_corrected: dict[tuple[str, str], str] = field(default_factory=dict)
     #: maj@k's raw value per (row label, dataset) beside its correction
     raw_votes: dict[tuple[str, str], float] = field(default_factory=dict)
     #: estimates the figures need beyond the cells and the sweep, per (row label, dataset)

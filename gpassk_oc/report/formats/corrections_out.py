@@ -311,9 +311,25 @@ def csv_columns(report: Report) -> list[str]:
         cols += [f"{key} corrected"] + [
             f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
         ]
-    if report.corrected and no_error_notes(report):  # an audit side without errors
+    # an audit side without errors, a stated source that corrects nothing, a row not corrected
+    if any(_row_notes(report, label, dataset) for label, dataset in _row_keys(report)):
         cols.append("corrected_note")
     return cols
+
+
+def _row_keys(report: Report) -> list[tuple[str, str]]:
+    return [(row.label, row.dataset_abbr) for row in report.rows]
+
+
+def _row_notes(report: Report, label: str, dataset: str) -> list[str]:
+    """What the corrected table's caption and the report's notes say of one row's
+    corrections: the CSV's ``corrected_note`` (the JSON has each in its own key)."""
+    out = no_error_notes(report) if report.corrected.get((label, dataset)) else []
+    if report.rates is not None and (report.corrected or report.not_corrected):
+        out += report.rates.unused_lines()
+    if (why := report.not_corrected.get((label, dataset))) is not None:
+        out.append(f"not corrected: {why}")
+    return out
 
 
 def _corrected_keys(report: Report) -> list[str]:
@@ -347,7 +363,7 @@ def csv_values(report: Report, label: str, dataset: str, subset: str) -> list[An
         )
         out += ["" if v is None else v for v in map(pct, nums)]
     if len(out) < n:  # the corrected_note column
-        out.append(" ".join(no_error_notes(report)) if values else "")
+        out.append(" ".join(_row_notes(report, label, dataset)))
     return out
 
 
@@ -364,8 +380,9 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
             for key in report.headline_metrics()
             if (cell := ranks.get((dataset, key), {}).get(label)) is not None
         }
-    values = report.corrected.get((label, dataset))
-    if values:
+    values = report.corrected.get((label, dataset), {})
+    why_not = report.not_corrected.get((label, dataset))
+    if values or why_not:
         rates = report.rates
         classes = report.class_rates
         out["corrected"] = {
@@ -376,6 +393,13 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                 {"source": source, "reason": ONE_VERDICT}
                 for source in (rates.skipped if rates is not None else [])
             ],
+            # stated sources no row's sample came from (the report's notes say it too)
+            "unused_sources": [
+                {"source": source, "reason": why}
+                for source, why in (rates.unused if rates is not None else {}).items()
+            ],
+            # why this row has no value corrected with the sample rates (None: it has)
+            "not_corrected": why_not,
             **({"class_rates": _class_json(classes, report.level)} if classes else {}),
             "no_errors_found": [
                 {

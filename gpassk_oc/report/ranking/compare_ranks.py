@@ -39,7 +39,7 @@ from gpassk_oc.report.data.corrected_cells import (
     misfit_note,
 )
 from gpassk_oc.report.data.numbers import DASH
-from gpassk_oc.report.data.report_parts import ErrorRates
+from gpassk_oc.report.data.report_parts import ErrorRates, unused_line
 
 __all__ = ["beside", "corrected_lines", "prob_a_better", "prob_lines"]
 
@@ -162,8 +162,8 @@ def corrected_lines(
     data: dict[str, Any] = {}
     results = []
     tables = [channel_questions(row, list(rates.points)) for row, _ in sides]
-    for line in unused_sources(list(rates.points), tables):
-        logger.warning(line)
+    for source, why in unused_sources(list(rates.points), tables).items():
+        logger.warning(unused_line(source, why))
     for (_, side), questions in zip(sides, tables):
         got = correct(
             questions,

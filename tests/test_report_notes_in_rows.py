@@ -1,0 +1,76 @@
+"""Data before text, the leftovers: what the markdown report's *Notes* (and stderr) or its
+tables say of rows, the JSON rows (and the CSV lines) carry too — found by reading each
+``report.notes`` entry and each markdown column against the other formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+from report_support import run_cli
+from test_report_anyk import DATASET, labels_for, write_run
+
+RULE_AND_JUDGE = ["--verdict-error", "fp=0.02,fn=0.08,by=rule"]
+RULE_AND_JUDGE += ["--verdict-error", "fp=0.01,fn=0.5,by=judge"]
+
+
+def _notes(markdown: str) -> list[str]:
+    return [
+        line[2:] for line in markdown[markdown.index("## Notes") :].splitlines() if line[:2] == "- "
+    ]
+
+
+def _rows(tmp_path, sizes: dict[str, int]) -> None:
+    rng = random.Random(11)
+    for model, q in sizes.items():
+        write_run(tmp_path, f"{model}_t0-7_p0-95_k-1_rp1-0_rs42_l8192", labels_for(rng, q))
+
+
+def test_a_stated_source_that_corrects_nothing_is_in_every_row(tmp_path, capsys):
+    """``by=judge`` (and here ``by=rule``) when no sample came from it: the note said so in the markdown's *Notes*
+    and on stderr only; the JSON rows' ``corrected`` block and the CSV said nothing."""
+    _rows(tmp_path, {"qwen-7b": 10, "llama-8b": 10})
+    flags = ["report", tmp_path, "--k", "4", "--resamples", "0", *RULE_AND_JUDGE]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    notes = [n for n in _notes(md) if n.startswith("--verdict-error by=")]
+    assert len(notes) == 2  # write_run's samples name no source: neither rates correct
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert len(rows) == 2
+    for row in rows:
+        unused = row["corrected"]["unused_sources"]
+        assert [u["source"] for u in unused] == ["rule", "judge"]
+        assert notes == [f"--verdict-error by={u['source']}: {u['reason']}" for u in unused]
+        assert row["corrected"]["not_corrected"] is None
+    code, text, err = run_cli(capsys, *flags, "--format", "csv")
+    assert code == 0, err
+    for line in csv.DictReader(io.StringIO(text)):
+        assert line["corrected_note"] == (" ".join(notes) if line["subset"] == "overall" else "")
+
+
+def test_a_row_too_small_to_correct_says_why_in_its_json(tmp_path, capsys):
+    """A row of one question cannot fit the correction's difficulty prior: the report's
+    *Notes* said "not corrected: …" but its JSON row had no ``corrected`` key at all, as
+    if no rates had been given."""
+    _rows(tmp_path, {"qwen-7b": 10, "tiny-1b": 1})
+    flags = ["report", tmp_path, "--k", "4", "--resamples", "0"]
+    flags += ["--verdict-error", "fp=0.02,fn=0.08", "--no-pool-seeds"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    tiny = "tiny-1b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"
+    (note,) = [n for n in _notes(md) if n.startswith(f"{tiny} on {DATASET}: not corrected: ")]
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    rows = {r["model"]: r for r in json.loads(out)}
+    why = rows[tiny]["corrected"]["not_corrected"]
+    assert note == f"{tiny} on {DATASET}: not corrected: {why}"
+    assert "2 questions" in why  # the Beta fit's own reason: one question is too few
+    assert rows["qwen-7b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"]["corrected"]["not_corrected"] is None
+    code, text, err = run_cli(capsys, *flags, "--format", "csv")
+    assert code == 0, err
+    lines = {(x["model"], x["subset"]): x for x in csv.DictReader(io.StringIO(text))}
+    assert lines[(tiny, "overall")]["corrected_note"] == f"not corrected: {why}"
