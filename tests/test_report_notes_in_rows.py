@@ -9,7 +9,10 @@ import io
 import json
 import random
 
-from report_support import run_cli
+import numpy as np
+from report_support import DATASET as COUNTS_DATASET
+from report_support import N, abbr, oracle_mean, questions, run_cli
+from report_support import write_run as write_counts
 from test_report_anyk import DATASET, labels_for, write_run
 
 RULE_AND_JUDGE = ["--verdict-error", "fp=0.02,fn=0.08,by=rule"]
@@ -74,3 +77,22 @@ def test_a_row_too_small_to_correct_says_why_in_its_json(tmp_path, capsys):
     assert code == 0, err
     lines = {(x["model"], x["subset"]): x for x in csv.DictReader(io.StringIO(text))}
     assert lines[(tiny, "overall")]["corrected_note"] == f"not corrected: {why}"
+
+
+def test_a_cross_check_finding_is_in_its_rows_json_notes(tmp_path, capsys):
+    """A results file whose top-level mG-Pass@16 is not what its details give: the
+    report's *Notes* said so, the JSON row's ``notes`` did not (the finding is about that
+    row's file)."""
+    cs = np.random.default_rng(2).integers(0, N + 1, len(questions()))
+    mg = oracle_mean("mG-Pass@16", [(N, int(c)) for c in cs])
+    model = abbr("m", "0-7")
+    write_counts(tmp_path, model, COUNTS_DATASET, cs, N, top={"mG-Pass@16": mg + 5})
+    flags = ["report", tmp_path, "--resamples", "0"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    (note,) = [n for n in _notes(md) if "top-level mG-Pass@16" in n]
+    assert note.startswith(f"{model}/{COUNTS_DATASET}: ") and "details give" in note
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)
+    assert note in row["notes"]
