@@ -96,3 +96,53 @@ def test_a_cross_check_finding_is_in_its_rows_json_notes(tmp_path, capsys):
     assert code == 0, err
     (row,) = json.loads(out)
     assert note in row["notes"]
+
+
+def _cell(line: dict[str, str], key: str) -> str:
+    """The corrected table's cell rebuilt from a CSV line (rerun interval only, as the
+    table shows under the default --interval)."""
+    if line[f"{key} corrected_status"] == "not corrected":
+        return "not corrected (--audit-classes)"
+    text = f"{float(line[f'{key} corrected']):.1f}"
+    low, high = line[f"{key} corrected_rerun_low"], line[f"{key} corrected_rerun_high"]
+    if low:
+        text += f" [{float(low):.1f}, {float(high):.1f}]"
+    return text + (" ‡" if line[f"{key} corrected_model_rejected"] == "1" else "")
+
+
+def test_every_corrected_table_cell_is_in_the_csv(tmp_path, capsys):
+    """The corrected table prints maj@k's raw value, "not corrected" and ‡: the CSV had no
+    ``maj@k raw`` column, an empty maj@k cell for "not corrected" and no ‡ anywhere."""
+    # thirds never, always and half right: no Beta fits, so the model check rejects (‡)
+    labels = [[[0] * 8, [1] * 8, [0] * 4 + [1] * 4][i % 3] for i in range(30)]
+    for model in ("qwen-7b", "llama-8b"):
+        write_run(tmp_path, f"{model}_t0-7_p0-95_k-1_rp1-0_rs42_l8192", labels)
+    flags = ["report", tmp_path, "--k", "4", "--resamples", "0"]
+    flags += ["--verdict-error", "fp=0.02,fn=0.08"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    code, text, err = run_cli(capsys, *flags, "--format", "csv")
+    assert code == 0, err
+    lines = {x["model"]: x for x in csv.DictReader(io.StringIO(text)) if x["subset"] == "overall"}
+    part = md[md.index("## Corrected for verdict error") :].split("\n## ")[0]
+    table = [
+        [c.strip() for c in r.strip()[2:-2].split(" | ")]
+        for r in part.splitlines()
+        if r[:2] == "| "
+    ]
+    header, body = table[0], table[1:]
+    first = header.index("Dataset") + 1
+    assert "maj@4 raw" in header and len(body) == 2
+    marks = set()
+    for cells in body:
+        (line,) = [x for x in lines.values() if x["model"].startswith(cells[0] + "_")]
+        for name, shown in zip(header[first:], cells[first:]):
+            key, which = name.rsplit(" ", 1)
+            if which == "raw":
+                assert f"{float(line[f'{key} raw']):.1f}" == shown, (key, shown)
+                continue
+            errors = "independent" if which == "corrected†" else "by class"
+            assert line[f"{key} corrected_errors"] == errors
+            assert _cell(line, key) == shown, (key, shown)
+            marks.add(shown.split(" ")[-1])
+    assert {"‡", "(--audit-classes)"} <= marks  # both marks were checked

@@ -197,6 +197,11 @@ def _sample_level(report: Report, key: str) -> bool:
     return key != MAJ.spec(report.k).key
 
 
+def _errors(report: Report, key: str) -> str:
+    """The error model of *key*'s correction, as the JSON and CSV name it."""
+    return "independent" if _sample_level(report, key) else "by class"
+
+
 def _flag(report: Report, key: str, which: str) -> str:
     return INDEPENDENT_FLAG if which == "corrected" and _sample_level(report, key) else ""
 
@@ -300,7 +305,9 @@ def markdown_sections(report: Report) -> list[str]:
 
 def csv_columns(report: Report) -> list[str]:
     """Extra CSV columns: per headline metric its rank and both rank intervals, then per
-    corrected metric the corrected value and both intervals (filled on overall lines)."""
+    corrected metric the corrected value and both intervals, the raw value beside it,
+    the corrected value's status and whether the model check rejected it (filled on
+    overall lines)."""
     cols = []
     if report.ranks:
         for key in report.headline_metrics():
@@ -311,6 +318,10 @@ def csv_columns(report: Report) -> list[str]:
         cols += [f"{key} corrected"] + [
             f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
         ]
+        # what the table's cell and its neighbour show beyond the numbers: the raw value
+        # (maj@k's is in no other column), "not corrected"/"—" (status) and ‡ (1: rejected)
+        cols += [f"{key} raw", f"{key} corrected_status", f"{key} corrected_model_rejected"]
+        cols.append(f"{key} corrected_errors")  # the header's †: 'independent' or 'by class'
     # an audit side without errors, a stated source that corrects nothing, a row not corrected
     if any(_row_notes(report, label, dataset) for label, dataset in _row_keys(report)):
         cols.append("corrected_note")
@@ -362,6 +373,12 @@ def csv_values(report: Report, label: str, dataset: str, subset: str) -> list[An
             else (None,) * 5
         )
         out += ["" if v is None else v for v in map(pct, nums)]
+        raw = pct(_raw(report, label, dataset, key))
+        out.append("" if raw is None else raw)
+        out.append(est.status if est else "")
+        checked = est is not None and np.isfinite(est.misfit)
+        out.append(int(est.model_rejected) if checked else "")  # type: ignore[union-attr]
+        out.append(_errors(report, key) if est else "")
     if len(out) < n:  # the corrected_note column
         out.append(" ".join(_row_notes(report, label, dataset)))
     return out
@@ -415,7 +432,7 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
             "metrics": {
                 key: {
                     **corrected_json(e),
-                    "errors": "independent" if _sample_level(report, key) else "by class",
+                    "errors": _errors(report, key),
                     # the raw value the table shows beside it (maj@k's is in no other key)
                     "raw": pct(_raw(report, label, dataset, key)),
                 }
