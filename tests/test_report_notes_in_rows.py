@@ -14,6 +14,7 @@ from report_support import DATASET as COUNTS_DATASET
 from report_support import N, abbr, oracle_mean, questions, run_cli
 from report_support import write_run as write_counts
 from test_report_anyk import DATASET, labels_for, write_run
+from test_report_formats_agree import _published_work
 
 RULE_AND_JUDGE = ["--verdict-error", "fp=0.02,fn=0.08,by=rule"]
 RULE_AND_JUDGE += ["--verdict-error", "fp=0.01,fn=0.5,by=judge"]
@@ -23,6 +24,18 @@ def _notes(markdown: str) -> list[str]:
     return [
         line[2:] for line in markdown[markdown.index("## Notes") :].splitlines() if line[:2] == "- "
     ]
+
+
+def _table(markdown: str, header: str) -> list[list[str]]:
+    """The cells of the first markdown table whose header line holds *header*."""
+    lines = markdown.splitlines()
+    start = next(i for i, line in enumerate(lines) if line[:2] == "| " and header in line)
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip()[2:-2].split(" | ")])
+    return rows
 
 
 def _rows(tmp_path, sizes: dict[str, int]) -> None:
@@ -146,3 +159,44 @@ def test_every_corrected_table_cell_is_in_the_csv(tmp_path, capsys):
             assert _cell(line, key) == shown, (key, shown)
             marks.add(shown.split(" ")[-1])
     assert {"‡", "(--audit-classes)"} <= marks  # both marks were checked
+
+
+def test_published_value_is_compared_with_an_unreliable_interval_and_says_so(tmp_path, capsys):
+    """24 questions: the benchmark intervals of G-Pass@16_1.0 and mG-Pass@16 print with
+    ``!`` (too few questions), yet the published column compared nothing with them and
+    read ``?`` ("no interval"). Now it compares and keeps the ``!``, in every format."""
+    _published_work(tmp_path)
+    flags = ["report", tmp_path, "--published", "--resamples", "200", "--interval", "benchmark"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    code, text, err = run_cli(capsys, *flags, "--format", "csv")
+    assert code == 0, err
+    (row,) = [r for r in json.loads(out) if r["published"] is not None]
+    (line,) = [x for x in csv.DictReader(io.StringIO(text)) if x["published_model"]]
+    table = _table(md, "| Published (")
+    (cells,) = [r for r in table if r[0] == row["identity"]["model"]]
+    marks = []
+    unreliable = 0
+    for column, entry in row["published"]["values"].items():
+        bench = (row["metrics"].get(column) or {}).get("benchmark")
+        if bench is None:  # Greedy: no greedy run here
+            assert entry["inside"] is None
+            marks.append(f"{entry['value']:.1f}?")
+            continue
+        assert entry["benchmark_status"] == bench["status"]
+        assert line[f"published {column} benchmark_status"] == bench["status"]
+        low, high = bench["low"], bench["high"]
+        assert low is not None  # every metric here prints a benchmark interval
+        expect = low - 0.05 <= entry["value"] <= high + 0.05
+        assert entry["inside"] is expect
+        assert line[f"published {column} inside"] == str(int(expect))
+        mark = "!" if bench["status"] == "unreliable" else ""
+        beside = cells[table[0].index(f"{column} [benchmark 95%]")]
+        assert beside.endswith("]" + mark), (column, beside)  # the ! the cell beside shows
+        unreliable += bool(mark)
+        marks.append(f"{entry['value']:.1f}{'✓' if expect else '✗'}{mark}")
+    assert unreliable == 2  # G-Pass@16_1.0 and mG-Pass@16 over 24 questions
+    assert cells[-1] == " ".join(marks)
+    assert "! after ✓ or ✗" in md

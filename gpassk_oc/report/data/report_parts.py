@@ -46,6 +46,9 @@ class Entry:
     low: float | None
     high: float | None
     inside: bool | None
+    #: the status of the run's benchmark interval ('ok', 'unreliable': marked ! beside the
+    #: comparison too, 'off', 'no width', …; None: the run has no such metric)
+    status: str | None = None
 
 
 @dataclass
