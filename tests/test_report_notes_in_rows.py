@@ -200,3 +200,29 @@ def test_published_value_is_compared_with_an_unreliable_interval_and_says_so(tmp
     assert unreliable == 2  # G-Pass@16_1.0 and mG-Pass@16 over 24 questions
     assert cells[-1] == " ".join(marks)
     assert "! after ✓ or ✗" in md
+
+
+def test_plan_at_k_1_plans_g_pass_once_and_says_why(capsys):
+    """``plan --k 1`` printed G-Pass@1_0.5, _0.75 and _1.0 as three identical rows of
+    every table: at k = 1 each τ asks for the one draw to be right. Asked for by name
+    they still are identical, which is why the default plan keeps one."""
+    flags = ["plan", "--beta", "0.6,0.6", "--questions", "40", "--n", "8"]
+    code, md, err = run_cli(capsys, *flags, "--k", "1")
+    assert code == 0, err
+    rows = [line for line in md.splitlines() if line.startswith("| G-Pass@1_")]
+    assert rows and all(line.startswith("| G-Pass@1_1.0 |") for line in rows)
+    note = "G-Pass@1_1.0 stands for G-Pass@1_0.5, G-Pass@1_0.75: at k = 1 every τ asks"
+    assert f"- {note}" in md
+    code, out, err = run_cli(capsys, *flags, "--k", "1", "--format", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert plan["metrics"] == ["G-Pass@1_1.0"]
+    assert plan["same_as"]["G-Pass@1_1.0"]["keys"] == ["G-Pass@1_0.5", "G-Pass@1_0.75"]
+    assert any(w.startswith(note) for w in plan["warnings"])
+    named = ["--metrics", "G-Pass@1_0.5", "G-Pass@1_1.0", "--format", "json"]
+    code, out, err = run_cli(capsys, *flags, *named)
+    assert code == 0, err
+    both = json.loads(out)
+    assert both["same_as"] == {}  # named metrics are planned as asked
+    assert both["split"]["G-Pass@1_0.5"] == both["split"]["G-Pass@1_1.0"]
+    assert both["grid"]["G-Pass@1_0.5"] == both["grid"]["G-Pass@1_1.0"]
