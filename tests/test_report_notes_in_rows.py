@@ -10,6 +10,7 @@ import json
 import random
 
 import numpy as np
+import pytest
 from report_support import DATASET as COUNTS_DATASET
 from report_support import N, abbr, oracle_mean, questions, run_cli
 from report_support import write_run as write_counts
@@ -34,7 +35,8 @@ def _table(markdown: str, header: str) -> list[list[str]]:
     for line in lines[start:]:
         if not line.startswith("|"):
             break
-        rows.append([c.strip() for c in line.strip()[2:-2].split(" | ")])
+        if line.startswith("| "):  # not the |---| line
+            rows.append([c.strip() for c in line.strip()[2:-2].split(" | ")])
     return rows
 
 
@@ -226,3 +228,39 @@ def test_plan_at_k_1_plans_g_pass_once_and_says_why(capsys):
     assert both["same_as"] == {}  # named metrics are planned as asked
     assert both["split"]["G-Pass@1_0.5"] == both["split"]["G-Pass@1_1.0"]
     assert both["grid"]["G-Pass@1_0.5"] == both["grid"]["G-Pass@1_1.0"]
+
+
+def test_compare_by_split_gives_p_a_better_per_split(capsys, tmp_path):
+    """``compare --by-split`` printed A − B, its intervals and p per split × language but
+    P(A better than B) for the overall table only (markdown and JSON)."""
+    rng = np.random.default_rng(7)
+    qs = questions()
+    p = rng.beta(0.5, 0.5, len(qs))
+    a, b = abbr("a", "0-7"), abbr("b", "0-7")
+    write_counts(tmp_path, a, COUNTS_DATASET, rng.binomial(N, np.clip(p + 0.08, 0, 1)), N)
+    write_counts(tmp_path, b, COUNTS_DATASET, rng.binomial(N, p), N)
+    argv = ["compare", tmp_path, tmp_path, "--model-a", a, "--model-b", b, "--by-split"]
+    argv += ["--metrics", "pass@1", "G-Pass@8_1.0", "--resamples", "300"]
+    code, out, err = run_cli(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    code, md, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    data = json.loads(out)
+    per_split = data["p_a_better_splits"]
+    assert set(per_split) == set(data["splits"]) and len(per_split) >= 2
+    table = {(r[0], r[1]): r[2:] for r in _table(md, "| Split | Metric | rerun |")[1:]}
+    checked = 0
+    for name, metrics in data["splits"].items():
+        for key, m in metrics.items():
+            for j, kind in enumerate(("rerun", "benchmark")):
+                pv, got = m[kind]["p_value"], per_split[name][key][kind]
+                if pv is None:
+                    assert got is None and table[(name, key)][j] == "—"
+                    continue
+                # read off this split's own p, on the side of this split's A − B
+                want = 1 - pv / 2 if m["diff"] > 0 else pv / 2 if m["diff"] < 0 else 0.5
+                assert got == pytest.approx(want, abs=1e-12), (name, key, kind)
+                shown = table[(name, key)][j]
+                assert shown[0] in "<>" or abs(float(shown) - got) < 5e-4, (name, key, shown)
+                checked += 1
+    assert checked >= 4

@@ -425,7 +425,9 @@ def run(args: argparse.Namespace) -> int:
         return fail(str(exc))
     for note in dict.fromkeys(notes_a + notes_b):
         logger.info(f"note: {note}")
-    probs = prob_a_better(result["overall"], metrics, args.resamples)
+    # each subset's P read off its own interval and p (--by-split: every split × language)
+    splits = {name: prob_a_better(d, metrics, args.resamples) for name, d in result.items()}
+    probs = splits.pop("overall")
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
@@ -439,13 +441,14 @@ def run(args: argparse.Namespace) -> int:
         # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for
         # every metric but gap@k "better" is "greater")
         data["p_a_better"] = data["p_a_greater"] = probs
+        data["p_a_better_splits"] = splits  # --by-split: per split × language ({} without)
         data["identical_counts"] = identical
         if rates is not None:
             data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
-        text += "\n" + "\n".join(prob_lines(probs, args.level) + fixed[0])
+        text += "\n" + "\n".join(prob_lines(probs, args.level, splits) + fixed[0])
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:
