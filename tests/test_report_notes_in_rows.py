@@ -264,3 +264,24 @@ def test_compare_by_split_gives_p_a_better_per_split(capsys, tmp_path):
                 assert shown[0] in "<>" or abs(float(shown) - got) < 5e-4, (name, key, shown)
                 checked += 1
     assert checked >= 4
+
+
+def test_rank_of_a_metric_undefined_at_k_is_an_explicit_entry(tmp_path, capsys):
+    """``report --k 1``: the rank table prints mG-Pass@1 as "—" (the Notes say why) while
+    the JSON ``ranks`` had no mG-Pass@1 key at all."""
+    _rows(tmp_path, {"qwen-7b": 10, "llama-8b": 10})
+    flags = ["report", tmp_path, "--k", "1", "--resamples", "0"]
+    code, md, err = run_cli(capsys, *flags)
+    assert code == 0, err
+    table = _table(md, "| mG-Pass@1 |")
+    column = table[0].index("mG-Pass@1")
+    assert [r[column] for r in table[1:]] == ["—", "—"]
+    (note,) = [n for n in _notes(md) if n.startswith("mG-Pass@1 shows —: ")]
+    code, out, err = run_cli(capsys, *flags, "--format", "json")
+    assert code == 0, err
+    for row in json.loads(out):
+        entry = row["ranks"]["mG-Pass@1"]
+        assert entry["rank"] is None
+        assert note == f"mG-Pass@1 shows —: {entry['reason']}"
+        assert entry["reason"] == row["metrics"]["mG-Pass@1"]["undefined"]
+        assert row["ranks"]["G-Pass@1_1.0"]["rank"] in (1, 2)  # a metric that exists

@@ -104,6 +104,9 @@ def no_error_notes(report: Report) -> list[str]:
     return [_no_error_text(found) for found in _no_errors(report)]
 
 
+#: why a row has no rank by a metric that exists at k (the rank table's "—")
+NO_RANK = "the row has no value of this metric to rank"
+
 #: why an audited source's labels correct nothing (it gives one verdict only)
 ONE_VERDICT = "one verdict only, not corrected"
 
@@ -389,14 +392,18 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ranks = report.ranks
     if ranks:
-        out["ranks"] = {
-            key: {
-                "rank": cell.rank,
-                **{k: list(v) if v else None for k, v in cell.intervals.items()},
-            }
-            for key in report.headline_metrics()
-            if (cell := ranks.get((dataset, key), {}).get(label)) is not None
-        }
+        out["ranks"] = {}
+        for spec in report.headline_specs():
+            cell = ranks.get((dataset, spec.key), {}).get(label)
+            # the table's "—": a metric undefined at k (mG-Pass@1), or no value to rank
+            out["ranks"][spec.key] = (
+                {"rank": None, "reason": spec.undefined or NO_RANK}
+                if cell is None
+                else {
+                    "rank": cell.rank,
+                    **{k: list(v) if v else None for k, v in cell.intervals.items()},
+                }
+            )
     values = report.corrected.get((label, dataset), {})
     why_not = report.not_corrected.get((label, dataset))
     if values or why_not:
