@@ -21,6 +21,13 @@ RULE_AND_JUDGE = ["--verdict-error", "fp=0.02,fn=0.08,by=rule"]
 RULE_AND_JUDGE += ["--verdict-error", "fp=0.01,fn=0.5,by=judge"]
 
 
+def _out(capsys, *argv) -> str:
+    """The command's output (it must succeed)."""
+    code, out, err = run_cli(capsys, *argv)
+    assert code == 0, err
+    return out
+
+
 def _notes(markdown: str) -> list[str]:
     return [
         line[2:] for line in markdown[markdown.index("## Notes") :].splitlines() if line[:2] == "- "
@@ -51,12 +58,10 @@ def test_a_stated_source_that_corrects_nothing_is_in_every_row(tmp_path, capsys)
     and on stderr only; the JSON rows' ``corrected`` block and the CSV said nothing."""
     _rows(tmp_path, {"qwen-7b": 10, "llama-8b": 10})
     flags = ["report", tmp_path, "--k", "4", "--resamples", "0", *RULE_AND_JUDGE]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
+    md = _out(capsys, *flags)
     notes = [n for n in _notes(md) if n.startswith("--verdict-error by=")]
     assert len(notes) == 2  # write_run's samples name no source: neither rates correct
-    code, out, err = run_cli(capsys, *flags, "--format", "json")
-    assert code == 0, err
+    out = _out(capsys, *flags, "--format", "json")
     rows = json.loads(out)
     assert len(rows) == 2
     for row in rows:
@@ -64,8 +69,7 @@ def test_a_stated_source_that_corrects_nothing_is_in_every_row(tmp_path, capsys)
         assert [u["source"] for u in unused] == ["rule", "judge"]
         assert notes == [f"--verdict-error by={u['source']}: {u['reason']}" for u in unused]
         assert row["corrected"]["not_corrected"] is None
-    code, text, err = run_cli(capsys, *flags, "--format", "csv")
-    assert code == 0, err
+    text = _out(capsys, *flags, "--format", "csv")
     for line in csv.DictReader(io.StringIO(text)):
         assert line["corrected_note"] == (" ".join(notes) if line["subset"] == "overall" else "")
 
@@ -77,19 +81,16 @@ def test_a_row_too_small_to_correct_says_why_in_its_json(tmp_path, capsys):
     _rows(tmp_path, {"qwen-7b": 10, "tiny-1b": 1})
     flags = ["report", tmp_path, "--k", "4", "--resamples", "0"]
     flags += ["--verdict-error", "fp=0.02,fn=0.08", "--no-pool-seeds"]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
+    md = _out(capsys, *flags)
     tiny = "tiny-1b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"
     (note,) = [n for n in _notes(md) if n.startswith(f"{tiny} on {DATASET}: not corrected: ")]
-    code, out, err = run_cli(capsys, *flags, "--format", "json")
-    assert code == 0, err
+    out = _out(capsys, *flags, "--format", "json")
     rows = {r["model"]: r for r in json.loads(out)}
     why = rows[tiny]["corrected"]["not_corrected"]
     assert note == f"{tiny} on {DATASET}: not corrected: {why}"
     assert "2 questions" in why  # the Beta fit's own reason: one question is too few
     assert rows["qwen-7b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"]["corrected"]["not_corrected"] is None
-    code, text, err = run_cli(capsys, *flags, "--format", "csv")
-    assert code == 0, err
+    text = _out(capsys, *flags, "--format", "csv")
     lines = {(x["model"], x["subset"]): x for x in csv.DictReader(io.StringIO(text))}
     assert lines[(tiny, "overall")]["corrected_note"] == f"not corrected: {why}"
 
@@ -103,12 +104,10 @@ def test_a_cross_check_finding_is_in_its_rows_json_notes(tmp_path, capsys):
     model = abbr("m", "0-7")
     write_counts(tmp_path, model, COUNTS_DATASET, cs, N, top={"mG-Pass@16": mg + 5})
     flags = ["report", tmp_path, "--resamples", "0"]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
+    md = _out(capsys, *flags)
     (note,) = [n for n in _notes(md) if "top-level mG-Pass@16" in n]
     assert note.startswith(f"{model}/{COUNTS_DATASET}: ") and "details give" in note
-    code, out, err = run_cli(capsys, *flags, "--format", "json")
-    assert code == 0, err
+    out = _out(capsys, *flags, "--format", "json")
     (row,) = json.loads(out)
     assert note in row["notes"]
 
@@ -134,10 +133,8 @@ def test_every_corrected_table_cell_is_in_the_csv(tmp_path, capsys):
         write_run(tmp_path, f"{model}_t0-7_p0-95_k-1_rp1-0_rs42_l8192", labels)
     flags = ["report", tmp_path, "--k", "4", "--resamples", "0"]
     flags += ["--verdict-error", "fp=0.02,fn=0.08"]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
-    code, text, err = run_cli(capsys, *flags, "--format", "csv")
-    assert code == 0, err
+    md = _out(capsys, *flags)
+    text = _out(capsys, *flags, "--format", "csv")
     lines = {x["model"]: x for x in csv.DictReader(io.StringIO(text)) if x["subset"] == "overall"}
     part = md[md.index("## Corrected for verdict error") :].split("\n## ")[0]
     table = [
@@ -169,12 +166,9 @@ def test_published_value_is_compared_with_an_unreliable_interval_and_says_so(tmp
     read ``?`` ("no interval"). Now it compares and keeps the ``!``, in every format."""
     _published_work(tmp_path)
     flags = ["report", tmp_path, "--published", "--resamples", "200", "--interval", "benchmark"]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
-    code, out, err = run_cli(capsys, *flags, "--format", "json")
-    assert code == 0, err
-    code, text, err = run_cli(capsys, *flags, "--format", "csv")
-    assert code == 0, err
+    md = _out(capsys, *flags)
+    out = _out(capsys, *flags, "--format", "json")
+    text = _out(capsys, *flags, "--format", "csv")
     (row,) = [r for r in json.loads(out) if r["published"] is not None]
     (line,) = [x for x in csv.DictReader(io.StringIO(text)) if x["published_model"]]
     table = _table(md, "| Published (")
@@ -209,21 +203,18 @@ def test_plan_at_k_1_plans_g_pass_once_and_says_why(capsys):
     every table: at k = 1 each τ asks for the one draw to be right. Asked for by name
     they still are identical, which is why the default plan keeps one."""
     flags = ["plan", "--beta", "0.6,0.6", "--questions", "40", "--n", "8"]
-    code, md, err = run_cli(capsys, *flags, "--k", "1")
-    assert code == 0, err
+    md = _out(capsys, *flags, "--k", "1")
     rows = [line for line in md.splitlines() if line.startswith("| G-Pass@1_")]
     assert rows and all(line.startswith("| G-Pass@1_1.0 |") for line in rows)
     note = "G-Pass@1_1.0 stands for G-Pass@1_0.5, G-Pass@1_0.75: at k = 1 every τ asks"
     assert f"- {note}" in md
-    code, out, err = run_cli(capsys, *flags, "--k", "1", "--format", "json")
-    assert code == 0, err
+    out = _out(capsys, *flags, "--k", "1", "--format", "json")
     plan = json.loads(out)
     assert plan["metrics"] == ["G-Pass@1_1.0"]
     assert plan["same_as"]["G-Pass@1_1.0"]["keys"] == ["G-Pass@1_0.5", "G-Pass@1_0.75"]
     assert any(w.startswith(note) for w in plan["warnings"])
     named = ["--metrics", "G-Pass@1_0.5", "G-Pass@1_1.0", "--format", "json"]
-    code, out, err = run_cli(capsys, *flags, *named)
-    assert code == 0, err
+    out = _out(capsys, *flags, *named)
     both = json.loads(out)
     assert both["same_as"] == {}  # named metrics are planned as asked
     assert both["split"]["G-Pass@1_0.5"] == both["split"]["G-Pass@1_1.0"]
@@ -241,10 +232,8 @@ def test_compare_by_split_gives_p_a_better_per_split(capsys, tmp_path):
     write_counts(tmp_path, b, COUNTS_DATASET, rng.binomial(N, p), N)
     argv = ["compare", tmp_path, tmp_path, "--model-a", a, "--model-b", b, "--by-split"]
     argv += ["--metrics", "pass@1", "G-Pass@8_1.0", "--resamples", "300"]
-    code, out, err = run_cli(capsys, *argv, "--format", "json")
-    assert code == 0, err
-    code, md, err = run_cli(capsys, *argv)
-    assert code == 0, err
+    out = _out(capsys, *argv, "--format", "json")
+    md = _out(capsys, *argv)
     data = json.loads(out)
     per_split = data["p_a_better_splits"]
     assert set(per_split) == set(data["splits"]) and len(per_split) >= 2
@@ -271,14 +260,12 @@ def test_rank_of_a_metric_undefined_at_k_is_an_explicit_entry(tmp_path, capsys):
     the JSON ``ranks`` had no mG-Pass@1 key at all."""
     _rows(tmp_path, {"qwen-7b": 10, "llama-8b": 10})
     flags = ["report", tmp_path, "--k", "1", "--resamples", "0"]
-    code, md, err = run_cli(capsys, *flags)
-    assert code == 0, err
+    md = _out(capsys, *flags)
     table = _table(md, "| mG-Pass@1 |")
     column = table[0].index("mG-Pass@1")
     assert [r[column] for r in table[1:]] == ["—", "—"]
     (note,) = [n for n in _notes(md) if n.startswith("mG-Pass@1 shows —: ")]
-    code, out, err = run_cli(capsys, *flags, "--format", "json")
-    assert code == 0, err
+    out = _out(capsys, *flags, "--format", "json")
     for row in json.loads(out):
         entry = row["ranks"]["mG-Pass@1"]
         assert entry["rank"] is None
