@@ -272,3 +272,20 @@ def test_rank_of_a_metric_undefined_at_k_is_an_explicit_entry(tmp_path, capsys):
         assert note == f"mG-Pass@1 shows —: {entry['reason']}"
         assert entry["reason"] == row["metrics"]["mG-Pass@1"]["undefined"]
         assert row["ranks"]["G-Pass@1_1.0"]["rank"] in (1, 2)  # a metric that exists
+
+
+def test_compare_says_in_its_output_which_metric_it_left_out(capsys, tmp_path):
+    """``compare --k 1`` leaves mG-Pass@1 out (it does not exist at k = 1) and said so on
+    stderr only: neither its markdown nor its JSON told a reader why it is missing."""
+    rng = np.random.default_rng(3)
+    a, b = abbr("a", "0-7"), abbr("b", "0-7")
+    for model in (a, b):
+        write_counts(tmp_path, model, COUNTS_DATASET, rng.integers(0, N + 1, len(questions())), N)
+    argv = ["compare", tmp_path, tmp_path, "--model-a", a, "--model-b", b, "--k", "1"]
+    argv += ["--resamples", "0"]
+    data = json.loads(_out(capsys, *argv, "--format", "json"))
+    assert "mG-Pass@1" not in data["metrics"]
+    (note,) = data["notes"]
+    assert note.startswith("mG-Pass@1 left out: not defined at k = 1")
+    md = _out(capsys, *argv)
+    assert note in _notes(md)

@@ -423,7 +423,8 @@ def run(args: argparse.Namespace) -> int:
         )
     except (CompareError, ReportError) as exc:
         return fail(str(exc))
-    for note in dict.fromkeys(notes_a + notes_b):
+    notes = list(dict.fromkeys(notes_a + notes_b))  # in the output too, not only on stderr
+    for note in notes:
         logger.info(f"note: {note}")
     # each subset's P read off its own interval and p (--by-split: every split × language)
     splits = {name: prob_a_better(d, metrics, args.resamples) for name, d in result.items()}
@@ -443,12 +444,15 @@ def run(args: argparse.Namespace) -> int:
         data["p_a_better"] = data["p_a_greater"] = probs
         data["p_a_better_splits"] = splits  # --by-split: per split × language ({} without)
         data["identical_counts"] = identical
+        data["notes"] = notes  # a metric left out (mG-Pass@1 at k = 1), the runs' notes
         if rates is not None:
             data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
         text += "\n" + "\n".join(prob_lines(probs, args.level, splits) + fixed[0])
+        if notes:
+            text += "\n## Notes\n\n" + "".join(f"- {note}\n" for note in notes)
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:
