@@ -289,3 +289,20 @@ def test_compare_says_in_its_output_which_metric_it_left_out(capsys, tmp_path):
     assert note.startswith("mG-Pass@1 left out: not defined at k = 1")
     md = _out(capsys, *argv)
     assert note in _notes(md)
+
+
+def test_compare_names_a_stated_source_that_corrects_nothing(capsys, tmp_path):
+    """``compare --verdict-error …,by=judge`` with no judged sample warned on stderr only;
+    its corrected section and JSON ``corrected`` now say so too."""
+    rng = random.Random(2)
+    a, b = "qwen-7b_t0-7_p0-95_k-1_rp1-0_rs42_l8192", "llama-8b_t0-7_p0-95_k-1_rp1-0_rs42_l8192"
+    for model in (a, b):
+        write_run(tmp_path, model, labels_for(rng, 10))
+    argv = ["compare", tmp_path, tmp_path, "--model-a", a, "--model-b", b, "--k", "4"]
+    argv += ["--resamples", "0", "--metrics", "pass@1", *RULE_AND_JUDGE]
+    data = json.loads(_out(capsys, *argv, "--format", "json"))
+    unused = data["corrected"]["unused_sources"]
+    assert [u["source"] for u in unused] == ["rule", "judge"]  # no sample names a source
+    (rates,) = [line for line in _out(capsys, *argv).splitlines() if line.startswith("Rates: ")]
+    for u in unused:
+        assert f" --verdict-error by={u['source']}: {u['reason']}." in rates

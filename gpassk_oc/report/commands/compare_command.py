@@ -394,8 +394,10 @@ def _corrected(
     lines, data = corrected_lines(
         [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
     )
-    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.", ""]  # under the caption
+    unused = "".join(f" {line}." for line in rates.unused_lines())  # stated, never used
+    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.{unused}", ""]  # under the caption
     data["rates"] = rate_intervals(rates, args.level)
+    data["unused_sources"] = [{"source": s, "reason": why} for s, why in rates.unused.items()]
     return lines, data
 
 

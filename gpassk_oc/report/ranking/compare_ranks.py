@@ -176,7 +176,8 @@ def corrected_lines(
     data: dict[str, Any] = {}
     results = []
     tables = [channel_questions(row, list(rates.points)) for row, _ in sides]
-    for source, why in unused_sources(list(rates.points), tables).items():
+    rates.unused = unused_sources(list(rates.points), tables)  # the output says it too
+    for source, why in rates.unused.items():
         logger.warning(unused_line(source, why))
     for (_, side), questions in zip(sides, tables):
         got = correct(
