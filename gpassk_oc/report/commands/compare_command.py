@@ -401,6 +401,15 @@ def _corrected(
     return lines, data
 
 
+def _probs(
+    result: dict[str, dict[str, Difference]], metrics: list[MetricSpec], n_boot: int
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, dict[str, Any]]]]:
+    """P(A better than B) overall and per split × language (``--by-split``; {} without),
+    each read off its own subset's interval and p."""
+    splits = {name: prob_a_better(d, metrics, n_boot) for name, d in result.items()}
+    return splits.pop("overall"), splits
+
+
 def run(args: argparse.Namespace) -> int:
     pool = not args.no_pool_seeds
     try:
@@ -428,9 +437,7 @@ def run(args: argparse.Namespace) -> int:
     notes = list(dict.fromkeys(notes_a + notes_b))  # in the output too, not only on stderr
     for note in notes:
         logger.info(f"note: {note}")
-    # each subset's P read off its own interval and p (--by-split: every split × language)
-    splits = {name: prob_a_better(d, metrics, args.resamples) for name, d in result.items()}
-    probs = splits.pop("overall")
+    probs, splits = _probs(result, metrics, args.resamples)
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
@@ -453,8 +460,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
         text += "\n" + "\n".join(prob_lines(probs, args.level, splits) + fixed[0])
-        if notes:
-            text += "\n## Notes\n\n" + "".join(f"- {note}\n" for note in notes)
+        text += "".join(["\n## Notes\n\n"] + [f"- {n}\n" for n in notes] if notes else [])
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:
