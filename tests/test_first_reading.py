@@ -99,11 +99,12 @@ def test_pilot_check_compares_at_the_pilots_own_size(capsys, tmp_path):
 
 def test_plan_k_errors_name_k_and_leave_out_what_k_cannot_define(capsys, tmp_path):
     """--k 1 planned nothing ("--metrics mG-Pass@1: not defined", a flag not given);
-    now G-Pass@1_τ are planned and mG-Pass@1 left out with a warning, as compare does.
-    A --k beyond n names --k."""
+    now G-Pass@1 is planned (once: at k = 1 every τ is pass@1, and the plan says so)
+    and mG-Pass@1 left out with a warning, as compare does. A --k beyond n names --k."""
     _well_fitted_pilot(tmp_path, n=16)
     plan, err = _plan_json(capsys, tmp_path, "--k", "1")
-    assert plan["metrics"] == ["G-Pass@1_0.5", "G-Pass@1_0.75", "G-Pass@1_1.0"]
+    assert plan["metrics"] == ["G-Pass@1_1.0"]
+    assert plan["same_as"]["G-Pass@1_1.0"]["keys"] == ["G-Pass@1_0.5", "G-Pass@1_0.75"]
     assert "mG-Pass@1 left out: not defined at k = 1" in err
     assert any(w.startswith("mG-Pass@1 left out") for w in plan["warnings"])
     code, _, err = run_cli(capsys, "plan", tmp_path, "--model", PILOT, "--k", "99")

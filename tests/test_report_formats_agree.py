@@ -250,5 +250,9 @@ def test_page_shows_the_published_values(tmp_path, capsys):
     assert cells["mine"] == "—" and published["mine"] is None
     mark = {True: "✓", False: "✗", None: "?"}
     values = published["DeepSeek-R1"]["values"].values()
-    assert cells["DeepSeek-R1"] == " ".join(f"{v['value']:.1f}{mark[v['inside']]}" for v in values)
+    bang = {"unreliable": "!"}  # after ✓/✗: the interval compared with is marked !
+    texts = [
+        f"{v['value']:.1f}{mark[v['inside']]}{bang.get(v['benchmark_status'], '')}" for v in values
+    ]
+    assert cells["DeepSeek-R1"] == " ".join(texts)
     assert "arXiv:2412.13147" in part  # the source, as the markdown's notes name it

@@ -394,9 +394,20 @@ def _corrected(
     lines, data = corrected_lines(
         [(a, "A"), (b, "B")], rates, metrics, args.level, args.resamples, args.seed
     )
-    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.", ""]  # under the caption
+    unused = "".join(f" {line}." for line in rates.unused_lines())  # stated, never used
+    lines[4:4] = [f"Rates: {rates_text(rates, args.level)}.{unused}", ""]  # under the caption
     data["rates"] = rate_intervals(rates, args.level)
+    data["unused_sources"] = [{"source": s, "reason": why} for s, why in rates.unused.items()]
     return lines, data
+
+
+def _probs(
+    result: dict[str, dict[str, Difference]], metrics: list[MetricSpec], n_boot: int
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, dict[str, Any]]]]:
+    """P(A better than B) overall and per split × language (``--by-split``; {} without),
+    each read off its own subset's interval and p."""
+    splits = {name: prob_a_better(d, metrics, n_boot) for name, d in result.items()}
+    return splits.pop("overall"), splits
 
 
 def run(args: argparse.Namespace) -> int:
@@ -423,9 +434,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except (CompareError, ReportError) as exc:
         return fail(str(exc))
-    for note in dict.fromkeys(notes_a + notes_b):
+    notes = list(dict.fromkeys(notes_a + notes_b))  # in the output too, not only on stderr
+    for note in notes:
         logger.info(f"note: {note}")
-    probs = prob_a_better(result["overall"], metrics, args.resamples)
+    probs, splits = _probs(result, metrics, args.resamples)
     if args.audit is not None and args.verdict_error:
         return fail("--audit and --verdict-error: give one of them, not both")
     try:
@@ -439,13 +451,16 @@ def run(args: argparse.Namespace) -> int:
         # P(A better than B), both kinds; under its 0.3.0 name too (the same values: for
         # every metric but gap@k "better" is "greater")
         data["p_a_better"] = data["p_a_greater"] = probs
+        data["p_a_better_splits"] = splits  # --by-split: per split × language ({} without)
         data["identical_counts"] = identical
+        data["notes"] = notes  # a metric left out (mG-Pass@1 at k = 1), the runs' notes
         if rates is not None:
             data["corrected"] = fixed[1]
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
-        text += "\n" + "\n".join(prob_lines(probs, args.level) + fixed[0])
+        text += "\n" + "\n".join(prob_lines(probs, args.level, splits) + fixed[0])
+        text += "".join(["\n## Notes\n\n"] + [f"- {n}\n" for n in notes] if notes else [])
     try:
         write_output(text, args.out, args.force)
     except Refused as exc:

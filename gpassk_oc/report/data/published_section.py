@@ -6,7 +6,9 @@ splits), :func:`build_published` pairs each published column (Greedy, G-Pass@16_
 mG-Pass@16) with the run's estimate and says whether the published value lies inside the
 run's **benchmark** interval (new questions too): inside when it is within half a unit of
 its last printed digit (0.05 points) of ``[low, high]``; unknown (None) when the run has
-no such interval or no such metric (a report at another k, no greedy run). Rows the
+no such interval or no such metric (a report at another k, no greedy run). An interval
+the table prints with ``!`` (unreliable) is compared too, and the comparison keeps the
+``!`` (the entry's ``status``). Rows the
 published data flags as inconsistent carry the reasons.
 
 Renderers add one column with :func:`cell_text` (markdown), a few columns
@@ -27,11 +29,13 @@ from gpassk_oc.core.data.published import (
     load_names,
     match_model,
 )
+from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row
 from gpassk_oc.report.data.numbers import pct
 from gpassk_oc.report.data.report_model import Report, sorted_rows
 from gpassk_oc.report.data.report_parts import Entry, PublishedCell, PublishedView
+from gpassk_oc.report.data.tables import MARKS
 
 __all__ = [
     "PublishedCell",
@@ -58,13 +62,16 @@ def inside(value: float, low: float | None, high: float | None) -> bool | None:
     return low - ROUNDING <= value <= high + ROUNDING
 
 
-def _benchmark_interval(est: Estimate | None) -> tuple[float | None, float | None]:
+def _benchmark_interval(est: Estimate | None) -> tuple[float | None, float | None, str | None]:
+    """The run's benchmark interval in percent (None, None where it prints none) and its
+    status: an interval the table prints is compared, an unreliable one (``!``) too, and
+    the comparison carries its mark."""
     if est is None:
-        return None, None
+        return None, None, None
     low, high, status = est.interval("benchmark")
-    if status not in ("ok", "posterior") or not (math.isfinite(low) and math.isfinite(high)):
-        return None, None
-    return 100 * low, 100 * high
+    if status not in SHOWN or not (math.isfinite(low) and math.isfinite(high)):
+        return None, None, status
+    return 100 * low, 100 * high, status
 
 
 def _benchmark_of(row: Row, board: Leaderboard) -> str | None:
@@ -113,8 +120,8 @@ def build_published(
         entries = []
         for column, value in published.values.items():
             est = cell.greedy if column == "Greedy" else cell.metrics.get(column)
-            low, high = _benchmark_interval(est)
-            entries.append(Entry(column, value, low, high, inside(value, low, high)))
+            low, high, status = _benchmark_interval(est)
+            entries.append(Entry(column, value, low, high, inside(value, low, high), status))
         flags = list(published.notes) + board.flags.get((benchmark, model), [])  # type: ignore[arg-type]
         view.cells[(row.label, row.dataset_abbr)] = PublishedCell(model, benchmark, entries, flags)  # type: ignore[arg-type]
     return view
@@ -123,12 +130,20 @@ def build_published(
 _MARK = {True: "✓", False: "✗", None: "?"}
 
 
+def _entry_text(e: Entry) -> str:
+    """``79.1✗``; ``79.1✗!`` when the interval compared with is marked ``!`` (unreliable)
+    in the table beside it."""
+    shown = e.inside is not None and e.status is not None
+    return f"{e.published:.1f}{_MARK[e.inside]}{MARKS.get(e.status, '') if shown else ''}"  # type: ignore[arg-type]
+
+
 def cell_text(cell: PublishedCell | None) -> str:
     """``81.1✓ 83.6✓ 79.1✗ 69.5✓ 77.6✓`` in the table's column order (✓ inside the run's
-    benchmark interval, ✗ outside, ? no interval), ``⚑`` when the row is flagged."""
+    benchmark interval, ✗ outside, ? no interval; ``!`` after the mark: that interval is
+    unreliable), ``⚑`` when the row is flagged."""
     if cell is None:
         return "—"
-    text = " ".join(f"{e.published:.1f}{_MARK[e.inside]}" for e in cell.entries)
+    text = " ".join(_entry_text(e) for e in cell.entries)
     return text + (" ⚑" if cell.flags else "")
 
 
@@ -158,7 +173,9 @@ def notes_lines(report: Report) -> list[str]:
     out = [
         f"Published values: {view.source}. Columns in table order (Greedy, G-Pass@16 at "
         "τ = 0.5, 0.75, 1.0, mG-Pass@16); ✓ inside the run's benchmark interval, ✗ outside, "
-        "? no interval to compare with; ⚑ the published row cannot all be right."
+        "? no interval to compare with; ! after ✓ or ✗: the interval compared with is "
+        "marked ! in the table (unreliable: too few questions for that metric's "
+        "bootstrap), so the comparison is too; ⚑ the published row cannot all be right."
     ]
     if not view.cells:
         out.append("No row matches a published model and benchmark (see docs/published.md).")
@@ -175,10 +192,10 @@ def csv_columns(report: Report, row: Row, subset: str) -> list[Any]:
     if view is None:
         return []
     if cell is None or subset != "overall":
-        return [""] * (2 + 2 * len(view.columns))
+        return [""] * (2 + 3 * len(view.columns))
     values: list[Any] = [cell.model, "; ".join(cell.flags)]
     for e in cell.entries:
-        values += [e.published, "" if e.inside is None else int(e.inside)]
+        values += [e.published, "" if e.inside is None else int(e.inside), e.status or ""]
     return values
 
 
@@ -189,7 +206,8 @@ def csv_header(report: Report) -> list[str]:
         return []
     out = ["published_model", "published_flags"]
     for c in view.columns:
-        out += [f"published {c}", f"published {c} inside"]
+        # the status: 'unreliable' is the ! of the markdown cell
+        out += [f"published {c}", f"published {c} inside", f"published {c} benchmark_status"]
     return out
 
 
@@ -219,6 +237,8 @@ def cell_json(report: Report, row: Row) -> dict[str, Any] | None:
                 "benchmark_low": None if e.low is None else pct(e.low / 100),
                 "benchmark_high": None if e.high is None else pct(e.high / 100),
                 "inside": e.inside,
+                # the row's benchmark interval status: 'unreliable' is the cell's "!"
+                "benchmark_status": e.status,
             }
             for e in cell.entries
         },

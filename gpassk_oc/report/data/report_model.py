@@ -150,6 +150,8 @@ class Report:
     class_rates: ClassRates | None = None
     #: corrected estimates per (row label, dataset) and metric key (empty: no correction)
     corrected: dict[tuple[str, str], dict[str, Corrected]] = field(default_factory=dict)
+    #: why a row has no sample-rate corrections, per (row label, dataset)
+    not_corrected: dict[tuple[str, str], str] = field(default_factory=dict)
     #: maj@k's raw value per (row label, dataset) beside its correction
     raw_votes: dict[tuple[str, str], float] = field(default_factory=dict)
     #: estimates the figures need beyond the cells and the sweep, per (row label, dataset)
@@ -358,6 +360,15 @@ def _report_notes(
     return notes
 
 
+def _checks_to_runs(rows: list[Row], greedy: list[Run]) -> None:
+    """Each run's cross-check findings (a top-level number its details do not give) on
+    the rows and greedy runs it belongs to, so that their JSON ``notes`` carry them too
+    (:func:`~gpassk_oc.report.data.collect.collect` gives them to the report only)."""
+    for owner, runs in [(row, row.runs) for row in rows] + [(g, [g]) for g in greedy]:
+        for run in runs:
+            owner.notes += [c for c in run.summary.checks or [] if c not in owner.notes]
+
+
 def undefined_notes(specs: Iterable[MetricSpec]) -> list[str]:
     """One note per metric of *specs* that does not exist at its k: every output shows it
     as "—" (no value), and the note says why."""
@@ -398,7 +409,9 @@ def build_report(
         (g.model_abbr, g.dataset_abbr): Cell(len(g.keys), est, None)
         for g, est in zip(greedy, many([(g.n, g.c) for g in greedy], pass1))
     }
-    notes += _report_notes(rows, greedy, wanted.greedy_runs)
+    _checks_to_runs(rows, greedy)
+    # a run's notes are the report's already (collect): each listed once
+    notes = list(dict.fromkeys(notes + _report_notes(rows, greedy, wanted.greedy_runs)))
     if rows:  # without rows k is a placeholder: nothing shows, nothing to explain
         notes += undefined_notes(report_specs(k, thresholds))
     return Report(

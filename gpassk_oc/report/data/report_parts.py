@@ -21,6 +21,7 @@ __all__ = [
     "PublishedView",
     "RankCell",
     "Sweep",
+    "unused_line",
 ]
 
 
@@ -45,6 +46,9 @@ class Entry:
     low: float | None
     high: float | None
     inside: bool | None
+    #: the status of the run's benchmark interval ('ok', 'unreliable': marked ! beside the
+    #: comparison too, 'off', 'no width', …; None: the run has no such metric)
+    status: str | None = None
 
 
 @dataclass
@@ -76,6 +80,17 @@ class ErrorRates:
     skipped: list[str] = field(default_factory=list)
     #: the audits the rates came from (none for stated rates): which sides found no error
     audits: list[SourceAudit] = field(default_factory=list)
+    #: stated sources no sample of the report's rows came from: why each corrects nothing
+    unused: dict[str, str] = field(default_factory=dict)
+
+    def unused_lines(self) -> list[str]:
+        """The notes (markdown *Notes*, stderr, the CSV's ``corrected_note``) of :attr:`unused`."""
+        return [unused_line(source, why) for source, why in self.unused.items()]
+
+
+def unused_line(source: str, reason: str) -> str:
+    """The note of a stated source whose rates correct nothing (*reason*: why)."""
+    return f"--verdict-error by={source}: {reason}"
 
 
 @dataclass

@@ -104,6 +104,9 @@ def no_error_notes(report: Report) -> list[str]:
     return [_no_error_text(found) for found in _no_errors(report)]
 
 
+#: why a row has no rank by a metric that exists at k (the rank table's "—")
+NO_RANK = "the row has no value of this metric to rank"
+
 #: why an audited source's labels correct nothing (it gives one verdict only)
 ONE_VERDICT = "one verdict only, not corrected"
 
@@ -195,6 +198,11 @@ INDEPENDENT_FLAG = "†"
 def _sample_level(report: Report, key: str) -> bool:
     """Corrected with the sample-level rates (every metric but maj@k, which has class rates)."""
     return key != MAJ.spec(report.k).key
+
+
+def _errors(report: Report, key: str) -> str:
+    """The error model of *key*'s correction, as the JSON and CSV name it."""
+    return "independent" if _sample_level(report, key) else "by class"
 
 
 def _flag(report: Report, key: str, which: str) -> str:
@@ -300,7 +308,9 @@ def markdown_sections(report: Report) -> list[str]:
 
 def csv_columns(report: Report) -> list[str]:
     """Extra CSV columns: per headline metric its rank and both rank intervals, then per
-    corrected metric the corrected value and both intervals (filled on overall lines)."""
+    corrected metric the corrected value and both intervals, the raw value beside it,
+    the corrected value's status and whether the model check rejected it (filled on
+    overall lines)."""
     cols = []
     if report.ranks:
         for key in report.headline_metrics():
@@ -311,9 +321,29 @@ def csv_columns(report: Report) -> list[str]:
         cols += [f"{key} corrected"] + [
             f"{key} corrected_{k}_{e}" for k in INTERVAL_KINDS for e in ("low", "high")
         ]
-    if report.corrected and no_error_notes(report):  # an audit side without errors
+        # what the table's cell and its neighbour show beyond the numbers: the raw value
+        # (maj@k's is in no other column), "not corrected"/"—" (status) and ‡ (1: rejected)
+        cols += [f"{key} raw", f"{key} corrected_status", f"{key} corrected_model_rejected"]
+        cols.append(f"{key} corrected_errors")  # the header's †: 'independent' or 'by class'
+    # an audit side without errors, a stated source that corrects nothing, a row not corrected
+    if any(_row_notes(report, label, dataset) for label, dataset in _row_keys(report)):
         cols.append("corrected_note")
     return cols
+
+
+def _row_keys(report: Report) -> list[tuple[str, str]]:
+    return [(row.label, row.dataset_abbr) for row in report.rows]
+
+
+def _row_notes(report: Report, label: str, dataset: str) -> list[str]:
+    """What the corrected table's caption and the report's notes say of one row's
+    corrections: the CSV's ``corrected_note`` (the JSON has each in its own key)."""
+    out = no_error_notes(report) if report.corrected.get((label, dataset)) else []
+    if report.rates is not None and (report.corrected or report.not_corrected):
+        out += report.rates.unused_lines()
+    if (why := report.not_corrected.get((label, dataset))) is not None:
+        out.append(f"not corrected: {why}")
+    return out
 
 
 def _corrected_keys(report: Report) -> list[str]:
@@ -346,8 +376,14 @@ def csv_values(report: Report, label: str, dataset: str, subset: str) -> list[An
             else (None,) * 5
         )
         out += ["" if v is None else v for v in map(pct, nums)]
+        raw = pct(_raw(report, label, dataset, key))
+        out.append("" if raw is None else raw)
+        out.append(est.status if est else "")
+        checked = est is not None and np.isfinite(est.misfit)
+        out.append(int(est.model_rejected) if checked else "")  # type: ignore[union-attr]
+        out.append(_errors(report, key) if est else "")
     if len(out) < n:  # the corrected_note column
-        out.append(" ".join(no_error_notes(report)) if values else "")
+        out.append(" ".join(_row_notes(report, label, dataset)))
     return out
 
 
@@ -356,16 +392,21 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     ranks = report.ranks
     if ranks:
-        out["ranks"] = {
-            key: {
-                "rank": cell.rank,
-                **{k: list(v) if v else None for k, v in cell.intervals.items()},
-            }
-            for key in report.headline_metrics()
-            if (cell := ranks.get((dataset, key), {}).get(label)) is not None
-        }
-    values = report.corrected.get((label, dataset))
-    if values:
+        out["ranks"] = {}
+        for spec in report.headline_specs():
+            cell = ranks.get((dataset, spec.key), {}).get(label)
+            # the table's "—": a metric undefined at k (mG-Pass@1), or no value to rank
+            out["ranks"][spec.key] = (
+                {"rank": None, "reason": spec.undefined or NO_RANK}
+                if cell is None
+                else {
+                    "rank": cell.rank,
+                    **{k: list(v) if v else None for k, v in cell.intervals.items()},
+                }
+            )
+    values = report.corrected.get((label, dataset), {})
+    why_not = report.not_corrected.get((label, dataset))
+    if values or why_not:
         rates = report.rates
         classes = report.class_rates
         out["corrected"] = {
@@ -376,6 +417,13 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
                 {"source": source, "reason": ONE_VERDICT}
                 for source in (rates.skipped if rates is not None else [])
             ],
+            # stated sources no row's sample came from (the report's notes say it too)
+            "unused_sources": [
+                {"source": source, "reason": why}
+                for source, why in (rates.unused if rates is not None else {}).items()
+            ],
+            # why this row has no value corrected with the sample rates (None: it has)
+            "not_corrected": why_not,
             **({"class_rates": _class_json(classes, report.level)} if classes else {}),
             "no_errors_found": [
                 {
@@ -391,7 +439,7 @@ def json_extras(report: Report, label: str, dataset: str) -> dict[str, Any]:
             "metrics": {
                 key: {
                     **corrected_json(e),
-                    "errors": "independent" if _sample_level(report, key) else "by class",
+                    "errors": _errors(report, key),
                     # the raw value the table shows beside it (maj@k's is in no other key)
                     "raw": pct(_raw(report, label, dataset, key)),
                 }

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from gpassk_oc.core.metrics.gpass_exact import threshold_count
 from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
 from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
 from gpassk_oc.core.uncertainty.grid_prior import fit_grid
@@ -341,6 +342,25 @@ def _metrics(
     return metrics
 
 
+def _distinct(metrics: list[MetricSpec]) -> tuple[list[MetricSpec], dict[str, dict[str, Any]]]:
+    """*metrics* without the G-Pass@k_τ that ask for as many of the k draws as a larger τ
+    does (at k = 1 every τ asks for 1 of 1: each is pass@1; the largest τ, whose τ·k is
+    that count, is kept), and per metric kept the keys it stands for with the reason:
+    one plan per metric, not one identical row per name."""
+    kept: dict[tuple[Any, ...], MetricSpec] = {}
+    same: dict[str, dict[str, Any]] = {}
+    for m in reversed(metrics):
+        need = threshold_count(m.k, m.tau) if m.tau is not None else None
+        last = kept.setdefault((m.definition.name, m.k, need), m)
+        if last is not m:
+            taus = "every τ asks" if m.k == 1 else "these τ ask"
+            reason = f"at k = {m.k} {taus} for the same {need} of {m.k} draw"
+            reason += "s right" if m.k > 1 else " right, so each is pass@1"
+            entry = same.setdefault(last.key, {"keys": [], "reason": reason})
+            entry["keys"].insert(0, m.key)
+    return list(reversed(kept.values())), same
+
+
 def _grids(
     args: argparse.Namespace, questions: int, n: int, metrics: list[MetricSpec]
 ) -> tuple[list[int], list[int]]:
@@ -422,12 +442,19 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise PlanError(f"--n {n}: need 1 <= n <= {N_MAX} samples per question")
     notes: list[str] = []
     metrics = _metrics(args, row, n, notes)
+    same: dict[str, dict[str, Any]] = {}
+    if not args.metric_specs:  # the headline ones: each distinct metric once
+        metrics, same = _distinct(metrics)
+        notes += [
+            f"{key} stands for {', '.join(s['keys'])}: {s['reason']}" for key, s in same.items()
+        ]
     z = _normal_quantile(0.5 + level / 2)
     grid_q, grid_n = _grids(args, questions, n, metrics)
     kinds = KINDS[args.interval]
     assumptions = _assumptions(difficulty, z, level)
     plan = Plan(level, z, kinds, difficulty, questions, n, metrics, assumptions, grid_q, grid_n)
     plan.warnings += notes
+    plan.same_as = same
     _split_and_grid(plan)
     if row is not None:
         _pilot_check(plan, row)

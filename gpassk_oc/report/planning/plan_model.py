@@ -4,6 +4,7 @@ renderer prints (:mod:`.plan_markdown`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.uncertainty.sample_size import Difficulty
@@ -41,6 +42,9 @@ class Plan:
     #: the pilot check's disagreements: read before the numbers (printed first, and on
     #: stderr with the unreachable targets)
     warnings: list[str] = field(default_factory=list)
+    #: headline metrics left out because they are the same metric as one planned for
+    #: (G-Pass@1 at every τ): planned key -> the keys it stands for, and why
+    same_as: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def unchecked_groups(self) -> dict[tuple[str, str], list[str]]:
         """The metrics of :attr:`pilot_unchecked` by (kind, reason), in their order."""

@@ -39,7 +39,7 @@ from gpassk_oc.report.data.corrected_cells import (
     misfit_note,
 )
 from gpassk_oc.report.data.numbers import DASH
-from gpassk_oc.report.data.report_parts import ErrorRates
+from gpassk_oc.report.data.report_parts import ErrorRates, unused_line
 
 __all__ = ["beside", "corrected_lines", "prob_a_better", "prob_lines"]
 
@@ -115,8 +115,13 @@ def _p_cell(p: float | None, alpha: float) -> str:
     return beside(p, alpha / 2 if p < 0.5 else 1 - alpha / 2)
 
 
-def prob_lines(probs: dict[str, dict[str, Any]], level: float = 0.95) -> list[str]:
-    """The markdown section of P(A better than B)."""
+def prob_lines(
+    probs: dict[str, dict[str, Any]],
+    level: float = 0.95,
+    splits: dict[str, dict[str, dict[str, Any]]] | None = None,
+) -> list[str]:
+    """The markdown section of P(A better than B): the overall table, then (``--by-split``)
+    one of every split × language, each read off that split's own interval and p."""
     alpha = 1 - level
     out = [
         "## P(A better than B)",
@@ -133,8 +138,17 @@ def prob_lines(probs: dict[str, dict[str, Any]], level: float = 0.95) -> list[st
     for key, p in probs.items():
         cells = [_p_cell(p[k], alpha) for k in kinds]
         out.append(f"| {key} | " + " | ".join(cells) + " |")
+    splits = splits or {}
+    if splits:
+        out += ["", "Per split × language (A − B of that split's tables above):", ""]
+        out += ["| Split | Metric | rerun | benchmark |", "|---|---|---|---|"]
+        for name, by_metric in splits.items():
+            for key, p in by_metric.items():
+                cells = [_p_cell(p[k], alpha) for k in kinds]
+                out.append(f"| {name} | {key} | " + " | ".join(cells) + " |")
     # each reason a dash stands for, once per kind (JSON: "reason")
-    reasons = dict.fromkeys((k, p["reason"][k]) for p in probs.values() for k in kinds)
+    every = [p for table in [probs, *splits.values()] for p in table.values()]
+    reasons = dict.fromkeys((k, p["reason"][k]) for p in every for k in kinds)
     notes = [f"{DASH} under {k}: {why}." for k, why in reasons if why]
     return out + [""] + [f"{line}\n" for line in notes]
 
@@ -162,8 +176,9 @@ def corrected_lines(
     data: dict[str, Any] = {}
     results = []
     tables = [channel_questions(row, list(rates.points)) for row, _ in sides]
-    for line in unused_sources(list(rates.points), tables):
-        logger.warning(line)
+    rates.unused = unused_sources(list(rates.points), tables)  # the output says it too
+    for source, why in rates.unused.items():
+        logger.warning(unused_line(source, why))
     for (_, side), questions in zip(sides, tables):
         got = correct(
             questions,

@@ -97,18 +97,15 @@ def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
     return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
-def unused_sources(sources: Sequence[str], tables: Sequence[Sequence[Question]]) -> list[str]:
-    """One line per stated source (``by=``) that no sample of *tables* (each row's
-    :func:`channel_questions`) came from: its rates correct nothing, which the table
-    would not show (every corrected value equal to its raw one, beside the rates)."""
-    out = []
-    for j, source in enumerate(sources, start=1):
-        if source != ALL_SOURCES and not any(q[j][0] for t in tables for q in t):
-            out.append(
-                f"--verdict-error by={source}: no sample of the rows reported came from "
-                f"{source!r}, so its rates correct nothing"
-            )
-    return out
+def unused_sources(sources: Sequence[str], tables: Sequence[Sequence[Question]]) -> dict[str, str]:
+    """Why each stated source (``by=``) that no sample of *tables* (each row's
+    :func:`channel_questions`) came from corrects nothing, by source: the table would not
+    show it (every corrected value equal to its raw one, beside the rates)."""
+    return {
+        source: f"no sample of the rows reported came from {source!r}, so its rates correct nothing"
+        for j, source in enumerate(sources, start=1)
+        if source != ALL_SOURCES and not any(q[j][0] for t in tables for q in t)
+    }
 
 
 def corrected_metrics(report: Report) -> list[MetricSpec]:
@@ -146,7 +143,8 @@ def attach_corrections(
         sources = list(rates.points)
         point, draws = rate_arrays(rates)
         tables = [channel_questions(row, sources) for row in report.rows]
-        report.notes += unused_sources(sources, tables)
+        rates.unused = unused_sources(sources, tables)  # the JSON rows' corrected block too
+        report.notes += rates.unused_lines()
         for row, questions in zip(report.rows, tables):
             try:
                 out[(row.label, row.dataset_abbr)] = correct(
@@ -159,6 +157,8 @@ def attach_corrections(
                     seed=report.seed,
                 )
             except ValueError as exc:  # too few questions to fit the difficulty prior
+                # data first: the row's JSON says why it has no corrected values
+                report.not_corrected[(row.label, row.dataset_abbr)] = str(exc)
                 report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
     report.rates = rates
     attach_vote_corrections(report, out, class_sheet)
