@@ -83,6 +83,8 @@ and the legend's layout line says so; the page's tooltips likewise.
 Then the page shows a rerun cell without an interval at n < 2k as ``[n<2k]`` with the
 legend's reason, as the markdown does (it was a bare value): report.html's inlined script
 and one page-data key (``short_note``); no row data changed (no cell here is n < 2k).
+The page's drill-down gained a hint under "Export audit sheet (CSV)" pointing to
+``audit -o SHEET.xlsx`` (a spreadsheet parses a CSV's cells): the script only.
 
 The work dir is made here from fixed seeds (2 models × 2 temperatures, one greedy run
 each, 2 splits × 2 languages), so the files need no OpenCompass run.

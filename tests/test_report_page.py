@@ -309,6 +309,8 @@ def test_drill_down_exports_the_audit_sheet(browser, page, tmp_path, capsys):
         )
         cell.click()
         button = WebDriverWait(browser, 5).until(lambda d: d.find_element(By.ID, "export-audit"))
+        # a CSV opened in a spreadsheet shows parsed values: the page points to the .xlsx
+        assert "-o SHEET.xlsx" in browser.find_element(By.ID, "export-hint").text
         # clear of the sticky header, wherever the notes above leave the button
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
         button.click()

@@ -379,6 +379,11 @@ PAGE_SCRIPT = r"""
     return lines.join("\n") + "\n";
   }
 
+  var EXPORT_HINT = "Opened in a spreadsheet, a CSV's cells are parsed (an answer 1/2 may " +
+    "show as a date, 007 as 7, =1+1 as 2): to label in Excel or LibreOffice, write the " +
+    "sheet with `gpassk-oc audit WORK_DIR --size N -o SHEET.xlsx`, which shows every " +
+    "answer as written.";
+
   function exportSheet(drill) {
     // a byte-order mark first, as `gpassk-oc audit` writes: Excel then reads UTF-8
     var blob = new Blob(["\ufeff" + auditSheet(drill)], {type: "text/csv"});
@@ -394,6 +399,8 @@ PAGE_SCRIPT = r"""
     var exp = el("button", {id: "export-audit", text: "Export audit sheet (CSV)"});
     exp.onclick = function () { exportSheet(drill); };
     box.appendChild(exp);
+    // a spreadsheet parses a CSV's cells: the auditor would judge another value
+    box.appendChild(el("p", {id: "export-hint", "class": "unk", text: EXPORT_HINT}));
     var tokens = tokenTable(drill);
     if (tokens) { box.appendChild(tokens); }
     var table = el("table", {id: "questions"});
