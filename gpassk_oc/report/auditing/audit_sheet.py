@@ -15,6 +15,7 @@ are warnings: the report still runs.
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -23,10 +24,10 @@ from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED, SourceAudit
 from gpassk_oc.log import logger
 from gpassk_oc.report.auditing.audit_classes import collect_classes
 from gpassk_oc.report.auditing.audit_verdicts import Verdict, collect_verdicts
-from gpassk_oc.report.auditing.audit_workbook import workbook_rows
+from gpassk_oc.report.auditing.audit_workbook import reinterpreted, workbook_bytes, workbook_rows
 from gpassk_oc.report.data.collect import Run
 
-__all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels"]
+__all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels", "sheet_bytes"]
 
 _YES, _NO = ("yes", "1"), ("no", "0")
 _SEPARATORS = (",", ";", "\t")
@@ -36,6 +37,30 @@ _ZIP = b"PK\x03\x04"
 
 class AuditError(ValueError):
     """A sheet that cannot be used; the message is one line naming sheet and field."""
+
+
+def sheet_bytes(out: Path, rows: list[list[str | int]]) -> bytes:
+    """A workbook for a name ending in .xlsx; else the CSV, in UTF-8 with a byte-order
+    mark (Excel then reads the questions' Chinese text), saying which of its cells a
+    spreadsheet would show as another value."""
+    if out.suffix.lower() == ".xlsx":
+        return workbook_bytes(rows)
+    parsed = [
+        (line, rows[0][col], cell)
+        for line, row in enumerate(rows[1:], start=2)
+        for col, cell in enumerate(row)
+        if isinstance(cell, str) and reinterpreted(cell)
+    ]
+    if parsed:
+        line, column, cell = parsed[0]
+        logger.warning(
+            f"-o {out}: {len(parsed)} cells (e.g. {column} {cell!r} on line {line}) may show "
+            "in a spreadsheet as a number, date or formula result, not as written; to label "
+            f"in Excel or LibreOffice, write the sheet with -o {out.with_suffix('.xlsx')}"
+        )
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue().encode("utf-8-sig")
 
 
 def read_labels(path: Path, id_column: str = "sample_id", flag: str = "--audit") -> dict[str, bool]:

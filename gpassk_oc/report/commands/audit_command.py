@@ -29,21 +29,19 @@ say nothing about the truth, so the correction cannot use labels of them.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 from pathlib import Path
 
 from gpassk_oc.argtypes import seed_number
 from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED
 from gpassk_oc.log import fail, logger
 from gpassk_oc.ownership import Refused, write_files
+from gpassk_oc.report.auditing.audit_sheet import sheet_bytes
 from gpassk_oc.report.auditing.audit_verdicts import (
     collect_verdicts,
     correctable_verdicts,
     draw_sample,
     sheet_rows,
 )
-from gpassk_oc.report.auditing.audit_workbook import reinterpreted, workbook_bytes
 from gpassk_oc.report.data.collect import Run, find_result_files, load_run
 
 
@@ -135,7 +133,7 @@ def _write(
     what: str,
 ) -> int:
     try:
-        write_files({args.out: _sheet_bytes(args.out, rows)}, args.force, "-o")
+        write_files({args.out: sheet_bytes(args.out, rows)}, args.force, "-o")
     except Refused as exc:
         return fail(exc.lines[-1])
     except OSError as exc:
@@ -148,30 +146,6 @@ def _write(
     logger.info(f"wrote {args.out}: {len(strata)} of {total} {what} ({shown})")
     _too_few(args, strata, what)
     return 0
-
-
-def _sheet_bytes(out: Path, rows: list[list[str | int]]) -> bytes:
-    """A workbook for a name ending in .xlsx; else the CSV, in UTF-8 with a byte-order
-    mark (Excel then reads the questions' Chinese text), saying which of its cells a
-    spreadsheet would show as another value."""
-    if out.suffix.lower() == ".xlsx":
-        return workbook_bytes(rows)
-    parsed = [
-        (line, rows[0][col], cell)
-        for line, row in enumerate(rows[1:], start=2)
-        for col, cell in enumerate(row)
-        if isinstance(cell, str) and reinterpreted(cell)
-    ]
-    if parsed:
-        line, column, cell = parsed[0]
-        logger.warning(
-            f"-o {out}: {len(parsed)} cells (e.g. {column} {cell!r} on line {line}) may show "
-            "in a spreadsheet as a number, date or formula result, not as written; to label "
-            f"in Excel or LibreOffice, write the sheet with -o {out.with_suffix('.xlsx')}"
-        )
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows(rows)
-    return buf.getvalue().encode("utf-8-sig")
 
 
 def _too_few(args: argparse.Namespace, strata: list[tuple[str, bool]], what: str) -> None:
