@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from gpassk_oc.core.metrics.gpass_exact import threshold_count
 from gpassk_oc.core.metrics.metric_keys import HEADLINE_TAUS
 from gpassk_oc.core.metrics.registry import MetricSpec, headline_specs
+from gpassk_oc.core.metrics.same_metric import same_as, same_metric_groups
 from gpassk_oc.core.uncertainty.grid_prior import fit_grid
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import (
@@ -345,20 +345,10 @@ def _metrics(
 def _distinct(metrics: list[MetricSpec]) -> tuple[list[MetricSpec], dict[str, dict[str, Any]]]:
     """*metrics* without the G-Pass@k_τ that ask for as many of the k draws as a larger τ
     does (at k = 1 every τ asks for 1 of 1: each is pass@1; the largest τ, whose τ·k is
-    that count, is kept), and per metric kept the keys it stands for with the reason:
-    one plan per metric, not one identical row per name."""
-    kept: dict[tuple[Any, ...], MetricSpec] = {}
-    same: dict[str, dict[str, Any]] = {}
-    for m in reversed(metrics):
-        need = threshold_count(m.k, m.tau) if m.tau is not None else None
-        last = kept.setdefault((m.definition.name, m.k, need), m)
-        if last is not m:
-            taus = "every τ asks" if m.k == 1 else "these τ ask"
-            reason = f"at k = {m.k} {taus} for the same {need} of {m.k} draw"
-            reason += "s right" if m.k > 1 else " right, so each is pass@1"
-            entry = same.setdefault(last.key, {"keys": [], "reason": reason})
-            entry["keys"].insert(0, m.key)
-    return list(reversed(kept.values())), same
+    that count, is kept), and per metric kept the keys it stands for with the reason
+    (:func:`~gpassk_oc.core.metrics.same_metric.same_as`): one plan per metric, not one
+    identical row per name."""
+    return [group[-1] for group in same_metric_groups(metrics)], same_as(metrics)
 
 
 def _grids(
