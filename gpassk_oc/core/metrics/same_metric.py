@@ -18,7 +18,14 @@ from typing import Any
 from gpassk_oc.core.metrics.gpass_exact import threshold_count
 from gpassk_oc.core.metrics.registry import MetricDef, MetricSpec
 
-__all__ = ["merged_name", "same_as", "same_metric_groups", "same_reason"]
+__all__ = [
+    "merged_columns",
+    "merged_name",
+    "same_as",
+    "same_metric_groups",
+    "same_metric_lines",
+    "same_reason",
+]
 
 
 def _identity(spec: MetricSpec) -> tuple[MetricDef, int, int | None]:
@@ -62,3 +69,15 @@ def merged_name(group: Sequence[MetricSpec]) -> str:
     (``G-Pass@1_0.5 = _0.75 = _1.0``); a group of one is its key."""
     first, *rest = group
     return " = ".join([first.key] + [s.key.removeprefix(first.key.rsplit("_", 1)[0]) for s in rest])
+
+
+def merged_columns(specs: Iterable[MetricSpec]) -> list[tuple[MetricSpec, str]]:
+    """One (spec, header) per metric of *specs*, in order: the group's last spec (its
+    value is every member's) and :func:`merged_name` of the group."""
+    return [(group[-1], merged_name(group)) for group in same_metric_groups(specs)]
+
+
+def same_metric_lines(specs: Iterable[MetricSpec]) -> list[str]:
+    """For a legend: per group of more than one key, its header and why it is shown once."""
+    groups = [g for g in same_metric_groups(specs) if len(g) > 1]
+    return [f"{merged_name(g)}: one metric, shown once: {same_reason(g[-1])}." for g in groups]

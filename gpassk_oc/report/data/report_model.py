@@ -36,6 +36,11 @@ from gpassk_oc.core.metrics.registry import (
     headline_specs,
     report_specs,
 )
+from gpassk_oc.core.metrics.same_metric import (
+    merged_name,
+    same_metric_groups,
+    same_metric_lines,
+)
 from gpassk_oc.core.uncertainty.corrected_estimates import Corrected
 from gpassk_oc.core.uncertainty.metric_intervals import (
     DEFAULT_LEVEL,
@@ -172,6 +177,27 @@ class Report:
     def headline_metrics(self) -> list[str]:
         """The keys of :meth:`headline_specs`."""
         return [spec.key for spec in self.headline_specs()]
+
+    def headline_columns(self) -> list[tuple[str, str]]:
+        """(key, header) of the tables' metric columns (:meth:`merge_columns`)."""
+        return self.merge_columns(self.headline_metrics())
+
+    def merge_columns(self, keys: Sequence[str]) -> list[tuple[str, str]]:
+        """*keys* (a table's metric columns) as (key, header): headline keys that name one
+        metric by definition (G-Pass@1 at every τ) are one column, read at the group's
+        last key and headed by all of them (``G-Pass@1_0.5 = _0.75 = _1.0``); any other
+        key is its own column."""
+        groups = same_metric_groups(self.headline_specs())
+        last = {s.key: g[-1].key for g in groups for s in g}
+        names = {g[-1].key: merged_name(g) for g in groups}
+        out: dict[str, str] = {}
+        for key in keys:
+            out.setdefault(last.get(key, key), names.get(last.get(key, key), key))
+        return list(out.items())
+
+    def same_metric_notes(self) -> list[str]:
+        """Why a merged column (:meth:`merge_columns`) is one metric, one line each."""
+        return same_metric_lines(self.headline_specs())
 
     def computed_specs(self) -> list[MetricSpec]:
         """Every metric computed per cell at the report's k (τs: :attr:`thresholds`)."""

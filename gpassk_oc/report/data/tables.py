@@ -126,18 +126,18 @@ def table_rows(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and string cells of one table; with *ci* every metric column names the
     interval kind(s) its brackets show."""
-    columns = ["Greedy"] + report.headline_metrics()
+    columns = report.headline_columns()  # one per metric: G-Pass@1 at every τ is one
     kinds = INTERVAL_CHOICES[report.interval]
     suffix = f" {interval_header(report)}" if ci else ""
     greedy = greedy_kinds(report)
     greedy_suffix = f" {interval_header(report, greedy)}" if ci and greedy else ""
-    header = identity_columns(report) + ["Setting", "n", "Q", columns[0] + greedy_suffix]
-    header += [col + suffix for col in columns[1:]]
+    header = identity_columns(report) + ["Setting", "n", "Q", "Greedy" + greedy_suffix]
+    header += [name + suffix for _, name in columns]
     body = []
     for row in sorted_rows(report, dataset_abbr, subset, descending):
         cell = report.cells[(row.label, dataset_abbr, subset)]
         values = [estimate_text(cell.greedy, ci, greedy_kinds(report))] + [
-            estimate_text(cell.metrics.get(key), ci, kinds) for key in columns[1:]
+            estimate_text(cell.metrics.get(key), ci, kinds) for key, _ in columns
         ]
         body.append(
             identity_cells(report, row, marker=True)
@@ -170,8 +170,9 @@ def sensitivity_rows(
     report: Report, dataset_abbr: str, descending: bool = True
 ) -> tuple[list[str], list[list[str]]]:
     """Verdict sensitivity: each headline metric's range, reported value first."""
-    metrics = report.headline_metrics() + [PASS_AT_1]
-    header = identity_columns(report) + ["undecided", "unjudged"] + metrics
+    columns = report.merge_columns(report.headline_metrics() + [PASS_AT_1])
+    metrics = [key for key, _ in columns]
+    header = identity_columns(report) + ["undecided", "unjudged"] + [n for _, n in columns]
     body = []
     for row in sorted_rows(report, dataset_abbr, "overall", descending):
         cell = report.cells[(row.label, dataset_abbr, "overall")]
@@ -435,11 +436,12 @@ def legend(report: Report, best_first: bool = True, shown: set[str] | None = Non
         f"the same base model ({DASH} when absent); its column and table (nothing to "
         "resample) show only the benchmark interval."
     )
+    same = [(line, []) for line in report.same_metric_notes()]  # merged columns: why
     if shown is not None and not shown:  # --no-ci: no interval to explain
-        return [(layout, [])]
+        return [(layout, []), *same]
     if shown is None or "no width" in shown:
         kinds.append((f"[{NO_WIDTH}]: {no_width_note(report.interval)}.", []))
-    return [(layout, []), *kinds]
+    return [(layout, []), *same, *kinds]
 
 
 def titles(report: Report) -> Sequence[tuple[str, str]]:

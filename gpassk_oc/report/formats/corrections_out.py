@@ -258,7 +258,8 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
     """(title, note, header, body) of the rank tables (one per dataset) and the corrected
     table — the data every text format renders."""
     out = []
-    metrics = report.headline_metrics()
+    columns = report.headline_columns()  # one per metric: G-Pass@1 at every τ is one
+    metrics = [key for key, _ in columns]
     ranks = report.ranks
     kinds = _kinds(report)
     for dataset in report.subsets:
@@ -273,13 +274,14 @@ def sections(report: Report) -> list[tuple[str, str, list[str], list[list[str]]]
             for lab in labels
         ]
         note = _rank_note(report, [ranks[(dataset, m)] for m in metrics], kinds)
-        header = identity_header(report.identity) + metrics
+        header = identity_header(report.identity) + [name for _, name in columns]
         out.append((f"Ranks — {dataset}", note, header, body))
     corrected = report.corrected
     if corrected:
-        keys = _corrected_keys(report)
+        merged = report.merge_columns(_corrected_keys(report))
+        keys = [key for key, _ in merged]
         header = identity_header(report.identity) + ["Dataset"]
-        header += [f"{k} {w}{_flag(report, k, w)}" for k in keys for w in ("raw", "corrected")]
+        header += [f"{n} {w}{_flag(report, k, w)}" for k, n in merged for w in ("raw", "corrected")]
         body = []
         text = partial(corrected_cell, kinds=_corrected_kinds(report))  # the kinds computed
         for (label, dataset), values in corrected.items():

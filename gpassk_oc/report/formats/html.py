@@ -73,7 +73,7 @@ def _estimate(est: Estimate | None, ci: bool, kinds: tuple[str, ...]) -> dict[st
 
 
 def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ...]) -> dict:
-    columns = ["Greedy"] + report.headline_metrics()
+    columns = report.headline_columns()  # (key, header): G-Pass@1 at every τ is one
     greedy = tuple(kind for kind in kinds if kind != "rerun")
     cells = {}
     for subset in report.subsets[row.dataset_abbr]:
@@ -82,7 +82,7 @@ def _row_data(report: Report, row: Row, rid: str, ci: bool, kinds: tuple[str, ..
             continue
         # greedy (one sample per question) has no rerun interval: the markdown shows none
         values = {"Greedy": _estimate(cell.greedy, ci, greedy)}
-        values.update({key: _estimate(cell.metrics.get(key), ci, kinds) for key in columns[1:]})
+        values.update({h: _estimate(cell.metrics.get(key), ci, kinds) for key, h in columns})
         cells[subset] = {"questions": cell.num_questions, "values": values}
     s = row.setting
     return {
@@ -117,7 +117,7 @@ def page_data(
         "title": f"G-Pass@{report.k} leaderboard",
         "k": report.k,
         "level": report.level,
-        "columns": ["Greedy"] + report.headline_metrics(),
+        "columns": ["Greedy"] + [header for _, header in report.headline_columns()],
         "identity": identity_columns(report),
         "datasets": [
             {"name": name, "subsets": list(report.subsets[name]), "rows": rows}
@@ -125,7 +125,7 @@ def page_data(
         ],
         "drill": drill,
         "sheet_columns": list(SHEET_COLUMNS),  # the drill-down's audit-sheet export
-        "notes": list(report.notes),
+        "notes": list(report.notes) + report.same_metric_notes(),  # why a column is merged
         "unreliable_note": UNRELIABLE,  # why a rerun interval is marked '!'
         "wide_note": WIDE,  # why one is marked '+'
         "posterior_note": POSTERIOR,  # why one is marked '*'
