@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from gpassk_oc.core.metrics.registry import MetricDef, MetricSpec, any_k_defs
+from gpassk_oc.core.metrics.same_metric import same_metric_groups
 from gpassk_oc.core.runs.run_spec import RunSpecError, parse_thresholds
 from gpassk_oc.core.runs.run_spec import parse_ks as parse_ks_once
 from gpassk_oc.core.uncertainty.metric_intervals import (
@@ -190,9 +191,20 @@ def sweep_table(
             continue
         name = identity_cells(report, row)
         for k in sweep.ks:
-            keys = sweep_keys(k, sweep.taus)
-            body.append(name + [str(k)] + [estimate_text(cells[key], ci, kinds) for key in keys])
+            same = _same_cells(k, sweep.taus)
+            texts = [
+                f"= {same[key]}" if key in same else estimate_text(cells[key], ci, kinds)
+                for key in sweep_keys(k, sweep.taus)
+            ]
+            body.append(name + [str(k)] + texts)
     return header, body
+
+
+def _same_cells(k: int, taus: Sequence[Fraction]) -> dict[str, str]:
+    """The keys at *k* that name the metric of an earlier column (G-Pass@1 at every τ),
+    each to that column's key: their cells say so instead of repeating its numbers."""
+    groups = same_metric_groups(sweep_specs(k, taus))
+    return {s.key: group[0].key for group in groups for s in group[1:]}
 
 
 def sweep_csv_keys(report: Report, present: Sequence[str]) -> list[str]:
@@ -282,7 +294,19 @@ def sweep_note(report: Report) -> str:
     return (
         "Every metric at every listed k, recomputed from the saved per-question counts "
         "(maj@k: from the votes); the intervals the headers name, computed as in the tables "
-        f"above ({maj}). pass^k is G-Pass@k_1.0.{gone}"
+        f"above ({maj}). pass^k is G-Pass@k_1.0.{gone}{_same_note(report)}"
+    )
+
+
+def _same_note(report: Report) -> str:
+    """The caption's line on cells that name another column's metric (none: '')."""
+    sweep = report.sweep
+    if sweep is None or not any(_same_cells(k, sweep.taus) for k in sweep.ks):
+        return ""
+    return (
+        " A cell '= G-Pass@k_τ' is that column's metric at its row's k: G-Pass@k_τ depends "
+        "on τ only through ⌈τ·k⌉, the draws of k it asks to be right (at k = 1 every τ asks "
+        "for 1 of 1, so each is pass@1)."
     )
 
 
