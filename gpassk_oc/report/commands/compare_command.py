@@ -23,6 +23,7 @@ from typing import Any
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.metric_keys import pass_key
 from gpassk_oc.core.metrics.registry import PASS, MetricSpec, headline_specs, parse_metric
+from gpassk_oc.core.metrics.same_metric import same_metric_lines
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import Difference
 from gpassk_oc.core.uncertainty.metric_intervals import compare as paired_compare
@@ -54,6 +55,7 @@ from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import (
     beside,
     corrected_lines,
+    metric_rows,
     prob_a_better,
     prob_lines,
 )
@@ -244,6 +246,8 @@ def _legend(
         (SHORT_N_NOTE, [], "n < 2k" in shown),
         *_one_run_entries(result),
     ]
+    keys = dict.fromkeys(key for by_metric in result.values() for key in by_metric)
+    same = [(line, []) for line in same_metric_lines(map(parse_metric, keys))]
     return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
@@ -254,6 +258,7 @@ def _legend(
             f"the interval touches 0, and p ≥ {1 - level:g}).",
             [],
         ),
+        *same,
         (
             "rerun: would the difference hold if both were sampled again on these "
             "questions (t interval, unbiased per-question variances).",
@@ -292,9 +297,10 @@ def render_markdown(
             f"benchmark {100 * level:g}% | benchmark p |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for key, d in diffs.items():
+        for key, metric in metric_rows(diffs):  # G-Pass@1 at every τ: one row
+            d = diffs[key]
             out.append(
-                f"| {key} | {pct_text(d.a)} | {pct_text(d.b)} | "
+                f"| {metric} | {pct_text(d.a)} | {pct_text(d.b)} | "
                 f"{_bound_text(d.diff)} | "
                 f"{_ci_text(d.rerun_low, d.rerun_high, d.rerun)} | "
                 f"{_p_text(d.rerun_p, d.rerun, 1 - level)} | "

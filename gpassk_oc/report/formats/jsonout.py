@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpassk_oc.core.metrics.metric_keys import ACCURACY, PASS_AT_1
+from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.metrics.same_metric import same_as
 from gpassk_oc.core.uncertainty.metric_intervals import Estimate
 from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.identity import identity
@@ -83,6 +85,8 @@ def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]
     for dataset_abbr in report.subsets:
         for row in sorted_rows(report, dataset_abbr, best_first=descending):
             out.append(_mark_undefined(report, _row_json(report, row, dataset_abbr)))
+            if same := same_as(_json_specs(report)):  # keys that name one metric, and why
+                out[-1]["same_as"] = same
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)
                 out[-1].update(unmatched_json(report, row))
@@ -129,14 +133,19 @@ def _row_json(report: Report, row: Row, dataset_abbr: str) -> dict[str, Any]:
     }
 
 
+def _json_specs(report: Report) -> list[MetricSpec]:
+    """Every metric a row's entry carries: the report's k's, then the any-k table's."""
+    specs = report.computed_specs()
+    if report.sweep is not None:
+        specs += [s for k in report.sweep.ks for s in sweep_specs(k, report.sweep.taus)]
+    return specs
+
+
 def _mark_undefined(report: Report, entry: dict[str, Any]) -> dict[str, Any]:
     """Each metric of *entry* (its corrected values too) that does not exist at its k
     (value null, status 'undefined') gets ``undefined``: why (:attr:`~gpassk_oc.core.metrics.registry.
     MetricSpec.undefined`)."""
-    specs = report.computed_specs()
-    if report.sweep is not None:
-        specs += [s for k in report.sweep.ks for s in sweep_specs(k, report.sweep.taus)]
-    why = {s.key: s.undefined for s in specs if s.undefined}
+    why = {s.key: s.undefined for s in _json_specs(report) if s.undefined}
     if not why:
         return entry
     sweep = entry["k_sweep"]["metrics"].values() if entry["k_sweep"] else []

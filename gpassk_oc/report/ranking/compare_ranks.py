@@ -24,10 +24,11 @@ the printed P is too sure (bench/bench_ranks_and_pairs.py, docs/verdict-error-an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gpassk_oc.core.metrics.registry import MetricSpec
+from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.metrics.same_metric import merged_columns
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Difference
 from gpassk_oc.log import logger
@@ -108,6 +109,13 @@ def beside(value: float, mark: float, digits: int = 3) -> str:
     return text
 
 
+def metric_rows(keys: Iterable[str]) -> list[tuple[str, str]]:
+    """(key, row name) per metric of *keys* (a compare table's rows, in order): keys that
+    name one metric by definition (G-Pass@1 at every τ) are one row, read at the group's
+    last key and named by all of them (``G-Pass@1_0.5 = _0.75 = _1.0``)."""
+    return [(spec.key, name) for spec, name in merged_columns(map(parse_metric, keys))]
+
+
 def _p_cell(p: float | None, alpha: float) -> str:
     """A printed P, with the digits that show its side of α/2 or 1 − α/2."""
     if p is None:
@@ -135,17 +143,17 @@ def prob_lines(
         "|---|---|---|",
     ]
     kinds = INTERVAL_KINDS
-    for key, p in probs.items():
-        cells = [_p_cell(p[k], alpha) for k in kinds]
-        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    for key, name in metric_rows(probs):
+        cells = [_p_cell(probs[key][k], alpha) for k in kinds]
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
     splits = splits or {}
     if splits:
         out += ["", "Per split × language (A − B of that split's tables above):", ""]
         out += ["| Split | Metric | rerun | benchmark |", "|---|---|---|---|"]
         for name, by_metric in splits.items():
-            for key, p in by_metric.items():
-                cells = [_p_cell(p[k], alpha) for k in kinds]
-                out.append(f"| {name} | {key} | " + " | ".join(cells) + " |")
+            for key, metric in metric_rows(by_metric):
+                cells = [_p_cell(by_metric[key][k], alpha) for k in kinds]
+                out.append(f"| {name} | {metric} | " + " | ".join(cells) + " |")
     # each reason a dash stands for, once per kind (JSON: "reason")
     every = [p for table in [probs, *splits.values()] for p in table.values()]
     reasons = dict.fromkeys((k, p["reason"][k]) for p in every for k in kinds)
@@ -208,7 +216,7 @@ def corrected_lines(
         "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
         "|---|" + "---|" * len(sides),
     ]
-    for m in fixable:
+    for m, name in merged_columns(fixable):  # G-Pass@1 at every τ: one row
         cells = [corrected_cell(r.get(m.key), kinds) for r in results]
-        out.append(f"| {m.key} | " + " | ".join(cells) + " |")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
     return out + [""], data
