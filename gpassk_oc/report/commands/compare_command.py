@@ -247,7 +247,7 @@ def _legend(
         *_one_run_entries(result),
     ]
     keys = dict.fromkeys(key for by_metric in result.values() for key in by_metric)
-    same = [(line, []) for line in same_metric_lines(map(parse_metric, keys))]
+    same = [(line, []) for line in same_metric_lines([parse_metric(k) for k in keys])]
     return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "
@@ -297,7 +297,9 @@ def render_markdown(
             f"benchmark {100 * level:g}% | benchmark p |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for key, metric in metric_rows(diffs):  # G-Pass@1 at every τ: one row
+        for key, metric in metric_rows(
+            [parse_metric(k) for k in diffs]
+        ):  # G-Pass@1 at every τ: one
             d = diffs[key]
             out.append(
                 f"| {metric} | {pct_text(d.a)} | {pct_text(d.b)} | "
@@ -465,7 +467,8 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
-        text += "\n" + "\n".join(prob_lines(probs, args.level, splits) + fixed[0])
+        rows = metric_rows(metrics)  # G-Pass@1 at every τ: one row
+        text += "\n" + "\n".join(prob_lines(probs, args.level, splits, rows) + fixed[0])
         text += "".join(["\n## Notes\n\n"] + [f"- {n}\n" for n in notes] if notes else [])
     try:
         write_output(text, args.out, args.force)

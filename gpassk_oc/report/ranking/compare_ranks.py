@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gpassk_oc.core.metrics.registry import MetricSpec, parse_metric
+from gpassk_oc.core.metrics.registry import MetricSpec
 from gpassk_oc.core.metrics.same_metric import merged_columns
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import INTERVAL_KINDS, Difference
@@ -109,11 +109,11 @@ def beside(value: float, mark: float, digits: int = 3) -> str:
     return text
 
 
-def metric_rows(keys: Iterable[str]) -> list[tuple[str, str]]:
-    """(key, row name) per metric of *keys* (a compare table's rows, in order): keys that
-    name one metric by definition (G-Pass@1 at every τ) are one row, read at the group's
-    last key and named by all of them (``G-Pass@1_0.5 = _0.75 = _1.0``)."""
-    return [(spec.key, name) for spec, name in merged_columns(map(parse_metric, keys))]
+def metric_rows(metrics: Iterable[MetricSpec]) -> list[tuple[str, str]]:
+    """(key, row name) per metric of *metrics* (a compare table's rows, in order): keys
+    that name one metric by definition (G-Pass@1 at every τ) are one row, read at the
+    group's last key and named by all of them (``G-Pass@1_0.5 = _0.75 = _1.0``)."""
+    return [(spec.key, name) for spec, name in merged_columns(metrics)]
 
 
 def _p_cell(p: float | None, alpha: float) -> str:
@@ -127,10 +127,13 @@ def prob_lines(
     probs: dict[str, dict[str, Any]],
     level: float = 0.95,
     splits: dict[str, dict[str, dict[str, Any]]] | None = None,
+    rows: Sequence[tuple[str, str]] | None = None,
 ) -> list[str]:
     """The markdown section of P(A better than B): the overall table, then (``--by-split``)
-    one of every split × language, each read off that split's own interval and p."""
+    one of every split × language, each read off that split's own interval and p. *rows*:
+    (key, name) of the tables' rows (:func:`metric_rows`; None: one per key of *probs*)."""
     alpha = 1 - level
+    rows = [(key, key) for key in probs] if rows is None else rows
     out = [
         "## P(A better than B)",
         "",
@@ -143,7 +146,7 @@ def prob_lines(
         "|---|---|---|",
     ]
     kinds = INTERVAL_KINDS
-    for key, name in metric_rows(probs):
+    for key, name in rows:
         cells = [_p_cell(probs[key][k], alpha) for k in kinds]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     splits = splits or {}
@@ -151,7 +154,7 @@ def prob_lines(
         out += ["", "Per split × language (A − B of that split's tables above):", ""]
         out += ["| Split | Metric | rerun | benchmark |", "|---|---|---|---|"]
         for name, by_metric in splits.items():
-            for key, metric in metric_rows(by_metric):
+            for key, metric in rows:
                 cells = [_p_cell(by_metric[key][k], alpha) for k in kinds]
                 out.append(f"| {name} | {metric} | " + " | ".join(cells) + " |")
     # each reason a dash stands for, once per kind (JSON: "reason")
