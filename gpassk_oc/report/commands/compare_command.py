@@ -297,9 +297,8 @@ def render_markdown(
             f"benchmark {100 * level:g}% | benchmark p |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for key, metric in metric_rows(
-            [parse_metric(k) for k in diffs]
-        ):  # G-Pass@1 at every τ: one
+        rows = metric_rows([parse_metric(k) for k in diffs])  # G-Pass@1 at every τ: one
+        for key, metric in rows:
             d = diffs[key]
             out.append(
                 f"| {metric} | {pct_text(d.a)} | {pct_text(d.b)} | "
