@@ -247,7 +247,7 @@ def _legend(
         *_one_run_entries(result),
     ]
     keys = dict.fromkeys(key for by_metric in result.values() for key in by_metric)
-    same = [(line, []) for line in same_metric_lines([parse_metric(k) for k in keys])]
+    same: list[Entry] = [(line, []) for line in same_metric_lines([parse_metric(k) for k in keys])]
     return [
         (
             f"Dataset: A {a.dataset_abbr}, B {b.dataset_abbr}; {len(a.keys)} shared questions. "

@@ -436,7 +436,7 @@ def legend(report: Report, best_first: bool = True, shown: set[str] | None = Non
         f"the same base model ({DASH} when absent); its column and table (nothing to "
         "resample) show only the benchmark interval."
     )
-    same = [(line, []) for line in report.same_metric_notes()]  # merged columns: why
+    same: list[Entry] = [(line, []) for line in report.same_metric_notes()]  # merged columns: why
     if shown is not None and not shown:  # --no-ci: no interval to explain
         return [(layout, []), *same]
     if shown is None or "no width" in shown:
