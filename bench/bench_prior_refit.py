@@ -34,7 +34,8 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 from bench_audit_allocation import bench_args, run_cells, write_generated  # noqa: E402
 from bench_verdict_error import LEVEL, PRIOR, _audit_exact  # noqa: E402
-from bench_verdict_grid import N_BOOT, _cpu, _header, audited_rates  # noqa: E402
+from bench_verdict_grid import N_BOOT, _header, audited_rates  # noqa: E402
+from provenance import cpu_seconds  # noqa: E402
 from verdict_grid_cells import KEYS, Scenario, parse_cells  # noqa: E402
 
 from gpassk_oc.core.uncertainty import corrected_estimates as ce  # noqa: E402
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     reruns = args.reruns or (2 if args.quick else 100)
     cells = CELLS[-1:] if args.quick else CELLS
     cells = parse_cells(args.cells) if args.cells else cells
-    started = _cpu()
+    started = cpu_seconds()
     jobs = [(s, reruns, args.seed + 101 * i) for i, s in enumerate(cells)]
     found = run_cells(_run, cells, jobs, args.jobs)
     lines = table(found)
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not args.quick and (args.out != OUT or not args.cells):
         runs = f"{reruns} reruns per scenario, the same question sets and audits for each method"
-        write_generated(args.out, "bench_prior_refit", _header(started, runs), summary, lines)
+        write_generated(args.out, _header(started, runs, argv, __file__), summary, lines)
     print(summary)
     print(
         f"RESULT one_step_width={widths[0] / widths[2]:.3f} two_steps_width={widths[1] / widths[2]:.3f} "
