@@ -34,7 +34,9 @@ MEASURED = re.compile(
 
 def _strings(tree: ast.AST) -> list[str]:
     """Every string constant of a module, f-strings' literal parts included."""
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    return [
+        n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
 
 
 def _imports_provenance(tree: ast.AST) -> bool:
