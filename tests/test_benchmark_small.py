@@ -10,6 +10,7 @@ import pytest
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.report.data.tables import BENCHMARK_FEW, legend
+from tests.report_support import LegendReport
 
 
 def _counts(q: int, n: int = 16) -> np.ndarray:
@@ -54,22 +55,8 @@ def test_compare_marks_a_difference_over_few_shared_questions():
         assert diff["G-Pass@8_0.5"].ci == "ok"
 
 
-class _Report:
-    level, n_boot, seed, k = 0.95, 200, 0, 8
-    cells: dict = {}
-
-    def __init__(self, interval: str) -> None:
-        self.interval = interval
-
-    def sort_spec(self) -> stats.MetricSpec:
-        return stats.parse_metric("mG-Pass@8")
-
-    def same_metric_notes(self) -> list[str]:  # k = 8: every headline metric is its own
-        return []
-
-
 def _legend_text(interval: str) -> str:
-    return " ".join(" ".join([t, *items]) for t, items in legend(_Report(interval)))  # type: ignore[arg-type]
+    return " ".join(" ".join([t, *items]) for t, items in legend(LegendReport(interval)))  # type: ignore[arg-type]
 
 
 def test_the_legend_gives_the_reason_where_the_benchmark_interval_is_shown():

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from report_support import quick_table
+from report_support import LegendReport, quick_table
 from scipy import stats as sps
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
@@ -94,14 +94,7 @@ def test_flat_end_question_takes_the_grid_posterior_and_tau_1_the_beta():
 def test_legends_name_the_grid_prior_for_these_metrics():
     from gpassk_oc.report.data.tables import legend
 
-    class _R:
-        level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
-        cells: dict = {}  # no cell shows a mark
-
-        def sort_spec(self) -> stats.MetricSpec:
-            return stats.parse_metric("mG-Pass@8")
-
-    note = " ".join(" ".join([t, *items]) for t, items in legend(_R()))  # type: ignore[arg-type]
+    note = " ".join(" ".join([t, *items]) for t, items in legend(LegendReport(n_boot=0)))  # type: ignore[arg-type]
     assert "shape-free grid fit for G-Pass@k_τ with 2 ≤ ⌈τk⌉ < k" in note
 
 

@@ -15,7 +15,7 @@ from scipy import stats as sps
 
 from gpassk_oc.core.uncertainty import metric_intervals as stats
 from gpassk_oc.core.uncertainty.atoms import atoms_of
-from tests.report_support import quick_bench, quick_table
+from tests.report_support import LegendReport, quick_bench, quick_table
 
 ROOT = Path(__file__).resolve().parents[1]
 # the demo's steady model at T = 0.5: p = 0.97 and 0.03 pulled 7.5% of the way to 0.5
@@ -149,14 +149,7 @@ def test_report_legend_names_the_fallback(tmp_path):
     truthfully (the text the demo's leaderboard prints too)."""
     from gpassk_oc.report.data.tables import legend
 
-    class _R:
-        level, n_boot, seed, interval, k = 0.95, 0, 0, "rerun", 8
-        cells: dict = {}  # no cell shows a mark
-
-        def sort_spec(self) -> stats.MetricSpec:
-            return stats.parse_metric("mG-Pass@8")
-
-    note = " ".join(" ".join([t, *items]) for t, items in legend(_R()))  # type: ignore[arg-type]
+    note = " ".join(" ".join([t, *items]) for t, items in legend(LegendReport(n_boot=0)))  # type: ignore[arg-type]
     assert "unbiased estimate is 0" in note and "n < 4k" in note
     assert "no question varies" not in note
 
