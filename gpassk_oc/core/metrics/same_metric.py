@@ -71,10 +71,10 @@ def merged_name(group: Sequence[MetricSpec]) -> str:
     return " = ".join([first.key] + [s.key.removeprefix(first.key.rsplit("_", 1)[0]) for s in rest])
 
 
-def merged_columns(specs: Iterable[MetricSpec]) -> list[tuple[MetricSpec, str]]:
-    """One (spec, header) per metric of *specs*, in order: the group's last spec (its
-    value is every member's) and :func:`merged_name` of the group."""
-    return [(group[-1], merged_name(group)) for group in same_metric_groups(specs)]
+def merged_columns(specs: Iterable[MetricSpec]) -> list[tuple[str, str]]:
+    """One (key, header) per metric of *specs*, in order: the key of the group's last
+    spec (its value is every member's) and :func:`merged_name` of the group."""
+    return [(group[-1].key, merged_name(group)) for group in same_metric_groups(specs)]
 
 
 def same_metric_lines(specs: Iterable[MetricSpec]) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any
 from gpassk_oc.argtypes import path_text
 from gpassk_oc.core.metrics.metric_keys import pass_key
 from gpassk_oc.core.metrics.registry import PASS, MetricSpec, headline_specs, parse_metric
-from gpassk_oc.core.metrics.same_metric import same_metric_lines
+from gpassk_oc.core.metrics.same_metric import merged_columns, same_metric_lines
 from gpassk_oc.core.uncertainty.interval_kinds import SHOWN
 from gpassk_oc.core.uncertainty.metric_intervals import Difference
 from gpassk_oc.core.uncertainty.metric_intervals import compare as paired_compare
@@ -55,7 +55,6 @@ from gpassk_oc.report.formats.markdown import legend_lines
 from gpassk_oc.report.ranking.compare_ranks import (
     beside,
     corrected_lines,
-    metric_rows,
     prob_a_better,
     prob_lines,
 )
@@ -297,7 +296,7 @@ def render_markdown(
             f"benchmark {100 * level:g}% | benchmark p |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        rows = metric_rows([parse_metric(k) for k in diffs])  # G-Pass@1 at every τ: one
+        rows = merged_columns([parse_metric(k) for k in diffs])  # G-Pass@1 at every τ: one
         for key, metric in rows:
             d = diffs[key]
             out.append(
@@ -466,7 +465,7 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(data, indent=1) + "\n"
     else:
         text = render_markdown(a, b, args.level, args.resamples, result, identical)
-        rows = metric_rows(metrics)  # G-Pass@1 at every τ: one row
+        rows = merged_columns(metrics)  # G-Pass@1 at every τ: one row
         text += "\n" + "\n".join(prob_lines(probs, args.level, splits, rows) + fixed[0])
         text += "".join(["\n## Notes\n\n"] + [f"- {n}\n" for n in notes] if notes else [])
     try:

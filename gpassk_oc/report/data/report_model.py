@@ -37,6 +37,7 @@ from gpassk_oc.core.metrics.registry import (
     report_specs,
 )
 from gpassk_oc.core.metrics.same_metric import (
+    merged_columns,
     merged_name,
     same_metric_groups,
     same_metric_lines,
@@ -179,8 +180,9 @@ class Report:
         return [spec.key for spec in self.headline_specs()]
 
     def headline_columns(self) -> list[tuple[str, str]]:
-        """(key, header) of the tables' metric columns (:meth:`merge_columns`)."""
-        return self.merge_columns(self.headline_metrics())
+        """(key, header) of the tables' metric columns: G-Pass@1 at every τ is one
+        (:func:`~gpassk_oc.core.metrics.same_metric.merged_columns`)."""
+        return merged_columns(self.headline_specs())
 
     def merge_columns(self, keys: Sequence[str]) -> list[tuple[str, str]]:
         """*keys* (a table's metric columns) as (key, header): headline keys that name one

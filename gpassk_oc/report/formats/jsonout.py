@@ -82,10 +82,11 @@ def _setting_json(row: Row | Run) -> dict[str, Any] | None:
 def to_json_rows(report: Report, descending: bool = True) -> list[dict[str, Any]]:
     """The JSON output: sampled rows by dataset (sorted like the tables), then greedy runs."""
     out = []
+    same = same_as(_json_specs(report))  # keys that name one metric, and why: every row's
     for dataset_abbr in report.subsets:
         for row in sorted_rows(report, dataset_abbr, best_first=descending):
             out.append(_mark_undefined(report, _row_json(report, row, dataset_abbr)))
-            if same := same_as(_json_specs(report)):  # keys that name one metric, and why
+            if same:
                 out[-1]["same_as"] = same
             if report.published is not None:  # --published: the paper's values, or null
                 out[-1]["published"] = cell_json(report, row)

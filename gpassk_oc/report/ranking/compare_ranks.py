@@ -24,7 +24,7 @@ the printed P is too sure (bench/bench_ranks_and_pairs.py, docs/verdict-error-an
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from gpassk_oc.core.metrics.registry import MetricSpec
@@ -109,13 +109,6 @@ def beside(value: float, mark: float, digits: int = 3) -> str:
     return text
 
 
-def metric_rows(metrics: Iterable[MetricSpec]) -> list[tuple[str, str]]:
-    """(key, row name) per metric of *metrics* (a compare table's rows, in order): keys
-    that name one metric by definition (G-Pass@1 at every τ) are one row, read at the
-    group's last key and named by all of them (``G-Pass@1_0.5 = _0.75 = _1.0``)."""
-    return [(spec.key, name) for spec, name in merged_columns(metrics)]
-
-
 def _p_cell(p: float | None, alpha: float) -> str:
     """A printed P, with the digits that show its side of α/2 or 1 − α/2."""
     if p is None:
@@ -131,7 +124,8 @@ def prob_lines(
 ) -> list[str]:
     """The markdown section of P(A better than B): the overall table, then (``--by-split``)
     one of every split × language, each read off that split's own interval and p. *rows*:
-    (key, name) of the tables' rows (:func:`metric_rows`; None: one per key of *probs*)."""
+    (key, name) of the tables' rows (:func:`~gpassk_oc.core.metrics.same_metric.merged_columns`;
+    None: one per key of *probs*)."""
     alpha = 1 - level
     rows = [(key, key) for key in probs] if rows is None else rows
     out = [
@@ -219,7 +213,7 @@ def corrected_lines(
         "| Metric | " + " | ".join(f"{side} corrected" for _, side in sides) + " |",
         "|---|" + "---|" * len(sides),
     ]
-    for m, name in merged_columns(fixable):  # G-Pass@1 at every τ: one row
-        cells = [corrected_cell(r.get(m.key), kinds) for r in results]
+    for key, name in merged_columns(fixable):  # G-Pass@1 at every τ: one row
+        cells = [corrected_cell(r.get(key), kinds) for r in results]
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     return out + [""], data
