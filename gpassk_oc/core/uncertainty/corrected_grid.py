@@ -19,6 +19,7 @@ their difference is large where the counts reject the Beta model.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -108,20 +109,56 @@ def _simulated_tables(
     atom of each table (draws × atoms)."""
     sizes = np.repeat(np.array([[n for n, _ in q] for q in atoms]), weight, axis=0)  # Q × S
     p = rng.beta(beta.a, beta.b, (draws, len(sizes)))
-    cols = []
+    counts = []
     for s, (fp, fn) in enumerate(rates):
         t = rng.binomial(sizes[None, :, s], p)
-        cols.append(rng.binomial(t, 1 - fn) + rng.binomial(sizes[None, :, s] - t, fp))
+        counts.append(rng.binomial(t, 1 - fn) + rng.binomial(sizes[None, :, s] - t, fp))
+    # a question's atom as one integer: its sizes' group, then each channel's count in
+    # mixed radix; the distinct atoms are then a 1-D unique, ~10× faster than a row-wise
+    # unique of draws × Q rows (which stays for radices too large for int64)
+    shapes, group = np.unique(sizes, axis=0, return_inverse=True)
+    radix = [int(sizes[:, s].max()) + 1 for s in range(len(rates))]
+    if len(shapes) * math.prod(radix) >= 2**62:
+        return _tables_by_rows(sizes, counts)
+    code = np.broadcast_to(group.reshape(-1), p.shape).astype(np.int64)
+    for c, r in zip(counts, radix):
+        code = code * r + c
+    distinct, inverse = np.unique(code, return_inverse=True)
+    inverse = inverse.reshape(draws, -1) + len(distinct) * np.arange(draws)[:, None]
+    per_table = np.bincount(inverse.ravel(), minlength=draws * len(distinct))
+    table = []
+    for value in distinct.tolist():
+        got = []
+        for r in reversed(radix):
+            value, c = divmod(value, r)
+            got.append(c)
+        table.append(tuple(zip(shapes[value].tolist(), reversed(got))))
+    return table, per_table.reshape(draws, -1).astype(float)
+
+
+def _tables_by_rows(
+    sizes: np.ndarray, counts: list[np.ndarray]
+) -> tuple[list[Question], np.ndarray]:
+    """:func:`_simulated_tables`'s atoms and counts by a row-wise unique (any radix)."""
+    draws = counts[0].shape[0]
     keys = np.stack(
-        [np.broadcast_to(sizes[None, :, s], p.shape) for s in range(len(rates))] + cols, axis=2
+        [np.broadcast_to(sizes[None, :, s], counts[s].shape) for s in range(len(counts))] + counts,
+        axis=2,
     )
-    flat = keys.reshape(-1, keys.shape[2])
-    distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
+    distinct, inverse = np.unique(keys.reshape(-1, keys.shape[2]), axis=0, return_inverse=True)
     inverse = inverse.reshape(draws, -1)
-    counts = np.stack([np.bincount(row, minlength=len(distinct)) for row in inverse])
-    s_count = len(rates)
+    per_table = np.stack([np.bincount(row, minlength=len(distinct)) for row in inverse])
+    s_count = len(counts)
     table = [tuple((int(r[s]), int(r[s_count + s])) for s in range(s_count)) for r in distinct]
-    return table, counts.astype(float)
+    return table, per_table.astype(float)
+
+
+#: the bootstrap stops at this many simulated tables gaining at least as much as the counts
+#: (Besag & Clifford 1991): p is then STOP_AT / tables drawn so far, a valid p-value of the
+#: sequential test, and a table the model fits (p ~ 0.5) costs ~20 fits instead of 200
+STOP_AT = 10
+#: tables fitted per batch (the EM runs on a batch at once): small first, where most stop
+CHUNK = 25
 
 
 def model_check(
@@ -134,14 +171,25 @@ def model_check(
 ) -> tuple[float, float]:
     """``(2 Δ log L, p)``: twice the log-likelihood the grid prior gains over the fitted
     Beta on these counts through the channel, and how often tables drawn from the fitted
-    model itself gain at least as much (a parametric bootstrap; the Beta is not refitted to
-    each, which makes p conservative). A few to a few tens where the model holds: the
-    grid's many weights fit some noise, more so with more questions and samples."""
+    model itself gain at least as much (a parametric bootstrap of up to *draws* tables,
+    sequential: :data:`STOP_AT`; the Beta is not refitted to each, which makes p
+    conservative). A few to a few tens where the model holds: the grid's many weights fit
+    some noise, more so with more questions and samples. Where fewer than STOP_AT of the
+    *draws* tables gain as much, p is ``(1 + tables that do) / (1 + draws)``, as with all
+    of them fitted."""
     like, beta_like = _likelihoods(atoms, rates, beta)
     observed = float(_statistics(like, beta_like, np.asarray(weight, float)[None, :])[0])
     table, counts = _simulated_tables(
         atoms, weight, rates, beta, draws, np.random.default_rng(seed)
     )
     sim_like, sim_beta = _likelihoods(table, rates, beta)
-    simulated = _statistics(sim_like, sim_beta, counts)
-    return observed, float((1 + np.sum(simulated >= observed)) / (1 + draws))
+    exceeded = np.zeros(0, dtype=bool)
+    start, size = 0, CHUNK
+    while start < draws:
+        batch = counts[start : start + size]
+        exceeded = np.append(exceeded, _statistics(sim_like, sim_beta, batch) >= observed)
+        if exceeded.sum() >= STOP_AT:
+            drawn = int(np.flatnonzero(exceeded)[STOP_AT - 1]) + 1
+            return observed, STOP_AT / drawn
+        start, size = start + len(batch), 2 * size
+    return observed, float((1 + exceeded.sum()) / (1 + draws))
