@@ -103,3 +103,62 @@ def test_sequential_p_is_valid_where_the_model_holds() -> None:
     assert any(p > (cg.STOP_AT + 1) / 201 for p in ps)  # some stopped early
     small = sum(p <= 0.2 for p in ps)
     assert small <= 0.2 * 60 + 2 * np.sqrt(60 * 0.2 * 0.8)
+
+
+def _sim_gains(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The likelihoods and counts of 100 tables drawn from a fitted Beta model."""
+    rng = np.random.default_rng(seed)
+    c = _observed(rng, rng.beta(0.6, 0.6, 200), 48)
+    atoms, weight, _ = _atoms([((48, int(x)),) for x in c])
+    prior = fit_prior(atoms, weight, [(FP, FN)])
+    table, counts = cg._simulated_tables(atoms, weight, [(FP, FN)], prior, 100, rng)
+    like, beta_like = cg._likelihoods(table, [(FP, FN)], prior)
+    return like, beta_like, counts
+
+
+def test_a_threshold_stops_fits_early_but_leaves_each_gain_on_its_side(monkeypatch) -> None:
+    """With a threshold, each table's gain ends on the side of it that the fit run out
+    gives — for thresholds below, inside and above the gains — and far thresholds cost
+    far fewer EM steps."""
+    import gpassk_oc.core.uncertainty.grid_prior as gp
+
+    like, beta_like, counts = _sim_gains(7)
+    full = cg._statistics(like, beta_like, counts)
+    steps = {"n": 0}
+    em = gp._em
+
+    def counting(*args):
+        steps["n"] += 1
+        return em(*args)
+
+    monkeypatch.setattr(gp, "_em", counting)
+    for q in (0.0, 0.1, 0.5, 0.9, 1.0):
+        threshold = float(np.quantile(full, q)) + (-1.0 if q == 0 else 1.0 if q == 1 else 0.0)
+        steps["n"] = 0
+        got = cg._statistics(like, beta_like, counts, threshold=threshold)
+        assert np.array_equal(got >= threshold, full >= threshold), q
+        if q in (0.0, 1.0):
+            assert steps["n"] < 0.5 * 3 * gp.MAX_ITER
+
+
+def test_the_bound_on_the_gain_holds_against_a_fit_run_far_longer(monkeypatch) -> None:
+    """Jensen's bound used to stop early: the gain at any weights plus
+    2 Q log max_g Σ_a share_a L_ag / f_a is at least the gain of a fit run 20× longer."""
+    import gpassk_oc.core.uncertainty.grid_prior as gp
+
+    like, beta_like, counts = _sim_gains(8)
+    counts = counts[:20]
+    monkeypatch.setattr(gp, "MAX_ITER", 20 * gp.MAX_ITER)
+    best = cg._statistics(like, beta_like, counts)
+    unit = like / like.max(axis=1, keepdims=True)
+    share = counts / counts.sum(axis=1, keepdims=True)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        pi = rng.dirichlet(np.ones(like.shape[1]), size=len(counts))
+        mix = pi @ unit.T
+        gain = 2 * (
+            counts * np.log(np.where(counts > 0, mix * like.max(axis=1) / beta_like, 1))
+        ).sum(axis=1)
+        d = (np.where(share > 0, share / mix, 0.0) @ unit).max(axis=1)
+        assert np.all(gain + 2 * counts.sum(axis=1) * np.log(d) >= best - 1e-6)
+        assert np.all(gain <= best + 1e-6)

@@ -14,7 +14,7 @@ is then an exact finite sum over the grid.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -126,18 +126,28 @@ def fit_grid_many(
     return out
 
 
-def _squarem(like: np.ndarray, share: np.ndarray) -> np.ndarray:
+#: how often (accelerated steps) :func:`_squarem` asks its *settled* hook
+SETTLED_EVERY = 4
+
+
+def _squarem(
+    like: np.ndarray,
+    share: np.ndarray,
+    settled: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
     """The NPMLE weights of every table (a row of *share*: its questions' shares of the
     atoms, the rows of *like*) by EM, ``π_g ← π_g · Σ_a share_a L_ag / Σ_h π_h L_ah``
     (which keeps Σ π = 1), accelerated by SQUAREM (Varadhan & Roland 2008, scheme S3):
     two EM steps give a direction, a step along it of length |α| ≥ 1, projected back onto
     the simplex and followed by one EM step; kept only if it does not lower the
     likelihood, else the plain double EM step. Plain EM needs thousands of steps near a
-    spiky optimum. Each table stops on its own (:data:`TOL`, :data:`MAX_ITER`)."""
+    spiky optimum. Each table stops on its own (:data:`TOL`, :data:`MAX_ITER`), or where
+    *settled(rows, pi, loglik)* says its further steps cannot matter to the caller (every
+    :data:`SETTLED_EVERY` steps; *rows* index *share*)."""
     pi = np.full((share.shape[0], like.shape[1]), 1.0 / like.shape[1])
     last = _loglik(like, share, pi)
     active = np.arange(share.shape[0])
-    for _ in range(MAX_ITER):
+    for it in range(MAX_ITER):
         if not active.size:
             break
         s, p = share[active], pi[active]
@@ -154,6 +164,8 @@ def _squarem(like: np.ndarray, share: np.ndarray) -> np.ndarray:
         step[worse], value[worse] = two[worse], plain[worse]
         pi[active] = step
         done = value - last[active] <= TOL * np.maximum(1.0, np.abs(value))
+        if settled is not None and it % SETTLED_EVERY == SETTLED_EVERY - 1:
+            done |= settled(active, step, value)
         last[active] = value
         active = active[~done]
     return pi
