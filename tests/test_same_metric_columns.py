@@ -41,6 +41,26 @@ def _groups(k: int, taus=TAUS) -> list[list[str]]:
     return list(out.values())
 
 
+def _mg_equal(k: int) -> int | None:
+    """The draws of k that mG-Pass@k asks for where it is one G-Pass@k_τ: its sum
+    (2/k)·Σ_{i=⌈k/2⌉+1}^{k} G-Pass@k_{i/k} then has one term, of weight 1 (None: a mean)."""
+    terms = range(math.ceil(Fraction(k, 2)) + 1, k + 1)
+    return terms[0] if len(terms) == 1 and Fraction(2, k) == 1 else None
+
+
+def _groups_mg(k: int, taus=TAUS) -> list[list[str]]:
+    """:func:`_groups` with mG-Pass@k: in the group asking for as many draws, or its own."""
+    need = _mg_equal(k)
+    groups = _groups(k, taus)
+    home = [
+        g for g in groups if need is not None and _need(k, Fraction(g[0].split("_")[1])) == need
+    ]
+    if home:
+        home[0].append(MG_PASS.spec(k).key)
+        return groups
+    return groups + [[MG_PASS.spec(k).key]]
+
+
 def _header(group: list[str]) -> str:
     return " = ".join([group[0]] + ["_" + key.split("_")[1] for key in group[1:]])
 
@@ -76,7 +96,8 @@ def test_grouping_is_the_threshold_count():
         taus = sorted({Fraction(i, 8) for i in range(9)} | set(ALL_TAUS))
         specs = [G_PASS.spec(k, t) for t in taus] + [MG_PASS.spec(k)]
         got = [[s.key for s in g] for g in same_metric_groups(specs)]
-        assert got == _groups(k, taus) + [[MG_PASS.spec(k).key]]
+        assert got == _groups_mg(k, taus)
+    assert _mg_equal(2) == 2 and all(_mg_equal(k) is None for k in (1, 3, 4, 8))
 
 
 def test_report_k1_shows_each_metric_once(workdir, capsys):
@@ -121,16 +142,21 @@ def test_report_k_list_marks_cells_of_one_metric(workdir, capsys):
     assert body
     for line, row in zip(body, [r for r in rows for _ in (1, 2)]):
         k = int(line[cols["k"]])
-        for group in _groups(k):
+        for group in _groups_mg(k):
+            if group == [MG_PASS.spec(k).key]:
+                continue  # a mean of its own
             first = _key(k, Fraction(group[0].split("_")[1]))
             value = line[cols[f"G-Pass@k_{group[0].split('_')[1]}"]]
             assert abs(_number(value) - row["k_sweep"]["metrics"][str(k)][first]["value"]) <= 0.05
-            for key in group[1:]:
-                assert line[cols[f"G-Pass@k_{key.split('_')[1]}"]] == f"= {first}"
+            for key in group[1:]:  # k = 2: mG-Pass@2 is G-Pass@2_1.0, its column says so
+                column = "mG-Pass@k" if key.startswith("mG") else f"G-Pass@k_{key.split('_')[1]}"
+                assert line[cols[column]] == f"= {first}"
+        if k == 2:
+            assert line[cols["mG-Pass@k"]] == "= G-Pass@2_0.75"
     assert "A cell '= G-Pass@k_τ' is that column's metric" in md
     want = {}
     for k in (1, 2):
-        want.update({g[-1]: g[:-1] for g in _groups(k) if len(g) > 1})
+        want.update({g[-1]: g[:-1] for g in _groups_mg(k) if len(g) > 1})
     for row in rows:
         assert {key: entry["keys"] for key, entry in row["same_as"].items()} == want
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gpassk_oc.core.metrics.gpass_exact import threshold_count
-from gpassk_oc.core.metrics.registry import MetricDef, MetricSpec
+from gpassk_oc.core.metrics.registry import G_PASS, MG_PASS, MetricDef, MetricSpec
 
 __all__ = [
     "merged_columns",
@@ -29,7 +29,11 @@ __all__ = [
 
 
 def _identity(spec: MetricSpec) -> tuple[MetricDef, int, int | None]:
-    """What a spec's value depends on: its definition, k and (with a τ) the threshold."""
+    """What a spec's value depends on: its definition, k and (with a τ) the threshold.
+    mG-Pass@2 is (2/2)·G-Pass@2_1.0 (its sum over i = ⌈k/2⌉ + 1 … k has the one term
+    i = 2, weight 2/k = 1), so it is that G-Pass; at any other k it is a weighted mean."""
+    if spec.definition is MG_PASS and spec.k == 2:
+        return G_PASS, 2, threshold_count(2, 1.0)
     need = threshold_count(spec.k, spec.tau) if spec.tau is not None else None
     return spec.definition, spec.k, need
 
@@ -44,12 +48,22 @@ def same_metric_groups(specs: Iterable[MetricSpec]) -> list[list[MetricSpec]]:
     return list(groups.values())
 
 
-def same_reason(spec: MetricSpec) -> str:
-    """Why the G-Pass@k_τ of *spec*'s k and threshold are one metric (one clause)."""
-    _, k, need = _identity(spec)
-    taus = "every τ asks" if k == 1 else "these τ ask"
-    reason = f"at k = {k} {taus} for the same {need} of {k} draw"
-    return reason + ("s right" if k > 1 else " right, so each is pass@1")
+def same_reason(group: Sequence[MetricSpec]) -> str:
+    """Why the keys of *group* (one of :func:`same_metric_groups`) are one metric."""
+    taus = [s for s in group if s.definition is G_PASS]
+    parts = []
+    if len(taus) > 1:
+        _, k, need = _identity(taus[-1])
+        asks = "every τ asks" if k == 1 else "these τ ask"
+        reason = f"at k = {k} {asks} for the same {need} of {k} draw"
+        parts.append(reason + ("s right" if k > 1 else " right, so each is pass@1"))
+    elif taus and taus[0].tau != 1:
+        parts.append(f"at k = 2 τ = {taus[0].tau:g} asks for 2 of 2 draws right, as τ = 1 does")
+    if any(s.definition is MG_PASS for s in group):
+        parts.append(
+            "mG-Pass@2 = (2/2)·G-Pass@2_1.0, the one term of its sum over i = ⌈k/2⌉ + 1 … k"
+        )
+    return "; ".join(parts)
 
 
 def same_as(specs: Iterable[MetricSpec]) -> dict[str, dict[str, Any]]:
@@ -58,7 +72,7 @@ def same_as(specs: Iterable[MetricSpec]) -> dict[str, dict[str, Any]]:
     for and why: ``{"G-Pass@1_1.0": {"keys": ["G-Pass@1_0.5", "G-Pass@1_0.75"],
     "reason": …}}``. Empty when every key names its own metric."""
     return {
-        group[-1].key: {"keys": [s.key for s in group[:-1]], "reason": same_reason(group[-1])}
+        group[-1].key: {"keys": [s.key for s in group[:-1]], "reason": same_reason(group)}
         for group in same_metric_groups(specs)
         if len(group) > 1
     }
@@ -80,4 +94,4 @@ def merged_columns(specs: Iterable[MetricSpec]) -> list[tuple[str, str]]:
 def same_metric_lines(specs: Iterable[MetricSpec]) -> list[str]:
     """For a legend: per group of more than one key, its header and why it is shown once."""
     groups = [g for g in same_metric_groups(specs) if len(g) > 1]
-    return [f"{merged_name(g)}: one metric, shown once: {same_reason(g[-1])}." for g in groups]
+    return [f"{merged_name(g)}: one metric, shown once: {same_reason(g)}." for g in groups]
