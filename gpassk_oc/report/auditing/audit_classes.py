@@ -26,13 +26,15 @@ import numpy as np
 from gpassk_oc.core.metrics.majority_vote import maj_curve
 from gpassk_oc.core.uncertainty.corrected_majority import ClassQuestion
 from gpassk_oc.report.auditing.audit_strata import draw_stratified
-from gpassk_oc.report.data.collect import Run, question_key, run_results
+from gpassk_oc.report.data.collect import Run, run_results
 
 __all__ = [
     "CLASS_COLUMNS",
     "VoteClass",
-    "class_questions",
+    "SourcedClasses",
+    "class_channels",
     "collect_classes",
+    "sourced_classes",
     "draw_classes",
     "mean_raw",
     "class_sheet_rows",
@@ -84,11 +86,14 @@ class VoteClass:
         return float(maj_curve((size, others, self.abstain))[k - 1])
 
 
-def _question_classes(run: Run, q: Any) -> list[VoteClass]:
-    """The vote classes of one results-file question over its judged samples."""
-    if q.vote is None:
-        return []
-    sources = q.source or ["unknown"] * len(q.correct)
+#: one question's vote classes as the corrections read them: ((size, graded correct, the
+#: source most of its samples came from) per class, in vote order; abstentions)
+SourcedClasses = tuple[tuple[tuple[int, bool, str], ...], int]
+
+
+def _members(q: Any) -> tuple[dict[int, list[int]], int]:
+    """A results-file question's judged samples per vote class (in vote order), and how
+    many judged samples vote for nothing."""
     members: dict[int, list[int]] = {}
     abstain = 0
     for r, (v, verdict) in enumerate(zip(q.vote, q.correct)):
@@ -98,12 +103,56 @@ def _question_classes(run: Run, q: Any) -> list[VoteClass]:
             abstain += 1
         else:
             members.setdefault(v, []).append(r)
+    return dict(sorted(members.items())), abstain
+
+
+def _main_source(sources: Sequence[str], rs: Sequence[int]) -> str:
+    """The source most of samples *rs* came from (ties: the first by name)."""
+    by_source = Counter(sources[r] for r in rs)
+    top = max(by_source.values())
+    return min(s for s, c in by_source.items() if c == top)
+
+
+def sourced_classes(q: Any) -> SourcedClasses | None:
+    """A results-file question's :data:`SourcedClasses` (None: no votes, or no class)."""
+    if q.vote is None:
+        return None
+    members, abstain = _members(q)
+    if not members:
+        return None
+    sources = q.source or ["unknown"] * len(q.correct)
+    return (
+        tuple(
+            (len(rs), v == q.vote_correct, _main_source(sources, rs)) for v, rs in members.items()
+        ),
+        abstain,
+    )
+
+
+def class_channels(
+    questions: Sequence[SourcedClasses], sources: Sequence[str]
+) -> list[ClassQuestion]:
+    """*questions* with each class's channel: 1 + its source's position in *sources*, 0
+    for a source without rates."""
+    return [
+        (
+            tuple((size, ok, sources.index(s) + 1 if s in sources else 0) for size, ok, s in cls),
+            abstain,
+        )
+        for cls, abstain in questions
+    ]
+
+
+def _question_classes(run: Run, q: Any) -> list[VoteClass]:
+    """The vote classes of one results-file question over its judged samples."""
+    if q.vote is None:
+        return []
+    sources = q.source or ["unknown"] * len(q.correct)
+    members, abstain = _members(q)
     out = []
-    for vote, rs in sorted(members.items()):
-        by_source = Counter(sources[r] for r in rs)
-        top = max(by_source.values())
+    for vote, rs in members.items():
         answers = Counter(q.extracted[r] or "" for r in rs if r < len(q.extracted))
-        others = tuple(len(m) for v, m in sorted(members.items()) if v != vote)
+        others = tuple(len(m) for v, m in members.items() if v != vote)
         out.append(
             VoteClass(
                 run,
@@ -111,7 +160,7 @@ def _question_classes(run: Run, q: Any) -> list[VoteClass]:
                 q.group,
                 vote,
                 vote == q.vote_correct,
-                min(s for s, c in by_source.items() if c == top),
+                _main_source(sources, rs),
                 (len(rs), *others),
                 abstain,
                 q.question or "",
@@ -147,27 +196,6 @@ def class_sheet_rows(sample: list[VoteClass]) -> list[list[str | int]]:
         row += [c.vote, c.source, verdict, c.sizes[0], c.question, c.gold, c.answer, ""]
         rows.append(row)
     return rows
-
-
-def class_questions(run: Run, keys: Sequence[Any], sources: Sequence[str]) -> list[ClassQuestion]:
-    """The run's questions among *keys* as (classes, abstentions), each class with its
-    channel: 1 + its source's position in *sources*, 0 for a source without rates."""
-    wanted = set(keys)
-    out: list[ClassQuestion] = []
-    for q in run_results(run).questions:
-        if question_key(q.split, q.language, q.index, q.question) not in wanted:
-            continue
-        classes = _question_classes(run, q)
-        if not classes:
-            continue
-        channel = [sources.index(c.source) + 1 if c.source in sources else 0 for c in classes]
-        out.append(
-            (
-                tuple((c.sizes[0], c.correct, ch) for c, ch in zip(classes, channel)),
-                classes[0].abstain,
-            )
-        )
-    return out
 
 
 def mean_raw(questions: Sequence[ClassQuestion], k: int) -> float:

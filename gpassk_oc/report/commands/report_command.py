@@ -142,9 +142,9 @@ def _add_work_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def apply_extras(report: Report, args: argparse.Namespace) -> None:
-    """Rank intervals always; corrections when rates are given (ReportError, one line,
-    for a bad sheet or rate)."""
+def apply_extras(report: Report, args: argparse.Namespace, workers: Workers | None = None) -> None:
+    """Rank intervals always; corrections when rates are given, each row's in *workers*
+    (ReportError, one line, for a bad sheet or rate)."""
     from gpassk_oc.report.ranking.corrections import attach_corrections, attach_ranks, load_rates
 
     if args.audit is not None and args.verdict_error:
@@ -154,7 +154,7 @@ def apply_extras(report: Report, args: argparse.Namespace) -> None:
         rates = load_rates(runs, args.audit, args.verdict_error)
         classes = getattr(args, "audit_classes", None)
         if rates is not None or classes is not None:
-            attach_corrections(report, rates, classes)
+            attach_corrections(report, rates, classes, workers.map if workers else None)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     attach_ranks(report)
@@ -245,7 +245,7 @@ def _report(args: argparse.Namespace, workers: Workers) -> int:
         # matplotlib holds the GIL: a worker draws while ranks and drill-down files are made
         finish_figures = start_drawing(report, workers, png=args.plots is not None)
     try:
-        apply_extras(report, args)
+        apply_extras(report, args, workers)
     except ReportError as exc:
         return fail(str(exc))
     # run health and configured pairs without results first: when nothing is usable they

@@ -169,12 +169,8 @@ def corrected_lines(
     """Each side's values corrected for verdict error (``--audit`` / ``--verdict-error``),
     beside the raw ones: markdown lines and the JSON block."""
     from gpassk_oc.core.uncertainty.corrected_estimates import correct
-    from gpassk_oc.report.ranking.corrections import (
-        MAX_RANK_DRAWS,
-        channel_questions,
-        rate_arrays,
-        unused_sources,
-    )
+    from gpassk_oc.report.ranking.correction_inputs import channel_questions
+    from gpassk_oc.report.ranking.corrections import MAX_RANK_DRAWS, rate_arrays, unused_sources
 
     point, draws = rate_arrays(rates)
     fixable = [m for m in metrics if m.definition.correctable]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -37,9 +36,10 @@ from gpassk_oc.core.uncertainty.verdict_rates import (
     parse_verdict_error,
     rates_from_audit,
 )
-from gpassk_oc.report.data.collect import Row, Run, question_key, run_results
+from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
+from gpassk_oc.report.ranking.correction_inputs import Mapper, RowInputs, row_inputs
 
 __all__ = [
     "ClassRates",
@@ -73,28 +73,6 @@ def load_rates(runs: Sequence[Run], audit: Path | None, stated: Sequence[str]) -
     if stated:
         return ErrorRates(parse_verdict_error(stated), None, "stated")
     return None
-
-
-def channel_questions(row: Row, sources: Sequence[str]) -> list[Question]:
-    """Per question of *row* (its key order): ``(n_s, c_s)`` for channel 0 (sources
-    without rates: exact) and one channel per source of *sources*."""
-    everything = list(sources) == [ALL_SOURCES]
-    counts: dict[Any, list[list[int]]] = {
-        k: [[0, 0] for _ in range(len(sources) + 1)] for k in row.keys
-    }
-    for run in row.runs:
-        for q in run_results(run).questions:
-            key = question_key(q.split, q.language, q.index, q.question)
-            if key not in counts:
-                continue
-            srcs = q.source or ["unknown"] * len(q.correct)
-            for v, s in zip(q.correct, srcs):
-                if v is None:
-                    continue
-                ch = 1 if everything else (sources.index(s) + 1 if s in sources else 0)
-                counts[key][ch][0] += 1
-                counts[key][ch][1] += bool(v)
-    return [tuple((n, c) for n, c in counts[k]) for k in row.keys]
 
 
 def unused_sources(sources: Sequence[str], tables: Sequence[Sequence[Question]]) -> dict[str, str]:
@@ -133,47 +111,64 @@ def vote_metric(k: int) -> str:
     return MAJ.spec(k).key
 
 
+def _correct_row(task: tuple) -> dict[str, Corrected] | str:
+    """One row's :func:`correct` (runs in a worker); the reason as a string where the row
+    cannot be corrected (too few questions to fit the difficulty prior)."""
+    questions, point, metrics, draws, level, n_boot, seed = task
+    try:
+        return correct(
+            questions, point, metrics, rate_draws=draws, level=level, n_boot=n_boot, seed=seed
+        )
+    except ValueError as exc:
+        return str(exc)
+
+
 def attach_corrections(
-    report: Report, rates: ErrorRates | None, class_sheet: Path | None = None
+    report: Report,
+    rates: ErrorRates | None,
+    class_sheet: Path | None = None,
+    mapper: Mapper | None = None,
 ) -> None:
     """``report.corrected[(label, dataset)]`` = {metric: Corrected}: the sample
-    rates' corrections (*rates*), then maj@k (:func:`attach_vote_corrections`)."""
+    rates' corrections (*rates*), then maj@k (:func:`attach_vote_corrections`). Each row's
+    files are read once and each row corrected through *mapper* (the report's workers'
+    ``map``; None: in this process); the numbers are the same either way."""
     out: dict[tuple[str, str], dict[str, Corrected]] = {}
+    sources = list(rates.points) if rates is not None else []
+    inputs = row_inputs(report.rows, sources, True, mapper)
     if rates is not None:
-        sources = list(rates.points)
         point, draws = rate_arrays(rates)
-        tables = [channel_questions(row, sources) for row in report.rows]
+        tables = [i.questions for i in inputs]
         rates.unused = unused_sources(sources, tables)  # the JSON rows' corrected block too
         report.notes += rates.unused_lines()
-        for row, questions in zip(report.rows, tables):
-            try:
-                out[(row.label, row.dataset_abbr)] = correct(
-                    questions,
-                    point,
-                    corrected_metrics(report),
-                    rate_draws=draws,
-                    level=report.level,
-                    n_boot=min(report.n_boot, MAX_RANK_DRAWS),
-                    seed=report.seed,
-                )
-            except ValueError as exc:  # too few questions to fit the difficulty prior
+        metrics = [m.key for m in corrected_metrics(report)]
+        n_boot = min(report.n_boot, MAX_RANK_DRAWS)
+        tasks = [(t, point, metrics, draws, report.level, n_boot, report.seed) for t in tables]
+        done = mapper(_correct_row, tasks) if mapper else [_correct_row(t) for t in tasks]
+        for row, got in zip(report.rows, done):
+            if isinstance(got, str):
                 # data first: the row's JSON says why it has no corrected values
-                report.not_corrected[(row.label, row.dataset_abbr)] = str(exc)
-                report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {exc}")
+                report.not_corrected[(row.label, row.dataset_abbr)] = got
+                report.notes.append(f"{row.label} on {row.dataset_abbr}: not corrected: {got}")
+            else:
+                out[(row.label, row.dataset_abbr)] = got
     report.rates = rates
-    attach_vote_corrections(report, out, class_sheet)
+    attach_vote_corrections(report, out, class_sheet, inputs)
     report.corrected = out
 
 
 def attach_vote_corrections(
-    report: Report, out: dict[tuple[str, str], dict[str, Corrected]], class_sheet: Path | None
+    report: Report,
+    out: dict[tuple[str, str], dict[str, Corrected]],
+    class_sheet: Path | None,
+    inputs: Sequence[RowInputs],
 ) -> None:
-    """maj@k of each row with votes (one run: class ids are per run): corrected with the
-    class rates of *class_sheet*, else marked "not corrected" (sample rates do not
-    determine which class is the gold). Its raw value goes to ``report.raw_votes``."""
-    from gpassk_oc.report.auditing.audit_classes import class_questions, mean_raw
+    """maj@k of each row with votes (one run: class ids are per run; *inputs*: the rows'
+    :class:`RowInputs`): corrected with the class rates of *class_sheet*, else marked "not
+    corrected" (sample rates do not determine which class is the gold). Its raw value goes
+    to ``report.raw_votes``."""
+    from gpassk_oc.report.auditing.audit_classes import class_channels, mean_raw
 
-    rows = [r for r in report.rows if len(r.runs) == 1 and r.runs[0].summary.has_votes]
     key, k = vote_metric(report.k), report.k
     points: dict[str, tuple[float, float]] = {}
     draws: dict[str, np.ndarray] = {}
@@ -194,8 +189,10 @@ def attach_vote_corrections(
     if sources:
         stacked = np.stack([np.zeros((RATE_DRAWS, 2))] + [draws[s] for s in sources], axis=1)
     raws: dict[tuple[str, str], float] = {}
-    for row in rows:
-        questions = class_questions(row.runs[0], row.keys, sources)
+    for row, got in zip(report.rows, inputs):
+        if got.classes is None:
+            continue
+        questions = class_channels(got.classes, sources)
         raws[(row.label, row.dataset_abbr)] = mean_raw(questions, k)
         if class_sheet is None:
             nan = float("nan")
