@@ -7,7 +7,7 @@ questions × n = 48 — against the code before its speed-up, measured in the sa
 The corrected table re-reads each run's whole results file (the verdicts per source, the
 vote classes for maj@k), fits the difficulty prior through the channel and checks the
 model against a shape-free prior by a parametric bootstrap (docs/verdict-error-and-ranks.md,
-"Does the model fit?"), per row. The work dir is :mod:`grid_workdir`'s (cached in
+"When the model does not fit"), per row. The work dir is :mod:`grid_workdir`'s (cached in
 ``--root``, shared with ``bench_report_grid``); summary sidecars are warm, so the figures
 are the corrections' cost on top of the tables'. Each figure is one fresh process (wall
 seconds, peak RSS), the median of ``--repeat`` at the largest size: with the default
