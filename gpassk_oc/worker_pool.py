@@ -32,14 +32,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from multiprocessing import resource_tracker
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from gpassk_oc.core.uncertainty.block_threads import usable_cores
 
-__all__ = ["DEFAULT_WORKERS_MAX", "Pending", "Workers", "default_workers"]
+__all__ = ["DEFAULT_WORKERS_MAX", "Mapper", "Pending", "Workers", "default_workers"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class Mapper(Protocol):
+    """``[func(x) for x in items]`` in order, anywhere: :meth:`Workers.map`, for one."""
+
+    def __call__(self, func: Callable[[T], R], items: Sequence[T], /) -> list[R]: ...
+
 
 #: ``report --workers`` default: the usable cores, at most this many (a login node's 64
 #: cores gain little over 8 for a few hundred files and cost a worker's memory each)

@@ -49,3 +49,29 @@ def test_workers_give_the_same_corrected_report(capsys, workdir):  # noqa: F811
     two, _ = report_json(capsys, root, "--verdict-error", RATES, "--workers", "2")
     assert one == two
     assert any(m["model_check"] for r in one for m in r["corrected"]["metrics"].values())
+
+
+def test_the_audits_tally_counts_what_every_verdict_says(capsys, workdir):  # noqa: F811
+    """``report --audit`` counts verdicts per source and finds its labelled samples without
+    an object per sample (:func:`tally_verdicts`): the same counts and (source, verdict)
+    as :func:`collect_verdicts`, the audit command's list of every judged sample; a label
+    naming no sample (unknown run, question or replica) is not found."""
+    from gpassk_oc.report.auditing.audit_verdicts import collect_verdicts, tally_verdicts
+    from gpassk_oc.report.data.collect import collect
+    from tests.test_audit import _add_sources
+
+    root, _ = workdir
+    _add_sources(root)
+    rows, greedy, _ = collect([root])
+    runs = [run for row in rows for run in row.runs] + list(greedy)
+    verdicts = collect_verdicts(runs)
+    want: dict[str, list[int]] = {}
+    for v in verdicts:
+        want.setdefault(v.source, [0, 0])[0 if v.correct else 1] += 1
+    picked = verdicts[::97]
+    some = verdicts[0].sample_id.rsplit("/", 1)[0]
+    bogus = ["nobody/nothing/1/0", f"{some}/999", some.rsplit("/", 1)[0] + "/99999/0"]
+    totals, found = tally_verdicts(runs, [v.sample_id for v in picked] + bogus)
+    assert totals == want and len(picked) > 10
+    assert found == {v.sample_id: (v.source, v.correct) for v in picked}
+    assert any("/" in v.group for v in picked)  # ids with a split × language group too

@@ -23,9 +23,10 @@ from gpassk_oc.core.uncertainty.corrected_majority import ClassAudit
 from gpassk_oc.core.uncertainty.verdict_rates import MIN_AUDITED, SourceAudit
 from gpassk_oc.log import logger
 from gpassk_oc.report.auditing.audit_classes import collect_classes
-from gpassk_oc.report.auditing.audit_verdicts import Verdict, collect_verdicts
+from gpassk_oc.report.auditing.audit_verdicts import tally_verdicts
 from gpassk_oc.report.auditing.audit_workbook import reinterpreted, workbook_bytes, workbook_rows
 from gpassk_oc.report.data.collect import Run
+from gpassk_oc.worker_pool import Mapper
 
 __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels", "sheet_bytes"]
 
@@ -144,23 +145,23 @@ def _separator(header: str, needed: set[str]) -> str:
     return ","
 
 
-def audits_of(runs: Sequence[Run], labels: dict[str, bool], path: Path) -> list[SourceAudit]:
-    """Per source: its verdict counts over *runs* and its audit counts from *labels*."""
-    verdicts = collect_verdicts(list(runs))
-    by_id: dict[str, Verdict] = {v.sample_id: v for v in verdicts}
+def audits_of(
+    runs: Sequence[Run], labels: dict[str, bool], path: Path, mapper: Mapper | None = None
+) -> list[SourceAudit]:
+    """Per source: its verdict counts over *runs* and its audit counts from *labels*
+    (each run's file read once, through *mapper*: the report's workers' ``map``)."""
+    verdicts, by_id = tally_verdicts(runs, labels, mapper)
     unknown = [sid for sid in labels if sid not in by_id]
     if unknown:
         raise AuditError(
             f"--audit {path}: sample_id {unknown[0]!r} is not a sample of the runs reported"
             + (f" (+{len(unknown) - 1} more)" if len(unknown) > 1 else "")
         )
-    totals: dict[str, list[int]] = {}
-    for v in verdicts:
-        totals.setdefault(v.source, [0] * 6)[0 if v.correct else 1] += 1
+    totals = {source: [*both, 0, 0, 0, 0] for source, both in verdicts.items()}
     for sid, truly in labels.items():
-        v = by_id[sid]
-        counts = totals[v.source]
-        if v.correct:
+        source, graded_correct = by_id[sid]
+        counts = totals[source]
+        if graded_correct:
             counts[2] += 1
             counts[3] += not truly
         else:

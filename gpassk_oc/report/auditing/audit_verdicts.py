@@ -6,17 +6,21 @@ the sheet's CSV text with each sampled reply's end from ``predictions/``. The co
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from gpassk_oc.core.runs.results_file import read_results
 from gpassk_oc.report.auditing.audit_strata import allocate, draw_stratified
 from gpassk_oc.report.data.collect import Run, run_results
 from gpassk_oc.workdir import PREDICTIONS_DIR
+from gpassk_oc.worker_pool import Mapper
 
 __all__ = [
     "SHEET_COLUMNS",
     "Verdict",
     "allocate",
     "collect_verdicts",
+    "tally_verdicts",
     "correctable_verdicts",
     "draw_sample",
     "sheet_rows",
@@ -70,6 +74,68 @@ def collect_verdicts(runs: list[Run]) -> list[Verdict]:
                 if v is not None:
                     out.append(Verdict(run, qi, r, str(s), bool(v), q.index, q.group))
     return out
+
+
+#: a run's verdicts as ``report --audit`` counts them: per source [graded correct, graded
+#: wrong], and per labelled sample id found in the run, (its source, graded correct)
+Tally = tuple[dict[str, list[int]], dict[str, tuple[str, bool]]]
+
+
+def _tally_run(task: tuple[str, str, tuple[str, ...]]) -> Tally:
+    """One run's :data:`Tally` (runs in a worker): the results file at *path*, whose
+    sample ids start with *prefix*, and the labelled ids' tails after it."""
+    path, prefix, tails = task
+    questions = read_results(path).questions
+    totals: dict[str, list[int]] = {}
+    for q in questions:
+        sources = q.source or ["unknown"] * len(q.correct)
+        for v, s in zip(q.correct, sources):
+            if v is not None:
+                totals.setdefault(str(s), [0, 0])[0 if v else 1] += 1
+    by_tail = {}
+    if tails:  # a sample id's tail: "[group/]index/replica" (as Verdict.sample_id)
+        by_tail = {f"{q.group}/{q.index}" if q.group else str(q.index): q for q in questions}
+    found = {}
+    for tail in tails:
+        where, _, replica = tail.rpartition("/")
+        hit = by_tail.get(where)
+        if hit is None or not replica.isdigit() or int(replica) >= len(hit.correct):
+            continue
+        verdict = hit.correct[int(replica)]
+        if verdict is not None:
+            source = hit.source[int(replica)] if hit.source else "unknown"
+            found[prefix + tail] = (str(source), bool(verdict))
+    return totals, found
+
+
+def tally_verdicts(
+    runs: Sequence[Run], labelled: Iterable[str], mapper: Mapper | None = None
+) -> Tally:
+    """Every judged sample of *runs* counted per (source, verdict), and the (source,
+    verdict) of each *labelled* sample id that is one of them: what
+    :func:`collect_verdicts` would give, without an object per sample. Each run's file is
+    read once, through *mapper* (the report's workers' ``map``; None: here)."""
+    prefixes = [f"{run.model_abbr}/{run.dataset_abbr}/" for run in runs]
+    tails: list[list[str]] = [[] for _ in runs]
+    # a sample id two runs share (the same abbrs in two work dirs) is the later run's, as
+    # in :func:`collect_verdicts`' lookup
+    last = {prefix: i for i, prefix in enumerate(prefixes)}
+    for sid in labelled:
+        head = sid.split("/", 2)
+        at = last.get(f"{head[0]}/{head[1]}/") if len(head) == 3 else None
+        if at is not None:
+            tails[at].append(head[2])
+    tasks = [(str(run.path), pre, tuple(t)) for run, pre, t in zip(runs, prefixes, tails)]
+    done = mapper(_tally_run, tasks) if mapper else [_tally_run(t) for t in tasks]
+    totals: dict[str, list[int]] = {}
+    found: dict[str, tuple[str, bool]] = {}
+    for run_totals, run_found in done:
+        for source, (right, wrong) in run_totals.items():
+            both = totals.setdefault(source, [0, 0])
+            both[0] += right
+            both[1] += wrong
+        found.update(run_found)
+    return totals, found
 
 
 def correctable_verdicts(verdicts: list[Verdict]) -> tuple[list[Verdict], dict[str, str]]:

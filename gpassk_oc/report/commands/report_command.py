@@ -151,10 +151,11 @@ def apply_extras(report: Report, args: argparse.Namespace, workers: Workers | No
         raise ReportError("--audit and --verdict-error: give one of them, not both")
     try:
         runs = [r for row in report.rows for r in row.runs] + list(report.greedy)
-        rates = load_rates(runs, args.audit, args.verdict_error)
+        mapper = workers.map if workers else None
+        rates = load_rates(runs, args.audit, args.verdict_error, mapper)
         classes = getattr(args, "audit_classes", None)
         if rates is not None or classes is not None:
-            attach_corrections(report, rates, classes, workers.map if workers else None)
+            attach_corrections(report, rates, classes, mapper)
     except ValueError as exc:
         raise ReportError(str(exc)) from None
     attach_ranks(report)

@@ -11,29 +11,22 @@ reduced to those small tables and dropped, so memory stays one file per worker.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from gpassk_oc.core.runs.results_file import read_results
 from gpassk_oc.core.uncertainty.verdict_channel import Question
 from gpassk_oc.core.uncertainty.verdict_rates import ALL_SOURCES
 from gpassk_oc.report.auditing.audit_classes import SourcedClasses, sourced_classes
 from gpassk_oc.report.data.collect import Row, question_key
+from gpassk_oc.worker_pool import Mapper
 
-__all__ = ["RowInputs", "channel_questions", "row_inputs"]
+__all__ = ["Mapper", "RowInputs", "channel_questions", "row_inputs"]
 
 #: (the row's results files, its question keys in order, the sources with rates, whether
 #: to collect vote classes)
 RowTask = tuple[tuple[str, ...], tuple[Any, ...], tuple[str, ...], bool]
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-class Mapper(Protocol):
-    """``[func(x) for x in items]`` in order, anywhere (e.g. the report's workers)."""
-
-    def __call__(self, func: Callable[[T], R], items: Sequence[T], /) -> list[R]: ...
 
 
 @dataclass(frozen=True)

@@ -58,12 +58,15 @@ MAX_RANK_DRAWS = 4000
 RATE_DRAWS = 100  # as the bench measured coverage with
 
 
-def load_rates(runs: Sequence[Run], audit: Path | None, stated: Sequence[str]) -> ErrorRates | None:
-    """The rates asked for (ValueError, one line, for a bad sheet or spec)."""
+def load_rates(
+    runs: Sequence[Run], audit: Path | None, stated: Sequence[str], mapper: Mapper | None = None
+) -> ErrorRates | None:
+    """The rates asked for (ValueError, one line, for a bad sheet or spec); an audit's
+    runs are read through *mapper* (the report's workers' ``map``; None: here)."""
     if audit is not None:
         from gpassk_oc.report.auditing.audit_sheet import audits_of, read_labels
 
-        audits = audits_of(runs, read_labels(audit), audit)
+        audits = audits_of(runs, read_labels(audit), audit, mapper)
         try:
             points, draws = rates_from_audit(audits, RATE_DRAWS)
         except ValueError as exc:  # rates out of bounds: name the sheet they came from
