@@ -126,8 +126,9 @@ def fit_grid_many(
     return out
 
 
-#: how often (accelerated steps) :func:`_squarem` asks its *settled* hook
-SETTLED_EVERY = 4
+#: how often (accelerated steps) :func:`_squarem` asks its *settled* hook: each ask costs
+#: about one EM step; every 2nd step stopped a grid row's model check soonest (-25%)
+SETTLED_EVERY = 2
 
 
 def _squarem(
