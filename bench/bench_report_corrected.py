@@ -15,6 +15,8 @@ worker processes and with ``--workers 1``; the plain report (no corrections) bes
 ``--baseline REV`` (default: the revision before the speed-up) at ``--baseline-sizes``.
 The stated rates (2% / 8%) are not those of the synthetic runs, so the model check
 rejects most rows: every bootstrap runs its 200 tables (the check's worst case).
+Last, ``report --audit`` with a labelled sheet of 400 verdicts (5% of the labels disagree)
+on every run of the work dir, and at the baseline: no goal, the ratio is printed.
 
 Goal: at 240 runs, ≤ 20 s with the default workers on 2 cores, and at least 3× faster than
 the baseline. Last line: ``RESULT …``.
@@ -37,6 +39,8 @@ RATES = "fp=0.02,fn=0.08"
 #: corrected report at 240 runs take a minute)
 BASELINE = "6e2380b"
 GOAL_SECONDS, GOAL_RATIO = 20.0, 3.0
+#: the audit case: verdicts labelled, and the share of labels that disagree with them
+AUDITED, FLIPPED = 400, 0.05
 
 
 def _median(files: list[Path], extra: list[str], repeat: int, path: str | None = None) -> dict:
@@ -75,12 +79,63 @@ def main() -> int:
                 got["baseline"] = _median(sub, [*out, "--verdict-error", RATES], 1, base)
             rows.append((size, got))
             print(size, {k: round(v["seconds"], 2) for k, v in got.items()}, flush=True)
-    lines = _table(rows, args.baseline)
+        audited = _audit_case(args.root, Path(tmp), base)
+    lines = _table(rows, args.baseline) + ["", _audit_line(audited, args.baseline)]
     print("\n".join(lines))
     if args.table != "-":
         detail = f"rates {RATES}; wall seconds, one fresh process each; baseline {args.baseline}"
         Path(args.table).write_text("\n".join([*header(__file__, None, detail), *lines]) + "\n")
     return _verdict(rows)
+
+
+def _labelled_sheet(root: Path, tmp: Path) -> Path:
+    """An audit sheet of the work dir (``gpassk-oc audit``, 400 verdicts), labelled as
+    its verdicts say but for a seeded 5% that disagree (so both rates are above 0)."""
+    import contextlib
+    import csv
+    import io
+    import random
+
+    from gpassk_oc.cli import main as cli_main
+
+    sheet = tmp / "sheet.csv"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = cli_main(["audit", str(root), "--size", str(AUDITED), "-o", str(sheet)])
+    if code != 0:
+        sys.exit(f"gpassk-oc audit failed: exit {code}")
+    with sheet.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    rng = random.Random(35)
+    for row in rows:
+        right = (row["verdict"] == "correct") != (rng.random() < FLIPPED)
+        row["label"] = "yes" if right else "no"
+    with sheet.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
+
+
+def _audit_case(root: Path, tmp: Path, base: str | None) -> dict:
+    """``report --audit`` on every run of the work dir (the sheet names them all), now
+    and (with *base*) at the baseline."""
+    sheet = _labelled_sheet(root, tmp)
+    every = sorted(root.rglob("results/*/*.json"))
+    extra = ["--force", "--out", str(tmp / "a.md"), "--audit", str(sheet)]
+    got = {"runs": len(every), "now": _median(every, extra, 1)}
+    if base is not None:
+        got["baseline"] = _median(every, extra, 1, base)
+    print("audit", {k: v if k == "runs" else round(v["seconds"], 2) for k, v in got.items()})
+    return got
+
+
+def _audit_line(got: dict, baseline: str) -> str:
+    line = f"`--audit` ({AUDITED} labels, {FLIPPED:.0%} of them disagreeing with the verdict) "
+    line += f"on all {got['runs']} runs: {got['now']['seconds']:.1f} s with the default workers"
+    if "baseline" in got:
+        old = got["baseline"]["seconds"]
+        line += f"; baseline `{baseline}` {old:.1f} s ({old / got['now']['seconds']:.1f}× faster)"
+    return line + "."
 
 
 def _table(rows: list[tuple[int, dict]], baseline: str) -> list[str]:
