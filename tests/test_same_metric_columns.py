@@ -217,3 +217,14 @@ def test_distinct_thresholds_keep_their_columns(workdir, capsys):
     assert want == {"G-Pass@4_0.25": ["G-Pass@4_0.0"]}
     for row in rows:
         assert {key: e["keys"] for key, e in row.get("same_as", {}).items()} == want
+
+
+def test_one_tau_beside_mg_pass_2_says_why():
+    """``compare --metrics G-Pass@2_0.75 mG-Pass@2`` groups a single G-Pass key with
+    mG-Pass@2: the reason names its threshold (τ is a Fraction; formatting it crashed)."""
+    from gpassk_oc.core.metrics.same_metric import same_metric_lines
+
+    specs = [G_PASS.spec(2, Fraction(3, 4)), MG_PASS.spec(2)]
+    (line,) = same_metric_lines(specs)
+    assert line.startswith("G-Pass@2_0.75 = mG-Pass@2: one metric")
+    assert f"τ = 0.75 asks for {_need(2, Fraction(3, 4))} of 2 draws right" in line
