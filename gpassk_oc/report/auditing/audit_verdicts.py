@@ -59,8 +59,14 @@ class Verdict:
 
     @property
     def sample_id(self) -> str:
-        where = f"{self.group}/" if self.group else ""  # indices may restart per group
-        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}{self.index}/{self.replica}"
+        where = _question_id(self.group, self.index)
+        return f"{self.run.model_abbr}/{self.run.dataset_abbr}/{where}/{self.replica}"
+
+
+def _question_id(group: str, index: int) -> str:
+    """A question's part of a sample id: ``[group/]index`` (indices may restart per
+    split × language group)."""
+    return f"{group}/{index}" if group else str(index)
 
 
 def collect_verdicts(runs: list[Run]) -> list[Verdict]:
@@ -94,7 +100,7 @@ def _tally_run(task: tuple[str, str, tuple[str, ...]]) -> Tally:
                 totals.setdefault(str(s), [0, 0])[0 if v else 1] += 1
     by_tail = {}
     if tails:  # a sample id's tail: "[group/]index/replica" (as Verdict.sample_id)
-        by_tail = {f"{q.group}/{q.index}" if q.group else str(q.index): q for q in questions}
+        by_tail = {_question_id(q.group, q.index): q for q in questions}
     found = {}
     for tail in tails:
         where, _, replica = tail.rpartition("/")

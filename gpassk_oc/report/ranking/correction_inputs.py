@@ -22,7 +22,7 @@ from gpassk_oc.report.auditing.audit_classes import SourcedClasses, sourced_clas
 from gpassk_oc.report.data.collect import Row, question_key
 from gpassk_oc.worker_pool import Mapper
 
-__all__ = ["Mapper", "RowInputs", "channel_questions", "row_inputs"]
+__all__ = ["RowInputs", "channel_questions", "row_inputs"]
 
 #: (the row's results files, its question keys in order, the sources with rates, whether
 #: to collect vote classes)

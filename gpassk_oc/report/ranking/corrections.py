@@ -39,7 +39,8 @@ from gpassk_oc.core.uncertainty.verdict_rates import (
 from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
-from gpassk_oc.report.ranking.correction_inputs import Mapper, RowInputs, row_inputs
+from gpassk_oc.report.ranking.correction_inputs import RowInputs, row_inputs
+from gpassk_oc.worker_pool import Mapper
 
 __all__ = [
     "ClassRates",
