@@ -57,10 +57,11 @@ def same_reason(group: Sequence[MetricSpec]) -> str:
         asks = "every τ asks" if k == 1 else "these τ ask"
         reason = f"at k = {k} {asks} for the same {need} of {k} draw"
         parts.append(reason + ("s right" if k > 1 else " right, so each is pass@1"))
-    elif taus and taus[0].tau != 1:  # one G-Pass key beside mG-Pass@2: it asks for all k
+    elif taus and (tau := taus[0].tau) is not None and tau != 1:
+        # one G-Pass key beside mG-Pass@2: it asks for all k draws, as τ = 1 does
         _, k, need = _identity(taus[0])
         parts.append(
-            f"at k = {k} τ = {float(taus[0].tau):g} asks for {need} of {k} draws right, as τ = 1 does"
+            f"at k = {k} τ = {float(tau):g} asks for {need} of {k} draws right, as τ = 1 does"
         )
     if any(s.definition is MG_PASS for s in group):
         parts.append(
