@@ -36,7 +36,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from gpassk_oc.core.uncertainty.block_threads import usable_cores
 
-__all__ = ["DEFAULT_WORKERS_MAX", "Mapper", "Pending", "Workers", "default_workers"]
+__all__ = ["DEFAULT_WORKERS_MAX", "Mapper", "Pending", "Workers", "default_workers", "in_process"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -46,6 +46,11 @@ class Mapper(Protocol):
     """``[func(x) for x in items]`` in order, anywhere: :meth:`Workers.map`, for one."""
 
     def __call__(self, func: Callable[[T], R], items: Sequence[T], /) -> list[R]: ...
+
+
+def in_process(func: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """The :class:`Mapper` without workers: ``[func(x) for x in items]`` here."""
+    return [func(x) for x in items]
 
 
 #: ``report --workers`` default: the usable cores, at most this many (a login node's 64

@@ -26,7 +26,7 @@ from gpassk_oc.report.auditing.audit_classes import collect_classes
 from gpassk_oc.report.auditing.audit_verdicts import tally_verdicts
 from gpassk_oc.report.auditing.audit_workbook import reinterpreted, workbook_bytes, workbook_rows
 from gpassk_oc.report.data.collect import Run
-from gpassk_oc.worker_pool import Mapper
+from gpassk_oc.worker_pool import Mapper, in_process
 
 __all__ = ["AuditError", "audits_of", "class_audits_of", "read_labels", "sheet_bytes"]
 
@@ -146,7 +146,7 @@ def _separator(header: str, needed: set[str]) -> str:
 
 
 def audits_of(
-    runs: Sequence[Run], labels: dict[str, bool], path: Path, mapper: Mapper | None = None
+    runs: Sequence[Run], labels: dict[str, bool], path: Path, mapper: Mapper = in_process
 ) -> list[SourceAudit]:
     """Per source: its verdict counts over *runs* and its audit counts from *labels*
     (each run's file read once, through *mapper*: the report's workers' ``map``)."""

@@ -13,7 +13,7 @@ from gpassk_oc.core.runs.results_file import read_results
 from gpassk_oc.report.auditing.audit_strata import allocate, draw_stratified
 from gpassk_oc.report.data.collect import Run, run_results
 from gpassk_oc.workdir import PREDICTIONS_DIR
-from gpassk_oc.worker_pool import Mapper
+from gpassk_oc.worker_pool import Mapper, in_process
 
 __all__ = [
     "SHEET_COLUMNS",
@@ -115,12 +115,12 @@ def _tally_run(task: tuple[str, str, tuple[str, ...]]) -> Tally:
 
 
 def tally_verdicts(
-    runs: Sequence[Run], labelled: Iterable[str], mapper: Mapper | None = None
+    runs: Sequence[Run], labelled: Iterable[str], mapper: Mapper = in_process
 ) -> Tally:
     """Every judged sample of *runs* counted per (source, verdict), and the (source,
     verdict) of each *labelled* sample id that is one of them: what
     :func:`collect_verdicts` would give, without an object per sample. Each run's file is
-    read once, through *mapper* (the report's workers' ``map``; None: here)."""
+    read once, through *mapper* (the report's workers' ``map``; default: here)."""
     prefixes = [f"{run.model_abbr}/{run.dataset_abbr}/" for run in runs]
     tails: list[list[str]] = [[] for _ in runs]
     # a sample id two runs share (the same abbrs in two work dirs) is the later run's, as
@@ -132,7 +132,7 @@ def tally_verdicts(
         if at is not None:
             tails[at].append(head[2])
     tasks = [(str(run.path), pre, tuple(t)) for run, pre, t in zip(runs, prefixes, tails)]
-    done = mapper(_tally_run, tasks) if mapper else [_tally_run(t) for t in tasks]
+    done = mapper(_tally_run, tasks)
     totals: dict[str, list[int]] = {}
     found: dict[str, tuple[str, bool]] = {}
     for run_totals, run_found in done:

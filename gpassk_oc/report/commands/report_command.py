@@ -42,7 +42,7 @@ from gpassk_oc.report.data.report_model import (
 )
 from gpassk_oc.report.data.tables import DEFAULT_INTERVAL, INTERVAL_CHOICES
 from gpassk_oc.report.formats.format_registry import RenderOptions, format_names, render
-from gpassk_oc.worker_pool import Workers, default_workers
+from gpassk_oc.worker_pool import Workers, default_workers, in_process
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -151,7 +151,7 @@ def apply_extras(report: Report, args: argparse.Namespace, workers: Workers | No
         raise ReportError("--audit and --verdict-error: give one of them, not both")
     try:
         runs = [r for row in report.rows for r in row.runs] + list(report.greedy)
-        mapper = workers.map if workers else None
+        mapper = workers.map if workers else in_process
         rates = load_rates(runs, args.audit, args.verdict_error, mapper)
         classes = getattr(args, "audit_classes", None)
         if rates is not None or classes is not None:

@@ -20,7 +20,7 @@ from gpassk_oc.core.uncertainty.verdict_channel import Question
 from gpassk_oc.core.uncertainty.verdict_rates import ALL_SOURCES
 from gpassk_oc.report.auditing.audit_classes import SourcedClasses, sourced_classes
 from gpassk_oc.report.data.collect import Row, question_key
-from gpassk_oc.worker_pool import Mapper
+from gpassk_oc.worker_pool import Mapper, in_process
 
 __all__ = ["RowInputs", "channel_questions", "row_inputs"]
 
@@ -72,13 +72,11 @@ def read_row(task: RowTask) -> RowInputs:
 
 
 def row_inputs(
-    rows: Sequence[Row], sources: Sequence[str], classes: bool, mapper: Mapper | None = None
+    rows: Sequence[Row], sources: Sequence[str], classes: bool, mapper: Mapper = in_process
 ) -> list[RowInputs]:
     """Every row's :class:`RowInputs` (vote classes where *classes*), through *mapper*
-    (e.g. :meth:`gpassk_oc.worker_pool.Workers.map`; None: here, in order)."""
+    (e.g. :meth:`gpassk_oc.worker_pool.Workers.map`; default: here, in order)."""
     tasks = [_task(row, sources, classes) for row in rows]
-    if mapper is None:
-        return [read_row(t) for t in tasks]
     return mapper(read_row, tasks)
 
 

@@ -40,7 +40,7 @@ from gpassk_oc.report.data.collect import Row, Run
 from gpassk_oc.report.data.report_model import Report
 from gpassk_oc.report.data.report_parts import ClassRates, ErrorRates, RankCell
 from gpassk_oc.report.ranking.correction_inputs import RowInputs, row_inputs
-from gpassk_oc.worker_pool import Mapper
+from gpassk_oc.worker_pool import Mapper, in_process
 
 __all__ = [
     "ClassRates",
@@ -60,10 +60,10 @@ RATE_DRAWS = 100  # as the bench measured coverage with
 
 
 def load_rates(
-    runs: Sequence[Run], audit: Path | None, stated: Sequence[str], mapper: Mapper | None = None
+    runs: Sequence[Run], audit: Path | None, stated: Sequence[str], mapper: Mapper = in_process
 ) -> ErrorRates | None:
     """The rates asked for (ValueError, one line, for a bad sheet or spec); an audit's
-    runs are read through *mapper* (the report's workers' ``map``; None: here)."""
+    runs are read through *mapper* (the report's workers' ``map``; default: here)."""
     if audit is not None:
         from gpassk_oc.report.auditing.audit_sheet import audits_of, read_labels
 
@@ -131,7 +131,7 @@ def attach_corrections(
     report: Report,
     rates: ErrorRates | None,
     class_sheet: Path | None = None,
-    mapper: Mapper | None = None,
+    mapper: Mapper = in_process,
 ) -> None:
     """``report.corrected[(label, dataset)]`` = {metric: Corrected}: the sample
     rates' corrections (*rates*), then maj@k (:func:`attach_vote_corrections`). Each row's
@@ -148,7 +148,7 @@ def attach_corrections(
         metrics = [m.key for m in corrected_metrics(report)]
         n_boot = min(report.n_boot, MAX_RANK_DRAWS)
         tasks = [(t, point, metrics, draws, report.level, n_boot, report.seed) for t in tables]
-        done = mapper(_correct_row, tasks) if mapper else [_correct_row(t) for t in tasks]
+        done = mapper(_correct_row, tasks)
         for row, got in zip(report.rows, done):
             if isinstance(got, str):
                 # data first: the row's JSON says why it has no corrected values
